@@ -1,0 +1,30 @@
+# Orderly — the two commands are `make run` and `make test`; see README.md.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+.PHONY: help deps build run test bench-wire format clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+deps: ## Install missing system packages (apt-get)
+	@deploy/local/install-deps.sh
+
+build: deps ## Build every product (debug)
+	swift build
+
+run: deps ## Build and run the suite locally on the embedded defaults (Ctrl-C stops it)
+	@deploy/local/run.sh
+
+test: deps ## Run the whole test suite
+	@deploy/local/test.sh
+
+bench-wire: deps ## Wire round trips per second against a raw NIO echo (release build)
+	swift build -c release --product orderly
+	"$$(swift build -c release --show-bin-path)/orderly" bench-wire
+
+format: ## Apply the house formatting (.swift-format)
+	swift format --in-place --recursive --configuration .swift-format Package.swift Shared Services Tools Tests
+
+clean: ## Remove build products and local data
+	rm -rf .build .orderly

@@ -1,0 +1,109 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Strict Swift 6 checking everywhere.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "orderly",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "Domain", targets: ["Domain"]),
+        .library(name: "Wire", targets: ["Wire"]),
+        .library(name: "Runtime", targets: ["Runtime"]),
+        .executable(name: "orderly", targets: ["OrderlyCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(
+            url: "https://github.com/apple/swift-configuration",
+            from: "1.4.0",
+            traits: [.defaults, "CommandLineArguments"]
+        ),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    ],
+    targets: [
+        // Pure business values and rules: Foundation only, so the iOS apps can link it too.
+        .target(name: "Domain", path: "Shared/Domain", swiftSettings: strict),
+        .target(
+            name: "Wire",
+            dependencies: [
+                "Domain",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Shared/Wire",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "Runtime",
+            dependencies: [
+                "Wire",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Shared/Runtime",
+            swiftSettings: strict
+        ),
+        // The project's command line: benchmarks and the demo pair that `make run` starts.
+        .executableTarget(
+            name: "OrderlyCLI",
+            dependencies: [
+                "Domain",
+                "Wire",
+                "Runtime",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tools/OrderlyCLI",
+            swiftSettings: strict
+        ),
+        .testTarget(name: "DomainTests", dependencies: ["Domain"], path: "Tests/DomainTests", swiftSettings: strict),
+        .testTarget(
+            name: "WireTests",
+            dependencies: [
+                "Wire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/WireTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "RuntimeTests",
+            dependencies: [
+                "Runtime",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Tests/RuntimeTests",
+            swiftSettings: strict
+        ),
+    ]
+)

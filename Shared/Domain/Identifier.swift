@@ -1,0 +1,50 @@
+public import Foundation
+
+/// A typed UUID: `Identifier<Order>` and `Identifier<Store>` cannot be mixed up.
+///
+/// Encoded as the lower-case UUID string clients see (`"3f0c…"`).
+public struct Identifier<Tag>: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The underlying UUID.
+    public let uuid: UUID
+
+    /// Wraps an existing UUID.
+    public init(_ uuid: UUID) { self.uuid = uuid }
+
+    /// A new random identifier.
+    public init() { self.uuid = UUID() }
+
+    /// Parses a UUID string; `nil` when it is not one.
+    public init?(_ string: String) {
+        guard let uuid = UUID(uuidString: string) else { return nil }
+        self.uuid = uuid
+    }
+
+    public var description: String { uuid.uuidString.lowercased() }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let string = try container.decode(String.self)
+        guard let uuid = UUID(uuidString: string) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "is not a UUID")
+        }
+        self.uuid = uuid
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+/// Tags naming what an `Identifier` points at.
+public enum StoreTag {}
+public enum UserTag {}
+public enum OrderTag {}
+public enum ProductTag {}
+public enum PaymentTag {}
+
+public typealias StoreID = Identifier<StoreTag>
+public typealias UserID = Identifier<UserTag>
+public typealias OrderID = Identifier<OrderTag>
+public typealias ProductID = Identifier<ProductTag>
+public typealias PaymentID = Identifier<PaymentTag>

@@ -1,0 +1,151 @@
+internal import Configuration
+public import Foundation
+internal import SystemPackage
+
+/// Where settings come from, highest priority first: command-line flags (`--wire-port 7101`),
+/// environment variables (`ORDERLY_WIRE_PORT`), a JSON file named by `ORDERLY_CONFIG_FILE`
+/// (`{"wire": {"port": 7101}}`); keys are camelCase (`wire.maxFrameBytes`), then the built-in defaults. Secrets come from the environment
+/// only.
+///
+/// Every value is validated: a malformed one is an error naming the variable and what was
+/// expected, never a silent fall-back to the default.
+public struct ConfigurationSource: Sendable {
+    private let reader: ConfigReader
+    private let secretReader: ConfigReader
+
+    /// Reads the process's arguments and environment (and the file, if one is named).
+    public static func load(
+        arguments: [String] = CommandLine.arguments, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) async throws -> ConfigurationSource {
+        let environmentProvider = EnvironmentVariablesProvider(environmentVariables: environment)
+            .prefixKeys(with: ["orderly"])
+        var providers: [any ConfigProvider] = [
+            CommandLineArgumentsProvider(arguments: arguments),
+            environmentProvider,
+        ]
+        if let path = environment["ORDERLY_CONFIG_FILE"], !path.isEmpty {
+            do {
+                providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(path)))
+            } catch {
+                throw ConfigurationError(problems: ["ORDERLY_CONFIG_FILE: cannot read '\(path)': \(error)"])
+            }
+        }
+        return ConfigurationSource(
+            reader: ConfigReader(providers: providers),
+            secretReader: ConfigReader(
+                provider: EnvironmentVariablesProvider(
+                    environmentVariables: environment, secretsSpecifier: .dynamic { key, _ in key.hasSuffix("SECRET") }
+                ).prefixKeys(with: ["orderly"])))
+    }
+
+    /// A source over fixed values (tests), keyed as in the file: `wire.port`.
+    public static func fixed(_ values: [String: String]) -> ConfigurationSource {
+        var environment: [String: String] = [:]
+        for (key, value) in values { environment[SettingsReader.variable(for: key)] = value }
+        let provider = EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: ["orderly"])
+        return ConfigurationSource(
+            reader: ConfigReader(provider: provider), secretReader: ConfigReader(provider: provider))
+    }
+
+    /// Starts reading; collect the values, then call `SettingsReader.finish()`.
+    public func settings() -> SettingsReader { SettingsReader(reader: reader, secretReader: secretReader) }
+}
+
+/// Reads typed settings and collects every problem, so that one start reports them all.
+public struct SettingsReader {
+    private let reader: ConfigReader
+    private let secretReader: ConfigReader
+    private var problems: [String] = []
+
+    init(reader: ConfigReader, secretReader: ConfigReader) {
+        self.reader = reader
+        self.secretReader = secretReader
+    }
+
+    /// The environment variable a key is read from, for messages.
+    /// `wire.maxFrameBytes` is read from `ORDERLY_WIRE_MAX_FRAME_BYTES` (and `--wire-max-frame-bytes`).
+    public static func variable(for key: String) -> String {
+        var name = "ORDERLY"
+        for component in key.split(separator: ".") {
+            name += "_"
+            for character in component {
+                if character.isUppercase { name += "_" }
+                name += character.uppercased()
+            }
+        }
+        return name
+    }
+
+    private func raw(_ key: String) -> String? {
+        let configKey = ConfigKey(key.split(separator: ".").map(String.init))
+        if let text = reader.string(forKey: configKey) { return text }
+        if let number = reader.int(forKey: configKey) { return String(number) }
+        if let flag = reader.bool(forKey: configKey) { return String(flag) }
+        return nil
+    }
+
+    private mutating func problem(_ key: String, _ expected: String, got text: String) {
+        problems.append("\(Self.variable(for: key)) (\(key)): expected \(expected), got '\(text)'")
+    }
+
+    /// A string; `default` when unset.
+    public mutating func string(_ key: String, default defaultValue: String) -> String {
+        guard let text = raw(key) else { return defaultValue }
+        guard !text.isEmpty else {
+            problem(key, "a non-empty value", got: text)
+            return defaultValue
+        }
+        return text
+    }
+
+    /// An integer within `range`; `default` when unset.
+    public mutating func int(_ key: String, default defaultValue: Int, in range: ClosedRange<Int>) -> Int {
+        guard let text = raw(key) else { return defaultValue }
+        guard let value = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
+            problem(key, "an integer from \(range.lowerBound) to \(range.upperBound)", got: text)
+            return defaultValue
+        }
+        return value
+    }
+
+    /// One of a fixed set of values; `default` when unset.
+    public mutating func choice<Value: RawRepresentable & CaseIterable>(
+        _ key: String, default defaultValue: Value
+    ) -> Value where Value.RawValue == String {
+        guard let text = raw(key) else { return defaultValue }
+        guard let value = Value(rawValue: text.lowercased()) else {
+            problem(key, "one of " + Value.allCases.map(\.rawValue).joined(separator: ", "), got: text)
+            return defaultValue
+        }
+        return value
+    }
+
+    /// A secret, read from the environment only and never echoed in errors.
+    public mutating func secret(_ key: String) -> String? {
+        let value = secretReader.string(forKey: ConfigKey(key.split(separator: ".").map(String.init)), isSecret: true)
+        guard let value, !value.isEmpty else {
+            problems.append("\(Self.variable(for: key)) must be set in the environment")
+            return nil
+        }
+        return value
+    }
+
+    /// Records a problem found by the caller's own checks.
+    public mutating func report(_ key: String, _ message: String) {
+        problems.append("\(Self.variable(for: key)) (\(key)): \(message)")
+    }
+
+    /// Throws every problem found, if any.
+    public func finish() throws(ConfigurationError) {
+        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
+    }
+}
+
+/// The settings a process was started with are unusable; `problems` says why, one per setting.
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public var problems: [String]
+
+    public var description: String {
+        "invalid configuration:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
+    }
+}

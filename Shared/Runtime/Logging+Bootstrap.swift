@@ -1,0 +1,83 @@
+internal import Foundation
+public import Logging
+
+/// How log lines look: `plain` for people at a terminal, `json` (one object per line) for
+/// collectors.
+public enum LogFormat: String, Sendable, CaseIterable {
+    case plain, json
+}
+
+/// Sets the process-wide log handler. Executables call this once; libraries never do.
+public func bootstrapLogging(format: LogFormat, level: Logger.Level, service: String) {
+    LoggingSystem.bootstrap { label in
+        var handler: any LogHandler
+        switch format {
+        case .plain: handler = StreamLogHandler.standardError(label: label)
+        case .json: handler = JSONLinesLogHandler(label: label, service: service)
+        }
+        handler.logLevel = level
+        return handler
+    }
+}
+
+/// Writes each event as one JSON object on standard error:
+/// `{"ts":"…","level":"info","service":"orders","logger":"…","msg":"…","rpc.method":"…"}`.
+public struct JSONLinesLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level = .info
+    private let label: String
+    private let service: String
+    private let output: @Sendable (String) -> Void
+
+    /// A handler writing to `output`, standard error unless told otherwise.
+    public init(
+        label: String, service: String,
+        output: (@Sendable (String) -> Void)? = nil
+    ) {
+        self.label = label
+        self.service = service
+        self.output = output ?? { FileHandle.standardError.write(Data($0.utf8)) }
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var fields: [String: String] = [:]
+        for (key, value) in metadata { fields[key] = "\(value)" }
+        for (key, value) in event.metadata ?? [:] { fields[key] = "\(value)" }
+        let line = Self.render(
+            timestamp: Date(), level: event.level, service: service, label: label, message: "\(event.message)",
+            fields: fields)
+        output(line)
+    }
+
+    /// One JSON line, keys in a stable order.
+    static func render(
+        timestamp: Date, level: Logger.Level, service: String, label: String, message: String, fields: [String: String]
+    ) -> String {
+        var line = "{\"ts\":\(quote(timestamp.formatted(.iso8601)))"
+        line += ",\"level\":\(quote(level.rawValue)),\"service\":\(quote(service)),\"logger\":\(quote(label))"
+        line += ",\"msg\":\(quote(message))"
+        for key in fields.keys.sorted() { line += ",\(quote(key)):\(quote(fields[key]!))" }
+        return line + "}\n"
+    }
+
+    private static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

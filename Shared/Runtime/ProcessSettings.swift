@@ -1,0 +1,65 @@
+public import Logging
+public import NIOCore
+public import Wire
+
+/// What every Orderly process reads at start: logging, its Wire listener, its admin port and
+/// the internal secret. Read once, validated as a whole.
+public struct ProcessSettings: Sendable {
+    public var service: String
+    public var logLevel: Logger.Level
+    public var logFormat: LogFormat
+    public var wireHost: String
+    public var wirePort: Int
+    public var adminHost: String
+    public var adminPort: Int
+    public var maximumFrameLength: Int
+    public var stallTimeout: TimeAmount
+    public var shutdownGracePeriod: TimeAmount
+    public var internalSecret: WireSecret
+
+    /// Reads the settings of `service`, with its default ports.
+    ///
+    /// | key | variable | default |
+    /// |---|---|---|
+    /// | `log.level` | `ORDERLY_LOG_LEVEL` | `info` |
+    /// | `log.format` | `ORDERLY_LOG_FORMAT` | `plain` |
+    /// | `wire.host`, `wire.port` | `ORDERLY_WIRE_HOST`, `ORDERLY_WIRE_PORT` | `127.0.0.1`, per service |
+    /// | `admin.host`, `admin.port` | `ORDERLY_ADMIN_HOST`, `ORDERLY_ADMIN_PORT` | `127.0.0.1`, per service |
+    /// | `wire.maxFrameBytes` | `ORDERLY_WIRE_MAX_FRAME_BYTES` | 4194304 |
+    /// | `wire.stallTimeoutMs` | `ORDERLY_WIRE_STALL_TIMEOUT_MS` | 10000 |
+    /// | `shutdown.graceSeconds` | `ORDERLY_SHUTDOWN_GRACE_SECONDS` | 30 |
+    /// | `internal.secret` | `ORDERLY_INTERNAL_SECRET` (environment only) | none: required |
+    public static func read(
+        service: String, defaultWirePort: Int, defaultAdminPort: Int, from source: ConfigurationSource
+    ) throws(ConfigurationError) -> ProcessSettings {
+        var reader = source.settings()
+        let logLevel = reader.choice("log.level", default: Logger.Level.info)
+        let logFormat = reader.choice("log.format", default: LogFormat.plain)
+        let wireHost = reader.string("wire.host", default: "127.0.0.1")
+        let wirePort = reader.int("wire.port", default: defaultWirePort, in: 0...65535)
+        let adminHost = reader.string("admin.host", default: "127.0.0.1")
+        let adminPort = reader.int("admin.port", default: defaultAdminPort, in: 0...65535)
+        let frame = reader.int(
+            "wire.maxFrameBytes", default: WireDefaults.maximumFrameLength, in: 1024...(256 * 1024 * 1024))
+        let stall = reader.int("wire.stallTimeoutMs", default: 10_000, in: 100...600_000)
+        let grace = reader.int("shutdown.graceSeconds", default: 30, in: 0...3600)
+        let secretText = reader.secret("internal.secret")
+        if let secretText, secretText.utf8.count < 16 {
+            reader.report("internal.secret", "must be at least 16 bytes long")
+        }
+        try reader.finish()
+        return ProcessSettings(
+            service: service, logLevel: logLevel, logFormat: logFormat, wireHost: wireHost, wirePort: wirePort,
+            adminHost: adminHost, adminPort: adminPort, maximumFrameLength: frame,
+            stallTimeout: .milliseconds(Int64(stall)), shutdownGracePeriod: .seconds(Int64(grace)),
+            internalSecret: WireSecret(secretText!)!)
+    }
+
+    /// The Wire server settings these amount to.
+    public var wireServer: WireServerConfiguration {
+        WireServerConfiguration(
+            host: wireHost, port: wirePort, serviceName: service, secret: internalSecret,
+            maximumFrameLength: maximumFrameLength, stallTimeout: stallTimeout, shutdownGracePeriod: shutdownGracePeriod
+        )
+    }
+}

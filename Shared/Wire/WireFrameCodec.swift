@@ -1,0 +1,108 @@
+public import NIOCore
+
+/// Splits a byte stream into Wire frames: a 4-byte big-endian length `N`, then `N` bytes.
+///
+/// A length above `maximumFrameLength` fails the stream with `WireProtocolError.frameTooLarge`
+/// (the connection handler answers with an error frame and closes). A frame that has begun but
+/// is not complete within `stallTimeout` fails it with `WireProtocolError.stalledFrame`, so a peer
+/// that sends half a frame and goes quiet cannot hold a connection forever.
+public struct WireFrameDecoder: ByteToMessageDecoder {
+    public typealias InboundOut = ByteBuffer
+
+    private enum ReadState {
+        case waitingForHeader
+        case waitingForPayload(length: Int)
+    }
+
+    private let maximumFrameLength: Int
+    private let stallTimeout: TimeAmount?
+    private var state = ReadState.waitingForHeader
+    private var stallTimer: Scheduled<Void>?
+
+    public init(maximumFrameLength: Int = WireDefaults.maximumFrameLength, stallTimeout: TimeAmount? = .seconds(10)) {
+        self.maximumFrameLength = maximumFrameLength
+        self.stallTimeout = stallTimeout
+    }
+
+    public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        if case .waitingForHeader = state {
+            guard let length = buffer.readInteger(as: UInt32.self) else {
+                armStallTimer(context: context, pending: buffer.readableBytes > 0)
+                return .needMoreData
+            }
+            guard length <= maximumFrameLength else {
+                throw WireProtocolError.frameTooLarge(length: Int(length), limit: maximumFrameLength)
+            }
+            state = .waitingForPayload(length: Int(length))
+        }
+        // Read the payload in the same call: a zero-length payload leaves nothing in the buffer
+        // that would make the handler call `decode` again.
+        guard case .waitingForPayload(let length) = state, let payload = buffer.readSlice(length: length) else {
+            armStallTimer(context: context, pending: true)
+            return .needMoreData
+        }
+        state = .waitingForHeader
+        armStallTimer(context: context, pending: buffer.readableBytes > 0)
+        context.fireChannelRead(Self.wrapInboundOut(payload))
+        return .continue
+    }
+
+    public mutating func decodeLast(
+        context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
+    ) throws -> DecodingState {
+        let result = try decode(context: context, buffer: &buffer)
+        if seenEOF, case .needMoreData = result {
+            stallTimer?.cancel()
+            stallTimer = nil
+        }
+        return result
+    }
+
+    public mutating func decoderRemoved(context: ChannelHandlerContext) {
+        stallTimer?.cancel()
+        stallTimer = nil
+    }
+
+    /// Starts the stall timer when a partial frame is buffered, stops it when none is.
+    private mutating func armStallTimer(context: ChannelHandlerContext, pending: Bool) {
+        guard let stallTimeout else { return }
+        if !pending {
+            stallTimer?.cancel()
+            stallTimer = nil
+        } else if stallTimer == nil {
+            let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+            stallTimer = context.eventLoop.scheduleTask(in: stallTimeout) {
+                boundContext.value.fireErrorCaught(
+                    WireProtocolError.stalledFrame(timeoutMilliseconds: stallTimeout.nanoseconds / 1_000_000))
+            }
+        }
+    }
+}
+
+/// Prefixes each outbound payload with its 4-byte big-endian length.
+public struct WireFrameEncoder: MessageToByteEncoder {
+    public typealias OutboundIn = ByteBuffer
+
+    private let maximumFrameLength: Int
+
+    public init(maximumFrameLength: Int = WireDefaults.maximumFrameLength) {
+        self.maximumFrameLength = maximumFrameLength
+    }
+
+    public func encode(data: ByteBuffer, out: inout ByteBuffer) throws {
+        guard data.readableBytes <= maximumFrameLength else {
+            throw WireProtocolError.frameTooLarge(length: data.readableBytes, limit: maximumFrameLength)
+        }
+        out.reserveCapacity(4 + data.readableBytes)
+        out.writeInteger(UInt32(data.readableBytes))
+        out.writeImmutableBuffer(data)
+    }
+}
+
+/// Protocol constants shared by servers and clients.
+public enum WireDefaults {
+    /// The protocol version this build speaks (`v` in every envelope).
+    public static let protocolVersion: Int64 = 1
+    /// The default largest frame: 4 MiB.
+    public static let maximumFrameLength = 4 * 1024 * 1024
+}

@@ -1,0 +1,176 @@
+public import Domain
+internal import Foundation
+public import Logging
+internal import Metrics
+public import NIOCore
+
+/// A remote method with its request and response types: the contract between a service and
+/// its callers, shared by both sides.
+public struct WireMethod<Request: Codable & Sendable, Response: Codable & Sendable>: Sendable {
+    /// The method name on the wire, `service.verb` (`orders.create`).
+    public let name: String
+    /// Whether calling twice is harmless (a read), so the client may retry after a failure.
+    /// Writes become retryable when the call carries an idempotency key.
+    public let isSafeToRetry: Bool
+
+    public init(_ name: String, safeToRetry: Bool) {
+        self.name = name
+        self.isSafeToRetry = safeToRetry
+    }
+}
+
+extension WireMethod {
+    /// The request envelope for a call (its id is assigned when it is sent).
+    func requestEnvelope(_ request: Request, options: WireCallOptions) throws -> WireEnvelope {
+        var body = ByteBufferAllocator().buffer(capacity: 0)
+        do {
+            body.writeBytes(try WireJSON.encoder.encode(request))
+        } catch {
+            throw OrderlyError(.internal, "request for \(name) could not be encoded: \(error)")
+        }
+        return WireEnvelope(
+            type: .request, id: 0, method: name, trace: options.trace, principal: options.principal,
+            idempotencyKey: options.idempotencyKey, body: body)
+    }
+
+    /// The typed response carried by a response envelope.
+    func decodeResponse(_ envelope: WireEnvelope, from service: String) throws -> Response {
+        guard let body = envelope.body else {
+            if let empty = WireEmpty() as? Response { return empty }
+            throw OrderlyError(.internal, "\(service) answered \(name) without a body")
+        }
+        do {
+            return try WireJSON.decode(Response.self, from: body)
+        } catch {
+            throw OrderlyError(.internal, "\(service) answered \(name) with an unreadable body")
+        }
+    }
+}
+
+/// A body with no fields, for methods that take or return nothing.
+public struct WireEmpty: Codable, Sendable, Hashable {
+    public init() {}
+}
+
+/// What a handler knows about the call besides its body.
+public struct WireRequestContext: Sendable {
+    public let method: String
+    /// The request id on its connection.
+    public let requestID: UInt64
+    /// The calling service, as proven by its hello.
+    public let callerService: String
+    /// The end user the call is made for, if any.
+    public let principal: Principal?
+    /// When the caller stops waiting.
+    public let deadline: NIODeadline?
+    public let trace: String?
+    public let idempotencyKey: String?
+    /// The connection's logger, before this request's metadata is added.
+    let connectionLogger: Logger
+
+    /// A logger with `rpc.method`, `rpc.request_id` and `trace.parent` set. Built on each use
+    /// (log handlers may do work for every metadata change), so keep it in a local when
+    /// logging several times.
+    public var logger: Logger {
+        var logger = connectionLogger
+        logger[metadataKey: "rpc.method"] = "\(method)"
+        logger[metadataKey: "rpc.request_id"] = "\(requestID)"
+        if let trace { logger[metadataKey: "trace.parent"] = "\(trace)" }
+        return logger
+    }
+}
+
+/// Maps method names to handlers. Built before the server starts, then only read.
+public struct WireRouter: Sendable {
+    typealias ErasedHandler = @Sendable (ByteBuffer?, WireRequestContext) async throws -> Data
+
+    struct Route: Sendable {
+        let handle: ErasedHandler
+        let succeeded: Counter
+        let duration: Metrics.Timer
+    }
+
+    private(set) var routes: [String: Route] = [:]
+
+    public init() {}
+
+    /// Registers the handler for `method`. A later registration of the same name replaces it.
+    public mutating func register<Request, Response>(
+        _ method: WireMethod<Request, Response>,
+        _ handler: @escaping @Sendable (Request, WireRequestContext) async throws -> Response
+    ) {
+        routes[method.name] = Route(
+            handle: { body, context in
+                let request: Request
+                do {
+                    if let body {
+                        request = try WireJSON.decode(Request.self, from: body)
+                    } else if let empty = WireEmpty() as? Request {
+                        request = empty
+                    } else {
+                        throw OrderlyError.invalidFields(["body": "is required"])
+                    }
+                } catch let error as DecodingError {
+                    throw OrderlyError(decoding: error)
+                }
+                let response = try await handler(request, context)
+                return try WireJSON.encoder.encode(response)
+            },
+            succeeded: Counter(
+                label: "wire_server_requests_total", dimensions: [("method", method.name), ("code", "ok")]),
+            duration: Metrics.Timer(
+                label: "wire_server_request_duration_seconds", dimensions: [("method", method.name)])
+        )
+    }
+
+    /// Runs the request and returns the response or error envelope to send back.
+    func respond(to request: WireEnvelope, callerService: String, logger: Logger) async -> WireEnvelope {
+        let methodName = request.method ?? ""
+        guard let route = routes[methodName] else {
+            Counter(
+                label: "wire_server_requests_total", dimensions: [("method", "unknown"), ("code", "unimplemented")]
+            )
+            .increment()
+            return Self.errorEnvelope(
+                id: request.id, OrderlyError(.unimplemented, "no method named '\(methodName)'"))
+        }
+        var deadline: NIODeadline?
+        if let milliseconds = request.deadlineMilliseconds {
+            guard milliseconds > 0 else {
+                return Self.errorEnvelope(id: request.id, OrderlyError(.deadlineExceeded, "deadline already passed"))
+            }
+            deadline = .now() + .milliseconds(milliseconds)
+        }
+        let context = WireRequestContext(
+            method: methodName, requestID: request.id, callerService: callerService, principal: request.principal,
+            deadline: deadline, trace: request.trace, idempotencyKey: request.idempotencyKey, connectionLogger: logger)
+        let started = NIODeadline.now()
+        do {
+            let body = try await route.handle(request.body, context)
+            route.duration.recordNanoseconds((NIODeadline.now() - started).nanoseconds)
+            route.succeeded.increment()
+            var buffer = ByteBufferAllocator().buffer(capacity: body.count)
+            buffer.writeBytes(body)
+            return WireEnvelope(type: .response, id: request.id, body: buffer)
+        } catch {
+            route.duration.recordNanoseconds((NIODeadline.now() - started).nanoseconds)
+            let failure: OrderlyError
+            if let known = error as? OrderlyError {
+                failure = known
+            } else {
+                context.logger.error(
+                    "handler failed", metadata: ["error.type": "\(type(of: error))", "error": "\(error)"])
+                failure = OrderlyError(.internal, "internal error")
+            }
+            Counter(
+                label: "wire_server_requests_total",
+                dimensions: [("method", methodName), ("code", failure.code.rawValue)]
+            ).increment()
+            return Self.errorEnvelope(id: request.id, failure)
+        }
+    }
+
+    static func errorEnvelope(id: UInt64, _ error: OrderlyError) -> WireEnvelope {
+        WireEnvelope(type: .error, id: id, error: error)
+    }
+}

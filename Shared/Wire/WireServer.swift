@@ -1,0 +1,395 @@
+internal import Domain
+internal import Foundation
+public import Logging
+public import NIOCore
+public import NIOPosix
+public import ServiceLifecycle
+internal import Synchronization
+
+/// Settings of a Wire server.
+public struct WireServerConfiguration: Sendable {
+    public var host: String
+    /// 0 picks a free port; `WireServer.localAddress()` tells which.
+    public var port: Int
+    /// This service's name, sent back in the hello answer.
+    public var serviceName: String
+    public var secret: WireSecret
+    public var maximumFrameLength: Int
+    /// How long a peer may take to send its hello, or to finish a frame it has begun.
+    public var stallTimeout: TimeAmount
+    /// Requests one connection may have running at once; more are refused with `resource_exhausted`.
+    public var maximumRequestsInFlightPerConnection: Int
+    /// How long a graceful shutdown waits for in-flight requests before closing connections.
+    public var shutdownGracePeriod: TimeAmount
+
+    public init(
+        host: String = "127.0.0.1", port: Int, serviceName: String, secret: WireSecret,
+        maximumFrameLength: Int = WireDefaults.maximumFrameLength, stallTimeout: TimeAmount = .seconds(10),
+        maximumRequestsInFlightPerConnection: Int = 1024, shutdownGracePeriod: TimeAmount = .seconds(30)
+    ) {
+        self.host = host
+        self.port = port
+        self.serviceName = serviceName
+        self.secret = secret
+        self.maximumFrameLength = maximumFrameLength
+        self.stallTimeout = stallTimeout
+        self.maximumRequestsInFlightPerConnection = maximumRequestsInFlightPerConnection
+        self.shutdownGracePeriod = shutdownGracePeriod
+    }
+}
+
+/// Serves a `WireRouter` over TCP. A `Service`: it runs until graceful shutdown, then stops
+/// accepting, lets every connection finish the requests it has in flight, and returns.
+public final class WireServer: Service, Sendable {
+    private let configuration: WireServerConfiguration
+    private let router: WireRouter
+    private let group: any EventLoopGroup
+    private let logger: Logger
+    private let bound: EventLoopPromise<SocketAddress>
+    private let shutdownRequests: AsyncStream<Void>
+    private let shutdownTrigger: AsyncStream<Void>.Continuation
+    private let connections = Mutex(ConnectionRegistry())
+
+    private struct ConnectionRegistry {
+        var channels: [ObjectIdentifier: any Channel] = [:]
+        var draining = false
+        var allClosed: CheckedContinuation<Void, Never>?
+    }
+
+    public init(
+        configuration: WireServerConfiguration, router: WireRouter,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.router = router
+        self.group = group
+        var logger = logger
+        logger[metadataKey: "wire.service"] = "\(configuration.serviceName)"
+        self.logger = logger
+        self.bound = group.next().makePromise()
+        (self.shutdownRequests, self.shutdownTrigger) = AsyncStream<Void>.makeStream()
+    }
+
+    /// The address the server listens on, once it does.
+    public func localAddress() async throws -> SocketAddress {
+        try await bound.futureResult.get()
+    }
+
+    /// Starts a graceful shutdown, as SIGTERM would.
+    public func shutdownGracefully() {
+        shutdownTrigger.yield()
+        shutdownTrigger.finish()
+    }
+
+    public func run() async throws {
+        let serverChannel: any Channel
+        do {
+            serverChannel = try await bootstrap().bind(host: configuration.host, port: configuration.port).get()
+        } catch {
+            bound.fail(error)
+            throw error
+        }
+        let address = serverChannel.localAddress!
+        bound.succeed(address)
+        logger.info("wire server listening", metadata: ["net.address": "\(address)"])
+
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                for await _ in shutdownRequests { break }
+            } onGracefulShutdown: {
+                self.shutdownGracefully()
+            }
+        } onCancel: {
+            self.shutdownGracefully()
+        }
+
+        logger.info("wire server draining")
+        try? await serverChannel.close()
+        let open = connections.withLock { registry in
+            registry.draining = true
+            return Array(registry.channels.values)
+        }
+        for channel in open {
+            channel.pipeline.fireUserInboundEventTriggered(WireServerHandler.Drain())
+        }
+        let grace = group.next().scheduleTask(in: configuration.shutdownGracePeriod) {
+            let stragglers = self.connections.withLock { Array($0.channels.values) }
+            for channel in stragglers { channel.close(promise: nil) }
+        }
+        await withCheckedContinuation { continuation in
+            let resumeNow = connections.withLock { registry in
+                if registry.channels.isEmpty { return true }
+                registry.allClosed = continuation
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+        grace.cancel()
+        logger.info("wire server stopped")
+    }
+
+    private func bootstrap() -> ServerBootstrap {
+        let configuration = self.configuration
+        let router = self.router
+        let logger = self.logger
+        return ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                guard self.register(channel) else {
+                    return channel.close()
+                }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers([
+                        ByteToMessageHandler(
+                            WireFrameDecoder(
+                                maximumFrameLength: configuration.maximumFrameLength,
+                                stallTimeout: configuration.stallTimeout)),
+                        MessageToByteHandler(WireFrameEncoder(maximumFrameLength: configuration.maximumFrameLength)),
+                        WireServerHandler(configuration: configuration, router: router, logger: logger),
+                    ])
+                }
+            }
+    }
+
+    /// Tracks an accepted connection until it closes; refuses it while draining.
+    private func register(_ channel: any Channel) -> Bool {
+        let key = ObjectIdentifier(channel)
+        let accepted = connections.withLock { registry in
+            guard !registry.draining else { return false }
+            registry.channels[key] = channel
+            return true
+        }
+        guard accepted else { return false }
+        channel.closeFuture.whenComplete { _ in
+            let waiter = self.connections.withLock { registry -> CheckedContinuation<Void, Never>? in
+                registry.channels[key] = nil
+                guard registry.draining, registry.channels.isEmpty else { return nil }
+                defer { registry.allClosed = nil }
+                return registry.allClosed
+            }
+            waiter?.resume()
+        }
+        return true
+    }
+}
+
+/// The protocol on one server connection: hello first, then requests run concurrently and are
+/// answered as they finish. Answers ready within a read burst (handlers that did not suspend)
+/// share one flush at the end of the burst; later answers are flushed at once, since holding
+/// them back makes client and server take turns on whole batches instead of working side by side.
+final class WireServerHandler: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// Sent down the pipeline to start a graceful close.
+    struct Drain {}
+
+    private enum State {
+        case awaitingHello
+        case ready(caller: String)
+        case closing
+    }
+
+    private let configuration: WireServerConfiguration
+    private let router: WireRouter
+    private var logger: Logger
+    private var state = State.awaitingHello
+    private var inFlight = 0
+    private var draining = false
+    /// Between the first `channelRead` of a burst and its `channelReadComplete`.
+    private var reading = false
+    private var helloTimer: Scheduled<Void>?
+    private var lingerTimer: Scheduled<Void>?
+    private var context: ChannelHandlerContext?
+
+    init(configuration: WireServerConfiguration, router: WireRouter, logger: Logger) {
+        self.configuration = configuration
+        self.router = router
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if let remote = context.channel.remoteAddress { logger[metadataKey: "net.peer"] = "\(remote)" }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        helloTimer?.cancel()
+        lingerTimer?.cancel()
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        helloTimer = context.eventLoop.scheduleTask(in: configuration.stallTimeout) {
+            let handler = bound.value
+            guard case .awaitingHello = handler.state else { return }
+            handler.fail(OrderlyError(.unauthenticated, "no hello received in time"), id: 0)
+        }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        reading = true
+        let frame = unwrapInboundIn(data)
+        let envelope: WireEnvelope
+        do {
+            envelope = try WireEnvelope.parse(frame)
+        } catch {
+            guard case .ready = state else {
+                fail(OrderlyError(.unauthenticated, "hello required: \(error.error)"), id: error.id ?? 0)
+                return
+            }
+            send(WireRouter.errorEnvelope(id: error.id ?? 0, OrderlyError(.invalidArgument, "\(error.error)")))
+            return
+        }
+        switch state {
+        case .awaitingHello:
+            receiveHello(envelope)
+        case .ready(let caller):
+            receive(envelope, caller: caller, context: context)
+        case .closing:
+            break
+        }
+    }
+
+    private func receiveHello(_ envelope: WireEnvelope) {
+        guard envelope.type == .hello, let body = envelope.body,
+            let hello = try? WireJSON.decode(WireHello.self, from: body),
+            hello.isValid(secret: configuration.secret)
+        else {
+            logger.warning("hello refused")
+            fail(
+                OrderlyError(.unauthenticated, "hello required with a valid proof of the internal secret"),
+                id: envelope.id)
+            return
+        }
+        helloTimer?.cancel()
+        helloTimer = nil
+        state = .ready(caller: hello.service)
+        logger[metadataKey: "wire.caller"] = "\(hello.service)"
+        var answer = ByteBufferAllocator().buffer(capacity: 64)
+        answer.writeStaticString("{\"service\":")
+        JSONStringWriter.write(configuration.serviceName, into: &answer)
+        answer.writeStaticString("}")
+        send(WireEnvelope(type: .hello, id: envelope.id, body: answer))
+    }
+
+    private func receive(_ envelope: WireEnvelope, caller: String, context: ChannelHandlerContext) {
+        switch envelope.type {
+        case .ping:
+            send(WireEnvelope(type: .pong, id: envelope.id))
+        case .request:
+            if draining {
+                send(WireRouter.errorEnvelope(id: envelope.id, Self.drainingError))
+                return
+            }
+            guard inFlight < configuration.maximumRequestsInFlightPerConnection else {
+                send(
+                    WireRouter.errorEnvelope(
+                        id: envelope.id,
+                        OrderlyError(.resourceExhausted, "too many requests in flight on this connection")))
+                return
+            }
+            inFlight += 1
+            let router = self.router
+            let logger = self.logger
+            let eventLoop = context.eventLoop
+            let bound = NIOLoopBound(self, eventLoop: eventLoop)
+            // Starts on this thread: a handler that never suspends answers without a hop.
+            Task.immediate {
+                let response = await router.respond(to: envelope, callerService: caller, logger: logger)
+                let frame = response.encoded(allocator: ByteBufferAllocator())
+                if eventLoop.inEventLoop {
+                    bound.value.finish(frame)
+                } else {
+                    eventLoop.execute { bound.value.finish(frame) }
+                }
+            }
+        default:
+            send(
+                WireRouter.errorEnvelope(
+                    id: envelope.id, OrderlyError(.invalidArgument, "unexpected frame type '\(envelope.type.rawValue)'")
+                ))
+        }
+    }
+
+    private func finish(_ frame: ByteBuffer) {
+        inFlight -= 1
+        if reading {
+            // Answered within the read burst: `channelReadComplete` flushes them together.
+            context?.write(wrapOutboundOut(frame), promise: nil)
+        } else {
+            context?.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+        }
+        if draining && inFlight == 0 { lingerThenClose() }
+    }
+
+    /// Refusal of a request that arrives while the server drains: it was not run, so the client
+    /// may send it elsewhere.
+    static let drainingError = OrderlyError(.unavailable, "server is shutting down", reason: "draining")
+
+    /// How long a drained connection stays open, answering late requests with `drainingError`,
+    /// so that a request already on its way is refused cleanly instead of meeting a reset.
+    static let lingerTime = TimeAmount.milliseconds(100)
+
+    private func lingerThenClose() {
+        guard let context, lingerTimer == nil else { return }
+        context.flush()
+        let channel = context.channel
+        lingerTimer = context.eventLoop.scheduleTask(in: Self.lingerTime) { channel.close(promise: nil) }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        reading = false
+        context.flush()
+        context.fireChannelReadComplete()
+    }
+
+    private func send(_ envelope: WireEnvelope) {
+        guard let context else { return }
+        let frame = wrapOutboundOut(envelope.encoded(allocator: context.channel.allocator))
+        if reading {
+            context.write(frame, promise: nil)
+        } else {
+            context.writeAndFlush(frame, promise: nil)
+        }
+    }
+
+    /// Answers with an error frame, then closes the connection.
+    private func fail(_ error: OrderlyError, id: UInt64) {
+        guard let context else { return }
+        state = .closing
+        writeThenClose(WireRouter.errorEnvelope(id: id, error).encoded(allocator: context.channel.allocator))
+    }
+
+    /// Writes `frame` and everything before it, then closes the connection.
+    private func writeThenClose(_ frame: ByteBuffer) {
+        guard let context else { return }
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let failure = error as? WireProtocolError {
+            logger.notice("closing connection after protocol error", metadata: ["error": "\(failure)"])
+            fail(OrderlyError(.invalidArgument, failure.description), id: 0)
+        } else {
+            logger.debug("connection error", metadata: ["error": "\(error)"])
+            context.close(promise: nil)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is Drain else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        draining = true
+        if inFlight == 0 { lingerThenClose() }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Runtime
+import Synchronization
+import Testing
+
+@Suite("Admin HTTP")
+struct AdminServerTests {
+    struct Down: Error, CustomStringConvertible {
+        var description: String { "redis: connection refused" }
+    }
+
+    private func app(_ checks: [ReadinessCheck]) -> some ApplicationProtocol {
+        Application(
+            router: AdminServer(host: "127.0.0.1", port: 0, checks: checks, logger: Logger(label: "t")).makeRouter())
+    }
+
+    @Test("/healthz answers 200 while the process runs")
+    func health() async throws {
+        try await app([]).test(.router) { client in
+            try await client.execute(uri: "/healthz", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == #"{"status":"ok"}"#)
+            }
+        }
+    }
+
+    @Test("/readyz is 200 when every check passes and 503 naming the one that fails")
+    func readiness() async throws {
+        try await app([ReadinessCheck("database") {}]).test(.router) { client in
+            try await client.execute(uri: "/readyz", method: .get) { response in
+                #expect(response.status == .ok)
+            }
+        }
+        try await app([ReadinessCheck("database") {}, ReadinessCheck("redis") { throw Down() }]).test(.router) {
+            client in
+            try await client.execute(uri: "/readyz", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+                let object = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+                let checks = object?["checks"] as? [String: String]
+                #expect(checks == ["database": "ok", "redis": "redis: connection refused"])
+                #expect(object?["status"] as? String == "not_ready")
+            }
+        }
+    }
+
+    @Test("a check that hangs is reported as timed out within a few seconds")
+    func hangingCheck() async throws {
+        try await app([ReadinessCheck("upstream") { try await Task.sleep(for: .seconds(30)) }]).test(.router) {
+            client in
+            try await client.execute(uri: "/readyz", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(String(buffer: response.body).contains("timed out"))
+            }
+        }
+    }
+
+    @Test("/metrics serves the registry in the Prometheus text format")
+    func metrics() async throws {
+        MetricsExporter.registry.makeCounter(name: "orderly_test_events_total", labels: [("kind", "x")]).increment(
+            by: Int64(3))
+        try await app([]).test(.router) { client in
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType]?.hasPrefix("text/plain") == true)
+                #expect(String(buffer: response.body).contains(#"orderly_test_events_total{kind="x"} 3"#))
+            }
+        }
+    }
+}
+
+@Suite("JSON log lines")
+struct LogLineTests {
+    @Test("a JSON log line is one valid object with level, service, message and metadata")
+    func jsonLine() throws {
+        let lines = Mutex<[String]>([])
+        var handler = JSONLinesLogHandler(label: "orderly.orders", service: "orders") { line in
+            lines.withLock { $0.append(line) }
+        }
+        handler[metadataKey: "rpc.method"] = "orders.create"
+        handler.logLevel = .info
+        let logger = Logger(label: "orderly.orders") { _ in handler }
+        logger.debug("not at this level")
+        logger.info("created \"order\"\nnext", metadata: ["order.id": "42"])
+        let written = lines.withLock { $0 }
+        #expect(written.count == 1)
+        let line = try #require(written.first)
+        #expect(line.hasSuffix("\n"))
+        #expect(line.filter { $0 == "\n" }.count == 1)
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String]
+        #expect(object?["level"] == "info")
+        #expect(object?["service"] == "orders")
+        #expect(object?["msg"] == "created \"order\"\nnext")
+        #expect(object?["rpc.method"] == "orders.create")
+        #expect(object?["order.id"] == "42")
+        #expect(object?["ts"] != nil)
+    }
+}

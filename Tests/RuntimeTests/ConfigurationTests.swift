@@ -1,0 +1,97 @@
+import Foundation
+import Logging
+import Runtime
+import Testing
+
+@Suite("Configuration")
+struct ConfigurationTests {
+    let secret = ["ORDERLY_INTERNAL_SECRET": "0123456789abcdef0123"]
+
+    private func read(_ environment: [String: String], arguments: [String] = ["orderly"]) async throws
+        -> ProcessSettings
+    {
+        try ProcessSettings.read(
+            service: "orders", defaultWirePort: 7101, defaultAdminPort: 9101,
+            from: try await ConfigurationSource.load(arguments: arguments, environment: environment))
+    }
+
+    @Test("with only the secret set, every setting has its default")
+    func defaults() async throws {
+        let settings = try await read(secret)
+        #expect(settings.wireHost == "127.0.0.1")
+        #expect(settings.wirePort == 7101)
+        #expect(settings.adminPort == 9101)
+        #expect(settings.logLevel == .info)
+        #expect(settings.logFormat == .plain)
+        #expect(settings.maximumFrameLength == 4 * 1024 * 1024)
+    }
+
+    @Test("ORDERLY_ variables override the defaults, and flags override the variables")
+    func precedence() async throws {
+        var environment = secret
+        environment["ORDERLY_WIRE_PORT"] = "7201"
+        environment["ORDERLY_LOG_FORMAT"] = "json"
+        environment["ORDERLY_WIRE_MAX_FRAME_BYTES"] = "65536"
+        let fromEnvironment = try await read(environment)
+        #expect(fromEnvironment.wirePort == 7201)
+        #expect(fromEnvironment.logFormat == .json)
+        #expect(fromEnvironment.maximumFrameLength == 65536)
+        let fromFlags = try await read(environment, arguments: ["orderly", "--wire-port", "7301"])
+        #expect(fromFlags.wirePort == 7301)
+    }
+
+    @Test("a JSON file named by ORDERLY_CONFIG_FILE sits below the environment")
+    func file() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("orderly-\(UUID()).json").path
+        try Data(#"{"wire": {"port": 7401, "host": "0.0.0.0"}, "log": {"level": "debug"}}"#.utf8)
+            .write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var environment = secret
+        environment["ORDERLY_CONFIG_FILE"] = path
+        environment["ORDERLY_WIRE_HOST"] = "127.0.0.2"
+        let settings = try await read(environment)
+        #expect(settings.wirePort == 7401)
+        #expect(settings.wireHost == "127.0.0.2")
+        #expect(settings.logLevel == .debug)
+    }
+
+    @Test("a missing config file is an error naming it")
+    func missingFile() async {
+        await #expect(throws: ConfigurationError.self) {
+            try await read(secret.merging(["ORDERLY_CONFIG_FILE": "/nonexistent/orderly.json"]) { a, _ in a })
+        }
+    }
+
+    @Test("every bad value is reported at once, naming its variable and what was expected")
+    func validation() async throws {
+        let environment = [
+            "ORDERLY_WIRE_PORT": "seventy", "ORDERLY_ADMIN_PORT": "70000", "ORDERLY_LOG_LEVEL": "loud",
+            "ORDERLY_INTERNAL_SECRET": "short",
+        ]
+        do {
+            _ = try await read(environment)
+            Issue.record("bad settings were accepted")
+        } catch let error as ConfigurationError {
+            #expect(error.problems.count == 4)
+            let text = error.description
+            #expect(text.contains("ORDERLY_WIRE_PORT (wire.port): expected an integer from 0 to 65535, got 'seventy'"))
+            #expect(text.contains("ORDERLY_ADMIN_PORT"))
+            #expect(text.contains("ORDERLY_LOG_LEVEL (log.level): expected one of trace, debug"))
+            #expect(text.contains("ORDERLY_INTERNAL_SECRET (internal.secret): must be at least 16 bytes long"))
+            #expect(!text.contains("short"))
+        }
+    }
+
+    @Test("the internal secret comes from the environment only, never from flags or files")
+    func secretFromEnvironmentOnly() async throws {
+        await #expect(throws: ConfigurationError.self) {
+            try await read([:], arguments: ["orderly", "--internal-secret", "0123456789abcdef0123"])
+        }
+    }
+
+    @Test("camelCase keys map to upper snake-case variables")
+    func variableNames() {
+        #expect(SettingsReader.variable(for: "wire.maxFrameBytes") == "ORDERLY_WIRE_MAX_FRAME_BYTES")
+        #expect(SettingsReader.variable(for: "log.level") == "ORDERLY_LOG_LEVEL")
+    }
+}

@@ -1,0 +1,98 @@
+import NIOCore
+import NIOEmbedded
+import NIOTestUtils
+import Testing
+
+@testable import Wire
+
+@Suite("Frame codec")
+struct FrameCodecTests {
+    private func frame(_ text: String) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.writeInteger(UInt32(text.utf8.count))
+        buffer.writeString(text)
+        return buffer
+    }
+
+    @Test("the decoder passes NIO's decoder verifier (every split and coalescing of the input)")
+    func verifier() throws {
+        try ByteToMessageDecoderVerifier.verifyDecoder(
+            inputOutputPairs: [
+                (frame("{}"), [ByteBuffer(string: "{}")]),
+                (frame("hello") + frame(""), [ByteBuffer(string: "hello"), ByteBuffer()]),
+                (frame(String(repeating: "x", count: 1000)), [ByteBuffer(string: String(repeating: "x", count: 1000))]),
+            ],
+            decoderFactory: { WireFrameDecoder(stallTimeout: nil) })
+    }
+
+    @Test("a frame split across many reads arrives once, whole")
+    func splitFrames() throws {
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(WireFrameDecoder()))
+        let bytes = frame("{\"v\":1}")
+        for index in 0..<bytes.readableBytes {
+            try channel.writeInbound(bytes.getSlice(at: index, length: 1)!)
+        }
+        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "{\"v\":1}"))
+        #expect(try channel.readInbound(as: ByteBuffer.self) == nil)
+        _ = try channel.finish()
+    }
+
+    @Test("several frames in one read come out one by one")
+    func coalescedFrames() throws {
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(WireFrameDecoder()))
+        try channel.writeInbound(frame("a") + frame("bb") + frame("ccc"))
+        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "a"))
+        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "bb"))
+        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "ccc"))
+        _ = try channel.finish()
+    }
+
+    @Test("a length above the limit is an error before any payload is buffered")
+    func limit() throws {
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(WireFrameDecoder(maximumFrameLength: 16)))
+        var header = ByteBuffer()
+        header.writeInteger(UInt32(17))
+        #expect(throws: WireProtocolError.frameTooLarge(length: 17, limit: 16)) { try channel.writeInbound(header) }
+        _ = try? channel.finish()
+    }
+
+    @Test("garbage that happens to be a small length is just an odd frame; a huge one is refused")
+    func garbage() throws {
+        let channel = EmbeddedChannel(handler: ByteToMessageHandler(WireFrameDecoder()))
+        #expect(throws: WireProtocolError.self) { try channel.writeInbound(ByteBuffer(string: "GET / HTTP/1.1\r\n")) }
+        _ = try? channel.finish()
+    }
+
+    @Test("a frame begun and never finished fails the channel after the stall timeout")
+    func stall() throws {
+        let loop = EmbeddedEventLoop()
+        let channel = EmbeddedChannel(
+            handler: ByteToMessageHandler(WireFrameDecoder(stallTimeout: .seconds(2))), loop: loop)
+        try channel.writeInbound(frame("complete"))
+        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "complete"))
+        loop.advanceTime(by: .seconds(5))
+        #expect(throws: Never.self) { try channel.throwIfErrorCaught() }
+        try channel.writeInbound(frame("partial").getSlice(at: 0, length: 6)!)
+        loop.advanceTime(by: .seconds(1))
+        #expect(throws: Never.self) { try channel.throwIfErrorCaught() }
+        loop.advanceTime(by: .seconds(2))
+        #expect(throws: WireProtocolError.stalledFrame(timeoutMilliseconds: 2000)) { try channel.throwIfErrorCaught() }
+        _ = try? channel.finish()
+    }
+
+    @Test("the encoder writes the big-endian length, then the payload")
+    func encoder() throws {
+        let channel = EmbeddedChannel(handler: MessageToByteHandler(WireFrameEncoder()))
+        try channel.writeOutbound(ByteBuffer(string: "abc"))
+        var written = try #require(try channel.readOutbound(as: ByteBuffer.self))
+        #expect(written.readInteger(as: UInt32.self) == 3)
+        #expect(written.readString(length: 3) == "abc")
+        _ = try channel.finish()
+    }
+}
+
+private func + (lhs: ByteBuffer, rhs: ByteBuffer) -> ByteBuffer {
+    var result = lhs
+    result.writeImmutableBuffer(rhs)
+    return result
+}

@@ -1,0 +1,334 @@
+import Domain
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+import Testing
+
+@testable import Wire
+
+@Suite("Wire server and client", .timeLimit(.minutes(1)))
+struct WireServerTests {
+    @Test("a typed call round-trips, carrying the caller, principal and idempotency key")
+    func roundTrip() async throws {
+        let server = try await RunningServer.start()
+        let connection = try await server.connect()
+        #expect(connection.serverService == "test")
+        let echoed = try await connection.call(TestAPI.echo, TestAPI.Echo(text: "héllo \"wire\""))
+        #expect(echoed.text == "héllo \"wire\"")
+        let principal = Principal(userID: UserID(), role: .manager, storeID: StoreID())
+        let who = try await connection.call(
+            TestAPI.who, WireEmpty(), options: WireCallOptions(principal: principal, idempotencyKey: "k-1"))
+        #expect(who.caller == "tests")
+        #expect(who.principal == principal)
+        #expect(who.idempotencyKey == "k-1")
+        try await connection.ping()
+        await connection.close()
+        try await server.stop()
+    }
+
+    @Test("handler errors arrive with their code; unknown errors become internal without their text")
+    func errors() async throws {
+        let server = try await RunningServer.start()
+        let connection = try await server.connect()
+        await #expect(throws: OrderlyError(.notFound, "no such thing", reason: "thing_not_found")) {
+            try await connection.call(TestAPI.fail, WireEmpty())
+        }
+        await #expect(throws: OrderlyError(.internal, "internal error")) {
+            try await connection.call(TestAPI.crash, WireEmpty())
+        }
+        await #expect(throws: OrderlyError(.unimplemented, "no method named 'test.missing'")) {
+            try await connection.call(TestAPI.missing, WireEmpty())
+        }
+        // The connection is still usable after all of that.
+        #expect(try await connection.call(TestAPI.echo, TestAPI.Echo(text: "still here")).text == "still here")
+        await connection.close()
+        try await server.stop()
+    }
+
+    @Test("a body of the wrong shape is invalid_argument naming the field")
+    func badBody() async throws {
+        let server = try await RunningServer.start()
+        let peer = try await RawPeer(port: server.port)
+        #expect(try await peer.hello()?.type == .hello)
+        try await peer.send(RawPeer.frame(#"{"v":1,"type":"request","id":5,"method":"test.echo","body":{"txt":"x"}}"#))
+        let answer = try #require(try await peer.next())
+        #expect(answer.id == 5)
+        #expect(answer.error?.code == .invalidArgument)
+        #expect(answer.error?.details?["text"] == .string("is required"))
+        try await server.stop()
+    }
+
+    @Test("a wrong secret is refused at hello")
+    func wrongSecret() async throws {
+        let server = try await RunningServer.start()
+        await #expect(throws: OrderlyError.self) {
+            try await server.connect(secret: WireSecret("not-the-right-secret")!)
+        }
+        try await server.stop()
+    }
+
+    @Test("every frame before a valid hello is refused and the connection closed")
+    func helloFirst() async throws {
+        let server = try await RunningServer.start()
+        let peer = try await RawPeer(port: server.port)
+        try await peer.send(RawPeer.frame(#"{"v":1,"type":"request","id":1,"method":"test.echo","body":{"text":"x"}}"#))
+        let frames = try await peer.framesUntilClosed()
+        #expect(frames.count == 1)
+        #expect(frames.first?.error?.code == .unauthenticated)
+        #expect(!peer.isActive)
+        try await server.stop()
+    }
+
+    @Test("responses come back as they finish, not in request order")
+    func outOfOrder() async throws {
+        let (entries, entered) = AsyncStream<Void>.makeStream()
+        let server = try await RunningServer.start(router: TestAPI.makeRouter { entered.yield() })
+        let connection = try await server.connect()
+        let order = Recorder()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let answer = try await connection.call(
+                    TestAPI.echo, TestAPI.Echo(text: "slow", delayMilliseconds: 1000))
+                order.append(answer.text)
+            }
+            var iterator = entries.makeAsyncIterator()
+            await iterator.next()
+            group.addTask {
+                let answer = try await connection.call(TestAPI.echo, TestAPI.Echo(text: "fast"))
+                order.append(answer.text)
+            }
+            try await group.waitForAll()
+        }
+        #expect(order.items == ["fast", "slow"])
+        await connection.close()
+        try await server.stop()
+    }
+
+    @Test("a call whose deadline passes fails with deadline_exceeded, on time")
+    func deadline() async throws {
+        let server = try await RunningServer.start()
+        let connection = try await server.connect()
+        let started = ContinuousClock.now
+        await #expect(throws: OrderlyError(.deadlineExceeded, "no answer before the deadline")) {
+            try await connection.call(
+                TestAPI.echo, TestAPI.Echo(text: "late", delayMilliseconds: 2000),
+                options: WireCallOptions(timeout: .milliseconds(100)))
+        }
+        #expect(ContinuousClock.now - started < .milliseconds(1000))
+        #expect(try await connection.call(TestAPI.echo, TestAPI.Echo(text: "next")).text == "next")
+        await connection.close()
+        try await server.stop()
+    }
+
+    @Test("1,000 concurrent calls on one connection and through a pool all get their own answer")
+    func concurrency() async throws {
+        let server = try await RunningServer.start()
+        let connection = try await server.connect()
+        let pool = server.pool(connections: 4)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<1000 {
+                group.addTask {
+                    let text = "call-\(index)"
+                    let answer =
+                        index % 2 == 0
+                        ? try await connection.call(
+                            TestAPI.echo, TestAPI.Echo(text: text, delayMilliseconds: index % 7))
+                        : try await pool.call(TestAPI.echo, TestAPI.Echo(text: text, delayMilliseconds: index % 5))
+                    #expect(answer.text == text)
+                }
+            }
+            try await group.waitForAll()
+        }
+        await pool.close()
+        await connection.close()
+        try await server.stop()
+    }
+
+    @Test("malformed JSON or an unknown frame type gets an error frame; the connection stays usable")
+    func malformedFrame() async throws {
+        let server = try await RunningServer.start()
+        let peer = try await RawPeer(port: server.port)
+        #expect(try await peer.hello()?.type == .hello)
+        try await peer.send(RawPeer.frame(#"{"v":1,"id":3,"type":"request","body":{"#))
+        let first = try #require(try await peer.next())
+        #expect(first.type == .error)
+        #expect(first.id == 3)
+        #expect(first.error?.code == .invalidArgument)
+        try await peer.send(RawPeer.frame(#"{"v":1,"id":4,"type":"pong"}"#))
+        #expect(try await peer.next()?.error?.code == .invalidArgument)
+        try await peer.send(
+            RawPeer.frame(#"{"v":1,"id":5,"type":"request","method":"test.echo","body":{"text":"ok"}}"#))
+        let answer = try #require(try await peer.next())
+        #expect(answer.type == .response)
+        #expect(answer.id == 5)
+        try await server.stop()
+    }
+
+    @Test("a frame over the limit gets an error frame, then the connection is closed")
+    func oversizedFrame() async throws {
+        let server = try await RunningServer.start(maximumFrameLength: 1024)
+        let peer = try await RawPeer(port: server.port)
+        #expect(try await peer.hello()?.type == .hello)
+        var header = ByteBuffer()
+        header.writeInteger(UInt32(1_000_000))
+        header.writeString("{\"v\":1")
+        try await peer.send(header)
+        let frames = try await peer.framesUntilClosed()
+        #expect(frames.count == 1)
+        #expect(frames.first?.error?.code == .invalidArgument)
+        #expect(frames.first?.error?.message.contains("exceeds the limit") == true)
+        #expect(!peer.isActive)
+        try await server.stop()
+    }
+
+    @Test("a peer that sends half a frame and stalls is timed out and disconnected")
+    func halfFrameStall() async throws {
+        let server = try await RunningServer.start(stallTimeout: .milliseconds(300))
+        let peer = try await RawPeer(port: server.port)
+        #expect(try await peer.hello()?.type == .hello)
+        let frame = RawPeer.frame(#"{"v":1,"id":1,"type":"ping"}"#)
+        try await peer.send(frame.getSlice(at: 0, length: 10)!)
+        let started = ContinuousClock.now
+        let frames = try await peer.framesUntilClosed()
+        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(frames.first?.error?.message.contains("not completed") == true)
+        #expect(!peer.isActive)
+        try await server.stop()
+    }
+
+    @Test("a peer that never says hello is disconnected")
+    func silentPeer() async throws {
+        let server = try await RunningServer.start(stallTimeout: .milliseconds(300))
+        let peer = try await RawPeer(port: server.port)
+        let frames = try await peer.framesUntilClosed()
+        #expect(frames.first?.error?.code == .unauthenticated)
+        try await server.stop()
+    }
+
+    @Test("the pool recovers when the server restarts while calls keep coming")
+    func serverRestart() async throws {
+        var server = try await RunningServer.start()
+        let port = server.port
+        let pool = server.pool(connections: 2, maximumAttempts: 2)
+        #expect(try await pool.call(TestAPI.echo, TestAPI.Echo(text: "before")).text == "before")
+        try await server.stop()
+        var failures = 0
+        for _ in 0..<5 {
+            do {
+                _ = try await pool.call(
+                    TestAPI.echo, TestAPI.Echo(text: "down"), options: WireCallOptions(timeout: .milliseconds(200)))
+            } catch let error as OrderlyError {
+                #expect(error.code == .unavailable || error.code == .deadlineExceeded)
+                failures += 1
+            }
+        }
+        #expect(failures == 5)
+        server = try await RunningServer.start(port: port)
+        let recovered = ContinuousClock.now
+        var answer: String?
+        while answer == nil && ContinuousClock.now - recovered < .seconds(5) {
+            answer = try? await pool.call(TestAPI.echo, TestAPI.Echo(text: "after")).text
+            if answer == nil { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(answer == "after")
+        await pool.close()
+        try await server.stop()
+    }
+
+    @Test("a call lost in flight is retried only when safe: a read, or a write with an idempotency key")
+    func retrySafety() async throws {
+        let dropper = try await DroppingServer.start()
+        let client = WireClient(
+            configuration: WireClientConfiguration(
+                service: "dropper", endpoints: [WireEndpoint(host: "127.0.0.1", port: dropper.port)],
+                callerService: "tests", secret: testSecret, connectionsPerEndpoint: 1,
+                reconnectBackoff: (.milliseconds(1), .milliseconds(5)), maximumAttempts: 3),
+            logger: Logger(label: "test.client"))
+
+        await #expect(throws: OrderlyError.self) { try await client.call(TestAPI.write, TestAPI.Echo(text: "w")) }
+        #expect(dropper.requests == 1)
+
+        await #expect(throws: OrderlyError.self) {
+            try await client.call(
+                TestAPI.write, TestAPI.Echo(text: "w"), options: WireCallOptions(idempotencyKey: "same-key"))
+        }
+        #expect(dropper.requests == 4)
+
+        await #expect(throws: OrderlyError.self) { try await client.call(TestAPI.echo, TestAPI.Echo(text: "r")) }
+        #expect(dropper.requests == 7)
+        await client.close()
+        try await dropper.channel.close()
+    }
+
+    @Test("graceful shutdown finishes requests in flight, refuses new connections, then returns")
+    func gracefulShutdown() async throws {
+        let (entries, entered) = AsyncStream<Void>.makeStream()
+        let server = try await RunningServer.start(router: TestAPI.makeRouter { entered.yield() })
+        let connection = try await server.connect()
+        let results = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    try await connection.call(
+                        TestAPI.echo, TestAPI.Echo(text: "in-flight-\(index)", delayMilliseconds: 400)
+                    ).text
+                }
+            }
+            var iterator = entries.makeAsyncIterator()
+            for _ in 0..<20 { await iterator.next() }
+            server.server.shutdownGracefully()
+            var results: [String] = []
+            for try await result in group { results.append(result) }
+            return results
+        }
+        #expect(results.count == 20)
+        #expect(Set(results).count == 20)
+        try await server.task.value
+        await #expect(throws: OrderlyError.self) { try await server.connect() }
+    }
+
+    @Test("a request that reaches a draining server is refused unrun, as retryable")
+    func drainingRefusal() async throws {
+        let (entries, entered) = AsyncStream<Void>.makeStream()
+        let draining = try await RunningServer.start(router: TestAPI.makeRouter { entered.yield() })
+        let connection = try await draining.connect()
+        async let held = connection.call(TestAPI.echo, TestAPI.Echo(text: "held", delayMilliseconds: 300))
+        var iterator = entries.makeAsyncIterator()
+        await iterator.next()
+        draining.server.shutdownGracefully()
+        var refusal: OrderlyError?
+        let started = ContinuousClock.now
+        while refusal == nil && ContinuousClock.now - started < .seconds(2) {
+            do {
+                _ = try await connection.call(TestAPI.echo, TestAPI.Echo(text: "late"))
+                try await Task.sleep(for: .milliseconds(5))
+            } catch let error as OrderlyError {
+                refusal = error
+            }
+        }
+        #expect(refusal == OrderlyError(.unavailable, "server is shutting down", reason: "draining"))
+        #expect(try await held.text == "held")
+        try await draining.task.value
+    }
+
+    @Test("inside a ServiceGroup, triggering graceful shutdown drains the server")
+    func serviceLifecycle() async throws {
+        let (entries, entered) = AsyncStream<Void>.makeStream()
+        let server = WireServer(
+            configuration: WireServerConfiguration(port: 0, serviceName: "test", secret: testSecret),
+            router: TestAPI.makeRouter { entered.yield() }, logger: Logger(label: "test"))
+        let group = ServiceGroup(services: [server], logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            let port = try await server.localAddress().port!
+            let connection = try await WireConnection.connect(
+                host: "127.0.0.1", port: port, callerService: "tests", secret: testSecret)
+            async let slow = connection.call(TestAPI.echo, TestAPI.Echo(text: "slow", delayMilliseconds: 300))
+            var iterator = entries.makeAsyncIterator()
+            await iterator.next()
+            await group.triggerGracefulShutdown()
+            #expect(try await slow.text == "slow")
+            try await tasks.waitForAll()
+        }
+    }
+}

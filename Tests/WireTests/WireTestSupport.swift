@@ -1,0 +1,226 @@
+import Domain
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+import Wire
+
+/// The methods the live tests serve.
+enum TestAPI {
+    struct Echo: Codable, Sendable, Equatable {
+        var text: String
+        var delayMilliseconds: Int?
+        enum CodingKeys: String, CodingKey {
+            case text
+            case delayMilliseconds = "delay_ms"
+        }
+    }
+
+    struct Who: Codable, Sendable {
+        var caller: String
+        var principal: Principal?
+        var idempotencyKey: String?
+    }
+
+    static let echo = WireMethod<Echo, Echo>("test.echo", safeToRetry: true)
+    static let write = WireMethod<Echo, Echo>("test.write", safeToRetry: false)
+    static let who = WireMethod<WireEmpty, Who>("test.who", safeToRetry: true)
+    static let fail = WireMethod<WireEmpty, WireEmpty>("test.fail", safeToRetry: true)
+    static let crash = WireMethod<WireEmpty, WireEmpty>("test.crash", safeToRetry: true)
+    static let missing = WireMethod<WireEmpty, WireEmpty>("test.missing", safeToRetry: true)
+
+    struct Secret: Error {}
+
+    static var router: WireRouter { makeRouter() }
+
+    /// The test methods; `onDelayedEntry` runs when a call with a delay reaches its handler, so a
+    /// test can wait until the server really holds it.
+    static func makeRouter(onDelayedEntry: (@Sendable () -> Void)? = nil) -> WireRouter {
+        var router = WireRouter()
+        let echoHandler: @Sendable (Echo, WireRequestContext) async throws -> Echo = { request, _ in
+            if let delay = request.delayMilliseconds {
+                onDelayedEntry?()
+                try await Task.sleep(for: .milliseconds(delay))
+            }
+            return request
+        }
+        router.register(echo, echoHandler)
+        router.register(write, echoHandler)
+        router.register(who) { _, context in
+            Who(caller: context.callerService, principal: context.principal, idempotencyKey: context.idempotencyKey)
+        }
+        router.register(fail) { _, _ in throw OrderlyError(.notFound, "no such thing", reason: "thing_not_found") }
+        router.register(crash) { _, _ in throw Secret() }
+        return router
+    }
+}
+
+let testSecret = WireSecret("test-internal-secret-0123456789")!
+
+/// A Wire server on a free loopback port, running until `stop()`.
+struct RunningServer {
+    let server: WireServer
+    let task: Task<Void, any Error>
+    let port: Int
+
+    static func start(
+        port: Int = 0, stallTimeout: TimeAmount = .seconds(10),
+        maximumFrameLength: Int = WireDefaults.maximumFrameLength,
+        router: WireRouter = TestAPI.router
+    ) async throws -> RunningServer {
+        let server = WireServer(
+            configuration: WireServerConfiguration(
+                port: port, serviceName: "test", secret: testSecret, maximumFrameLength: maximumFrameLength,
+                stallTimeout: stallTimeout, shutdownGracePeriod: .seconds(5)),
+            router: router, logger: Logger(label: "test.server"))
+        let task = Task { try await server.run() }
+        let address = try await server.localAddress()
+        return RunningServer(server: server, task: task, port: address.port!)
+    }
+
+    func stop() async throws {
+        server.shutdownGracefully()
+        try await task.value
+    }
+
+    func connect(secret: WireSecret = testSecret) async throws -> WireConnection {
+        try await WireConnection.connect(host: "127.0.0.1", port: port, callerService: "tests", secret: secret)
+    }
+
+    func pool(connections: Int = 2, maximumAttempts: Int = 3) -> WireClient {
+        WireClient(
+            configuration: WireClientConfiguration(
+                service: "test", endpoints: [WireEndpoint(host: "127.0.0.1", port: port)], callerService: "tests",
+                secret: testSecret, connectionsPerEndpoint: connections,
+                reconnectBackoff: (.milliseconds(20), .milliseconds(200)), maximumAttempts: maximumAttempts),
+            logger: Logger(label: "test.client"))
+    }
+}
+
+/// A client that speaks raw frames (or raw bytes), to test the server against misbehaving peers.
+/// Used from one task at a time.
+final class RawPeer {
+    let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    private var frames: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+
+    init(port: Int) async throws {
+        channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(WireFrameDecoder(stallTimeout: nil)))
+                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        frames = channel.inbound.makeAsyncIterator()
+    }
+
+    deinit {
+        channel.outbound.finish()
+        channel.channel.close(promise: nil)
+    }
+
+    static func frame(_ text: String) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.writeInteger(UInt32(text.utf8.count))
+        buffer.writeString(text)
+        return buffer
+    }
+
+    static func frame(_ envelope: WireEnvelope) -> ByteBuffer {
+        let payload = envelope.encoded(allocator: ByteBufferAllocator())
+        var buffer = ByteBuffer()
+        buffer.writeInteger(UInt32(payload.readableBytes))
+        buffer.writeImmutableBuffer(payload)
+        return buffer
+    }
+
+    func send(_ bytes: ByteBuffer) async throws {
+        try await channel.channel.writeAndFlush(bytes)
+    }
+
+    func hello(secret: WireSecret = testSecret) async throws -> WireEnvelope? {
+        var body = ByteBuffer()
+        body.writeBytes(try WireJSON.encoder.encode(WireHello(service: "raw", secret: secret)))
+        try await send(Self.frame(WireEnvelope(type: .hello, id: 0, body: body)))
+        return try await next()
+    }
+
+    /// Every frame the server sends until it closes the connection.
+    func framesUntilClosed() async throws -> [WireEnvelope] {
+        var received: [WireEnvelope] = []
+        do {
+            while let frame = try await frames.next() { received.append(try WireEnvelope.parse(frame)) }
+        } catch is ChannelError {}
+        return received
+    }
+
+    func next() async throws -> WireEnvelope? {
+        try await frames.next().map { try WireEnvelope.parse($0) }
+    }
+
+    var isActive: Bool { channel.channel.isActive }
+}
+
+/// A server that answers the hello, then drops the connection on every request it receives,
+/// counting them: the client's retry rules can be checked against it.
+final class DroppingServer: Sendable {
+    let channel: any Channel
+    let port: Int
+    private let counter: Counter
+
+    /// How many requests arrived so far.
+    var requests: Int { counter.count.withLock { $0 } }
+
+    private init(channel: any Channel, counter: Counter) {
+        self.channel = channel
+        self.port = channel.localAddress!.port!
+        self.counter = counter
+    }
+
+    static func start() async throws -> DroppingServer {
+        let counter = Counter()
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers([
+                        ByteToMessageHandler(WireFrameDecoder()), MessageToByteHandler(WireFrameEncoder()),
+                        Handler(counter: counter),
+                    ])
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return DroppingServer(channel: channel, counter: counter)
+    }
+
+    final class Counter: Sendable {
+        let count = Mutex(0)
+    }
+
+    final class Handler: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        let counter: Counter
+
+        init(counter: Counter) { self.counter = counter }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            guard let envelope = try? WireEnvelope.parse(unwrapInboundIn(data)) else { return }
+            if envelope.type == .hello {
+                let answer = WireEnvelope(type: .hello, id: 0, body: ByteBuffer(string: #"{"service":"dropper"}"#))
+                context.writeAndFlush(
+                    wrapOutboundOut(answer.encoded(allocator: context.channel.allocator)), promise: nil)
+            } else {
+                counter.count.withLock { $0 += 1 }
+                context.close(promise: nil)
+            }
+        }
+    }
+}
+
+/// Collects strings from several tasks, in the order they arrive.
+final class Recorder: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ item: String) { storage.withLock { $0.append(item) } }
+    var items: [String] { storage.withLock { $0 } }
+}

@@ -1,0 +1,219 @@
+import ArgumentParser
+import Domain
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+import Wire
+
+/// `orderly bench-wire`: Wire round trips per second at several levels of concurrency, against
+/// a raw length-prefixed NIO echo (no JSON) measured in the same run as the ceiling.
+///
+/// The servers run in a child process (`orderly bench-wire serve`), as services do, so client
+/// and server each have their own event loops.
+struct BenchWire: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench-wire", abstract: "Measure Wire round trips per second against a raw NIO echo.",
+        subcommands: [Serve.self])
+
+    @Option(help: "Seconds to measure each case.")
+    var seconds: Double = 3
+
+    @Option(help: "Seconds of warm-up before each case.")
+    var warmup: Double = 0.5
+
+    @Option(help: "Measure only this case, for profiling: wire1, wire16, wire256, pool, echo1, echo16, echo256.")
+    var only: String?
+
+    func validate() throws {
+        let cases = ["wire1", "wire16", "wire256", "pool", "echo1", "echo16", "echo256"]
+        if let only, !cases.contains(only) {
+            throw ValidationError("--only must be one of \(cases.joined(separator: ", "))")
+        }
+        guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be between 0 and 600") }
+        guard warmup >= 0, warmup <= 60 else { throw ValidationError("--warmup must be between 0 and 60") }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "bench-wire")
+        logger.logLevel = .warning
+        let secretText = UUID().uuidString + UUID().uuidString
+        let secret = WireSecret(secretText)!
+        let servers = try ServerProcess.start(secret: secretText)
+        defer { servers.stop() }
+
+        say(
+            "cores: \(System.coreCount); servers in a child process; each case: \(warmup)s warm-up, "
+                + "\(seconds)s measured; body: {\"text\":\"\(BenchEcho.sample.text)\",\"n\":\(BenchEcho.sample.n)}")
+        say("")
+        say("case                                    round trips/s")
+        say("----------------------------------------------------")
+
+        let connection = try await WireConnection.connect(
+            host: "127.0.0.1", port: servers.wirePort, callerService: "bench", secret: secret)
+        var wire: [Int: Double] = [:]
+        func selected(_ name: String) -> Bool { only == nil || only == name }
+        for inFlight in [1, 16, 256] where selected("wire\(inFlight)") {
+            wire[inFlight] = try await measure(callers: inFlight) {
+                let answer = try await connection.call(BenchAPI.echo, BenchEcho.sample)
+                guard answer.n == BenchEcho.sample.n + 1 else { throw BenchFailure.wrongAnswer }
+            }
+            report("wire, 1 connection, \(inFlight) in flight", wire[inFlight]!)
+        }
+        await connection.close()
+        let pool = WireClient(
+            configuration: WireClientConfiguration(
+                service: "bench", endpoints: [WireEndpoint(host: "127.0.0.1", port: servers.wirePort)],
+                callerService: "bench", secret: secret, connectionsPerEndpoint: 4),
+            logger: logger)
+        if selected("pool") {
+            let pooled = try await measure(callers: 64) {
+                let answer = try await pool.call(BenchAPI.echo, BenchEcho.sample)
+                guard answer.n == BenchEcho.sample.n + 1 else { throw BenchFailure.wrongAnswer }
+            }
+            report("wire, pool of 4, 64 callers", pooled)
+        }
+        await pool.close()
+
+        let echoConnection = try await RawEcho.connect(port: servers.echoPort)
+        let payload = ByteBuffer(string: "{\"text\":\"\(BenchEcho.sample.text)\",\"n\":\(BenchEcho.sample.n)}")
+        var raw: [Int: Double] = [:]
+        for inFlight in [1, 16, 256] where selected("echo\(inFlight)") {
+            raw[inFlight] = try await measure(callers: inFlight) {
+                let answer = try await echoConnection.roundTrip(payload)
+                guard answer.readableBytes == payload.readableBytes else { throw BenchFailure.wrongAnswer }
+            }
+            report("raw echo, 1 connection, \(inFlight) in flight", raw[inFlight]!)
+        }
+        try await echoConnection.close()
+
+        guard only == nil else { return }
+        say("")
+        for inFlight in [1, 16, 256] {
+            say("ratio wire/echo at \(inFlight) in flight: " + String(format: "%.2f", wire[inFlight]! / raw[inFlight]!))
+        }
+        let wire16 = wire[16]!
+        let echo16 = raw[16]!
+        say("wire16=\(Int(wire16)) echo16=\(Int(echo16)) ratio=\(String(format: "%.3f", wire16 / echo16))")
+    }
+
+    private func report(_ name: String, _ rate: Double) {
+        say(name.padding(toLength: 40, withPad: " ", startingAt: 0) + String(format: "%12.0f", rate))
+    }
+
+    /// Runs `callers` loops of `operation` for the warm-up, then counts completions for `seconds`.
+    private func measure(callers: Int, _ operation: @escaping @Sendable () async throws -> Void) async throws -> Double
+    {
+        let flags = MeasurementFlags()
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<callers {
+                group.addTask {
+                    while !flags.stop.load(ordering: .relaxed) {
+                        try await operation()
+                        if flags.measuring.load(ordering: .relaxed) { flags.completed.add(1, ordering: .relaxed) }
+                    }
+                }
+            }
+            try await Task.sleep(for: .seconds(warmup))
+            flags.measuring.store(true, ordering: .relaxed)
+            let started = ContinuousClock.now
+            try await Task.sleep(for: .seconds(seconds))
+            let count = flags.completed.load(ordering: .relaxed)
+            let elapsed = ContinuousClock.now - started
+            flags.stop.store(true, ordering: .relaxed)
+            try await group.waitForAll()
+            let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            return Double(count) / elapsedSeconds
+        }
+    }
+
+    /// `orderly bench-wire serve`: the benchmark's servers, run by `bench-wire` as its child.
+    /// Prints `ports <wire> <echo>`, then serves until its standard input closes.
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The servers bench-wire measures (started by bench-wire itself).", shouldDisplay: false)
+
+        func run() async throws {
+            guard let secretText = ProcessInfo.processInfo.environment["ORDERLY_BENCH_SECRET"],
+                let secret = WireSecret(secretText)
+            else { throw ValidationError("ORDERLY_BENCH_SECRET must be set") }
+            var logger = Logger(label: "bench-wire.serve")
+            logger.logLevel = .warning
+            var router = WireRouter()
+            router.register(BenchAPI.echo) { request, _ in BenchEcho(text: request.text, n: request.n + 1) }
+            let server = WireServer(
+                configuration: WireServerConfiguration(port: 0, serviceName: "bench", secret: secret), router: router,
+                logger: logger)
+            let serverTask = Task { try await server.run() }
+            let wirePort = try await server.localAddress().port!
+            let echo = try await RawEcho.start()
+            FileHandle.standardOutput.write(Data("ports \(wirePort) \(echo.port)\n".utf8))
+            // Serve until the parent closes our standard input (or dies). The read blocks, so it
+            // runs on NIO's thread pool for blocking work, never on an event loop.
+            _ = try? await NIOThreadPool.singleton.runIfActive { FileHandle.standardInput.readDataToEndOfFile() }
+            try await echo.channel.close()
+            server.shutdownGracefully()
+            try await serverTask.value
+        }
+    }
+}
+
+/// The child process running the benchmark's servers.
+struct ServerProcess {
+    let process: Process
+    let input: Pipe
+    let wirePort: Int
+    let echoPort: Int
+
+    static func start(secret: String) throws -> ServerProcess {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = ["bench-wire", "serve"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["ORDERLY_BENCH_SECRET": secret]) { _, new in
+            new
+        }
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line.append(byte)
+        }
+        let words = String(decoding: line, as: UTF8.self).split(separator: " ")
+        guard words.count == 3, words[0] == "ports", let wire = Int(words[1]), let echo = Int(words[2]) else {
+            process.terminate()
+            throw BenchFailure.serverDidNotStart(String(decoding: line, as: UTF8.self))
+        }
+        return ServerProcess(process: process, input: input, wirePort: wire, echoPort: echo)
+    }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+}
+
+/// Shared between the measuring loops and the clock.
+final class MeasurementFlags: Sendable {
+    let completed = Atomic<Int>(0)
+    let measuring = Atomic<Bool>(false)
+    let stop = Atomic<Bool>(false)
+}
+
+enum BenchFailure: Error {
+    case wrongAnswer
+    case serverDidNotStart(String)
+}
+
+struct BenchEcho: Codable, Sendable {
+    var text: String
+    var n: Int
+    static let sample = BenchEcho(text: "hello, orderly", n: 41)
+}
+
+enum BenchAPI {
+    static let echo = WireMethod<BenchEcho, BenchEcho>("bench.echo", safeToRetry: true)
+}

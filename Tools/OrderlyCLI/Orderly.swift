@@ -1,0 +1,9 @@
+import ArgumentParser
+
+/// The project's command line: benchmarks and the demo pair `make run` starts.
+struct Orderly: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "orderly",
+        abstract: "Orderly's command-line tools.",
+        subcommands: [BenchWire.self, Demo.self])
+}
