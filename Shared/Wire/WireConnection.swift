@@ -165,7 +165,7 @@ public final class WireConnection: Sendable {
 
 /// Matches responses to requests by id, fails calls whose deadline passed and fails everything
 /// pending when the connection drops. Deadlines are checked by one sweep every 10 ms while calls
-/// are pending, rather than a timer per call.
+/// are pending, rather than a timer per call; flushes are grouped (`FlushGrouping`).
 final class WireClientHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = Call
@@ -187,6 +187,7 @@ final class WireClientHandler: ChannelDuplexHandler {
 
     private var pending: [UInt64: Pending] = [:]
     private var sweep: Scheduled<Void>?
+    private let flushes = FlushGrouping()
 
     func handlerRemoved(context: ChannelHandlerContext) {
         sweep?.cancel()
@@ -199,6 +200,10 @@ final class WireClientHandler: ChannelDuplexHandler {
         pending[call.id] = Pending(promise: call.promise, deadline: call.deadline)
         armSweep(context: context)
         context.write(wrapOutboundOut(call.frame), promise: promise)
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        flushes.flushRequested(context: context, outstanding: pending.count)
     }
 
     private func armSweep(context: ChannelHandlerContext) {

@@ -23,11 +23,12 @@ struct BenchWire: AsyncParsableCommand {
     @Option(help: "Seconds of warm-up before each case.")
     var warmup: Double = 0.5
 
-    @Option(help: "Measure only this case, for profiling: wire1, wire16, wire256, pool, echo1, echo16, echo256.")
+    @Option(
+        help: "Measure only this case, for profiling: wire1, wire16, wire256, empty16, pool, echo1, echo16, echo256.")
     var only: String?
 
     func validate() throws {
-        let cases = ["wire1", "wire16", "wire256", "pool", "echo1", "echo16", "echo256"]
+        let cases = ["empty16", "wire1", "wire16", "wire256", "pool", "echo1", "echo16", "echo256"]
         if let only, !cases.contains(only) {
             throw ValidationError("--only must be one of \(cases.joined(separator: ", "))")
         }
@@ -60,6 +61,11 @@ struct BenchWire: AsyncParsableCommand {
                 guard answer.n == BenchEcho.sample.n + 1 else { throw BenchFailure.wrongAnswer }
             }
             report("wire, 1 connection, \(inFlight) in flight", wire[inFlight]!)
+        }
+        if selected("empty16") {
+            // The same call with `{}` bodies: how much of the cost is JSON and how much the rest.
+            let empty = try await measure(callers: 16) { _ = try await connection.call(BenchAPI.empty, WireEmpty()) }
+            report("wire, empty bodies, 16 in flight", empty)
         }
         await connection.close()
         let pool = WireClient(
@@ -142,6 +148,7 @@ struct BenchWire: AsyncParsableCommand {
             logger.logLevel = .warning
             var router = WireRouter()
             router.register(BenchAPI.echo) { request, _ in BenchEcho(text: request.text, n: request.n + 1) }
+            router.register(BenchAPI.empty) { _, _ in WireEmpty() }
             let server = WireServer(
                 configuration: WireServerConfiguration(port: 0, serviceName: "bench", secret: secret), router: router,
                 logger: logger)
@@ -216,4 +223,5 @@ struct BenchEcho: Codable, Sendable {
 
 enum BenchAPI {
     static let echo = WireMethod<BenchEcho, BenchEcho>("bench.echo", safeToRetry: true)
+    static let empty = WireMethod<WireEmpty, WireEmpty>("bench.empty", safeToRetry: true)
 }

@@ -2,9 +2,10 @@ import NIOCore
 import NIOPosix
 import Wire
 
-/// The ceiling for `bench-wire`: the same length-prefixed framing and the same kind of async
-/// callers, but no JSON, no routing and no tasks on the server, which echoes each frame from its
-/// channel handler.
+/// The ceiling for `bench-wire`: the same length-prefixed framing, the same kind of async callers
+/// and the same flushing on both sides (the client groups flushes like `WireClientHandler`, the
+/// server flushes once per read burst like `WireServerHandler`), but no JSON, no envelope, no
+/// routing and no tasks: the server echoes each frame from its channel handler.
 enum RawEcho {
     static func start() async throws -> (channel: any Channel, port: Int) {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -77,6 +78,11 @@ enum RawEcho {
         }
 
         private var waiting = CircularBuffer<EventLoopPromise<ByteBuffer>>()
+        private let flushes = FlushGrouping()
+
+        func flush(context: ChannelHandlerContext) {
+            flushes.flushRequested(context: context, outstanding: waiting.count)
+        }
 
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
             let call = unwrapOutboundIn(data)
