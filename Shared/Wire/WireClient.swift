@@ -171,7 +171,7 @@ public final class WireClient: Sendable {
                 } catch let failure as WireTransportFailure {
                     connectionFailed(slot: slot, connection: connection)
                     throw failure
-                } catch let error as OrderlyError where error.reason == "draining" {
+                } catch let error as OrderlyError where error.reason == WireServerHandler.drainingError.reason {
                     // That server is going away: stop using the connection.
                     connectionFailed(slot: slot, connection: connection)
                     await connection.close()
@@ -187,8 +187,11 @@ public final class WireClient: Sendable {
                     throw failure.asOrderlyError
                 }
             } catch let error as OrderlyError where error.code == .unavailable {
-                // The server refused it unrun (it is draining): another replica may take it.
-                guard attempt < configuration.maximumAttempts, NIODeadline.now() < deadline else { throw error }
+                // A draining server refused it unrun, so another replica may take it; any other
+                // `unavailable` may come after the handler did something, so only when safe.
+                let refusedUnrun = error.reason == WireServerHandler.drainingError.reason
+                guard refusedUnrun || retryable, attempt < configuration.maximumAttempts, NIODeadline.now() < deadline
+                else { throw error }
             }
             attempt += 1
             retries.increment()

@@ -180,9 +180,8 @@ public final class WireServer: Service, Sendable {
 /// answered as they finish. Answers ready within a read burst (handlers that did not suspend)
 /// share one flush at the end of the burst; later answers are flushed at once, since holding
 /// them back makes client and server take turns on whole batches instead of working side by side.
-final class WireServerHandler: ChannelDuplexHandler {
+final class WireServerHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
-    typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     /// Sent down the pipeline to start a graceful close.

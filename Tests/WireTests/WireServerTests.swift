@@ -261,6 +261,30 @@ struct WireServerTests {
         try await dropper.channel.close()
     }
 
+    @Test("a handler's own unavailable error is retried for a read, never for an unkeyed write")
+    func handlerUnavailable() async throws {
+        let calls = Recorder()
+        var router = WireRouter()
+        let down: @Sendable (TestAPI.Echo, WireRequestContext) async throws -> TestAPI.Echo = { request, _ in
+            calls.append(request.text)
+            throw OrderlyError(.unavailable, "the database is down")
+        }
+        router.register(TestAPI.write, down)
+        router.register(TestAPI.echo, down)
+        let server = try await RunningServer.start(router: router)
+        let pool = server.pool(connections: 1, maximumAttempts: 3)
+        await #expect(throws: OrderlyError(.unavailable, "the database is down")) {
+            try await pool.call(TestAPI.write, TestAPI.Echo(text: "write"))
+        }
+        #expect(calls.items == ["write"])
+        await #expect(throws: OrderlyError(.unavailable, "the database is down")) {
+            try await pool.call(TestAPI.echo, TestAPI.Echo(text: "read"))
+        }
+        #expect(calls.items == ["write", "read", "read", "read"])
+        await pool.close()
+        try await server.stop()
+    }
+
     @Test("graceful shutdown finishes requests in flight, refuses new connections, then returns")
     func gracefulShutdown() async throws {
         let (entries, entered) = AsyncStream<Void>.makeStream()
