@@ -3,12 +3,9 @@
 # nothing when everything is there.
 set -euo pipefail
 
+# Each package says why it is here; the storage and Redis issues add theirs with their code.
 packages=(
     curl            # make run waits on the admin endpoints with it
-    redis-server    # event streams, pub/sub wake-ups (tests start a throwaway one)
-    libhiredis-dev  # the Redis client library the services link
-    postgresql      # the production database (tests start a throwaway cluster)
-    libsqlite3-dev  # the embedded database
 )
 
 missing=()
@@ -23,7 +20,3 @@ sudo=""
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-# Debian starts the packaged servers; Orderly starts its own on free ports instead.
-if command -v systemctl >/dev/null 2>&1; then
-    $sudo systemctl disable --now redis-server postgresql >/dev/null 2>&1 || true
-fi
