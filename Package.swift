@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Domain", targets: ["Domain"]),
         .library(name: "Wire", targets: ["Wire"]),
         .library(name: "Runtime", targets: ["Runtime"]),
+        .library(name: "Redis", targets: ["Redis"]),
         .executable(name: "orderly", targets: ["OrderlyCLI"]),
     ],
     dependencies: [
@@ -48,6 +49,18 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Shared/Wire",
+            swiftSettings: strict
+        ),
+        // hiredis from Debian's libhiredis-dev, wrapped for Swift in Redis.
+        .systemLibrary(
+            name: "CHiredis", path: "Shared/CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        .target(
+            name: "Redis",
+            dependencies: [
+                "CHiredis",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Shared/Redis",
             swiftSettings: strict
         ),
         .target(
@@ -94,6 +107,7 @@ let package = Package(
             path: "Tests/WireTests",
             swiftSettings: strict
         ),
+        .testTarget(name: "RedisTests", dependencies: ["Redis"], path: "Tests/RedisTests", swiftSettings: strict),
         .testTarget(
             name: "RuntimeTests",
             dependencies: [

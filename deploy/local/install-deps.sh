@@ -6,6 +6,9 @@ set -euo pipefail
 # Each package says why it is here; the storage and Redis issues add theirs with their code.
 packages=(
     curl            # make run waits on the admin endpoints with it
+    pkg-config      # SwiftPM finds hiredis through it
+    libhiredis-dev  # the Redis client library (Shared/Redis)
+    redis-server    # the tests start throwaway servers on free ports
 )
 
 missing=()
@@ -20,3 +23,7 @@ sudo=""
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Debian starts the packaged Redis; Orderly's tests and `make run` start their own instead.
+if command -v systemctl >/dev/null 2>&1; then
+    $sudo systemctl disable --now redis-server >/dev/null 2>&1 || true
+fi

@@ -1,0 +1,119 @@
+internal import NIOPosix
+internal import Synchronization
+
+/// Where Redis is and how to talk to it.
+public struct RedisConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// Connections (and threads) for commands.
+    public var poolSize: Int
+    public var connectTimeout: Duration
+    /// How long one command may take, `BLOCK` time included.
+    public var commandTimeout: Duration
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 6379, poolSize: Int = 4, connectTimeout: Duration = .seconds(1),
+        commandTimeout: Duration = .seconds(10)
+    ) {
+        self.host = host
+        self.port = port
+        self.poolSize = max(1, poolSize)
+        self.connectTimeout = connectTimeout
+        self.commandTimeout = commandTimeout
+    }
+
+    /// Parses `redis://host:port`; `nil` when it is not of that form.
+    public init?(url: String) {
+        guard url.hasPrefix("redis://") else { return nil }
+        let rest = url.dropFirst("redis://".count).split(separator: "/").first.map(String.init) ?? ""
+        let parts = rest.split(separator: ":")
+        guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) else {
+            return nil
+        }
+        self.init(host: String(parts[0]), port: port)
+    }
+}
+
+/// A pool of Redis connections. hiredis blocks, so every command runs on a thread of this
+/// client's own pool, never on an event loop or the Swift cooperative pool. A broken connection
+/// is dropped and the next command opens a new one, so a Redis restart is survived; while Redis
+/// is down, commands fail at once with `RedisError.unavailable`.
+public final class RedisClient: Sendable {
+    public let configuration: RedisConfiguration
+    private let threads: NIOThreadPool
+    private let idle = Mutex<[RedisConnection]>([])
+
+    public init(configuration: RedisConfiguration) {
+        self.configuration = configuration
+        self.threads = NIOThreadPool(numberOfThreads: configuration.poolSize)
+        threads.start()
+    }
+
+    /// Runs one command. An error reply is thrown as `RedisError.server`.
+    @discardableResult
+    public func send(_ arguments: RedisArgument...) async throws -> RedisValue {
+        try await send(arguments)
+    }
+
+    /// Runs one command. An error reply is thrown as `RedisError.server`.
+    @discardableResult
+    public func send(_ arguments: [RedisArgument]) async throws -> RedisValue {
+        let reply = try await pipeline([arguments])[0]
+        if case .error(let message) = reply { throw RedisError.server(message) }
+        return reply
+    }
+
+    /// Sends all commands in one round trip and returns every reply, error replies included.
+    ///
+    /// A connection taken from the pool may have been closed by the server while it sat idle
+    /// (Redis restarted); such a failure is retried once on a new connection. A failure on a
+    /// new connection is thrown.
+    public func pipeline(_ commands: [[RedisArgument]]) async throws -> [RedisValue] {
+        guard !commands.isEmpty else { return [] }
+        return try await threads.runIfActive { () throws(RedisError) -> [RedisValue] in
+            if let pooled = self.idle.withLock({ $0.popLast() }) {
+                do throws(RedisError) {
+                    return try self.run(commands, on: pooled)
+                } catch {
+                    // Fall through to a new connection.
+                }
+            }
+            return try self.run(commands, on: self.connect())
+        }
+    }
+
+    private func run(_ commands: [[RedisArgument]], on connection: RedisConnection) throws(RedisError) -> [RedisValue] {
+        do throws(RedisError) {
+            let replies = try connection.pipeline(commands)
+            checkIn(connection)
+            return replies
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    /// Closes every connection and stops the threads.
+    public func shutdown() async {
+        let connections = idle.withLock { connections in
+            defer { connections = [] }
+            return connections
+        }
+        for connection in connections { connection.close() }
+        try? await threads.shutdownGracefully()
+    }
+
+    private func connect() throws(RedisError) -> RedisConnection {
+        try RedisConnection(
+            host: configuration.host, port: configuration.port, timeout: configuration.connectTimeout,
+            readTimeout: configuration.commandTimeout)
+    }
+
+    private func checkIn(_ connection: RedisConnection) {
+        guard !connection.isBroken else {
+            connection.close()
+            return
+        }
+        idle.withLock { $0.append(connection) }
+    }
+}

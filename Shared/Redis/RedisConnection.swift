@@ -1,0 +1,138 @@
+internal import CHiredis
+internal import Foundation
+
+/// One hiredis connection. Every call blocks, so it is only ever used from a thread of its own
+/// (`RedisClient`'s thread pool, or a subscriber's thread), never from an event loop or the
+/// Swift cooperative pool. After any I/O error hiredis leaves the context unusable: `isBroken`
+/// turns true and the owner drops the connection.
+///
+/// `@unchecked Sendable`: it moves between threads, but only as a whole: the pool hands it to
+/// one job at a time (checked out under a lock), and a subscriber's connection never leaves its
+/// thread except for `fileDescriptor`, read to shut the socket down.
+final class RedisConnection: @unchecked Sendable {
+    private var context: UnsafeMutablePointer<redisContext>?
+
+    /// Connects; throws `RedisError.unavailable` when Redis cannot be reached. A read that takes
+    /// longer than `readTimeout` fails the connection (zero: wait forever).
+    init(host: String, port: Int, timeout: Duration, readTimeout: Duration) throws(RedisError) {
+        guard let context = redisConnectWithTimeout(host, Int32(port), Self.timeval(timeout)) else {
+            throw .unavailable("cannot allocate a redis context")
+        }
+        if context.pointee.err != 0 {
+            let message = Self.errorString(context)
+            redisFree(context)
+            throw .unavailable("cannot connect to \(host):\(port): \(message)")
+        }
+        redisSetTimeout(context, Self.timeval(readTimeout))
+        redisEnableKeepAlive(context)
+        self.context = context
+    }
+
+    deinit { close() }
+
+    /// Whether an I/O error has made the connection unusable.
+    var isBroken: Bool { context == nil || context!.pointee.err != 0 }
+
+    /// The socket, for `shutdown(2)` from another thread to wake a blocked read.
+    var fileDescriptor: Int32? { context?.pointee.fd }
+
+    func close() {
+        if let context { redisFree(context) }
+        context = nil
+    }
+
+    /// Sends one command and waits for its reply. An error reply is returned as `.error`.
+    func command(_ arguments: [RedisArgument]) throws(RedisError) -> RedisValue {
+        try pipeline([arguments])[0]
+    }
+
+    /// Sends every command, then reads every reply: one round trip for all of them.
+    func pipeline(_ commands: [[RedisArgument]]) throws(RedisError) -> [RedisValue] {
+        guard let context, context.pointee.err == 0 else { throw .unavailable("connection is closed") }
+        for arguments in commands {
+            guard append(arguments, to: context) == REDIS_OK else { throw brokenError(context) }
+        }
+        var replies: [RedisValue] = []
+        replies.reserveCapacity(commands.count)
+        for _ in commands {
+            replies.append(try readReply(context))
+        }
+        return replies
+    }
+
+    /// Waits for the next reply pushed by the server (pub/sub messages).
+    func nextReply() throws(RedisError) -> RedisValue {
+        guard let context, context.pointee.err == 0 else { throw .unavailable("connection is closed") }
+        return try readReply(context)
+    }
+
+    /// Queues one command in hiredis's output buffer (hiredis copies the bytes before returning).
+    private func append(_ arguments: [RedisArgument], to context: UnsafeMutablePointer<redisContext>) -> Int32 {
+        var joined: [UInt8] = []
+        var offsets: [Int] = []
+        var lengths: [Int] = []
+        for argument in arguments {
+            offsets.append(joined.count)
+            lengths.append(argument.bytes.count)
+            joined.append(contentsOf: argument.bytes)
+        }
+        if joined.isEmpty { joined.append(0) }
+        return joined.withUnsafeBufferPointer { all in
+            let start = UnsafeRawPointer(all.baseAddress!).assumingMemoryBound(to: CChar.self)
+            var argv: [UnsafePointer<CChar>?] = offsets.map { start + $0 }
+            return argv.withUnsafeMutableBufferPointer { argv in
+                lengths.withUnsafeBufferPointer { lengths in
+                    redisAppendCommandArgv(context, Int32(arguments.count), argv.baseAddress, lengths.baseAddress)
+                }
+            }
+        }
+    }
+
+    private func readReply(_ context: UnsafeMutablePointer<redisContext>) throws(RedisError) -> RedisValue {
+        var raw: UnsafeMutableRawPointer?
+        guard redisGetReply(context, &raw) == REDIS_OK, let raw else { throw brokenError(context) }
+        let reply = raw.assumingMemoryBound(to: redisReply.self)
+        defer { freeReplyObject(raw) }
+        return Self.value(of: reply)
+    }
+
+    private static func value(of reply: UnsafeMutablePointer<redisReply>) -> RedisValue {
+        let item = reply.pointee
+        func bytes() -> [UInt8] {
+            guard let string = item.str else { return [] }
+            return Array(UnsafeRawBufferPointer(start: string, count: Int(item.len)))
+        }
+        switch item.type {
+        case REDIS_REPLY_STRING: return .bulk(bytes())
+        case REDIS_REPLY_STATUS: return .status(String(decoding: bytes(), as: UTF8.self))
+        case REDIS_REPLY_ERROR: return .error(String(decoding: bytes(), as: UTF8.self))
+        case REDIS_REPLY_INTEGER: return .integer(item.integer)
+        case REDIS_REPLY_NIL: return .null
+        case REDIS_REPLY_ARRAY:
+            var values: [RedisValue] = []
+            values.reserveCapacity(Int(item.elements))
+            for index in 0..<Int(item.elements) {
+                if let element = item.element[index] { values.append(value(of: element)) }
+            }
+            return .array(values)
+        default:
+            return .error("reply of unknown type \(item.type)")
+        }
+    }
+
+    private func brokenError(_ context: UnsafeMutablePointer<redisContext>) -> RedisError {
+        .unavailable(Self.errorString(context))
+    }
+
+    private static func errorString(_ context: UnsafeMutablePointer<redisContext>) -> String {
+        withUnsafeBytes(of: context.pointee.errstr) { raw in
+            let bytes = raw.prefix { $0 != 0 }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    private static func timeval(_ duration: Duration) -> timeval {
+        let (seconds, attoseconds) = duration.components
+        return Foundation.timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+    }
+}

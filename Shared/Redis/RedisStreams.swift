@@ -1,0 +1,97 @@
+/// One entry of a stream: its id and its fields.
+public struct RedisStreamEntry: Sendable, Hashable {
+    public var id: String
+    public var fields: [String: [UInt8]]
+}
+
+/// Stream commands (`XADD`, consumer groups, reclaiming).
+extension RedisClient {
+    /// Appends an entry and returns its id, trimming the stream to about `maxLength` entries.
+    @discardableResult
+    public func xadd(_ stream: String, fields: [(String, [UInt8])], maxLength: Int? = nil) async throws -> String {
+        var arguments: [RedisArgument] = ["XADD", RedisArgument(stream)]
+        if let maxLength { arguments += ["MAXLEN", "~", RedisArgument(maxLength)] }
+        arguments.append("*")
+        for (name, value) in fields { arguments += [RedisArgument(name), RedisArgument(value)] }
+        guard let id = try await send(arguments).text else { throw RedisError.unexpectedReply("XADD without an id") }
+        return id
+    }
+
+    /// Creates a consumer group (and the stream, when missing); an existing group is fine.
+    public func xgroupCreate(_ stream: String, group: String, startingAt start: String = "0") async throws {
+        do {
+            try await send(
+                "XGROUP", "CREATE", RedisArgument(stream), RedisArgument(group), RedisArgument(start), "MKSTREAM")
+        } catch RedisError.server(let message) where message.hasPrefix("BUSYGROUP") {
+            return
+        }
+    }
+
+    /// Reads entries never delivered to the group (`>`), waiting up to `block` for some.
+    public func xreadgroup(
+        _ stream: String, group: String, consumer: String, count: Int, block: Duration? = nil
+    ) async throws -> [RedisStreamEntry] {
+        var arguments: [RedisArgument] = ["XREADGROUP", "GROUP", RedisArgument(group), RedisArgument(consumer)]
+        arguments += ["COUNT", RedisArgument(count)]
+        if let block {
+            arguments += [
+                "BLOCK",
+                RedisArgument(
+                    Int(block.components.seconds * 1000 + block.components.attoseconds / 1_000_000_000_000_000)),
+            ]
+        }
+        arguments += ["STREAMS", RedisArgument(stream), ">"]
+        let reply = try await send(arguments)
+        guard let streams = reply.elements else { throw RedisError.unexpectedReply("XREADGROUP: \(reply)") }
+        guard let first = streams.first?.elements, first.count == 2, let entries = first[1].elements else {
+            return []
+        }
+        return try entries.map(Self.entry)
+    }
+
+    /// Acknowledges entries; returns how many were pending.
+    @discardableResult
+    public func xack(_ stream: String, group: String, ids: [String]) async throws -> Int64 {
+        guard !ids.isEmpty else { return 0 }
+        let reply = try await send(
+            ["XACK", RedisArgument(stream), RedisArgument(group)] + ids.map { RedisArgument($0) })
+        return reply.integer ?? 0
+    }
+
+    /// Takes over entries another consumer left pending for at least `minimumIdle`; returns them
+    /// and the id to continue from (`0-0` when the scan is complete).
+    public func xautoclaim(
+        _ stream: String, group: String, consumer: String, minimumIdle: Duration, start: String = "0-0",
+        count: Int = 100
+    ) async throws -> (next: String, entries: [RedisStreamEntry]) {
+        let idle = Int(
+            minimumIdle.components.seconds * 1000 + minimumIdle.components.attoseconds / 1_000_000_000_000_000)
+        let reply = try await send(
+            "XAUTOCLAIM", RedisArgument(stream), RedisArgument(group), RedisArgument(consumer), RedisArgument(idle),
+            RedisArgument(start), "COUNT", RedisArgument(count))
+        guard let parts = reply.elements, parts.count >= 2, let next = parts[0].text, let entries = parts[1].elements
+        else { throw RedisError.unexpectedReply("XAUTOCLAIM: \(reply)") }
+        // Entries deleted meanwhile come back as nil; they are skipped.
+        return (next, try entries.filter { $0 != .null }.map(Self.entry))
+    }
+
+    /// How many entries the group has delivered and not yet acknowledged.
+    public func xpendingCount(_ stream: String, group: String) async throws -> Int64 {
+        let reply = try await send("XPENDING", RedisArgument(stream), RedisArgument(group))
+        guard let count = reply.elements?.first?.integer else { throw RedisError.unexpectedReply("XPENDING: \(reply)") }
+        return count
+    }
+
+    private static func entry(_ value: RedisValue) throws -> RedisStreamEntry {
+        guard let parts = value.elements, parts.count == 2, let id = parts[0].text, let flat = parts[1].elements,
+            flat.count % 2 == 0
+        else { throw RedisError.unexpectedReply("stream entry: \(value)") }
+        var fields: [String: [UInt8]] = [:]
+        var index = 0
+        while index < flat.count {
+            if let name = flat[index].text, case .bulk(let bytes) = flat[index + 1] { fields[name] = bytes }
+            index += 2
+        }
+        return RedisStreamEntry(id: id, fields: fields)
+    }
+}

@@ -1,0 +1,90 @@
+internal import Foundation
+internal import Synchronization
+
+/// A message published on a channel.
+public struct RedisMessage: Sendable, Hashable {
+    public var channel: String
+    public var payload: [UInt8]
+
+    public init(channel: String, payload: [UInt8]) {
+        self.channel = channel
+        self.payload = payload
+    }
+}
+
+/// Receives pub/sub messages on a thread of its own and delivers them as an `AsyncSequence`.
+/// When the connection breaks (Redis restarted), it reconnects with backoff and subscribes again;
+/// messages published while it was away are lost, as pub/sub is best-effort by design.
+public final class RedisSubscriber: Sendable {
+    public let messages: AsyncStream<RedisMessage>
+    private let continuation: AsyncStream<RedisMessage>.Continuation
+    private let state = Mutex(State())
+
+    private struct State {
+        var stopped = false
+        var socket: Int32?
+        var subscribed = false
+    }
+
+    /// Starts receiving on `channels`.
+    public init(configuration: RedisConfiguration, channels: [String]) {
+        (messages, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(10_000))
+        let thread = Thread { [self] in receive(configuration: configuration, channels: channels) }
+        thread.name = "redis-subscriber"
+        thread.start()
+    }
+
+    /// Whether the subscription is currently in place (for tests and readiness).
+    public var isSubscribed: Bool { state.withLock { $0.subscribed } }
+
+    /// Stops receiving and ends `messages`.
+    public func stop() {
+        let socket = state.withLock { state -> Int32? in
+            state.stopped = true
+            return state.socket
+        }
+        if let socket { shutdown(socket, Int32(SHUT_RDWR)) }
+        continuation.finish()
+    }
+
+    private func receive(configuration: RedisConfiguration, channels: [String]) {
+        var backoff = Duration.milliseconds(50)
+        while !state.withLock({ $0.stopped }) {
+            do {
+                let connection = try RedisConnection(
+                    host: configuration.host, port: configuration.port, timeout: configuration.connectTimeout,
+                    readTimeout: .zero)
+                defer {
+                    state.withLock {
+                        $0.socket = nil
+                        $0.subscribed = false
+                    }
+                    connection.close()
+                }
+                let registered = state.withLock { state -> Bool in
+                    guard !state.stopped else { return false }
+                    state.socket = connection.fileDescriptor
+                    return true
+                }
+                guard registered else { return }
+                let replies = try connection.pipeline([["SUBSCRIBE"] + channels.map { RedisArgument($0) }])
+                guard case .array = replies.first else { throw RedisError.unexpectedReply("\(replies)") }
+                for _ in 1..<max(1, channels.count) { _ = try connection.nextReply() }
+                state.withLock { $0.subscribed = true }
+                backoff = .milliseconds(50)
+                while true {
+                    let reply = try connection.nextReply()
+                    guard let parts = reply.elements, parts.count == 3, parts[0].text == "message",
+                        let channel = parts[1].text, case .bulk(let payload) = parts[2]
+                    else { continue }
+                    continuation.yield(RedisMessage(channel: channel, payload: payload))
+                }
+            } catch {
+                guard !state.withLock({ $0.stopped }) else { return }
+                Thread.sleep(
+                    forTimeInterval: Double(backoff.components.seconds) + Double(backoff.components.attoseconds) / 1e18)
+                backoff = min(backoff * 2, .seconds(2))
+            }
+        }
+    }
+}
