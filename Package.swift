@@ -58,7 +58,10 @@ let package = Package(
             name: "Redis",
             dependencies: [
                 "CHiredis",
+                "Domain",
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Shared/Redis",
             swiftSettings: strict
@@ -107,7 +110,12 @@ let package = Package(
             path: "Tests/WireTests",
             swiftSettings: strict
         ),
-        .testTarget(name: "RedisTests", dependencies: ["Redis"], path: "Tests/RedisTests", swiftSettings: strict),
+        .testTarget(
+            name: "RedisTests",
+            dependencies: ["Redis", "Domain", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/RedisTests",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "RuntimeTests",
             dependencies: [

@@ -1,0 +1,161 @@
+public import Domain
+internal import Foundation
+public import Logging
+public import ServiceLifecycle
+
+/// Settings of one consumer of a service's events.
+public struct EventConsumerConfiguration: Sendable {
+    /// The stream read (`eventStream(of:)`).
+    public var stream: String
+    /// The consumer group: one per consuming service; its replicas share the stream.
+    public var group: String
+    /// This replica's name within the group.
+    public var consumer: String
+    public var batchSize: Int
+    /// How long one read waits for new entries.
+    public var block: Duration
+    /// Entries pending longer than this (their consumer died, or their handler failed) are
+    /// taken over and tried again.
+    public var reclaimAfter: Duration
+    /// Deliveries after which a failing entry goes to the dead-letter stream.
+    public var maximumDeliveries: Int
+
+    public init(
+        stream: String, group: String, consumer: String, batchSize: Int = 100, block: Duration = .seconds(1),
+        reclaimAfter: Duration = .seconds(30), maximumDeliveries: Int = 5
+    ) {
+        self.stream = stream
+        self.group = group
+        self.consumer = consumer
+        self.batchSize = batchSize
+        self.block = block
+        self.reclaimAfter = reclaimAfter
+        self.maximumDeliveries = maximumDeliveries
+    }
+}
+
+/// Reads a stream with a consumer group and hands each event to the handler for its type.
+///
+/// An entry is acknowledged only after its handler succeeded (or when no handler wants its
+/// type). A failed entry stays pending and is tried again once it has been idle for
+/// `reclaimAfter`; entries a dead replica left pending are taken over the same way. After
+/// `maximumDeliveries` the entry, with the last error, moves to `orderly:dlq:<group>`; so does
+/// an entry that is not a valid event. Delivery is at least once: handlers record the event id
+/// (the inbox) to apply each event once.
+public struct EventConsumer: Service {
+    public typealias Handler = @Sendable (DomainEvent) async throws -> Void
+
+    private let redis: RedisClient
+    private let configuration: EventConsumerConfiguration
+    private let handlers: [String: Handler]
+    private let logger: Logger
+
+    public init(
+        redis: RedisClient, configuration: EventConsumerConfiguration, handlers: [String: Handler], logger: Logger
+    ) {
+        self.redis = redis
+        self.configuration = configuration
+        self.handlers = handlers
+        var logger = logger
+        logger[metadataKey: "events.stream"] = "\(configuration.stream)"
+        logger[metadataKey: "events.group"] = "\(configuration.group)"
+        self.logger = logger
+    }
+
+    /// Consumes until graceful shutdown or cancellation.
+    public func run() async throws {
+        try await redis.xgroupCreate(configuration.stream, group: configuration.group)
+        await withGracefulShutdownHandler {
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                do {
+                    _ = try await poll()
+                } catch {
+                    logger.warning("event consumer cannot read; retrying", metadata: ["error": "\(error)"])
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+        } onGracefulShutdown: {
+        }
+    }
+
+    /// One round: take over stale entries, then read new ones; returns how many were handled.
+    @discardableResult
+    public func poll() async throws -> Int {
+        var handled = 0
+        var start = "0-0"
+        repeat {
+            let claimed = try await redis.xautoclaim(
+                configuration.stream, group: configuration.group, consumer: configuration.consumer,
+                minimumIdle: configuration.reclaimAfter, start: start, count: configuration.batchSize)
+            for entry in claimed.entries { try await process(entry) }
+            handled += claimed.entries.count
+            start = claimed.next
+        } while start != "0-0"
+        let fresh = try await redis.xreadgroup(
+            configuration.stream, group: configuration.group, consumer: configuration.consumer,
+            count: configuration.batchSize, block: configuration.block)
+        for entry in fresh { try await process(entry) }
+        return handled + fresh.count
+    }
+
+    private func process(_ entry: RedisStreamEntry) async throws {
+        let event: DomainEvent
+        switch EventFields.decode(entry.fields) {
+        case .success(let decoded): event = decoded
+        case .failure(let error):
+            logger.error("malformed event moved to the dead-letter stream", metadata: ["event.entry": "\(entry.id)"])
+            try await deadLetter(entry, error: error.description)
+            return
+        }
+        guard let handler = handlers[event.type] else {
+            try await redis.xack(configuration.stream, group: configuration.group, ids: [entry.id])
+            return
+        }
+        do {
+            try await handler(event)
+            try await redis.xack(configuration.stream, group: configuration.group, ids: [entry.id])
+        } catch {
+            let deliveries = try await deliveryCount(of: entry.id)
+            var logger = logger
+            logger[metadataKey: "event.id"] = "\(event.id)"
+            logger[metadataKey: "event.type"] = "\(event.type)"
+            if deliveries >= configuration.maximumDeliveries {
+                logger.error(
+                    "event failed \(deliveries) times; moved to the dead-letter stream", metadata: ["error": "\(error)"]
+                )
+                try await deadLetter(entry, error: "\(error)")
+            } else {
+                logger.warning("event handler failed; will retry", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    private func deliveryCount(of id: String) async throws -> Int {
+        let reply = try await redis.send(
+            "XPENDING", RedisArgument(configuration.stream), RedisArgument(configuration.group), RedisArgument(id),
+            RedisArgument(id), 1)
+        guard let row = reply.elements?.first?.elements, row.count == 4, let count = row[3].integer else { return 1 }
+        return Int(count)
+    }
+
+    /// Copies the entry and the reason to the dead-letter stream, then acknowledges it, in one
+    /// round trip (`MULTI`), so it is never both lost and acknowledged.
+    private func deadLetter(_ entry: RedisStreamEntry, error: String) async throws {
+        var add: [RedisArgument] = ["XADD", RedisArgument(deadLetterStream(of: configuration.group)), "*"]
+        for (name, value) in entry.fields.sorted(by: { $0.key < $1.key }) {
+            add += [RedisArgument(name), RedisArgument(value)]
+        }
+        add += ["error", RedisArgument(error), "source_stream", RedisArgument(configuration.stream)]
+        add += ["source_id", RedisArgument(entry.id)]
+        let replies = try await redis.pipeline([
+            ["MULTI"], add,
+            [
+                "XACK", RedisArgument(configuration.stream), RedisArgument(configuration.group),
+                RedisArgument(entry.id),
+            ], ["EXEC"],
+        ])
+        guard case .array = replies.last else {
+            throw RedisError.unexpectedReply("dead-letter transaction: \(replies)")
+        }
+    }
+}
