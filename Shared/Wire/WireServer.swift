@@ -70,6 +70,11 @@ public final class WireServer: Service, Sendable {
         (self.shutdownRequests, self.shutdownTrigger) = AsyncStream<Void>.makeStream()
     }
 
+    deinit {
+        // A server that never ran must not leave its promise unfulfilled.
+        bound.fail(CancellationError())
+    }
+
     /// The address the server listens on, once it does.
     public func localAddress() async throws -> SocketAddress {
         try await bound.futureResult.get()

@@ -17,7 +17,8 @@ struct Demo: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Serve demo.echo and demo.clock over Wire.")
 
         func run() async throws {
-            let settings = try await Demo.settings(service: "demo-server", wirePort: 7100, adminPort: 9100)
+            let settings = try Demo.settings(
+                service: "demo-server", wirePort: 7100, adminPort: 9100, from: try await ConfigurationSource.load())
             let logger = Logger(label: "orderly.demo-server")
             var router = WireRouter()
             router.register(DemoAPI.echo) { request, context in
@@ -40,7 +41,7 @@ struct Demo: AsyncParsableCommand {
             let address = reader.string("demo.address", default: "127.0.0.1:7100")
             if WireEndpoint(address) == nil { reader.report("demo.address", "expected host:port, got '\(address)'") }
             try reader.finish()
-            let settings = try await Demo.settings(service: "demo-caller", wirePort: 0, adminPort: 9101)
+            let settings = try Demo.settings(service: "demo-caller", wirePort: 0, adminPort: 9101, from: source)
             let logger = Logger(label: "orderly.demo-caller")
             let client = WireClient(
                 configuration: WireClientConfiguration(
@@ -55,11 +56,12 @@ struct Demo: AsyncParsableCommand {
     }
 
     /// Reads the process settings and sets up logging and metrics, or explains what is wrong.
-    static func settings(service: String, wirePort: Int, adminPort: Int) async throws -> ProcessSettings {
+    static func settings(
+        service: String, wirePort: Int, adminPort: Int, from source: ConfigurationSource
+    ) throws -> ProcessSettings {
         do {
             let settings = try ProcessSettings.read(
-                service: service, defaultWirePort: wirePort, defaultAdminPort: adminPort,
-                from: try await ConfigurationSource.load())
+                service: service, defaultWirePort: wirePort, defaultAdminPort: adminPort, from: source)
             bootstrapLogging(format: settings.logFormat, level: settings.logLevel, service: service)
             MetricsExporter.bootstrap()
             return settings
