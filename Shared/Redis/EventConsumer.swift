@@ -41,7 +41,8 @@ public struct EventConsumerConfiguration: Sendable {
 /// `reclaimAfter`; entries a dead replica left pending are taken over the same way. After
 /// `maximumDeliveries` the entry, with the last error, moves to `orderly:dlq:<group>`; so does
 /// an entry that is not a valid event. Delivery is at least once: handlers record the event id
-/// (the inbox) to apply each event once.
+/// (the inbox) to apply each event once. A read blocks one of the `RedisClient`'s threads for
+/// up to `block`: give consumers a client of their own, or a pool with threads to spare.
 public struct EventConsumer: Service {
     public typealias Handler = @Sendable (DomainEvent) async throws -> Void
 

@@ -66,8 +66,9 @@ public final class RedisClient: Sendable {
     /// Sends all commands in one round trip and returns every reply, error replies included.
     ///
     /// A connection taken from the pool may have been closed by the server while it sat idle
-    /// (Redis restarted); such a failure is retried once on a new connection. A failure on a
-    /// new connection is thrown.
+    /// (Redis restarted): when a pooled connection fails because the server had closed it, the
+    /// commands never ran and are sent once more on a new connection. Any other failure (a
+    /// timeout, a reset mid-reply) may come after Redis ran them, and is thrown.
     public func pipeline(_ commands: [[RedisArgument]]) async throws -> [RedisValue] {
         guard !commands.isEmpty else { return [] }
         return try await threads.runIfActive { () throws(RedisError) -> [RedisValue] in
@@ -75,7 +76,7 @@ public final class RedisClient: Sendable {
                 do throws(RedisError) {
                     return try self.run(commands, on: pooled)
                 } catch {
-                    // Fall through to a new connection.
+                    guard pooled.closedByServer else { throw error }
                 }
             }
             return try self.run(commands, on: self.connect())

@@ -11,6 +11,9 @@ internal import Foundation
 /// thread except for `fileDescriptor`, read to shut the socket down.
 final class RedisConnection: @unchecked Sendable {
     private var context: UnsafeMutablePointer<redisContext>?
+    /// Whether the last failure was the server closing the connection (end of file), as it
+    /// does for idle connections when Redis restarts: no command of ours was running then.
+    private(set) var closedByServer = false
 
     /// Connects; throws `RedisError.unavailable` when Redis cannot be reached. A read that takes
     /// longer than `readTimeout` fails the connection (zero: wait forever).
@@ -121,7 +124,8 @@ final class RedisConnection: @unchecked Sendable {
     }
 
     private func brokenError(_ context: UnsafeMutablePointer<redisContext>) -> RedisError {
-        .unavailable(Self.errorString(context))
+        closedByServer = context.pointee.err == REDIS_ERR_EOF
+        return .unavailable(Self.errorString(context))
     }
 
     private static func errorString(_ context: UnsafeMutablePointer<redisContext>) -> String {
