@@ -17,8 +17,11 @@ struct BenchWire: AsyncParsableCommand {
         commandName: "bench-wire", abstract: "Measure Wire round trips per second against a raw NIO echo.",
         subcommands: [Serve.self])
 
-    @Option(help: "Seconds to measure each case.")
-    var seconds: Double = 3
+    @Option(help: "Seconds of each measured round.")
+    var seconds: Double = 2
+
+    @Option(help: "Measured rounds per case; the median is reported, with the range.")
+    var rounds: Int = 3
 
     @Option(help: "Seconds of warm-up before each case.")
     var warmup: Double = 0.5
@@ -34,6 +37,7 @@ struct BenchWire: AsyncParsableCommand {
         }
         guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be between 0 and 600") }
         guard warmup >= 0, warmup <= 60 else { throw ValidationError("--warmup must be between 0 and 60") }
+        guard (1...20).contains(rounds) else { throw ValidationError("--rounds must be between 1 and 20") }
     }
 
     func run() async throws {
@@ -45,15 +49,16 @@ struct BenchWire: AsyncParsableCommand {
         defer { servers.stop() }
 
         say(
-            "cores: \(System.coreCount); servers in a child process; each case: \(warmup)s warm-up, "
-                + "\(seconds)s measured; body: {\"text\":\"\(BenchEcho.sample.text)\",\"n\":\(BenchEcho.sample.n)}")
+            "cores: \(System.coreCount); servers in a child process; each case: \(warmup)s warm-up, then "
+                + "\(rounds) rounds of \(seconds)s (median, with the range); "
+                + "body: {\"text\":\"\(BenchEcho.sample.text)\",\"n\":\(BenchEcho.sample.n)}")
         say("")
-        say("case                                    round trips/s")
-        say("----------------------------------------------------")
+        say("case                                    round trips/s   (range)")
+        say("--------------------------------------------------------------------")
 
         let connection = try await WireConnection.connect(
             host: "127.0.0.1", port: servers.wirePort, callerService: "bench", secret: secret)
-        var wire: [Int: Double] = [:]
+        var wire: [Int: Measurement] = [:]
         func selected(_ name: String) -> Bool { only == nil || only == name }
         for inFlight in [1, 16, 256] where selected("wire\(inFlight)") {
             wire[inFlight] = try await measure(callers: inFlight) {
@@ -84,7 +89,7 @@ struct BenchWire: AsyncParsableCommand {
 
         let echoConnection = try await RawEcho.connect(port: servers.echoPort)
         let payload = ByteBuffer(string: "{\"text\":\"\(BenchEcho.sample.text)\",\"n\":\(BenchEcho.sample.n)}")
-        var raw: [Int: Double] = [:]
+        var raw: [Int: Measurement] = [:]
         for inFlight in [1, 16, 256] where selected("echo\(inFlight)") {
             raw[inFlight] = try await measure(callers: inFlight) {
                 let answer = try await echoConnection.roundTrip(payload)
@@ -97,40 +102,64 @@ struct BenchWire: AsyncParsableCommand {
         guard only == nil else { return }
         say("")
         for inFlight in [1, 16, 256] {
-            say("ratio wire/echo at \(inFlight) in flight: " + String(format: "%.2f", wire[inFlight]! / raw[inFlight]!))
+            say(
+                "ratio wire/echo at \(inFlight) in flight: "
+                    + String(format: "%.2f", wire[inFlight]!.median / raw[inFlight]!.median))
         }
-        let wire16 = wire[16]!
-        let echo16 = raw[16]!
+        let wire16 = wire[16]!.median
+        let echo16 = raw[16]!.median
         say("wire16=\(Int(wire16)) echo16=\(Int(echo16)) ratio=\(String(format: "%.3f", wire16 / echo16))")
     }
 
-    private func report(_ name: String, _ rate: Double) {
-        say(name.padding(toLength: 40, withPad: " ", startingAt: 0) + String(format: "%12.0f", rate))
+    private func report(_ name: String, _ rate: Measurement) {
+        say(
+            name.padding(toLength: 40, withPad: " ", startingAt: 0) + String(format: "%12.0f", rate.median)
+                + String(format: "   (%.0f–%.0f)", rate.low, rate.high))
     }
 
-    /// Runs `callers` loops of `operation` for the warm-up, then counts completions for `seconds`.
-    private func measure(callers: Int, _ operation: @escaping @Sendable () async throws -> Void) async throws -> Double
-    {
+    /// Round trips per second over `rounds` windows of `seconds`: the median and the range.
+    struct Measurement {
+        var median: Double
+        var low: Double
+        var high: Double
+
+        init(_ rates: [Double]) {
+            let sorted = rates.sorted()
+            median = sorted[sorted.count / 2]
+            low = sorted.first!
+            high = sorted.last!
+        }
+    }
+
+    /// Runs `callers` loops of `operation` through the warm-up, then counts completions in each
+    /// measured round.
+    private func measure(
+        callers: Int, _ operation: @escaping @Sendable () async throws -> Void
+    ) async throws -> Measurement {
         let flags = MeasurementFlags()
         return try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<callers {
                 group.addTask {
                     while !flags.stop.load(ordering: .relaxed) {
                         try await operation()
-                        if flags.measuring.load(ordering: .relaxed) { flags.completed.add(1, ordering: .relaxed) }
+                        flags.completed.add(1, ordering: .relaxed)
                     }
                 }
             }
             try await Task.sleep(for: .seconds(warmup))
-            flags.measuring.store(true, ordering: .relaxed)
-            let started = ContinuousClock.now
-            try await Task.sleep(for: .seconds(seconds))
-            let count = flags.completed.load(ordering: .relaxed)
-            let elapsed = ContinuousClock.now - started
+            var rates: [Double] = []
+            for _ in 0..<rounds {
+                let before = flags.completed.load(ordering: .relaxed)
+                let started = ContinuousClock.now
+                try await Task.sleep(for: .seconds(seconds))
+                let count = flags.completed.load(ordering: .relaxed) - before
+                let elapsed = ContinuousClock.now - started
+                let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                rates.append(Double(count) / elapsedSeconds)
+            }
             flags.stop.store(true, ordering: .relaxed)
             try await group.waitForAll()
-            let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            return Double(count) / elapsedSeconds
+            return Measurement(rates)
         }
     }
 
@@ -206,7 +235,6 @@ struct ServerProcess {
 /// Shared between the measuring loops and the clock.
 final class MeasurementFlags: Sendable {
     let completed = Atomic<Int>(0)
-    let measuring = Atomic<Bool>(false)
     let stop = Atomic<Bool>(false)
 }
 
