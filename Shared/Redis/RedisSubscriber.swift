@@ -39,11 +39,12 @@ public final class RedisSubscriber: Sendable {
 
     /// Stops receiving and ends `messages`.
     public func stop() {
-        let socket = state.withLock { state -> Int32? in
+        // Under the lock: the receiving thread clears `socket` under it before closing the
+        // connection, so the descriptor shut down here cannot have been reused meanwhile.
+        state.withLock { state in
             state.stopped = true
-            return state.socket
+            if let socket = state.socket { shutdown(socket, Int32(SHUT_RDWR)) }
         }
-        if let socket { shutdown(socket, Int32(SHUT_RDWR)) }
         continuation.finish()
     }
 
