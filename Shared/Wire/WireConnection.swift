@@ -23,11 +23,13 @@ public final class WireConnection: Sendable {
     let channel: any Channel
     /// The service name the server announced in its hello.
     public let serverService: String
+    private let maximumFrameLength: Int
     private let nextID = Atomic<UInt64>(1)
 
-    private init(channel: any Channel, serverService: String) {
+    private init(channel: any Channel, serverService: String, maximumFrameLength: Int) {
         self.channel = channel
         self.serverService = serverService
+        self.maximumFrameLength = maximumFrameLength
     }
 
     /// Connects, sends the signed hello and waits for the server's answer. Throws `OrderlyError`:
@@ -92,7 +94,8 @@ public final class WireConnection: Sendable {
             let service = answer.body.flatMap {
                 try? WireJSON.decode([String: String].self, from: $0)["service"]
             }
-            return WireConnection(channel: channel, serverService: service ?? "unknown")
+            return WireConnection(
+                channel: channel, serverService: service ?? "unknown", maximumFrameLength: maximumFrameLength)
         } catch {
             channel.close(promise: nil)
             switch error {
@@ -123,6 +126,11 @@ public final class WireConnection: Sendable {
         guard remaining > 0 else { throw OrderlyError(.deadlineExceeded, "deadline passed before sending") }
         request.deadlineMilliseconds = remaining
         let frame = request.encoded(allocator: channel.allocator)
+        guard frame.readableBytes <= maximumFrameLength else {
+            throw OrderlyError(
+                .invalidArgument,
+                "request of \(frame.readableBytes) bytes exceeds the frame limit of \(maximumFrameLength)")
+        }
         let promise = channel.eventLoop.makePromise(of: WireEnvelope.self)
         channel.writeAndFlush(
             WireClientHandler.Call(id: request.id, frame: frame, deadline: deadline, promise: promise)

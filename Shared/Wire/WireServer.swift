@@ -302,12 +302,22 @@ final class WireServerHandler: ChannelInboundHandler {
             inFlight += 1
             let router = self.router
             let logger = self.logger
+            let limit = configuration.maximumFrameLength
             let eventLoop = context.eventLoop
             let bound = NIOLoopBound(self, eventLoop: eventLoop)
             // Starts on this thread: a handler that never suspends answers without a hop.
             Task.immediate {
                 let response = await router.respond(to: envelope, callerService: caller, logger: logger)
-                let frame = response.encoded(allocator: ByteBufferAllocator())
+                var frame = response.encoded(allocator: ByteBufferAllocator())
+                if frame.readableBytes > limit {
+                    // Too large to send: this call fails, the connection and its other calls do not.
+                    logger.error(
+                        "response exceeds the frame limit", metadata: ["rpc.method": "\(envelope.method ?? "")"])
+                    frame = WireRouter.errorEnvelope(
+                        id: envelope.id,
+                        OrderlyError(.internal, "response of \(frame.readableBytes) bytes exceeds the frame limit")
+                    ).encoded(allocator: ByteBufferAllocator())
+                }
                 if eventLoop.inEventLoop {
                     bound.value.finish(frame)
                 } else {

@@ -182,6 +182,63 @@ struct WireServerTests {
         try await server.stop()
     }
 
+    @Test("a response over the frame limit fails that call only; the connection stays usable")
+    func oversizedResponse() async throws {
+        let server = try await RunningServer.start(maximumFrameLength: 1024)
+        let connection = try await server.connect()
+        async let slow = connection.call(TestAPI.echo, TestAPI.Echo(text: "other call", delayMilliseconds: 200))
+        do {
+            _ = try await connection.call(TestAPI.amplify, TestAPI.Echo(text: String(repeating: "x", count: 200)))
+            Issue.record("a response over the limit was sent")
+        } catch let error as OrderlyError {
+            #expect(error.code == .internal)
+            #expect(error.message.contains("exceeds the frame limit"))
+        }
+        #expect(try await slow.text == "other call")
+        #expect(try await connection.call(TestAPI.echo, TestAPI.Echo(text: "small")).text == "small")
+        await connection.close()
+        try await server.stop()
+    }
+
+    @Test("a request over the client's frame limit is refused before sending, not retried")
+    func oversizedRequest() async throws {
+        let server = try await RunningServer.start()
+        let pool = WireClient(
+            configuration: WireClientConfiguration(
+                service: "test", endpoints: [WireEndpoint(host: "127.0.0.1", port: server.port)],
+                callerService: "tests", secret: testSecret, maximumFrameLength: 1024),
+            logger: Logger(label: "test.client"))
+        do {
+            _ = try await pool.call(TestAPI.echo, TestAPI.Echo(text: String(repeating: "z", count: 2000)))
+            Issue.record("an oversized request was sent")
+        } catch let error as OrderlyError {
+            #expect(error.code == .invalidArgument)
+            #expect(error.message.contains("exceeds the frame limit of 1024"))
+        }
+        #expect(try await pool.call(TestAPI.echo, TestAPI.Echo(text: "fits")).text == "fits")
+        await pool.close()
+        try await server.stop()
+    }
+
+    @Test("requests over the per-connection in-flight limit are refused with resource_exhausted")
+    func inFlightLimit() async throws {
+        let (entries, entered) = AsyncStream<Void>.makeStream()
+        let server = try await RunningServer.start(maximumInFlight: 2, router: TestAPI.makeRouter { entered.yield() })
+        let connection = try await server.connect()
+        async let first = connection.call(TestAPI.echo, TestAPI.Echo(text: "1", delayMilliseconds: 300))
+        async let second = connection.call(TestAPI.echo, TestAPI.Echo(text: "2", delayMilliseconds: 300))
+        var iterator = entries.makeAsyncIterator()
+        await iterator.next()
+        await iterator.next()
+        await #expect(throws: OrderlyError(.resourceExhausted, "too many requests in flight on this connection")) {
+            try await connection.call(TestAPI.echo, TestAPI.Echo(text: "3"))
+        }
+        #expect(try await first.text == "1")
+        #expect(try await second.text == "2")
+        await connection.close()
+        try await server.stop()
+    }
+
     @Test("a peer that sends half a frame and stalls is timed out and disconnected")
     func halfFrameStall() async throws {
         let server = try await RunningServer.start(stallTimeout: .milliseconds(300))

@@ -25,6 +25,8 @@ enum TestAPI {
     static let echo = WireMethod<Echo, Echo>("test.echo", safeToRetry: true)
     static let write = WireMethod<Echo, Echo>("test.write", safeToRetry: false)
     static let who = WireMethod<WireEmpty, Who>("test.who", safeToRetry: true)
+    /// Answers with the text ten times over.
+    static let amplify = WireMethod<Echo, Echo>("test.amplify", safeToRetry: true)
     static let fail = WireMethod<WireEmpty, WireEmpty>("test.fail", safeToRetry: true)
     static let crash = WireMethod<WireEmpty, WireEmpty>("test.crash", safeToRetry: true)
     static let missing = WireMethod<WireEmpty, WireEmpty>("test.missing", safeToRetry: true)
@@ -46,6 +48,7 @@ enum TestAPI {
         }
         router.register(echo, echoHandler)
         router.register(write, echoHandler)
+        router.register(amplify) { request, _ in Echo(text: String(repeating: request.text, count: 10)) }
         router.register(who) { _, context in
             Who(caller: context.callerService, principal: context.principal, idempotencyKey: context.idempotencyKey)
         }
@@ -65,13 +68,14 @@ struct RunningServer {
 
     static func start(
         port: Int = 0, stallTimeout: TimeAmount = .seconds(10),
-        maximumFrameLength: Int = WireDefaults.maximumFrameLength,
+        maximumFrameLength: Int = WireDefaults.maximumFrameLength, maximumInFlight: Int = 1024,
         router: WireRouter = TestAPI.router
     ) async throws -> RunningServer {
         let server = WireServer(
             configuration: WireServerConfiguration(
                 port: port, serviceName: "test", secret: testSecret, maximumFrameLength: maximumFrameLength,
-                stallTimeout: stallTimeout, shutdownGracePeriod: .seconds(5)),
+                stallTimeout: stallTimeout, maximumRequestsInFlightPerConnection: maximumInFlight,
+                shutdownGracePeriod: .seconds(5)),
             router: router, logger: Logger(label: "test.server"))
         let task = Task { try await server.run() }
         let address = try await server.localAddress()
