@@ -11,6 +11,9 @@ public func deadLetterStream(of group: String) -> String { "orderly:dlq:\(group)
 enum EventFields {
     /// RFC 3339 in UTC with milliseconds.
     static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    /// Made once: events pass through here at stream speed.
+    static let payloadEncoder = JSONEncoder()
+    static let payloadDecoder = JSONDecoder()
 
     static func encode(_ event: DomainEvent) throws -> [(String, [UInt8])] {
         var fields: [(String, [UInt8])] = [
@@ -18,7 +21,7 @@ enum EventFields {
             ("type", Array(event.type.utf8)),
             ("aggregate_id", Array(event.aggregateID.utf8)),
             ("occurred_at", Array(event.occurredAt.formatted(timeFormat).utf8)),
-            ("payload", Array(try JSONEncoder().encode(event.payload))),
+            ("payload", Array(try payloadEncoder.encode(event.payload))),
         ]
         if let store = event.storeID { fields.append(("store_id", Array(store.description.utf8))) }
         if let trace = event.trace { fields.append(("trace", Array(trace.utf8))) }
@@ -40,7 +43,7 @@ enum EventFields {
                 ?? (try? Date(occurredText, strategy: .iso8601))
         else { return .failure(.init("occurred_at is not an RFC 3339 time")) }
         guard let payloadBytes = fields["payload"],
-            let payload = try? JSONDecoder().decode(JSONValue.self, from: Data(payloadBytes))
+            let payload = try? payloadDecoder.decode(JSONValue.self, from: Data(payloadBytes))
         else { return .failure(.init("payload is not JSON")) }
         var storeID: StoreID?
         if let storeText = text("store_id") {

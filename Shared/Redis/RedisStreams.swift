@@ -34,11 +34,7 @@ extension RedisClient {
         var arguments: [RedisArgument] = ["XREADGROUP", "GROUP", RedisArgument(group), RedisArgument(consumer)]
         arguments += ["COUNT", RedisArgument(count)]
         if let block {
-            arguments += [
-                "BLOCK",
-                RedisArgument(
-                    Int(block.components.seconds * 1000 + block.components.attoseconds / 1_000_000_000_000_000)),
-            ]
+            arguments += ["BLOCK", RedisArgument(block.wholeMilliseconds)]
         }
         arguments += ["STREAMS", RedisArgument(stream), ">"]
         let reply = try await send(arguments)
@@ -64,10 +60,9 @@ extension RedisClient {
         _ stream: String, group: String, consumer: String, minimumIdle: Duration, start: String = "0-0",
         count: Int = 100
     ) async throws -> (next: String, entries: [RedisStreamEntry]) {
-        let idle = Int(
-            minimumIdle.components.seconds * 1000 + minimumIdle.components.attoseconds / 1_000_000_000_000_000)
         let reply = try await send(
-            "XAUTOCLAIM", RedisArgument(stream), RedisArgument(group), RedisArgument(consumer), RedisArgument(idle),
+            "XAUTOCLAIM", RedisArgument(stream), RedisArgument(group), RedisArgument(consumer),
+            RedisArgument(minimumIdle.wholeMilliseconds),
             RedisArgument(start), "COUNT", RedisArgument(count))
         guard let parts = reply.elements, parts.count >= 2, let next = parts[0].text, let entries = parts[1].elements
         else { throw RedisError.unexpectedReply("XAUTOCLAIM: \(reply)") }

@@ -82,8 +82,7 @@ public final class RedisSubscriber: Sendable {
                 }
             } catch {
                 guard !state.withLock({ $0.stopped }) else { return }
-                Thread.sleep(
-                    forTimeInterval: Double(backoff.components.seconds) + Double(backoff.components.attoseconds) / 1e18)
+                Thread.sleep(forTimeInterval: backoff.timeInterval)
                 backoff = min(backoff * 2, .seconds(2))
             }
         }

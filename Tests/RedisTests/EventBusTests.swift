@@ -36,108 +36,99 @@ struct EventBusTests {
 
     @Test("an event arrives whole, and two consumers of one group share the stream without overlap")
     func sharing() async throws {
-        let server = try await RedisServerProcess.start()
-        let redis = RedisClient(configuration: server.configuration)
-        let log = Log()
-        let a = consumer(redis, name: "a") { log.add("a", $0) }
-        let b = consumer(redis, name: "b") { log.add("b", $0) }
-        try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
-        let published = (0..<20).map { event($0) }
-        let publisher = EventPublisher(redis: redis, service: "orders")
-        for item in published { try await publisher.publish(item) }
-        while log.all.count < 20 {
-            try await a.poll()
-            try await b.poll()
+        try await withRedis { redis, server in
+            let log = Log()
+            let a = consumer(redis, name: "a") { log.add("a", $0) }
+            let b = consumer(redis, name: "b") { log.add("b", $0) }
+            try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
+            let published = (0..<20).map { event($0) }
+            let publisher = EventPublisher(redis: redis, service: "orders")
+            for item in published { try await publisher.publish(item) }
+            while log.all.count < 20 {
+                try await a.poll()
+                try await b.poll()
+            }
+            #expect(log.all.count == 20)
+            #expect(Set(log.all.map(\.1)) == Set(published))
+            #expect(Set(log.all.map(\.0)) == ["a", "b"])
+            #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
         }
-        #expect(log.all.count == 20)
-        #expect(Set(log.all.map(\.1)) == Set(published))
-        #expect(Set(log.all.map(\.0)) == ["a", "b"])
-        #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
-        await redis.shutdown()
-        await server.stop()
     }
 
     @Test("a handler that keeps failing is tried 5 times, then the entry moves to the dead-letter stream")
     func deadLetter() async throws {
-        let server = try await RedisServerProcess.start()
-        let redis = RedisClient(configuration: server.configuration)
-        let attempts = Mutex(0)
-        struct Broken: Error, CustomStringConvertible { var description: String { "database is on fire" } }
-        let failing = consumer(redis, name: "a", reclaimAfter: .milliseconds(20)) { _ in
-            attempts.withLock { $0 += 1 }
-            throw Broken()
+        try await withRedis { redis, server in
+            let attempts = Mutex(0)
+            struct Broken: Error, CustomStringConvertible { var description: String { "database is on fire" } }
+            let failing = consumer(redis, name: "a", reclaimAfter: .milliseconds(20)) { _ in
+                attempts.withLock { $0 += 1 }
+                throw Broken()
+            }
+            try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
+            let original = event(1)
+            let streamID = try await EventPublisher(redis: redis, service: "orders").publish(original)
+            for _ in 0..<100 where try await redis.send("XLEN", "orderly:dlq:notifications").integer == 0 {
+                try await failing.poll()
+                try await Task.sleep(for: .milliseconds(25))
+            }
+            #expect(attempts.withLock { $0 } == 5)
+            #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
+            let dead = try await redis.send("XRANGE", "orderly:dlq:notifications", "-", "+").elements ?? []
+            #expect(dead.count == 1)
+            let fields = dead.first?.elements?.last?.elements?.compactMap(\.text) ?? []
+            #expect(fields.contains("database is on fire"))
+            #expect(fields.contains(streamID))
+            #expect(fields.contains(original.id.uuidString.lowercased()))
         }
-        try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
-        let original = event(1)
-        let streamID = try await EventPublisher(redis: redis, service: "orders").publish(original)
-        for _ in 0..<100 where try await redis.send("XLEN", "orderly:dlq:notifications").integer == 0 {
-            try await failing.poll()
-            try await Task.sleep(for: .milliseconds(25))
-        }
-        #expect(attempts.withLock { $0 } == 5)
-        #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
-        let dead = try await redis.send("XRANGE", "orderly:dlq:notifications", "-", "+").elements ?? []
-        #expect(dead.count == 1)
-        let fields = dead.first?.elements?.last?.elements?.compactMap(\.text) ?? []
-        #expect(fields.contains("database is on fire"))
-        #expect(fields.contains(streamID))
-        #expect(fields.contains(original.id.uuidString.lowercased()))
-        await redis.shutdown()
-        await server.stop()
     }
 
     @Test("entries a dead consumer left pending are taken over once idle long enough")
     func reclaim() async throws {
-        let server = try await RedisServerProcess.start()
-        let redis = RedisClient(configuration: server.configuration)
-        try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
-        let publisher = EventPublisher(redis: redis, service: "orders")
-        for index in 0..<3 { try await publisher.publish(event(index)) }
-        let taken = try await redis.xreadgroup(
-            eventStream(of: "orders"), group: "notifications", consumer: "dead", count: 10)
-        #expect(taken.count == 3)
-        let log = Log()
-        let survivor = consumer(redis, name: "alive", reclaimAfter: .milliseconds(100)) { log.add("alive", $0) }
-        try await survivor.poll()
-        #expect(log.all.isEmpty)
-        try await Task.sleep(for: .milliseconds(150))
-        try await survivor.poll()
-        #expect(log.all.map(\.1.aggregateID).sorted() == ["order-0", "order-1", "order-2"])
-        #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
-        await redis.shutdown()
-        await server.stop()
+        try await withRedis { redis, server in
+            try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
+            let publisher = EventPublisher(redis: redis, service: "orders")
+            for index in 0..<3 { try await publisher.publish(event(index)) }
+            let taken = try await redis.xreadgroup(
+                eventStream(of: "orders"), group: "notifications", consumer: "dead", count: 10)
+            #expect(taken.count == 3)
+            let log = Log()
+            let survivor = consumer(redis, name: "alive", reclaimAfter: .milliseconds(100)) { log.add("alive", $0) }
+            try await survivor.poll()
+            #expect(log.all.isEmpty)
+            try await Task.sleep(for: .milliseconds(150))
+            try await survivor.poll()
+            #expect(log.all.map(\.1.aggregateID).sorted() == ["order-0", "order-1", "order-2"])
+            #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
+        }
     }
 
     @Test("an entry that is not a valid event goes to the dead-letter stream with the reason")
     func malformed() async throws {
-        let server = try await RedisServerProcess.start()
-        let redis = RedisClient(configuration: server.configuration)
-        let log = Log()
-        let reader = consumer(redis, name: "a") { log.add("a", $0) }
-        try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
-        try await redis.send("XADD", RedisArgument(eventStream(of: "orders")), "*", "type", "order.created", "id", "42")
-        try await reader.poll()
-        #expect(log.all.isEmpty)
-        let dead = try await redis.send("XRANGE", "orderly:dlq:notifications", "-", "+").elements ?? []
-        let fields = dead.first?.elements?.last?.elements?.compactMap(\.text) ?? []
-        #expect(fields.contains("malformed event: id is not a UUID"))
-        #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
-        await redis.shutdown()
-        await server.stop()
+        try await withRedis { redis, server in
+            let log = Log()
+            let reader = consumer(redis, name: "a") { log.add("a", $0) }
+            try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
+            try await redis.send(
+                "XADD", RedisArgument(eventStream(of: "orders")), "*", "type", "order.created", "id", "42")
+            try await reader.poll()
+            #expect(log.all.isEmpty)
+            let dead = try await redis.send("XRANGE", "orderly:dlq:notifications", "-", "+").elements ?? []
+            let fields = dead.first?.elements?.last?.elements?.compactMap(\.text) ?? []
+            #expect(fields.contains("malformed event: id is not a UUID"))
+            #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
+        }
     }
 
     @Test("events of types nobody handles are acknowledged and skipped")
     func unhandledTypes() async throws {
-        let server = try await RedisServerProcess.start()
-        let redis = RedisClient(configuration: server.configuration)
-        let log = Log()
-        let reader = consumer(redis, name: "a") { log.add("a", $0) }
-        try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
-        try await EventPublisher(redis: redis, service: "orders").publish(event(1, type: "order.archived"))
-        try await reader.poll()
-        #expect(log.all.isEmpty)
-        #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
-        await redis.shutdown()
-        await server.stop()
+        try await withRedis { redis, server in
+            let log = Log()
+            let reader = consumer(redis, name: "a") { log.add("a", $0) }
+            try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
+            try await EventPublisher(redis: redis, service: "orders").publish(event(1, type: "order.archived"))
+            try await reader.poll()
+            #expect(log.all.isEmpty)
+            #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
+        }
     }
 }

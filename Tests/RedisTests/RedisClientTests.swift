@@ -7,126 +7,112 @@ import Testing
 struct RedisClientTests {
     @Test("commands are binary-safe and replies are typed; an error reply is thrown")
     func commands() async throws {
-        let server = try await RedisServerProcess.start()
-        let redis = RedisClient(configuration: server.configuration)
-        let binary: [UInt8] = [0, 1, 13, 10, 255, 0x24, 0x2A]
-        try await redis.send("SET", "k", RedisArgument(binary))
-        #expect(try await redis.send("GET", "k") == .bulk(binary))
-        #expect(try await redis.send("GET", "missing") == .null)
-        #expect(try await redis.send("INCRBY", "n", 41) == .integer(41))
-        #expect(try await redis.send("SET", "empty", "") == .status("OK"))
-        #expect(try await redis.send("GET", "empty") == .bulk([]))
-        await #expect(throws: RedisError.self) { try await redis.send("INCR", "k") }
-        await redis.shutdown()
-        await server.stop()
+        try await withRedis { redis, server in
+            let binary: [UInt8] = [0, 1, 13, 10, 255, 0x24, 0x2A]
+            try await redis.send("SET", "k", RedisArgument(binary))
+            #expect(try await redis.send("GET", "k") == .bulk(binary))
+            #expect(try await redis.send("GET", "missing") == .null)
+            #expect(try await redis.send("INCRBY", "n", 41) == .integer(41))
+            #expect(try await redis.send("SET", "empty", "") == .status("OK"))
+            #expect(try await redis.send("GET", "empty") == .bulk([]))
+            await #expect(throws: RedisError.self) { try await redis.send("INCR", "k") }
+        }
     }
 
     @Test("a pipeline sends many commands at once and returns every reply in order")
     func pipelining() async throws {
-        let server = try await RedisServerProcess.start()
-        let redis = RedisClient(configuration: server.configuration)
-        let replies = try await redis.pipeline(Array(repeating: ["INCR", "counter"], count: 1000) + [["BOGUS"]])
-        #expect(replies.count == 1001)
-        #expect(replies.prefix(1000).map(\.integer) == (1...1000).map { Int64($0) })
-        guard case .error = replies[1000] else {
-            Issue.record("an unknown command should answer with an error reply")
-            return
+        try await withRedis { redis, server in
+            let replies = try await redis.pipeline(Array(repeating: ["INCR", "counter"], count: 1000) + [["BOGUS"]])
+            #expect(replies.count == 1001)
+            #expect(replies.prefix(1000).map(\.integer) == (1...1000).map { Int64($0) })
+            guard case .error = replies[1000] else {
+                Issue.record("an unknown command should answer with an error reply")
+                return
+            }
         }
-        await redis.shutdown()
-        await server.stop()
     }
 
     @Test("the pool serves many concurrent callers")
     func concurrency() async throws {
-        let server = try await RedisServerProcess.start()
-        let redis = RedisClient(configuration: server.configuration)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<200 { group.addTask { try await redis.send("INCR", "hits") } }
-            try await group.waitForAll()
+        try await withRedis { redis, server in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<200 { group.addTask { try await redis.send("INCR", "hits") } }
+                try await group.waitForAll()
+            }
+            #expect(try await redis.send("GET", "hits").integer == 200)
         }
-        #expect(try await redis.send("GET", "hits").integer == 200)
-        await redis.shutdown()
-        await server.stop()
     }
 
     @Test("commands fail cleanly while Redis is down and work again once it is back")
     func outage() async throws {
-        let server = try await RedisServerProcess.start()
-        let redis = RedisClient(configuration: server.configuration)
-        try await redis.send("SET", "before", "1")
-        await server.stop()
-        let started = ContinuousClock.now
-        for _ in 0..<3 {
-            await #expect(throws: RedisError.self) { try await redis.send("GET", "before") }
+        try await withRedis { redis, server in
+            try await redis.send("SET", "before", "1")
+            await server.stop()
+            let started = ContinuousClock.now
+            for _ in 0..<3 {
+                await #expect(throws: RedisError.self) { try await redis.send("GET", "before") }
+            }
+            #expect(ContinuousClock.now - started < .seconds(5))
+            try await server.start()
+            #expect(try await redis.send("SET", "after", "2") == .status("OK"))
         }
-        #expect(ContinuousClock.now - started < .seconds(5))
-        try await server.start()
-        #expect(try await redis.send("SET", "after", "2") == .status("OK"))
-        await redis.shutdown()
-        await server.stop()
     }
 
     @Test("two consumers of one group share a stream; acknowledged entries leave the pending list")
     func consumerGroups() async throws {
-        let server = try await RedisServerProcess.start()
-        let redis = RedisClient(configuration: server.configuration)
-        try await redis.xgroupCreate("orderly:events:test", group: "workers")
-        try await redis.xgroupCreate("orderly:events:test", group: "workers")
-        for index in 0..<20 {
-            try await redis.xadd("orderly:events:test", fields: [("n", Array("\(index)".utf8))], maxLength: 1000)
+        try await withRedis { redis, server in
+            try await redis.xgroupCreate("orderly:events:test", group: "workers")
+            try await redis.xgroupCreate("orderly:events:test", group: "workers")
+            for index in 0..<20 {
+                try await redis.xadd("orderly:events:test", fields: [("n", Array("\(index)".utf8))], maxLength: 1000)
+            }
+            let first = try await redis.xreadgroup("orderly:events:test", group: "workers", consumer: "a", count: 12)
+            let second = try await redis.xreadgroup(
+                "orderly:events:test", group: "workers", consumer: "b", count: 12, block: .milliseconds(100))
+            #expect(first.count == 12)
+            #expect(second.count == 8)
+            let seen = (first + second).compactMap { $0.fields["n"].map { String(decoding: $0, as: UTF8.self) } }
+            #expect(Set(seen) == Set((0..<20).map(String.init)))
+            #expect(try await redis.xpendingCount("orderly:events:test", group: "workers") == 20)
+            #expect(try await redis.xack("orderly:events:test", group: "workers", ids: first.map(\.id)) == 12)
+            #expect(try await redis.xpendingCount("orderly:events:test", group: "workers") == 8)
         }
-        let first = try await redis.xreadgroup("orderly:events:test", group: "workers", consumer: "a", count: 12)
-        let second = try await redis.xreadgroup(
-            "orderly:events:test", group: "workers", consumer: "b", count: 12, block: .milliseconds(100))
-        #expect(first.count == 12)
-        #expect(second.count == 8)
-        let seen = (first + second).compactMap { $0.fields["n"].map { String(decoding: $0, as: UTF8.self) } }
-        #expect(Set(seen) == Set((0..<20).map(String.init)))
-        #expect(try await redis.xpendingCount("orderly:events:test", group: "workers") == 20)
-        #expect(try await redis.xack("orderly:events:test", group: "workers", ids: first.map(\.id)) == 12)
-        #expect(try await redis.xpendingCount("orderly:events:test", group: "workers") == 8)
-        await redis.shutdown()
-        await server.stop()
     }
 
     @Test("entries a dead consumer left pending are reclaimed by another")
     func reclaim() async throws {
-        let server = try await RedisServerProcess.start()
-        let redis = RedisClient(configuration: server.configuration)
-        try await redis.xgroupCreate("s", group: "g")
-        for index in 0..<5 { try await redis.xadd("s", fields: [("n", Array("\(index)".utf8))]) }
-        let taken = try await redis.xreadgroup("s", group: "g", consumer: "dead", count: 10)
-        #expect(taken.count == 5)
-        try await Task.sleep(for: .milliseconds(60))
-        let early = try await redis.xautoclaim("s", group: "g", consumer: "alive", minimumIdle: .seconds(60))
-        #expect(early.entries.isEmpty)
-        let claimed = try await redis.xautoclaim("s", group: "g", consumer: "alive", minimumIdle: .milliseconds(50))
-        #expect(claimed.entries.map(\.id) == taken.map(\.id))
-        await redis.shutdown()
-        await server.stop()
+        try await withRedis { redis, server in
+            try await redis.xgroupCreate("s", group: "g")
+            for index in 0..<5 { try await redis.xadd("s", fields: [("n", Array("\(index)".utf8))]) }
+            let taken = try await redis.xreadgroup("s", group: "g", consumer: "dead", count: 10)
+            #expect(taken.count == 5)
+            try await Task.sleep(for: .milliseconds(60))
+            let early = try await redis.xautoclaim("s", group: "g", consumer: "alive", minimumIdle: .seconds(60))
+            #expect(early.entries.isEmpty)
+            let claimed = try await redis.xautoclaim("s", group: "g", consumer: "alive", minimumIdle: .milliseconds(50))
+            #expect(claimed.entries.map(\.id) == taken.map(\.id))
+        }
     }
 
     @Test("a subscriber receives messages, and again after Redis restarted")
     func subscriber() async throws {
-        let server = try await RedisServerProcess.start()
-        let redis = RedisClient(configuration: server.configuration)
-        let subscriber = RedisSubscriber(configuration: server.configuration, channels: ["orderly:wake"])
-        var messages = subscriber.messages.makeAsyncIterator()
-        try await waitUntil { subscriber.isSubscribed }
-        try await redis.send("PUBLISH", "orderly:wake", "first")
-        #expect(await messages.next()?.payload == Array("first".utf8))
+        try await withRedis { redis, server in
+            let subscriber = RedisSubscriber(configuration: server.configuration, channels: ["orderly:wake"])
+            var messages = subscriber.messages.makeAsyncIterator()
+            try await waitUntil { subscriber.isSubscribed }
+            try await redis.send("PUBLISH", "orderly:wake", "first")
+            #expect(await messages.next()?.payload == Array("first".utf8))
 
-        await server.stop()
-        try await waitUntil { !subscriber.isSubscribed }
-        try await server.start()
-        try await waitUntil { subscriber.isSubscribed }
-        try await redis.send("PUBLISH", "orderly:wake", "second")
-        let message = await messages.next()
-        #expect(message == RedisMessage(channel: "orderly:wake", payload: Array("second".utf8)))
-        subscriber.stop()
-        #expect(await messages.next() == nil)
-        await redis.shutdown()
-        await server.stop()
+            await server.stop()
+            try await waitUntil { !subscriber.isSubscribed }
+            try await server.start()
+            try await waitUntil { subscriber.isSubscribed }
+            try await redis.send("PUBLISH", "orderly:wake", "second")
+            let message = await messages.next()
+            #expect(message == RedisMessage(channel: "orderly:wake", payload: Array("second".utf8)))
+            subscriber.stop()
+            #expect(await messages.next() == nil)
+        }
     }
 
     private func waitUntil(_ condition: () -> Bool) async throws {

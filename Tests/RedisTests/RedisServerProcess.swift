@@ -99,3 +99,19 @@ final class RedisServerProcess: Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
+
+/// Runs `body` with a fresh `redis-server` and a client for it; both are stopped afterwards,
+/// whether `body` returns or throws.
+func withRedis(_ body: (RedisClient, RedisServerProcess) async throws -> Void) async throws {
+    let server = try await RedisServerProcess.start()
+    let redis = RedisClient(configuration: server.configuration)
+    do {
+        try await body(redis, server)
+    } catch {
+        await redis.shutdown()
+        await server.stop()
+        throw error
+    }
+    await redis.shutdown()
+    await server.stop()
+}
