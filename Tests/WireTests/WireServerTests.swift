@@ -80,24 +80,28 @@ struct WireServerTests {
         try await server.stop()
     }
 
-    @Test("responses come back as they finish, not in request order")
+    @Test("responses come back as they finish, not in request order", .timeLimit(.minutes(1)))
     func outOfOrder() async throws {
         let (entries, entered) = AsyncStream<Void>.makeStream()
-        let server = try await RunningServer.start(router: TestAPI.makeRouter { entered.yield() })
+        let release = Latch()
+        // The slow call is held until the fast one has been answered, however loaded the machine.
+        let server = try await RunningServer.start(
+            router: TestAPI.makeRouter {
+                entered.yield()
+                await release.wait()
+            })
         let connection = try await server.connect()
         let order = Recorder()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                let answer = try await connection.call(
-                    TestAPI.echo, TestAPI.Echo(text: "slow", delayMilliseconds: 1000))
+                let answer = try await connection.call(TestAPI.echo, TestAPI.Echo(text: "slow", delayMilliseconds: 0))
                 order.append(answer.text)
             }
             var iterator = entries.makeAsyncIterator()
             await iterator.next()
-            group.addTask {
-                let answer = try await connection.call(TestAPI.echo, TestAPI.Echo(text: "fast"))
-                order.append(answer.text)
-            }
+            let answer = try await connection.call(TestAPI.echo, TestAPI.Echo(text: "fast"))
+            order.append(answer.text)
+            release.open()
             try await group.waitForAll()
         }
         #expect(order.items == ["fast", "slow"])
@@ -223,16 +227,23 @@ struct WireServerTests {
     @Test("requests over the per-connection in-flight limit are refused with resource_exhausted")
     func inFlightLimit() async throws {
         let (entries, entered) = AsyncStream<Void>.makeStream()
-        let server = try await RunningServer.start(maximumInFlight: 2, router: TestAPI.makeRouter { entered.yield() })
+        let release = Latch()
+        let server = try await RunningServer.start(
+            maximumInFlight: 2,
+            router: TestAPI.makeRouter {
+                entered.yield()
+                await release.wait()
+            })
         let connection = try await server.connect()
-        async let first = connection.call(TestAPI.echo, TestAPI.Echo(text: "1", delayMilliseconds: 300))
-        async let second = connection.call(TestAPI.echo, TestAPI.Echo(text: "2", delayMilliseconds: 300))
+        async let first = connection.call(TestAPI.echo, TestAPI.Echo(text: "1", delayMilliseconds: 0))
+        async let second = connection.call(TestAPI.echo, TestAPI.Echo(text: "2", delayMilliseconds: 0))
         var iterator = entries.makeAsyncIterator()
         await iterator.next()
         await iterator.next()
         await #expect(throws: OrderlyError(.resourceExhausted, "too many requests in flight on this connection")) {
             try await connection.call(TestAPI.echo, TestAPI.Echo(text: "3"))
         }
+        release.open()
         #expect(try await first.text == "1")
         #expect(try await second.text == "2")
         await connection.close()
@@ -371,15 +382,20 @@ struct WireServerTests {
     @Test("a request that reaches a draining server is refused unrun, as retryable")
     func drainingRefusal() async throws {
         let (entries, entered) = AsyncStream<Void>.makeStream()
-        let draining = try await RunningServer.start(router: TestAPI.makeRouter { entered.yield() })
+        let release = Latch()
+        let draining = try await RunningServer.start(
+            router: TestAPI.makeRouter {
+                entered.yield()
+                await release.wait()
+            })
         let connection = try await draining.connect()
-        async let held = connection.call(TestAPI.echo, TestAPI.Echo(text: "held", delayMilliseconds: 300))
+        async let held = connection.call(TestAPI.echo, TestAPI.Echo(text: "held", delayMilliseconds: 0))
         var iterator = entries.makeAsyncIterator()
         await iterator.next()
         draining.server.shutdownGracefully()
         var refusal: OrderlyError?
         let started = ContinuousClock.now
-        while refusal == nil && ContinuousClock.now - started < .seconds(2) {
+        while refusal == nil && ContinuousClock.now - started < .seconds(10) {
             do {
                 _ = try await connection.call(TestAPI.echo, TestAPI.Echo(text: "late"))
                 try await Task.sleep(for: .milliseconds(5))
@@ -387,6 +403,7 @@ struct WireServerTests {
                 refusal = error
             }
         }
+        release.open()
         #expect(refusal == OrderlyError(.unavailable, "server is shutting down", reason: "draining"))
         #expect(try await held.text == "held")
         try await draining.task.value

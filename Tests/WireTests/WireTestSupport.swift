@@ -36,12 +36,13 @@ enum TestAPI {
     static var router: WireRouter { makeRouter() }
 
     /// The test methods; `onDelayedEntry` runs when a call with a delay reaches its handler, so a
-    /// test can wait until the server really holds it.
-    static func makeRouter(onDelayedEntry: (@Sendable () -> Void)? = nil) -> WireRouter {
+    /// test can wait until the server really holds it (and hold it longer: the delay starts when
+    /// `onDelayedEntry` returns).
+    static func makeRouter(onDelayedEntry: (@Sendable () async -> Void)? = nil) -> WireRouter {
         var router = WireRouter()
         let echoHandler: @Sendable (Echo, WireRequestContext) async throws -> Echo = { request, _ in
             if let delay = request.delayMilliseconds {
-                onDelayedEntry?()
+                await onDelayedEntry?()
                 try await Task.sleep(for: .milliseconds(delay))
             }
             return request
@@ -227,4 +228,30 @@ final class Recorder: Sendable {
     private let storage = Mutex<[String]>([])
     func append(_ item: String) { storage.withLock { $0.append(item) } }
     var items: [String] { storage.withLock { $0 } }
+}
+
+/// Holds any number of waiters until it is opened; for keeping handlers busy exactly as long as
+/// a test needs, however slow the machine.
+final class Latch: Sendable {
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let resumeNow = state.withLock { state in
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
 }
