@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Wire", targets: ["Wire"]),
         .library(name: "Runtime", targets: ["Runtime"]),
         .library(name: "Redis", targets: ["Redis"]),
+        .library(name: "Storage", targets: ["Storage"]),
         .executable(name: "orderly", targets: ["OrderlyCLI"]),
     ],
     dependencies: [
@@ -32,6 +33,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/sql-kit", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // Pure business values and rules: Foundation only, so the iOS apps can link it too.
@@ -64,6 +70,27 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Shared/Redis",
+            swiftSettings: strict
+        ),
+        // SQL that runs unchanged on SQLite and PostgreSQL: migrations, transactions, the
+        // outbox relay, the inbox and idempotency records.
+        .target(
+            name: "Storage",
+            dependencies: [
+                "Domain",
+                "Redis",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Shared/Storage",
             swiftSettings: strict
         ),
         .target(
@@ -110,10 +137,30 @@ let package = Package(
             path: "Tests/WireTests",
             swiftSettings: strict
         ),
+        // What the integration tests share: throwaway servers and test databases.
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "Redis", "Storage", .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            path: "Tests/TestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "RedisTests",
-            dependencies: ["Redis", "Domain", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Redis", "Domain", "TestSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/RedisTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "StorageTests",
+            dependencies: [
+                "Storage", "Redis", "Domain", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/StorageTests",
             swiftSettings: strict
         ),
         .testTarget(

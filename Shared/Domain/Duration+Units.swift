@@ -1,12 +1,12 @@
-/// The units Redis commands and thread sleeps take durations in.
+/// Durations in the units Redis commands, SQL columns and thread sleeps take.
 extension Duration {
-    /// Whole milliseconds, as `BLOCK` and `XAUTOCLAIM` take them.
-    var wholeMilliseconds: Int {
+    /// Whole milliseconds, as `BLOCK`, `XAUTOCLAIM` and the storage tables' times take them.
+    public var wholeMilliseconds: Int {
         Int(components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// Seconds with their fraction, as `Thread.sleep(forTimeInterval:)` takes them.
-    var timeInterval: Double {
+    public var timeInterval: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

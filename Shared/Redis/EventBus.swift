@@ -82,4 +82,15 @@ public struct EventPublisher: Sendable {
     public func publish(_ event: DomainEvent) async throws -> String {
         try await redis.xadd(stream, fields: try EventFields.encode(event), maxLength: maximumLength)
     }
+
+    /// Appends the events in order, in one round trip. When it throws, any prefix of them may
+    /// have been appended: publish them all again (consumers drop the repeats by event id).
+    public func publish(_ events: [DomainEvent]) async throws {
+        let commands = try events.map { event in
+            RedisClient.xaddArguments(stream, fields: try EventFields.encode(event), maxLength: maximumLength)
+        }
+        for reply in try await redis.pipeline(commands) {
+            if case .error(let message) = reply { throw RedisError.server(message) }
+        }
+    }
 }

@@ -1,3 +1,5 @@
+internal import Domain
+
 /// One entry of a stream: its id and its fields.
 public struct RedisStreamEntry: Sendable, Hashable {
     public var id: String
@@ -9,12 +11,18 @@ extension RedisClient {
     /// Appends an entry and returns its id, trimming the stream to about `maxLength` entries.
     @discardableResult
     public func xadd(_ stream: String, fields: [(String, [UInt8])], maxLength: Int? = nil) async throws -> String {
+        let arguments = Self.xaddArguments(stream, fields: fields, maxLength: maxLength)
+        guard let id = try await send(arguments).text else { throw RedisError.unexpectedReply("XADD without an id") }
+        return id
+    }
+
+    /// The `XADD` command, for sending alone or in a pipeline.
+    static func xaddArguments(_ stream: String, fields: [(String, [UInt8])], maxLength: Int?) -> [RedisArgument] {
         var arguments: [RedisArgument] = ["XADD", RedisArgument(stream)]
         if let maxLength { arguments += ["MAXLEN", "~", RedisArgument(maxLength)] }
         arguments.append("*")
         for (name, value) in fields { arguments += [RedisArgument(name), RedisArgument(value)] }
-        guard let id = try await send(arguments).text else { throw RedisError.unexpectedReply("XADD without an id") }
-        return id
+        return arguments
     }
 
     /// Creates a consumer group (and the stream, when missing); an existing group is fine.

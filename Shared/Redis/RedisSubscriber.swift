@@ -1,3 +1,4 @@
+internal import Domain
 internal import Foundation
 internal import Synchronization
 

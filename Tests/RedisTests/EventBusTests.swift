@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Redis
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite("Event bus", .serialized, .timeLimit(.minutes(1)))

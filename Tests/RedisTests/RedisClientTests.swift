@@ -1,6 +1,7 @@
 import Foundation
 import Redis
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite("Redis through hiredis", .serialized, .timeLimit(.minutes(1)))

@@ -1,25 +1,25 @@
-import Foundation
-import Redis
+public import Foundation
+public import Redis
 import Synchronization
 
 /// A throwaway `redis-server` on a free loopback port, which a test can stop and start again.
-final class RedisServerProcess: Sendable {
-    let port: Int
+public final class RedisServerProcess: Sendable {
+    public let port: Int
     private let pid = Mutex<pid_t?>(nil)
 
     private init(port: Int) { self.port = port }
 
-    static func start() async throws -> RedisServerProcess {
+    public static func start() async throws -> RedisServerProcess {
         let server = RedisServerProcess(port: try freePort())
         try await server.start()
         return server
     }
 
-    var configuration: RedisConfiguration { RedisConfiguration(host: "127.0.0.1", port: port, poolSize: 4) }
+    public var configuration: RedisConfiguration { RedisConfiguration(host: "127.0.0.1", port: port, poolSize: 4) }
 
     /// Spawns `redis-server` directly (Foundation's `Process` does not notice the exit of its
     /// children reliably here) and waits until it answers `PING`.
-    func start() async throws {
+    public func start() async throws {
         let arguments = [
             "/usr/bin/redis-server", "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
             "--logfile", "/dev/null",
@@ -56,7 +56,7 @@ final class RedisServerProcess: Sendable {
     }
 
     /// Stops the server and waits until it has exited, so its port is free again.
-    func stop() async {
+    public func stop() async {
         guard
             let child = pid.withLock({ pid in
                 defer { pid = nil }; return pid
@@ -81,7 +81,7 @@ final class RedisServerProcess: Sendable {
     }
 
     /// A port nothing listens on now: bind to port 0 and read what the kernel chose.
-    private static func freePort() throws -> Int {
+    static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -102,7 +102,7 @@ final class RedisServerProcess: Sendable {
 
 /// Runs `body` with a fresh `redis-server` and a client for it; both are stopped afterwards,
 /// whether `body` returns or throws.
-func withRedis(_ body: (RedisClient, RedisServerProcess) async throws -> Void) async throws {
+public func withRedis(_ body: (RedisClient, RedisServerProcess) async throws -> Void) async throws {
     let server = try await RedisServerProcess.start()
     let redis = RedisClient(configuration: server.configuration)
     do {

@@ -9,6 +9,8 @@ packages=(
     pkg-config      # SwiftPM finds hiredis through it
     libhiredis-dev  # the Redis client library (Shared/Redis)
     redis-server    # the tests start throwaway servers on free ports
+    postgresql      # the storage tests and bench-storage run on a throwaway cluster
+    python3         # finds a free port for that cluster
 )
 
 missing=()
@@ -23,7 +25,8 @@ sudo=""
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-# Debian starts the packaged Redis; Orderly's tests and `make run` start their own instead.
+# Debian starts the packaged Redis and PostgreSQL; Orderly's tests and `make run` start their
+# own instead.
 if command -v systemctl >/dev/null 2>&1; then
-    $sudo systemctl disable --now redis-server >/dev/null 2>&1 || true
+    $sudo systemctl disable --now redis-server postgresql >/dev/null 2>&1 || true
 fi

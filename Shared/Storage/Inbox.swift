@@ -1,0 +1,43 @@
+public import Domain
+public import Foundation
+internal import SQLKit
+
+extension Transaction {
+    /// Records that `consumer` applied the event `id` in this transaction; false when it
+    /// already had, and the effect must then be skipped. On PostgreSQL a second delivery
+    /// arriving while the first is still uncommitted waits for it, then finds the record.
+    public func recordApplied(event id: UUID, consumer: String) async throws -> Bool {
+        let inserted = try await sql.raw(
+            """
+            INSERT INTO orderly_inbox (consumer, event_id, applied_at)
+            VALUES (\(bind: consumer), \(bind: id.uuidString.lowercased()), \(bind: Date.nowMilliseconds))
+            ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id
+            """
+        ).first()
+        return inserted != nil
+    }
+}
+
+extension Database {
+    /// Applies `effect` for `event` once per `consumer`, however often the event is delivered:
+    /// the inbox record and the effect commit together. Returns false for a repeat.
+    @discardableResult
+    public func applyOnce(
+        _ event: DomainEvent, consumer: String, _ effect: @Sendable (Transaction) async throws -> Void
+    ) async throws -> Bool {
+        try await transaction { transaction in
+            guard try await transaction.recordApplied(event: event.id, consumer: consumer) else { return false }
+            try await effect(transaction)
+            return true
+        }
+    }
+
+    /// Deletes inbox records older than `retention`, which must be longer than any event stays
+    /// in a stream or pending.
+    public func pruneInbox(olderThan retention: Duration) async throws {
+        let cutoff = Date.nowMilliseconds - Int64(retention.wholeMilliseconds)
+        try await transaction { transaction in
+            try await transaction.sql.raw("DELETE FROM orderly_inbox WHERE applied_at < \(bind: cutoff)").run()
+        }
+    }
+}

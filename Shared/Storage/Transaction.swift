@@ -1,0 +1,98 @@
+public import Domain
+internal import Foundation
+public import SQLKit
+internal import Synchronization
+
+/// One open transaction: its SQL connection and what it will publish when it commits.
+public final class Transaction: Sendable {
+    /// The connection, for queries and SQLKit's builders. Bind values with `\(bind:)`; the
+    /// placeholders come out right for either database.
+    public let sql: any SQLDatabase
+    public let kind: Database.Kind
+    private let events = Mutex<[DomainEvent]>([])
+
+    init(sql: any SQLDatabase, kind: Database.Kind) {
+        self.sql = sql
+        self.kind = kind
+    }
+
+    /// ` FOR UPDATE` on PostgreSQL (lock the rows read until commit); nothing on SQLite, where
+    /// the transaction already holds the only write lock.
+    public var forUpdate: SQLQueryString { kind == .postgres ? " FOR UPDATE" : "" }
+
+    /// Queues `event` for the service's stream; it is written to the outbox just before this
+    /// transaction commits, so the event exists exactly when the change it reports does.
+    public func publish(_ event: DomainEvent) {
+        events.withLock { $0.append(event) }
+    }
+
+    /// The next number of the named sequence (1, 2, 3, …). The counter row stays locked until
+    /// this transaction ends, so numbers become visible in commit order and a reader that has
+    /// seen number N never later finds a smaller one appear: the property a "changed since
+    /// cursor" list and the outbox need.
+    public func nextSequence(_ name: String) async throws -> Int64 {
+        try await advanceSequence(name, by: 1)
+    }
+
+    /// Takes `count` numbers at once and returns the last; the first is `last - count + 1`.
+    func advanceSequence(_ name: String, by count: Int) async throws -> Int64 {
+        let row = try await sql.raw(
+            """
+            INSERT INTO orderly_sequences (name, value) VALUES (\(bind: name), \(bind: count))
+            ON CONFLICT (name) DO UPDATE SET value = orderly_sequences.value + excluded.value
+            RETURNING value
+            """
+        ).first()
+        guard let row else { throw StorageError.unexpected("the sequence \(name) returned no value") }
+        return try row.decode(column: "value", as: Int64.self)
+    }
+
+    /// Writes the queued events to the outbox; true when there were any.
+    func writeOutbox() async throws -> Bool {
+        let queued = events.withLock { events in
+            defer { events = [] }
+            return events
+        }
+        guard !queued.isEmpty else { return false }
+        let last = try await advanceSequence(OutboxSchema.sequence, by: queued.count)
+        var position = last - Int64(queued.count)
+        let now = Date.nowMilliseconds
+        var insert = sql.insert(into: "orderly_outbox").columns(
+            "seq", "event_id", "type", "store_id", "aggregate_id", "occurred_at", "payload", "trace",
+            "created_at")
+        for event in queued {
+            position += 1
+            insert = insert.values([
+                SQLBind(position), SQLBind(event.id.uuidString.lowercased()), SQLBind(event.type),
+                SQLBind(event.storeID?.description), SQLBind(event.aggregateID),
+                SQLBind(event.occurredAt.millisecondsSince1970), SQLBind(try OutboxSchema.encodePayload(event.payload)),
+                SQLBind(event.trace), SQLBind(now),
+            ])
+        }
+        try await insert.run()
+        return true
+    }
+}
+
+/// A storage failure that is the program's fault or the database's, not the caller's.
+public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
+    case unexpected(String)
+    case migrationHistoryDiffers(scope: String, version: Int, recorded: String, expected: String)
+    case invalidMigrations(String)
+
+    public var description: String {
+        switch self {
+        case .unexpected(let what): return "storage: \(what)"
+        case .migrationHistoryDiffers(let scope, let version, let recorded, let expected):
+            return
+                "migration \(scope) #\(version) was applied as \"\(recorded)\" but is now \"\(expected)\"; the database belongs to another version of the service"
+        case .invalidMigrations(let what): return "invalid migrations: \(what)"
+        }
+    }
+}
+
+extension Date {
+    static var nowMilliseconds: Int64 { Date().millisecondsSince1970 }
+    var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+    init(millisecondsSince1970 value: Int64) { self.init(timeIntervalSince1970: Double(value) / 1000) }
+}

@@ -1,0 +1,187 @@
+import Domain
+import Foundation
+import SQLKit
+import Storage
+import Synchronization
+import TestSupport
+import Testing
+
+@Suite("Inbox and idempotency records")
+struct IdempotencyTests {
+    static let migrations = [
+        Migration(1, "receipts", sql: ["CREATE TABLE receipts (id TEXT PRIMARY KEY, total BIGINT NOT NULL)"])
+    ]
+
+    final class Counter: Sendable {
+        private let count = Atomic<Int>(0)
+        func increment() { count.add(1, ordering: .relaxed) }
+        var value: Int { count.load(ordering: .relaxed) }
+    }
+
+    struct Receipt: Codable, Hashable, Sendable {
+        var id: String
+        var total: Int
+    }
+
+    static func count(_ table: String, in database: Database) async throws -> Int {
+        try await database.read { sql in
+            try await sql.raw("SELECT COUNT(*) AS n FROM \(unsafeRaw: table)").first()?.decode(
+                column: "n", as: Int.self)
+        } ?? -1
+    }
+
+    static func request(_ key: String, body: String) throws -> IdempotentRequest {
+        try IdempotentRequest(
+            scope: "store-1:receipts.create", key: key, request: Array("POST /v1/receipts \(body)".utf8))
+    }
+
+    @Test("the inbox applies an event once however often it comes", arguments: [Database.Kind.sqlite, .postgres])
+    func inbox(kind: Database.Kind) async throws {
+        try await TestDatabase.with(kind) { test in
+            try await test.database.migrate(scope: "receipts", Self.migrations)
+            let event = DomainEvent(type: "payment.captured", storeID: nil, aggregateID: "p1", payload: .null)
+            let effect: @Sendable (Transaction) async throws -> Void = { transaction in
+                try await transaction.sql.raw("INSERT INTO receipts (id, total) VALUES (\(bind: UUID().uuidString), 1)")
+                    .run()
+            }
+            #expect(try await test.database.applyOnce(event, consumer: "receipts", effect))
+            #expect(try await !test.database.applyOnce(event, consumer: "receipts", effect))
+            // Another consumer group keeps its own record.
+            #expect(try await test.database.applyOnce(event, consumer: "statistics", effect))
+            // Concurrent deliveries of one new event: exactly one applies it.
+            let fresh = DomainEvent(type: "payment.captured", storeID: nil, aggregateID: "p2", payload: .null)
+            let applied = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<6 {
+                    group.addTask { try await test.database.applyOnce(fresh, consumer: "receipts", effect) }
+                }
+                return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+            }
+            #expect(applied == 1)
+            #expect(try await Self.count("receipts", in: test.database) == 3)
+        }
+    }
+
+    @Test(
+        "a key replays its response; with another request it is refused", arguments: [Database.Kind.sqlite, .postgres])
+    func replayAndReuse(kind: Database.Kind) async throws {
+        try await TestDatabase.with(kind) { test in
+            try await test.database.migrate(scope: "receipts", Self.migrations)
+            let store = IdempotencyStore(database: test.database)
+            let runs = Counter()
+            let create: @Sendable (Transaction) async throws -> Receipt = { transaction in
+                runs.increment()
+                let receipt = Receipt(id: UUID().uuidString, total: 1250)
+                try await transaction.sql.raw("INSERT INTO receipts (id, total) VALUES (\(bind: receipt.id), 1250)")
+                    .run()
+                return receipt
+            }
+            let first = try await store.perform(try Self.request("k1", body: "{\"total\":1250}"), create)
+            let again = try await store.perform(try Self.request("k1", body: "{\"total\":1250}"), create)
+            #expect(!first.replayed && again.replayed)
+            #expect(first.response == again.response)
+            #expect(runs.value == 1)
+
+            let error = await #expect(throws: OrderlyError.self) {
+                try await store.perform(try Self.request("k1", body: "{\"total\":9999}"), create)
+            }
+            #expect(error?.reason == "idempotency_key_reused")
+            #expect(error?.code.httpStatus == 422)
+            #expect(try await Self.count("receipts", in: test.database) == 1)
+        }
+    }
+
+    @Test("a request is refused while the first with its key runs", arguments: [Database.Kind.sqlite, .postgres])
+    func inProgress(kind: Database.Kind) async throws {
+        try await TestDatabase.with(kind) { test in
+            try await test.database.migrate(scope: "receipts", Self.migrations)
+            let store = IdempotencyStore(database: test.database)
+            let (started, startedSignal) = AsyncStream.makeStream(of: Void.self)
+            let (release, releaseSignal) = AsyncStream.makeStream(of: Void.self)
+            let request = try Self.request("k2", body: "{}")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    _ = try await store.perform(request) { _ -> Receipt in
+                        startedSignal.yield()
+                        for await _ in release { break }
+                        return Receipt(id: "r", total: 1)
+                    }
+                }
+                for await _ in started { break }
+                let error = await #expect(throws: OrderlyError.self) {
+                    try await store.perform(request) { _ in Receipt(id: "other", total: 2) }
+                }
+                #expect(error?.reason == "request_in_progress")
+                #expect(error?.code.httpStatus == 409)
+                releaseSignal.yield()
+                try await group.waitForAll()
+            }
+            #expect(try await store.perform(request) { _ in Receipt(id: "other", total: 2) }.response.id == "r")
+        }
+    }
+
+    @Test("of concurrent requests with one key exactly one executes", arguments: [Database.Kind.sqlite, .postgres])
+    func concurrentSameKey(kind: Database.Kind) async throws {
+        try await TestDatabase.with(kind) { test in
+            try await test.database.migrate(scope: "receipts", Self.migrations)
+            let store = IdempotencyStore(database: test.database)
+            let runs = Counter()
+            let request = try Self.request("k3", body: "{}")
+            let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        do {
+                            let result = try await store.perform(request) { transaction -> Receipt in
+                                runs.increment()
+                                try await Task.sleep(for: .milliseconds(50))
+                                try await transaction.sql.raw("INSERT INTO receipts (id, total) VALUES ('r3', 5)").run()
+                                return Receipt(id: "r3", total: 5)
+                            }
+                            return result.replayed ? "replayed" : "executed"
+                        } catch let error as OrderlyError {
+                            return error.reason ?? error.code.rawValue
+                        }
+                    }
+                }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(runs.value == 1)
+            #expect(outcomes.filter { $0 == "executed" }.count == 1)
+            #expect(outcomes.allSatisfy { ["executed", "replayed", "request_in_progress"].contains($0) })
+            #expect(try await Self.count("receipts", in: test.database) == 1)
+        }
+    }
+
+    @Test(
+        "a failed request releases its key; an expired record is forgotten",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func failureAndExpiry(kind: Database.Kind) async throws {
+        struct Declined: Error {}
+        try await TestDatabase.with(kind) { test in
+            try await test.database.migrate(scope: "receipts", Self.migrations)
+            let store = IdempotencyStore(database: test.database)
+            let request = try Self.request("k4", body: "{}")
+            await #expect(throws: Declined.self) {
+                try await store.perform(request) { _ -> Receipt in throw Declined() }
+            }
+            #expect(try await !store.perform(request) { _ in Receipt(id: "a", total: 1) }.replayed)
+
+            let shortLived = IdempotencyStore(database: test.database, retention: .zero)
+            let other = try Self.request("k5", body: "{}")
+            #expect(try await !shortLived.perform(other) { _ in Receipt(id: "b", total: 1) }.replayed)
+            try await Task.sleep(for: .milliseconds(5))
+            // Past its retention the key is new again, even with another request.
+            let changed = try Self.request("k5", body: "{\"other\":true}")
+            #expect(try await !shortLived.perform(changed) { _ in Receipt(id: "c", total: 1) }.replayed)
+            try await Task.sleep(for: .milliseconds(5))
+            try await shortLived.removeExpired()
+            #expect(try await Self.count("orderly_idempotency", in: test.database) == 1)
+        }
+    }
+
+    @Test("keys are checked")
+    func keyValidation() {
+        #expect(throws: OrderlyError.self) { try Self.request("", body: "") }
+        #expect(throws: OrderlyError.self) { try Self.request(String(repeating: "k", count: 256), body: "") }
+        #expect(throws: OrderlyError.self) { try Self.request("has space", body: "") }
+    }
+}

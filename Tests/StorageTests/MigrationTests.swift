@@ -1,0 +1,109 @@
+import SQLKit
+import Storage
+import TestSupport
+import Testing
+
+@Suite("Migrations and transactions")
+struct MigrationTests {
+    static let migrations = [
+        Migration(
+            1, "notes", sql: ["CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT NOT NULL, seq BIGINT NOT NULL)"]),
+        Migration(2, "notes.author", sql: ["ALTER TABLE notes ADD COLUMN author TEXT"]),
+    ]
+
+    @Test("applying twice is a no-op", arguments: [Database.Kind.sqlite, .postgres])
+    func twice(kind: Database.Kind) async throws {
+        try await TestDatabase.with(kind) { test in
+            let first = try await test.database.migrate(scope: "notes", Self.migrations)
+            let second = try await test.database.migrate(scope: "notes", Self.migrations)
+            // A new version later applies only what is new.
+            let third = Self.migrations + [Migration(3, "notes.index", sql: ["CREATE INDEX notes_seq ON notes (seq)"])]
+            let later = try await test.database.migrate(scope: "notes", third)
+            #expect(first == [1, 2] && second == [] && later == [3])
+        }
+    }
+
+    @Test("two replicas starting at once migrate once", arguments: [Database.Kind.sqlite, .postgres])
+    func concurrentReplicas(kind: Database.Kind) async throws {
+        try await TestDatabase.with(kind) { test in
+            let second = try await test.openAgain()
+            async let first = test.database.migrate(scope: "notes", Self.migrations)
+            async let other = second.migrate(scope: "notes", Self.migrations)
+            let applied = try await [first, other]
+            await second.close()
+            #expect(applied.sorted { $0.count < $1.count } == [[], [1, 2]])
+        }
+    }
+
+    @Test("a changed history is refused", arguments: [Database.Kind.sqlite, .postgres])
+    func changedHistory(kind: Database.Kind) async throws {
+        try await TestDatabase.with(kind) { test in
+            try await test.database.migrate(scope: "notes", Self.migrations)
+            let renamed = [Self.migrations[0], Migration(2, "something else", sql: [])]
+            await #expect(throws: StorageError.self) { try await test.database.migrate(scope: "notes", renamed) }
+            // An older build that knows fewer migrations must not run on a newer schema.
+            await #expect(throws: StorageError.self) {
+                try await test.database.migrate(scope: "notes", [Self.migrations[0]])
+            }
+            let gap = [Migration(1, "a", sql: []), Migration(3, "b", sql: [])]
+            await #expect(throws: StorageError.self) { try await test.database.migrate(scope: "other", gap) }
+        }
+    }
+
+    @Test("a failed migration leaves nothing behind", arguments: [Database.Kind.sqlite, .postgres])
+    func failedMigration(kind: Database.Kind) async throws {
+        try await TestDatabase.with(kind) { test in
+            let broken = Self.migrations + [Migration(3, "broken", sql: ["CREATE TABLE extra (id TEXT)", "NOT SQL"])]
+            await #expect(throws: (any Error).self) { try await test.database.migrate(scope: "notes", broken) }
+            // Everything was one transaction: the whole set applies again from scratch.
+            let applied = try await test.database.migrate(scope: "notes", Self.migrations)
+            #expect(applied == [1, 2])
+        }
+    }
+
+    @Test("a transaction that throws leaves no rows and no events", arguments: [Database.Kind.sqlite, .postgres])
+    func rollback(kind: Database.Kind) async throws {
+        struct Refused: Error {}
+        try await TestDatabase.with(kind) { test in
+            try await test.database.migrate(scope: "notes", Self.migrations)
+            await #expect(throws: Refused.self) {
+                try await test.database.transaction { transaction in
+                    try await transaction.sql.raw("INSERT INTO notes (id, body, seq) VALUES ('a', 'x', 1)").run()
+                    transaction.publish(.init(type: "note.created", storeID: nil, aggregateID: "a", payload: .null))
+                    throw Refused()
+                }
+            }
+            let counts = try await test.database.read { sql in
+                (
+                    try await sql.raw("SELECT COUNT(*) AS n FROM notes").first()?.decode(column: "n", as: Int.self),
+                    try await sql.raw("SELECT COUNT(*) AS n FROM orderly_outbox").first()?.decode(
+                        column: "n", as: Int.self)
+                )
+            }
+            #expect(counts.0 == 0 && counts.1 == 0)
+        }
+    }
+
+    @Test("sequences count up in commit order under concurrent writers", arguments: [Database.Kind.sqlite, .postgres])
+    func sequences(kind: Database.Kind) async throws {
+        try await TestDatabase.with(kind) { test in
+            try await test.database.migrate(scope: "notes", Self.migrations)
+            let values = try await withThrowingTaskGroup(of: [Int64].self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        var mine: [Int64] = []
+                        for _ in 0..<25 {
+                            mine.append(try await test.database.transaction { try await $0.nextSequence("notes") })
+                        }
+                        return mine
+                    }
+                }
+                var all: [[Int64]] = []
+                for try await mine in group { all.append(mine) }
+                return all
+            }
+            for mine in values { #expect(mine == mine.sorted()) }
+            #expect(values.flatMap { $0 }.sorted() == Array(1...200))
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import Domain
+import Foundation
+import Logging
+import Redis
+import SQLKit
+import ServiceLifecycle
+import Storage
+import TestSupport
+import Testing
+
+@Suite("Outbox relay")
+struct OutboxTests {
+    static let service = "notes"
+    static let logger = Logger(label: "orderly.tests.outbox")
+    static let migrations = [
+        Migration(1, "notes", sql: ["CREATE TABLE notes (id TEXT PRIMARY KEY, seq BIGINT NOT NULL)"])
+    ]
+
+    /// Writes a note and its event; the event names the note's sequence number, taken early in
+    /// the transaction, so commit order shows in the numbers.
+    static func write(_ index: Int, to database: Database) async throws {
+        try await database.transaction { transaction in
+            let seq = try await transaction.nextSequence("notes")
+            try await transaction.sql.raw("INSERT INTO notes (id, seq) VALUES (\(bind: "n\(index)"), \(bind: seq))")
+                .run()
+            transaction.publish(
+                DomainEvent(
+                    type: "note.created", storeID: nil, aggregateID: "n\(index)",
+                    payload: .object(["seq": .int(seq), "index": .int(Int64(index))])))
+        }
+    }
+
+    /// The `seq` of every event in the stream, first occurrences only (a relay may publish a
+    /// row again after a failure; consumers drop repeats by event id).
+    static func publishedSequence(_ redis: RedisClient) async throws -> [Int] {
+        let reply = try await redis.send("XRANGE", RedisArgument(eventStream(of: service)), "-", "+")
+        var seen = Set<String>()
+        var sequence: [Int] = []
+        for entry in reply.elements ?? [] {
+            guard let parts = entry.elements, parts.count == 2, let fields = parts[1].elements else { continue }
+            var values: [String: String] = [:]
+            var index = 0
+            while index + 1 < fields.count {
+                if let name = fields[index].text, let value = fields[index + 1].text { values[name] = value }
+                index += 2
+            }
+            guard let id = values["id"], seen.insert(id).inserted, let payload = values["payload"],
+                case .object(let object) = try JSONDecoder().decode(JSONValue.self, from: Data(payload.utf8)),
+                case .int(let seq) = object["seq"]
+            else { continue }
+            sequence.append(Int(seq))
+        }
+        return sequence
+    }
+
+    static func eventually(
+        timeout: Duration = .seconds(20), _ condition: () async throws -> Bool
+    ) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return try await condition()
+    }
+
+    static func relay(
+        _ database: Database, _ redis: RedisClient, pollInterval: Duration = .seconds(60), batchSize: Int = 500
+    ) -> OutboxRelay {
+        OutboxRelay(
+            database: database, publisher: EventPublisher(redis: redis, service: service),
+            configuration: .init(batchSize: batchSize, pollInterval: pollInterval, maximumBackoff: .milliseconds(200)),
+            logger: logger)
+    }
+
+    @Test("events reach the stream exactly in commit order", arguments: [Database.Kind.sqlite, .postgres])
+    func commitOrder(kind: Database.Kind) async throws {
+        try await withRedis { redis, _ in
+            try await TestDatabase.with(kind) { test in
+                try await test.database.migrate(scope: "notes", Self.migrations)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    // A long poll interval: only the commits' wake-ups can make this pass in time.
+                    group.addTask { try await Self.relay(test.database, redis, batchSize: 37).run() }
+                    try await withThrowingTaskGroup(of: Void.self) { writers in
+                        for writer in 0..<8 {
+                            writers.addTask {
+                                for index in 0..<50 { try await Self.write(writer * 1000 + index, to: test.database) }
+                            }
+                        }
+                        try await writers.waitForAll()
+                    }
+                    let done = try await Self.eventually { try await Self.publishedSequence(redis).count >= 400 }
+                    group.cancelAll()
+                    #expect(done)
+                }
+                #expect(try await Self.publishedSequence(redis) == Array(1...400))
+            }
+        }
+    }
+
+    @Test("a Redis outage delays events but loses and reorders none", arguments: [Database.Kind.sqlite, .postgres])
+    func redisOutage(kind: Database.Kind) async throws {
+        try await withRedis { redis, server in
+            try await TestDatabase.with(kind) { test in
+                try await test.database.migrate(scope: "notes", Self.migrations)
+                let relay = Self.relay(test.database, redis)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await relay.run() }
+                    for index in 0..<50 { try await Self.write(index, to: test.database) }
+                    #expect(try await Self.eventually { try await Self.publishedSequence(redis).count == 50 })
+                    #expect(try await Self.publishedSequence(redis) == Array(1...50))
+
+                    await server.stop()
+                    // Writes go on while Redis is down; their events wait in the outbox.
+                    for index in 50..<100 { try await Self.write(index, to: test.database) }
+                    try await Task.sleep(for: .milliseconds(300))
+                    #expect(try await relay.pendingCount() == 50)
+
+                    // This Redis keeps nothing across a restart: what matters is that the events
+                    // committed while it was down all arrive, in order, once it is back.
+                    try await server.start()
+                    #expect(try await Self.eventually { try await relay.pendingCount() == 0 })
+                    group.cancelAll()
+                }
+                #expect(try await Self.publishedSequence(redis) == Array(51...100))
+            }
+        }
+    }
+
+    @Test("two replicas' relays publish each event in order", arguments: [Database.Kind.sqlite, .postgres])
+    func replicas(kind: Database.Kind) async throws {
+        try await withRedis { redis, _ in
+            try await TestDatabase.with(kind) { test in
+                try await test.database.migrate(scope: "notes", Self.migrations)
+                let second = try await test.openAgain()
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        try await Self.relay(test.database, redis, pollInterval: .milliseconds(5), batchSize: 7).run()
+                    }
+                    group.addTask {
+                        try await Self.relay(second, redis, pollInterval: .milliseconds(5), batchSize: 7).run()
+                    }
+                    try await withThrowingTaskGroup(of: Void.self) { writers in
+                        writers.addTask { for index in 0..<100 { try await Self.write(index, to: test.database) } }
+                        writers.addTask { for index in 100..<200 { try await Self.write(index, to: second) } }
+                        try await writers.waitForAll()
+                    }
+                    #expect(try await Self.eventually { try await Self.publishedSequence(redis).count >= 200 })
+                    group.cancelAll()
+                }
+                await second.close()
+                #expect(try await Self.publishedSequence(redis) == Array(1...200))
+            }
+        }
+    }
+
+    @Test("graceful shutdown publishes what is pending", arguments: [Database.Kind.sqlite, .postgres])
+    func drainOnShutdown(kind: Database.Kind) async throws {
+        try await withRedis { redis, _ in
+            try await TestDatabase.with(kind) { test in
+                try await test.database.migrate(scope: "notes", Self.migrations)
+                let relay = Self.relay(test.database, redis)
+                let group = ServiceGroup(services: [relay], gracefulShutdownSignals: [], logger: Self.logger)
+                try await withThrowingTaskGroup(of: Void.self) { tasks in
+                    tasks.addTask { try await group.run() }
+                    try await Task.sleep(for: .milliseconds(100))
+                    // Written through another connection, whose commits do not wake this relay,
+                    // and it polls once a minute: only the drain at shutdown publishes them.
+                    let other = try await test.openAgain()
+                    for index in 0..<20 { try await Self.write(index, to: other) }
+                    await other.close()
+                    #expect(try await relay.pendingCount() == 20)
+                    await group.triggerGracefulShutdown()
+                    try await tasks.waitForAll()
+                }
+                #expect(try await relay.pendingCount() == 0)
+                #expect(try await Self.publishedSequence(redis) == Array(1...20))
+            }
+        }
+    }
+}
