@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build run test bench-wire format clean
+.PHONY: help deps build run test bench-wire bench-storage format clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -22,6 +22,9 @@ test: deps ## Run the whole test suite
 bench-wire: deps ## Wire round trips per second against a raw NIO echo (release build)
 	swift build -c release --product orderly
 	"$$(swift build -c release --show-bin-path)/orderly" bench-wire
+
+bench-storage: deps ## Storage transactions/s (SQLite, PostgreSQL) and outbox-to-inbox events/s (release build)
+	@deploy/local/bench-storage.sh
 
 format: ## Apply the house formatting (.swift-format)
 	swift format --in-place --recursive --configuration .swift-format Package.swift Shared Services Tools Tests

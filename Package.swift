@@ -34,7 +34,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/vapor/sql-kit", from: "3.36.0"),
-        .package(url: "https://github.com/vapor/sqlite-kit", from: "4.5.2"),
         .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
@@ -74,13 +73,16 @@ let package = Package(
         ),
         // SQL that runs unchanged on SQLite and PostgreSQL: migrations, transactions, the
         // outbox relay, the inbox and idempotency records.
+        // The system's libsqlite3 (Debian's libsqlite3-dev), driven by Shared/Storage.
+        .systemLibrary(
+            name: "CSQLite", path: "Shared/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(
             name: "Storage",
             dependencies: [
+                "CSQLite",
                 "Domain",
                 "Redis",
                 .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -114,6 +116,9 @@ let package = Package(
                 "Domain",
                 "Wire",
                 "Runtime",
+                "Redis",
+                "Storage",
+                .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

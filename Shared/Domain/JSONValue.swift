@@ -42,3 +42,67 @@ public enum JSONValue: Hashable, Sendable, Codable {
         }
     }
 }
+
+extension JSONValue {
+    /// The value as compact JSON text, written directly (several times faster than going
+    /// through `JSONEncoder`, which matters where events are stored at stream speed).
+    /// Throws for a non-finite double, which JSON cannot express.
+    public func jsonText() throws(JSONValueError) -> String {
+        var text = ""
+        try write(to: &text)
+        return text
+    }
+
+    private func write(to text: inout String) throws(JSONValueError) {
+        switch self {
+        case .null: text += "null"
+        case .bool(let value): text += value ? "true" : "false"
+        case .int(let value): text += String(value)
+        case .double(let value):
+            guard value.isFinite else { throw JSONValueError.nonFiniteNumber }
+            text += "\(value)"
+        case .string(let value): Self.write(string: value, to: &text)
+        case .array(let values):
+            text += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { text += "," }
+                try value.write(to: &text)
+            }
+            text += "]"
+        case .object(let members):
+            text += "{"
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { text += "," }
+                Self.write(string: key, to: &text)
+                text += ":"
+                try value.write(to: &text)
+            }
+            text += "}"
+        }
+    }
+
+    private static func write(string: String, to text: inout String) {
+        text += "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        text += "\""
+    }
+}
+
+/// Why a `JSONValue` cannot be written as JSON, or text cannot be read as one.
+public enum JSONValueError: Error, Hashable, Sendable {
+    case nonFiniteNumber
+    /// Not JSON from this byte offset on (or nested more than 64 levels deep).
+    case invalid(at: Int)
+}

@@ -19,10 +19,13 @@ public struct EventConsumerConfiguration: Sendable {
     public var reclaimAfter: Duration
     /// Deliveries after which a failing entry goes to the dead-letter stream.
     public var maximumDeliveries: Int
+    /// How many handlers run at once. Events of one aggregate always run one after another,
+    /// in stream order; events of different aggregates may run side by side.
+    public var concurrency: Int
 
     public init(
         stream: String, group: String, consumer: String, batchSize: Int = 100, block: Duration = .seconds(1),
-        reclaimAfter: Duration = .seconds(30), maximumDeliveries: Int = 5
+        reclaimAfter: Duration = .seconds(30), maximumDeliveries: Int = 5, concurrency: Int = 32
     ) {
         self.stream = stream
         self.group = group
@@ -31,6 +34,7 @@ public struct EventConsumerConfiguration: Sendable {
         self.block = block
         self.reclaimAfter = reclaimAfter
         self.maximumDeliveries = maximumDeliveries
+        self.concurrency = max(1, concurrency)
     }
 }
 
@@ -88,33 +92,61 @@ public struct EventConsumer: Service {
             let claimed = try await redis.xautoclaim(
                 configuration.stream, group: configuration.group, consumer: configuration.consumer,
                 minimumIdle: configuration.reclaimAfter, start: start, count: configuration.batchSize)
-            for entry in claimed.entries { try await process(entry) }
+            try await process(claimed.entries)
             handled += claimed.entries.count
             start = claimed.next
         } while start != "0-0"
         let fresh = try await redis.xreadgroup(
             configuration.stream, group: configuration.group, consumer: configuration.consumer,
             count: configuration.batchSize, block: configuration.block)
-        for entry in fresh { try await process(entry) }
+        try await process(fresh)
         return handled + fresh.count
     }
 
-    private func process(_ entry: RedisStreamEntry) async throws {
-        let event: DomainEvent
-        switch EventFields.decode(entry.fields) {
-        case .success(let decoded): event = decoded
-        case .failure(let error):
-            logger.error("malformed event moved to the dead-letter stream", metadata: ["event.entry": "\(entry.id)"])
-            try await deadLetter(entry, error: error.description)
-            return
+    /// Handles a batch and acknowledges, in one command, the entries whose handlers succeeded.
+    /// Should the process die before that, they are delivered again and the inbox drops them.
+    ///
+    /// The batch is split into lanes by aggregate: a lane runs its events in stream order, and
+    /// lanes run side by side (up to `concurrency`), so an aggregate's events are never
+    /// reordered while a slow handler does not hold up every other aggregate.
+    private func process(_ entries: [RedisStreamEntry]) async throws {
+        guard !entries.isEmpty else { return }
+        var lanes = Array(
+            repeating: [(RedisStreamEntry, DomainEvent)](), count: min(configuration.concurrency, entries.count))
+        var done: [String] = []
+        for entry in entries {
+            switch EventFields.decode(entry.fields) {
+            case .success(let event):
+                if handlers[event.type] == nil {
+                    done.append(entry.id)
+                } else {
+                    lanes[Int(UInt(bitPattern: event.aggregateID.hashValue) % UInt(lanes.count))].append((entry, event))
+                }
+            case .failure(let error):
+                logger.error(
+                    "malformed event moved to the dead-letter stream", metadata: ["event.entry": "\(entry.id)"])
+                try await deadLetter(entry, error: error.description)
+            }
         }
-        guard let handler = handlers[event.type] else {
-            try await redis.xack(configuration.stream, group: configuration.group, ids: [entry.id])
-            return
+        done += try await withThrowingTaskGroup(of: [String].self) { group in
+            for lane in lanes where !lane.isEmpty {
+                group.addTask {
+                    var succeeded: [String] = []
+                    for (entry, event) in lane where try await handle(entry, event) { succeeded.append(entry.id) }
+                    return succeeded
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
         }
+        try await redis.xack(configuration.stream, group: configuration.group, ids: done)
+    }
+
+    /// Runs the event's handler; true when it succeeded and the entry is to be acknowledged.
+    private func handle(_ entry: RedisStreamEntry, _ event: DomainEvent) async throws -> Bool {
+        guard let handler = handlers[event.type] else { return true }
         do {
             try await handler(event)
-            try await redis.xack(configuration.stream, group: configuration.group, ids: [entry.id])
+            return true
         } catch {
             let deliveries = try await deliveryCount(of: entry.id)
             var logger = logger
@@ -128,6 +160,7 @@ public struct EventConsumer: Service {
             } else {
                 logger.warning("event handler failed; will retry", metadata: ["error": "\(error)"])
             }
+            return false
         }
     }
 

@@ -6,7 +6,6 @@ internal import NIOSSL
 internal import PostgresKit
 internal import PostgresNIO
 public import SQLKit
-internal import SQLiteKit
 internal import Synchronization
 
 /// A service's own database: SQLite (the embedded default) or PostgreSQL, with the same SQL.
@@ -25,9 +24,12 @@ public final class Database: Sendable {
     private let logger: Logger
     private let commitListeners = Mutex<[Int: AsyncStream<Void>.Continuation]>([:])
     private let nextListener = Atomic<Int>(0)
+    private let runningRequests = Mutex<Set<String>>([])
 
     private enum Backend: Sendable {
-        case sqlite(writer: SQLiteConnection, reader: SQLiteConnection, gate: AsyncGate, threads: NIOThreadPool)
+        case sqlite(
+            writer: EmbeddedSQLiteConnection, reader: EmbeddedSQLiteConnection, commits: SQLiteGroupCommit,
+            checkpointer: Task<Void, Never>)
         case postgres(PostgresClient, runner: Task<Void, Never>)
     }
 
@@ -45,32 +47,49 @@ public final class Database: Sendable {
         case .sqlite(let path, let synchronousFull):
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            // Two threads: one for the writer, one for the reader.
-            let threads = NIOThreadPool(numberOfThreads: 2)
-            threads.start()
-            let loop = MultiThreadedEventLoopGroup.singleton.any()
+            let writer = try await EmbeddedSQLiteConnection.open(path: path, name: "sqlite-writer")
+            let reader: EmbeddedSQLiteConnection
             do {
-                let writer = try await SQLiteConnection.open(
-                    storage: .file(path: path), threadPool: threads, logger: logger, on: loop)
-                let reader = try await SQLiteConnection.open(
-                    storage: .file(path: path), threadPool: threads, logger: logger, on: loop)
-                // busy_timeout replaces SQLiteNIO's spinning busy handler with a sleeping one,
-                // for when another process holds the file.
+                reader = try await EmbeddedSQLiteConnection.open(path: path, name: "sqlite-reader")
+            } catch {
+                await writer.close()
+                throw error
+            }
+            // Copies the WAL into the database file once a second, from the reader's thread; a
+            // passive checkpoint never blocks the writer.
+            let checkpointer = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    _ = try? await reader.run { try $0.query("PRAGMA wal_checkpoint(PASSIVE)", []) }
+                }
+            }
+            let database = Database(
+                kind: .sqlite, location: location,
+                backend: .sqlite(
+                    writer: writer, reader: reader,
+                    commits: SQLiteGroupCommit(
+                        connection: writer, sql: EmbeddedSQLDatabase(connection: writer, logger: logger)),
+                    checkpointer: checkpointer),
+                logger: logger)
+            do {
+                // busy_timeout: wait (rather than fail) while another process holds the file.
                 for pragma in [
                     "PRAGMA journal_mode = WAL", "PRAGMA synchronous = \(synchronousFull ? "FULL" : "NORMAL")",
                     "PRAGMA busy_timeout = 10000", "PRAGMA foreign_keys = ON",
+                    // Savepoints' statement journals in memory, not in temporary files.
+                    "PRAGMA temp_store = MEMORY",
+                    // Checkpoints (copying the WAL into the database file, with its fsyncs) are
+                    // not the writer's job here: the checkpointer below does them.
+                    "PRAGMA wal_autocheckpoint = 0",
                 ] {
-                    try await writer.sql(queryLogLevel: nil).raw(SQLQueryString(pragma)).run()
+                    _ = try await writer.run { try $0.query(pragma, []) }
                 }
-                try await reader.sql(queryLogLevel: nil).raw("PRAGMA busy_timeout = 10000").run()
-                return Database(
-                    kind: .sqlite, location: location,
-                    backend: .sqlite(writer: writer, reader: reader, gate: AsyncGate(), threads: threads),
-                    logger: logger)
+                _ = try await reader.run { try $0.query("PRAGMA busy_timeout = 10000", []) }
             } catch {
-                try? await threads.shutdownGracefully()
+                await database.close()
                 throw error
             }
+            return database
         case .postgres(let settings):
             let tls: PostgresClient.Configuration.TLS =
                 switch settings.tls {
@@ -100,29 +119,31 @@ public final class Database: Sendable {
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     /// Events it publishes are written to the outbox just before the commit.
     public func transaction<T: Sendable>(_ body: @Sendable (Transaction) async throws -> T) async throws -> T {
-        let (result, published): (T, Bool)
         switch backend {
-        case .sqlite(let writer, _, let gate, _):
-            (result, published) = try await gate.withLock {
-                try await run(body, on: writer.sql(queryLogLevel: nil), begin: "BEGIN IMMEDIATE", onBrokenRollback: {})
+        case .sqlite(_, _, let commits, _):
+            let (result, published) = try await commits.run { sql in
+                let transaction = Transaction(sql: sql, kind: kind)
+                let result = try await body(transaction)
+                return (result, try await transaction.writeOutbox())
             }
+            if published { notifyCommit() }
+            return result
         case .postgres(let client, _):
-            (result, published) = try await client.withConnection { connection in
-                try await run(body, on: connection.sql(queryLogLevel: nil), begin: "BEGIN") {
+            let (result, published) = try await client.withConnection { connection in
+                try await run(body, on: connection.sql(queryLogLevel: nil)) {
                     // A connection whose transaction could not be ended must not serve anyone else.
                     connection.close()
                 }
             }
+            if published { notifyCommit() }
+            return result
         }
-        if published { notifyCommit() }
-        return result
     }
 
     private func run<T: Sendable>(
-        _ body: @Sendable (Transaction) async throws -> T, on sql: any SQLDatabase, begin: String,
-        onBrokenRollback: () -> Void
+        _ body: @Sendable (Transaction) async throws -> T, on sql: any SQLDatabase, onBrokenRollback: () -> Void
     ) async throws -> (T, Bool) {
-        try await sql.raw(SQLQueryString(begin)).run()
+        try await sql.raw("BEGIN").run()
         let transaction = Transaction(sql: sql, kind: kind)
         do {
             let result = try await body(transaction)
@@ -140,12 +161,25 @@ public final class Database: Sendable {
         }
     }
 
+    /// Marks an idempotent request as running in this process; false when it already is.
+    /// On SQLite, whose file one process owns, this is what refuses a second request with the
+    /// same key while the first runs; PostgreSQL replicas use an advisory lock instead.
+    func beginRequest(_ key: String) -> Bool {
+        guard kind == .sqlite else { return true }
+        return runningRequests.withLock { $0.insert(key).inserted }
+    }
+
+    func endRequest(_ key: String) {
+        guard kind == .sqlite else { return }
+        _ = runningRequests.withLock { $0.remove(key) }
+    }
+
     /// Runs `body` outside any transaction: each statement sees the latest commits, and on
     /// SQLite reads never wait for a write in progress. Writes belong in `transaction(_:)`.
     public func read<T>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
         switch backend {
         case .sqlite(_, let reader, _, _):
-            return try await body(reader.sql(queryLogLevel: nil))
+            return try await body(sql(reader))
         case .postgres(let client, _):
             return try await client.withConnection { try await body($0.sql(queryLogLevel: nil)) }
         }
@@ -169,18 +203,23 @@ public final class Database: Sendable {
         }
     }
 
+    private func sql(_ connection: EmbeddedSQLiteConnection) -> any SQLDatabase {
+        EmbeddedSQLDatabase(connection: connection, logger: logger)
+    }
+
     /// Closes the connections; the database cannot be used afterwards.
     public func close() async {
         commitListeners.withLock { listeners in
             for continuation in listeners.values { continuation.finish() }
         }
         switch backend {
-        case .sqlite(let writer, let reader, let gate, let threads):
-            _ = try? await gate.withLock {
-                try await writer.close()
-                try await reader.close()
-            }
-            try? await threads.shutdownGracefully()
+        case .sqlite(let writer, let reader, _, let checkpointer):
+            checkpointer.cancel()
+            await checkpointer.value
+            // Leave a database file that holds everything, and an empty WAL.
+            _ = try? await writer.run { try $0.query("PRAGMA wal_checkpoint(TRUNCATE)", []) }
+            await writer.close()
+            await reader.close()
         case .postgres(_, let runner):
             runner.cancel()
             await runner.value

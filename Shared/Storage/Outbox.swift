@@ -12,11 +12,8 @@ enum OutboxSchema {
     /// The row a relay locks while it publishes, so replicas take turns.
     static let relayLock = "orderly.outbox.relay"
 
-    private static let encoder = JSONEncoder()
-    private static let decoder = JSONDecoder()
-
     static func encodePayload(_ payload: JSONValue) throws -> String {
-        String(decoding: try encoder.encode(payload), as: UTF8.self)
+        try payload.jsonText()
     }
 
     static func event(from row: any SQLRow) throws -> DomainEvent {
@@ -36,7 +33,7 @@ enum OutboxSchema {
             id: uuid, type: try row.decode(column: "type", as: String.self), storeID: storeID,
             aggregateID: try row.decode(column: "aggregate_id", as: String.self),
             occurredAt: Date(millisecondsSince1970: try row.decode(column: "occurred_at", as: Int64.self)),
-            payload: try decoder.decode(JSONValue.self, from: Data(payload.utf8)),
+            payload: try JSONValue(parsing: Array(payload.utf8)),
             trace: try row.decode(column: "trace", as: String?.self))
     }
 }
@@ -160,26 +157,33 @@ public struct OutboxRelay: Service {
                     "SELECT value FROM orderly_sequences WHERE name = \(bind: OutboxSchema.relayLock) FOR UPDATE"
                 ).run()
                 let rows = try await transaction.sql.raw(select).all()
-                try await publish(rows, marking: transaction)
+                guard let range = try await publish(rows) else { return 0 }
+                try await markSent(range, in: transaction)
                 return rows.count
             }
         case .sqlite:
             // One process owns an SQLite file: read, publish, then mark, without holding the
-            // only write lock while Redis answers.
+            // only writer while Redis answers.
             let rows = try await database.read { try await $0.raw(select).all() }
-            guard !rows.isEmpty else { return 0 }
-            try await database.transaction { try await publish(rows, marking: $0) }
+            guard let range = try await publish(rows) else { return 0 }
+            try await database.transaction { try await markSent(range, in: $0) }
             return rows.count
         }
     }
 
-    private func publish(_ rows: [any SQLRow], marking transaction: Transaction) async throws {
-        guard let first = rows.first, let last = rows.last else { return }
+    /// Publishes the rows' events in order; returns the range of their numbers.
+    private func publish(_ rows: [any SQLRow]) async throws -> ClosedRange<Int64>? {
+        guard let first = rows.first, let last = rows.last else { return nil }
         try await publisher.publish(try rows.map(OutboxSchema.event(from:)))
-        let from = try first.decode(column: "seq", as: Int64.self)
-        let through = try last.decode(column: "seq", as: Int64.self)
+        return try first.decode(column: "seq", as: Int64.self)...last.decode(column: "seq", as: Int64.self)
+    }
+
+    private func markSent(_ range: ClosedRange<Int64>, in transaction: Transaction) async throws {
         try await transaction.sql.raw(
-            "UPDATE orderly_outbox SET sent_at = \(bind: Date.nowMilliseconds) WHERE seq >= \(bind: from) AND seq <= \(bind: through) AND sent_at IS NULL"
+            """
+            UPDATE orderly_outbox SET sent_at = \(bind: Date.nowMilliseconds)
+            WHERE seq >= \(bind: range.lowerBound) AND seq <= \(bind: range.upperBound) AND sent_at IS NULL
+            """
         ).run()
     }
 

@@ -54,22 +54,29 @@ public final class Transaction: Sendable {
             return events
         }
         guard !queued.isEmpty else { return false }
-        let last = try await advanceSequence(OutboxSchema.sequence, by: queued.count)
-        var position = last - Int64(queued.count)
         let now = Date.nowMilliseconds
-        var insert = sql.insert(into: "orderly_outbox").columns(
-            "seq", "event_id", "type", "store_id", "aggregate_id", "occurred_at", "payload", "trace",
-            "created_at")
-        for event in queued {
-            position += 1
-            insert = insert.values([
-                SQLBind(position), SQLBind(event.id.uuidString.lowercased()), SQLBind(event.type),
-                SQLBind(event.storeID?.description), SQLBind(event.aggregateID),
-                SQLBind(event.occurredAt.millisecondsSince1970), SQLBind(try OutboxSchema.encodePayload(event.payload)),
-                SQLBind(event.trace), SQLBind(now),
-            ])
+        // SQLite numbers the rows itself (see the outbox migration); PostgreSQL takes the numbers
+        // from the counter, whose row lock then orders the commits.
+        var seq: Int64?
+        var insert: SQLQueryString =
+            "INSERT INTO orderly_outbox (event_id, type, store_id, aggregate_id, occurred_at, payload, trace, created_at"
+        if kind == .postgres {
+            seq = try await advanceSequence(OutboxSchema.sequence, by: queued.count) - Int64(queued.count)
+            insert += ", seq"
         }
-        try await insert.run()
+        insert += ") VALUES "
+        for (index, event) in queued.enumerated() {
+            var values: [any Encodable & Sendable] = [
+                event.id.uuidString.lowercased(), event.type, event.storeID?.description, event.aggregateID,
+                event.occurredAt.millisecondsSince1970, try OutboxSchema.encodePayload(event.payload), event.trace, now,
+            ]
+            if let previous = seq {
+                seq = previous + 1
+                values.append(previous + 1)
+            }
+            insert += index == 0 ? "(\(binds: values))" : ", (\(binds: values))"
+        }
+        try await sql.raw(insert).run()
         return true
     }
 }

@@ -56,6 +56,40 @@ struct EventBusTests {
         }
     }
 
+    @Test("handlers run side by side, but each aggregate's events in stream order")
+    func aggregateOrder() async throws {
+        try await withRedis { redis, _ in
+            let log = Log()
+            let reader = EventConsumer(
+                redis: redis,
+                configuration: EventConsumerConfiguration(
+                    stream: eventStream(of: "orders"), group: "notifications", consumer: "a", batchSize: 100,
+                    block: .milliseconds(10), concurrency: 8),
+                handlers: [
+                    "order.updated": { event in
+                        // Uneven handler times: lanes finish in any order, events within one must not.
+                        try await Task.sleep(for: .microseconds(Int.random(in: 0...2000)))
+                        log.add("a", event)
+                    }
+                ], logger: Logger(label: "test.events"))
+            try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
+            let publisher = EventPublisher(redis: redis, service: "orders")
+            let published = (0..<100).map { index in
+                DomainEvent(
+                    type: "order.updated", storeID: nil, aggregateID: "order-\(index % 5)",
+                    payload: .object(["n": .int(Int64(index))]))
+            }
+            try await publisher.publish(published)
+            while log.all.count < 100 { try await reader.poll() }
+            for aggregate in 0..<5 {
+                let seen = log.all.map(\.1).filter { $0.aggregateID == "order-\(aggregate)" }
+                #expect(
+                    seen.map(\.payload) == published.filter { $0.aggregateID == "order-\(aggregate)" }.map(\.payload))
+            }
+            #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
+        }
+    }
+
     @Test("a handler that keeps failing is tried 5 times, then the entry moves to the dead-letter stream")
     func deadLetter() async throws {
         try await withRedis { redis, server in

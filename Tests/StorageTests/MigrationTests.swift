@@ -84,6 +84,40 @@ struct MigrationTests {
         }
     }
 
+    @Test(
+        "of concurrent transactions, those that throw leave nothing and the rest commit",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func concurrentFailures(kind: Database.Kind) async throws {
+        struct Refused: Error {}
+        try await TestDatabase.with(kind) { test in
+            try await test.database.migrate(scope: "notes", Self.migrations)
+            // Many at once, so that on SQLite they share group commits with failing members.
+            let committed = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<60 {
+                    group.addTask {
+                        do {
+                            try await test.database.transaction { transaction in
+                                try await transaction.sql.raw(
+                                    "INSERT INTO notes (id, body, seq) VALUES (\(bind: "n\(index)"), 'x', \(bind: index))"
+                                ).run()
+                                if index % 3 == 0 { throw Refused() }
+                            }
+                            return true
+                        } catch is Refused {
+                            return false
+                        }
+                    }
+                }
+                return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+            }
+            let rows = try await test.database.read { sql in
+                try await sql.raw("SELECT seq FROM notes").all().map { try $0.decode(column: "seq", as: Int.self) }
+            }
+            #expect(committed == 40)
+            #expect(rows.sorted() == (0..<60).filter { $0 % 3 != 0 })
+        }
+    }
+
     @Test("sequences count up in commit order under concurrent writers", arguments: [Database.Kind.sqlite, .postgres])
     func sequences(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in

@@ -9,10 +9,19 @@ public final class RedisServerProcess: Sendable {
 
     private init(port: Int) { self.port = port }
 
+    /// Starts a server on a free port. Two tests may be offered the same free port at once; the
+    /// server that loses the race exits at once, and is started again on another port.
     public static func start() async throws -> RedisServerProcess {
-        let server = RedisServerProcess(port: try freePort())
-        try await server.start()
-        return server
+        var attempt = 0
+        while true {
+            let server = RedisServerProcess(port: try freePort())
+            do {
+                try await server.start()
+                return server
+            } catch RedisError.unavailable where attempt < 5 {
+                attempt += 1
+            }
+        }
     }
 
     public var configuration: RedisConfiguration { RedisConfiguration(host: "127.0.0.1", port: port, poolSize: 4) }
@@ -45,7 +54,16 @@ public final class RedisServerProcess: Sendable {
         pid.withLock { $0 = child }
         let probe = RedisClient(configuration: RedisConfiguration(host: "127.0.0.1", port: port, poolSize: 1))
         for _ in 0..<100 {
-            if (try? await probe.send("PING")) == .status("PONG") {
+            var status: Int32 = 0
+            if waitpid(child, &status, WNOHANG) == child {
+                // It exited (its port was taken): whatever answers there is not this server.
+                pid.withLock { $0 = nil }
+                await probe.shutdown()
+                throw RedisError.unavailable("redis-server could not start on port \(port)")
+            }
+            // Answered by this very process, not by another test's server on the same port.
+            if let info = try? await probe.send("INFO", "server"), info.text?.contains("process_id:\(child)\r") == true
+            {
                 await probe.shutdown()
                 return
             }

@@ -5,5 +5,5 @@ struct Orderly: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "orderly",
         abstract: "Orderly's command-line tools.",
-        subcommands: [BenchWire.self, Demo.self])
+        subcommands: [BenchWire.self, BenchStorage.self, Demo.self])
 }

@@ -8,6 +8,7 @@ packages=(
     curl            # make run waits on the admin endpoints with it
     pkg-config      # SwiftPM finds hiredis through it
     libhiredis-dev  # the Redis client library (Shared/Redis)
+    libsqlite3-dev  # the embedded database (Shared/Storage)
     redis-server    # the tests start throwaway servers on free ports
     postgresql      # the storage tests and bench-storage run on a throwaway cluster
     python3         # finds a free port for that cluster

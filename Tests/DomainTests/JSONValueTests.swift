@@ -1,0 +1,54 @@
+import Domain
+import Foundation
+import Testing
+
+@Suite("JSON values")
+struct JSONValueTests {
+    @Test("jsonText writes what JSONDecoder reads back as the same value")
+    func roundTrip() throws {
+        let value = JSONValue.object([
+            "text": .string("quote \" backslash \\ newline \n tab \t bell \u{07} é 🚚"),
+            "int": .int(-9_007_199_254_740_993),
+            "double": .double(12.5),
+            "tiny": .double(1e-7),
+            "flags": .array([.bool(true), .bool(false), .null]),
+            "nested": .object(["empty": .array([]), "none": .object([:])]),
+        ])
+        let text = try value.jsonText()
+        #expect(try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) == value)
+        #expect(try JSONValue.string("\u{01}").jsonText() == "\"\\u0001\"")
+    }
+
+    @Test("a non-finite number is refused")
+    func nonFinite() {
+        #expect(throws: JSONValueError.nonFiniteNumber) { try JSONValue.double(.infinity).jsonText() }
+    }
+}
+
+@Suite("JSON parsing")
+struct JSONParsingTests {
+    @Test("parses what JSONDecoder parses, to the same value")
+    func agreesWithJSONDecoder() throws {
+        let texts = [
+            #"{"a":[1,-2,3.5,-0.25E-2,true,false,null],"b":{"c":"d\"e\\f\/g\b\f\n\r\t"},"é":"\u00e9\ud83d\ude9a"}"#,
+            " [ ] ", "{}", "\"\"", "0", "-9007199254740993", "123456789012345678901234567890",
+        ]
+        for text in texts {
+            let expected = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+            #expect(try JSONValue(parsing: Array(text.utf8)) == expected, "\(text)")
+        }
+        // As documented: an exponent makes a double, even of a whole number.
+        #expect(try JSONValue(parsing: Array("1e3".utf8)) == .double(1000))
+    }
+
+    @Test("refuses what is not JSON, saying where")
+    func refuses() {
+        for text in [
+            "", "{", "[1,]", "{\"a\" 1}", "tru", "\"\\x\"", "\"\u{01}\"", "1.2.3", "-", "[1] 2", "\"\\ud800\"",
+        ] {
+            #expect(throws: JSONValueError.self, "\(text)") { try JSONValue(parsing: Array(text.utf8)) }
+        }
+        let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        #expect(throws: JSONValueError.self) { try JSONValue(parsing: Array(deep.utf8)) }
+    }
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# `make bench-storage`: storage transactions per second on SQLite and PostgreSQL, and events per
+# second from outbox to inbox, on a release build, against a throwaway PostgreSQL cluster (with
+# its default, durable commit settings) and a throwaway redis-server. Extra arguments go to
+# `orderly bench-storage` (see its --help).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source deploy/local/throwaway-postgres.sh
+
+swift build -c release --product orderly
+orderly="$(swift build -c release --show-bin-path)/orderly"
+
+start_throwaway_postgres durable
+redis_port=$(free_port)
+redis_dir=$(mktemp -d /tmp/orderly-redis.XXXXXX)
+redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$redis_dir" \
+    --logfile "$redis_dir/redis.log" --daemonize yes --pidfile "$redis_dir/redis.pid"
+stop_all() {
+    [ -f "$redis_dir/redis.pid" ] && kill "$(cat "$redis_dir/redis.pid")" 2>/dev/null || true
+    rm -rf "$redis_dir"
+    stop_throwaway_postgres
+}
+trap stop_all EXIT
+for _ in $(seq 50); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+
+"$orderly" bench-storage --postgres-url "$ORDERLY_TEST_POSTGRES_URL" --redis-url "redis://127.0.0.1:$redis_port" "$@"
