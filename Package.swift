@@ -98,6 +98,7 @@ let package = Package(
         .target(
             name: "Runtime",
             dependencies: [
+                "Domain",
                 "Wire",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),

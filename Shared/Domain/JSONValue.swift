@@ -82,7 +82,12 @@ extension JSONValue {
     }
 
     private static func write(string: String, to text: inout String) {
-        text += "\""
+        text += quoted(string)
+    }
+
+    /// `string` as a JSON string literal, quotes included.
+    public static func quoted(_ string: String) -> String {
+        var text = "\""
         for scalar in string.unicodeScalars {
             switch scalar {
             case "\"": text += "\\\""
@@ -96,7 +101,7 @@ extension JSONValue {
             default: text.unicodeScalars.append(scalar)
             }
         }
-        text += "\""
+        return text + "\""
     }
 }
 

@@ -1,3 +1,4 @@
+internal import Domain
 internal import Foundation
 public import Logging
 
@@ -65,19 +66,5 @@ public struct JSONLinesLogHandler: LogHandler {
         return line + "}\n"
     }
 
-    private static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    private static func quote(_ text: String) -> String { JSONValue.quoted(text) }
 }

@@ -103,7 +103,8 @@ public final class Database: Sendable {
             configuration.options.maximumConnections = settings.maximumConnections
             configuration.options.connectTimeout = .seconds(5)
             let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-            let runner = Task { await client.run() }
+            // Started at once, so that the first lease below finds the client running.
+            let runner = Task.immediate { await client.run() }
             let database = Database(
                 kind: .postgres, location: location, backend: .postgres(client, runner: runner), logger: logger)
             do {

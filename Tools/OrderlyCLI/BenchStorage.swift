@@ -5,14 +5,13 @@ import Logging
 import Redis
 import SQLKit
 import Storage
-import Synchronization
 
 /// `orderly bench-storage`: committed idempotent writes per second on SQLite and PostgreSQL,
 /// and events per second from the outbox to a consumer's inbox.
 ///
-/// One write is what a service does for a client's `POST` with an `Idempotency-Key`: claim the
-/// key (its own short transaction), then one transaction that inserts a row, writes an outbox
-/// event and stores the response in the idempotency record. The event phase writes a backlog
+/// One write is what a service does for a client's `POST` with an `Idempotency-Key`: one
+/// transaction that holds the key, finds no record for it, inserts a row, writes an outbox event
+/// and stores the response in the key's idempotency record. The event phase writes a backlog
 /// of events first, then times the relay publishing them to a Redis stream and a consumer
 /// group reading them and recording each in its own database's inbox, until every one is in.
 struct BenchStorage: AsyncParsableCommand {
@@ -60,7 +59,7 @@ struct BenchStorage: AsyncParsableCommand {
         say(
             "cores: \(ProcessInfo.processInfo.activeProcessorCount); \(concurrency) writers, \(seconds)s per measurement"
         )
-        say("one transaction = claim an idempotency key, then insert a row + an outbox event + the stored response")
+        say("one transaction = look up an idempotency key, then insert a row + an outbox event + the key's record")
 
         let sqlite = try await Database.open(
             try DatabaseLocation(url: "sqlite:\(directory)/bench.sqlite"), logger: logger)
