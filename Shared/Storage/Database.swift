@@ -1,7 +1,5 @@
 internal import Foundation
 public import Logging
-internal import NIOCore
-internal import NIOPosix
 internal import NIOSSL
 internal import PostgresKit
 internal import PostgresNIO
@@ -11,10 +9,11 @@ internal import Synchronization
 /// A service's own database: SQLite (the embedded default) or PostgreSQL, with the same SQL.
 ///
 /// Every write goes through `transaction(_:)`. On SQLite, a process has one writer connection
-/// and queues its transactions (SQLite allows one writer at a time anyway) while reads use a
-/// second connection and never wait for writes (WAL). On PostgreSQL, transactions run on
-/// pooled connections at READ COMMITTED; rows that must come out in commit order take their
-/// number from `Transaction.nextSequence(_:)`, whose row lock orders them.
+/// (SQLite allows one writer at a time anyway); its transactions queue and are committed in
+/// groups (`SQLiteGroupCommit`), while reads use a second connection and never wait for writes
+/// (WAL). On PostgreSQL, transactions run on pooled connections at READ COMMITTED; rows that
+/// must come out in commit order take their number from `Transaction.nextSequence(_:)`, whose
+/// row lock orders them.
 public final class Database: Sendable {
     public enum Kind: String, Sendable { case sqlite, postgres }
 
@@ -130,20 +129,17 @@ public final class Database: Sendable {
             if published { notifyCommit() }
             return result
         case .postgres(let client, _):
-            let (result, published) = try await client.withConnection { connection in
-                try await run(body, on: connection.sql(queryLogLevel: nil)) {
-                    // A connection whose transaction could not be ended must not serve anyone else.
-                    connection.close()
-                }
-            }
+            let (result, published) = try await client.withConnection { try await run(body, on: $0) }
             if published { notifyCommit() }
             return result
         }
     }
 
+    /// A PostgreSQL transaction; returns the body's result and whether it published events.
     private func run<T: Sendable>(
-        _ body: @Sendable (Transaction) async throws -> T, on sql: any SQLDatabase, onBrokenRollback: () -> Void
+        _ body: @Sendable (Transaction) async throws -> T, on connection: PostgresConnection
     ) async throws -> (T, Bool) {
+        let sql = connection.sql(queryLogLevel: nil)
         try await sql.raw("BEGIN").run()
         let transaction = Transaction(sql: sql, kind: kind)
         do {
@@ -155,8 +151,9 @@ public final class Database: Sendable {
             do {
                 try await sql.raw("ROLLBACK").run()
             } catch let rollbackError {
-                logger.error("rollback failed", metadata: ["error": "\(rollbackError)"])
-                onBrokenRollback()
+                // A connection whose transaction could not be ended must not serve anyone else.
+                logger.error("rollback failed; closing the connection", metadata: ["error": "\(rollbackError)"])
+                try? await connection.close()
             }
             throw error
         }
