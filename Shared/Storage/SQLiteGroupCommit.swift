@@ -44,21 +44,21 @@ final class SQLiteGroupCommit: Sendable {
                 let job = Job(
                     execute: { sql in
                         do {
-                            try await sql.raw("SAVEPOINT orderly_member").run()
+                            try await self.control("SAVEPOINT orderly_member")
                         } catch {
                             outcome.withLock { $0 = .failure(error) }
                             return error
                         }
                         do {
                             let result = try await body(sql)
-                            try await sql.raw("RELEASE orderly_member").run()
+                            try await self.control("RELEASE orderly_member")
                             outcome.withLock { $0 = .success(result) }
                             return nil
                         } catch {
                             outcome.withLock { $0 = .failure(error) }
                             do {
-                                try await sql.raw("ROLLBACK TO orderly_member").run()
-                                try await sql.raw("RELEASE orderly_member").run()
+                                try await self.control("ROLLBACK TO orderly_member")
+                                try await self.control("RELEASE orderly_member")
                                 return nil
                             } catch let broken {
                                 return broken
@@ -75,6 +75,12 @@ final class SQLiteGroupCommit: Sendable {
             }
             return try result.get()
         }
+    }
+
+    /// Runs a transaction-control statement straight on the connection (the writer runs on its
+    /// thread, so this is inline), without building an SQLKit query for it.
+    private func control(_ statement: String) async throws {
+        _ = try await connection.run { try $0.query(statement, []) }
     }
 
     private func enqueue(_ job: Job) {
@@ -105,7 +111,7 @@ final class SQLiteGroupCommit: Sendable {
             guard !members.isEmpty else { return }
             var failure: (any Error)?
             do {
-                try await sql.raw("BEGIN IMMEDIATE").run()
+                try await control("BEGIN IMMEDIATE")
             } catch {
                 let wakeUps = members.map(\.finish)
                 members = []
@@ -122,9 +128,9 @@ final class SQLiteGroupCommit: Sendable {
                 }
             }
             if failure == nil {
-                do { try await sql.raw("COMMIT").run() } catch { failure = error }
+                do { try await control("COMMIT") } catch { failure = error }
             }
-            if failure != nil { try? await sql.raw("ROLLBACK").run() }
+            if failure != nil { try? await control("ROLLBACK") }
             // Let go of the transactions' code before waking their callers, who may then
             // return (`run` checks that nothing kept it). Members after a broken one never
             // ran: they get the same error.
