@@ -117,7 +117,8 @@ public final class Database: Sendable {
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    /// Events it publishes are written to the outbox just before the commit.
+    /// Events it publishes are written to the outbox just before the commit. `body` must not
+    /// start another transaction on the same database (on SQLite it would wait for itself).
     public func transaction<T: Sendable>(_ body: @Sendable (Transaction) async throws -> T) async throws -> T {
         switch backend {
         case .sqlite(_, _, let commits, _):
