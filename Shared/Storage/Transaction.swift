@@ -16,10 +16,6 @@ public final class Transaction: Sendable {
         self.kind = kind
     }
 
-    /// ` FOR UPDATE` on PostgreSQL (lock the rows read until commit); nothing on SQLite, where
-    /// the transaction already holds the only write lock.
-    public var forUpdate: SQLQueryString { kind == .postgres ? " FOR UPDATE" : "" }
-
     /// Queues `event` for the service's stream; it is written to the outbox just before this
     /// transaction commits, so the event exists exactly when the change it reports does.
     public func publish(_ event: DomainEvent) {
