@@ -57,7 +57,10 @@ final class EmbeddedSQLiteConnection: @unchecked Sendable {
             switch value {
             case .integer(let number): status = sqlite3_bind_int64(statement, position, number)
             case .real(let number): status = sqlite3_bind_double(statement, position, number)
-            case .text(let text): status = sqlite3_bind_text(statement, position, text, -1, Self.transient)
+            case .text(let text):
+                // With its length, so that text holding a NUL is stored whole.
+                let length = Int32(text.utf8.count)
+                status = text.withCString { sqlite3_bind_text(statement, position, $0, length, Self.transient) }
             case .blob(let bytes):
                 status = bytes.withUnsafeBytes {
                     sqlite3_bind_blob(statement, position, $0.baseAddress, Int32($0.count), Self.transient)
@@ -94,7 +97,8 @@ final class EmbeddedSQLiteConnection: @unchecked Sendable {
         case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, index))
         case SQLITE_TEXT:
             guard let text = sqlite3_column_text(statement, index) else { return .text("") }
-            return .text(String(cString: text))
+            let length = Int(sqlite3_column_bytes(statement, index))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: length), as: UTF8.self))
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(statement, index))
             guard let bytes = sqlite3_column_blob(statement, index) else { return .blob([]) }

@@ -118,6 +118,24 @@ struct MigrationTests {
         }
     }
 
+    @Test("SQLite keeps text whole, NUL and all, and reads values back as written")
+    func sqliteValues() async throws {
+        try await TestDatabase.with(.sqlite) { test in
+            try await test.database.migrate(scope: "notes", Self.migrations)
+            let body = "before\u{0}after é 🚚"
+            try await test.database.transaction { transaction in
+                try await transaction.sql.raw(
+                    "INSERT INTO notes (id, body, seq, author) VALUES ('a', \(bind: body), \(bind: Int64.max), \(bind: nil as String?))"
+                ).run()
+            }
+            let row = try await test.database.read { try await $0.raw("SELECT body, seq, author FROM notes").first() }
+            #expect(try row?.decode(column: "body", as: String.self) == body)
+            #expect(try row?.decode(column: "seq", as: Int64.self) == .max)
+            #expect(try row?.decode(column: "author", as: String?.self) == nil)
+            #expect(try row?.decodeNil(column: "author") == true)
+        }
+    }
+
     @Test("sequences count up in commit order under concurrent writers", arguments: [Database.Kind.sqlite, .postgres])
     func sequences(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
