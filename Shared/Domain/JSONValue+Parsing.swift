@@ -133,7 +133,7 @@ extension JSONValue {
                     case UInt8(ascii: "u"):
                         var code = try hex4()
                         if (0xD800..<0xDC00).contains(code) {
-                            // A surrogate pair: the second half must follow as \uXXXX.
+                            // A surrogate pair: the second half must follow, as \u and four hex digits.
                             guard index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "\\"),
                                 bytes[index + 2] == UInt8(ascii: "u")
                             else { throw .invalid(at: index) }
