@@ -112,15 +112,17 @@ public struct EventConsumer: Service {
     private func process(_ entries: [RedisStreamEntry]) async throws {
         guard !entries.isEmpty else { return }
         var lanes = Array(
-            repeating: [(RedisStreamEntry, DomainEvent)](), count: min(configuration.concurrency, entries.count))
+            repeating: [(RedisStreamEntry, DomainEvent, Handler)](),
+            count: min(configuration.concurrency, entries.count))
         var done: [String] = []
         for entry in entries {
             switch EventFields.decode(entry.fields) {
             case .success(let event):
-                if handlers[event.type] == nil {
-                    done.append(entry.id)
+                if let handler = handlers[event.type] {
+                    let lane = Int(UInt(bitPattern: event.aggregateID.hashValue) % UInt(lanes.count))
+                    lanes[lane].append((entry, event, handler))
                 } else {
-                    lanes[Int(UInt(bitPattern: event.aggregateID.hashValue) % UInt(lanes.count))].append((entry, event))
+                    done.append(entry.id)
                 }
             case .failure(let error):
                 logger.error(
@@ -132,7 +134,9 @@ public struct EventConsumer: Service {
             for lane in lanes where !lane.isEmpty {
                 group.addTask {
                     var succeeded: [String] = []
-                    for (entry, event) in lane where try await handle(entry, event) { succeeded.append(entry.id) }
+                    for (entry, event, handler) in lane where try await handle(entry, event, with: handler) {
+                        succeeded.append(entry.id)
+                    }
                     return succeeded
                 }
             }
@@ -142,8 +146,7 @@ public struct EventConsumer: Service {
     }
 
     /// Runs the event's handler; true when it succeeded and the entry is to be acknowledged.
-    private func handle(_ entry: RedisStreamEntry, _ event: DomainEvent) async throws -> Bool {
-        guard let handler = handlers[event.type] else { return true }
+    private func handle(_ entry: RedisStreamEntry, _ event: DomainEvent, with handler: Handler) async throws -> Bool {
         do {
             try await handler(event)
             return true

@@ -69,8 +69,9 @@ public struct IdempotencyStore: Sendable {
     public func perform<Response: Codable & Sendable>(
         _ request: IdempotentRequest, _ body: @Sendable (Transaction) async throws -> Response
     ) async throws -> IdempotentResult<Response> {
-        guard database.beginRequest(request.lockKey) else { throw Self.inProgress }
-        defer { database.endRequest(request.lockKey) }
+        let lockKey = request.lockKey
+        guard database.beginRequest(lockKey) else { throw Self.inProgress }
+        defer { database.endRequest(lockKey) }
         let outcome = try await database.transaction { transaction -> Outcome<Response> in
             if transaction.kind == .postgres {
                 let row = try await transaction.sql.raw(

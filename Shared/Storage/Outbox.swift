@@ -12,10 +12,6 @@ enum OutboxSchema {
     /// The row a relay locks while it publishes, so replicas take turns.
     static let relayLock = "orderly.outbox.relay"
 
-    static func encodePayload(_ payload: JSONValue) throws -> String {
-        try payload.jsonText()
-    }
-
     static func event(from row: any SQLRow) throws -> DomainEvent {
         let id = try row.decode(column: "event_id", as: String.self)
         guard let uuid = UUID(uuidString: id) else {

@@ -135,7 +135,7 @@ struct BenchStorage: AsyncParsableCommand {
             return try await group.reduce(0, +)
         }
         let elapsed = start.duration(to: .now)
-        return (total, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return (total, elapsed.timeInterval)
     }
 
     /// Creates a scratch database on the server, runs `body` on it, and drops it.
@@ -237,7 +237,6 @@ struct BenchStorage: AsyncParsableCommand {
         await consuming.shutdown()
         await producer.close()
         await consumer.close()
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return Double(events) / seconds
+        return Double(events) / elapsed.timeInterval
     }
 }

@@ -154,7 +154,7 @@ struct BenchWire: AsyncParsableCommand {
                 try await Task.sleep(for: .seconds(seconds))
                 let count = flags.completed.load(ordering: .relaxed) - before
                 let elapsed = ContinuousClock.now - started
-                let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                let elapsedSeconds = elapsed.timeInterval
                 rates.append(Double(count) / elapsedSeconds)
             }
             flags.stop.store(true, ordering: .relaxed)
