@@ -7,6 +7,16 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// What every service library builds on.
+let serviceDependencies: [Target.Dependency] = [
+    "Domain", "Contracts", "Wire", "Redis", "Storage", "Runtime",
+    .product(name: "SQLKit", package: "sql-kit"),
+    .product(name: "Logging", package: "swift-log"),
+    .product(name: "Metrics", package: "swift-metrics"),
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+]
+
 let package = Package(
     name: "orderly",
     platforms: [.macOS(.v15), .iOS(.v18)],
@@ -16,7 +26,13 @@ let package = Package(
         .library(name: "Runtime", targets: ["Runtime"]),
         .library(name: "Redis", targets: ["Redis"]),
         .library(name: "Storage", targets: ["Storage"]),
+        .library(name: "Contracts", targets: ["Contracts"]),
         .executable(name: "orderly", targets: ["OrderlyCLI"]),
+        .executable(name: "orderly-gateway", targets: ["GatewayMain"]),
+        .executable(name: "orderly-orders", targets: ["OrdersMain"]),
+        .executable(name: "orderly-catalog", targets: ["CatalogMain"]),
+        .executable(name: "orderly-payments", targets: ["PaymentsMain"]),
+        .executable(name: "orderly-notifications", targets: ["NotificationsMain"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -37,6 +53,10 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Pure business values and rules: Foundation only, so the iOS apps can link it too.
@@ -100,6 +120,8 @@ let package = Package(
             dependencies: [
                 "Domain",
                 "Wire",
+                "Redis",
+                "Storage",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -110,6 +132,36 @@ let package = Package(
             path: "Shared/Runtime",
             swiftSettings: strict
         ),
+        // The Wire methods of each service with their request and response types: the contract
+        // between the gateway and the services, shared by both sides.
+        .target(name: "Contracts", dependencies: ["Domain", "Wire"], path: "Shared/Contracts", swiftSettings: strict),
+        .target(
+            name: "Catalog", dependencies: serviceDependencies, path: "Services/Catalog", swiftSettings: strict),
+        .target(name: "Orders", dependencies: serviceDependencies, path: "Services/Orders", swiftSettings: strict),
+        .target(
+            name: "Payments", dependencies: serviceDependencies, path: "Services/Payments", swiftSettings: strict),
+        .target(
+            name: "Notifications", dependencies: serviceDependencies, path: "Services/Notifications",
+            swiftSettings: strict),
+        .target(
+            name: "Gateway",
+            dependencies: serviceDependencies + [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Services/Gateway",
+            resources: [.copy("openapi.yaml")],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "GatewayMain", dependencies: ["Gateway", "Runtime"], path: "Services/GatewayMain"),
+        .executableTarget(name: "OrdersMain", dependencies: ["Orders", "Runtime"], path: "Services/OrdersMain"),
+        .executableTarget(name: "CatalogMain", dependencies: ["Catalog", "Runtime"], path: "Services/CatalogMain"),
+        .executableTarget(name: "PaymentsMain", dependencies: ["Payments", "Runtime"], path: "Services/PaymentsMain"),
+        .executableTarget(
+            name: "NotificationsMain", dependencies: ["Notifications", "Runtime"], path: "Services/NotificationsMain"),
         // The project's command line: benchmarks and the demo pair that `make run` starts.
         .executableTarget(
             name: "OrderlyCLI",
@@ -178,6 +230,21 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             path: "Tests/RuntimeTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ServiceTests",
+            dependencies: [
+                "Domain", "Contracts", "Wire", "Redis", "Storage", "Runtime", "TestSupport",
+                "Catalog", "Orders", "Payments", "Notifications", "Gateway",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            path: "Tests/ServiceTests",
             swiftSettings: strict
         ),
     ]

@@ -42,9 +42,11 @@ public enum UserTag {}
 public enum OrderTag {}
 public enum ProductTag {}
 public enum PaymentTag {}
+public enum ReceiptTag {}
 
 public typealias StoreID = Identifier<StoreTag>
 public typealias UserID = Identifier<UserTag>
 public typealias OrderID = Identifier<OrderTag>
 public typealias ProductID = Identifier<ProductTag>
 public typealias PaymentID = Identifier<PaymentTag>
+public typealias ReceiptID = Identifier<ReceiptTag>

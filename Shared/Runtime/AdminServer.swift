@@ -40,7 +40,13 @@ public struct AdminServer: Service {
     /// The routes, for in-process tests.
     public func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
-        let checks = self.checks
+        Self.addRoutes(to: router, checks: checks)
+        return router
+    }
+
+    /// Adds `/healthz`, `/readyz` and `/metrics` to `router` (the gateway serves them on its
+    /// public port too).
+    public static func addRoutes<Context: RequestContext>(to router: Router<Context>, checks: [ReadinessCheck]) {
         router.get("/healthz") { _, _ in
             Self.json(.ok, ["status": "ok"])
         }
@@ -56,7 +62,6 @@ public struct AdminServer: Service {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: MetricsExporter.exposition())))
         }
-        return router
     }
 
     public func run() async throws {

@@ -34,7 +34,8 @@ public struct ConfigurationSource: Sendable {
             reader: ConfigReader(providers: providers),
             secretReader: ConfigReader(
                 provider: EnvironmentVariablesProvider(
-                    environmentVariables: environment, secretsSpecifier: .dynamic { key, _ in key.hasSuffix("SECRET") }
+                    environmentVariables: environment,
+                    secretsSpecifier: .dynamic { key, _ in key.hasSuffix("SECRET") || key.hasSuffix("PASSWORD") }
                 ).prefixKeys(with: ["orderly"])))
     }
 
@@ -128,6 +129,12 @@ public struct SettingsReader {
             return nil
         }
         return value
+    }
+
+    /// A secret that may be absent, read from the environment only and never echoed in errors.
+    public mutating func optionalSecret(_ key: String) -> String? {
+        let value = secretReader.string(forKey: ConfigKey(key.split(separator: ".").map(String.init)), isSecret: true)
+        return value?.isEmpty == false ? value : nil
     }
 
     /// Records a problem found by the caller's own checks.

@@ -57,9 +57,6 @@ public struct IdempotencyStore: Sendable {
     public let database: Database
     public let retention: Duration
 
-    private static let encoder = JSONEncoder()
-    private static let decoder = JSONDecoder()
-
     public init(database: Database, retention: Duration = .seconds(7 * 24 * 3600)) {
         self.database = database
         self.retention = retention
@@ -95,7 +92,7 @@ public struct IdempotencyStore: Sendable {
                 return .replay(try record.decode(column: "response", as: String.self))
             }
             let response = try await body(transaction)
-            let stored = String(decoding: try Self.encoder.encode(response), as: UTF8.self)
+            let stored = try StoredDocument.text(response)
             // A record past its retention is replaced.
             try await transaction.sql.raw(
                 """
@@ -112,7 +109,7 @@ public struct IdempotencyStore: Sendable {
         case .executed(let response): return IdempotentResult(response: response, replayed: false)
         case .replay(let stored):
             return IdempotentResult(
-                response: try Self.decoder.decode(Response.self, from: Data(stored.utf8)), replayed: true)
+                response: try StoredDocument.decode(Response.self, from: stored), replayed: true)
         }
     }
 

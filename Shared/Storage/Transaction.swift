@@ -93,9 +93,3 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
-
-extension Date {
-    static var nowMilliseconds: Int64 { Date().millisecondsSince1970 }
-    var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
-    init(millisecondsSince1970 value: Int64) { self.init(timeIntervalSince1970: Double(value) / 1000) }
-}

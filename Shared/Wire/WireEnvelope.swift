@@ -237,14 +237,14 @@ public struct WireEnvelope: Sendable {
 public enum WireJSON {
     public static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = RFC3339.encodingStrategy
         encoder.outputFormatting = [.withoutEscapingSlashes]
         return encoder
     }()
 
     public static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = RFC3339.decodingStrategy
         return decoder
     }()
 

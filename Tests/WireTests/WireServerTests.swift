@@ -252,14 +252,16 @@ struct WireServerTests {
 
     @Test("a peer that sends half a frame and stalls is timed out and disconnected")
     func halfFrameStall() async throws {
-        let server = try await RunningServer.start(stallTimeout: .milliseconds(300))
+        let server = try await RunningServer.start(stallTimeout: .seconds(1))
         let peer = try await RawPeer(port: server.port)
         #expect(try await peer.hello()?.type == .hello)
         let frame = RawPeer.frame(#"{"v":1,"id":1,"type":"ping"}"#)
         try await peer.send(frame.getSlice(at: 0, length: 10)!)
         let started = ContinuousClock.now
         let frames = try await peer.framesUntilClosed()
-        #expect(ContinuousClock.now - started < .seconds(3))
+        // Well below the 10 s default: the 1 s configured here did it (the bound is loose
+        // because the end-to-end suites load the machine meanwhile).
+        #expect(ContinuousClock.now - started < .seconds(8))
         #expect(frames.first?.error?.message.contains("not completed") == true)
         #expect(!peer.isActive)
         try await server.stop()
@@ -292,7 +294,17 @@ struct WireServerTests {
             }
         }
         #expect(failures == 5)
-        server = try await RunningServer.start(port: port)
+        // While the port was free, one of the pool's own reconnects may briefly hold it (a
+        // loopback connect can pick its destination as its source port): retry the bind.
+        var restarted: RunningServer?
+        for attempt in 1...50 where restarted == nil {
+            do {
+                restarted = try await RunningServer.start(port: port)
+            } catch where attempt < 50 {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        server = try #require(restarted)
         let recovered = ContinuousClock.now
         var answer: String?
         while answer == nil && ContinuousClock.now - recovered < .seconds(5) {

@@ -1,66 +1,98 @@
 #!/usr/bin/env bash
-# `make run`: builds the suite and runs it in this terminal, each process's log lines prefixed
-# with its name, until Ctrl-C, which stops every process gracefully.
-#
-# For now the suite is the demo pair of Wire processes: `demo-server` serves demo.echo and
-# demo.clock, `demo-caller` calls it once a second. The services replace them as they land.
+# `make run`: builds the suite and runs Redis and the five services in this terminal, each
+# process's log lines prefixed with its name, until Ctrl-C, which stops every process gracefully.
+# Data (SQLite files, Redis's append-only file, the local secrets) stays in ORDERLY_DATA_DIR, so a
+# second run finds the first one's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-swift build --product orderly
-bin="$(swift build --show-bin-path)/orderly"
+swift build --product orderly-gateway
+for product in orderly-orders orderly-catalog orderly-payments orderly-notifications; do
+    swift build --product "$product" | grep -v '^Building for\|^\[' || true
+done
+bin="$(swift build --show-bin-path)"
 
 export ORDERLY_DATA_DIR="${ORDERLY_DATA_DIR:-./.orderly}"
 mkdir -p "$ORDERLY_DATA_DIR"
-# The internal secret proves to each service that a caller is one of ours. Locally a fresh one
-# is made for each run; in production it comes from the environment like every secret.
-if [ -z "${ORDERLY_INTERNAL_SECRET:-}" ]; then
-    ORDERLY_INTERNAL_SECRET="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-    export ORDERLY_INTERNAL_SECRET
-fi
+data="$(cd "$ORDERLY_DATA_DIR" && pwd)"
+http_port="${ORDERLY_HTTP_PORT:-8080}"
+export ORDERLY_HTTP_PORT="$http_port"
+
+# A secret kept in the data directory, made on first use (readable by this user only).
+local_secret() {
+    local file="$data/$1"
+    if [ ! -s "$file" ]; then
+        (umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$file")
+    fi
+    cat "$file"
+}
+# The internal secret proves to each service that a caller is one of ours; the JWT secret signs
+# access tokens (kept, so that tokens outlive a restart). In production both come from the
+# environment like every secret.
+export ORDERLY_INTERNAL_SECRET="${ORDERLY_INTERNAL_SECRET:-$(local_secret internal-secret)}"
+export ORDERLY_JWT_SECRET="${ORDERLY_JWT_SECRET:-$(local_secret jwt-secret)}"
+export ORDERLY_BOOTSTRAP_ADMIN_EMAIL="${ORDERLY_BOOTSTRAP_ADMIN_EMAIL:-admin@orderly.local}"
+export ORDERLY_BOOTSTRAP_ADMIN_PASSWORD="${ORDERLY_BOOTSTRAP_ADMIN_PASSWORD:-$(local_secret bootstrap-admin-password | head -c 20)}"
 
 pids=()
 stop() {
     trap - INT TERM EXIT
     echo
     echo "stopping…"
-    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    # The gateway first, the services next, Redis last: each drains what it holds.
+    for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+        kill -TERM "${pids[$i]}" 2>/dev/null || true
+        wait "${pids[$i]}" 2>/dev/null || true
+    done
     echo "stopped"
 }
 trap stop INT TERM EXIT
 
-# start NAME ADMIN_PORT ARGS...: runs one process with its own admin port, logs prefixed.
+# start NAME COMMAND...: runs one process with its log lines prefixed by its name.
 start() {
-    local name=$1 admin=$2
-    shift 2
-    ORDERLY_ADMIN_PORT=$admin "$bin" "$@" > >(sed -u "s/^/[$name] /") 2>&1 &
+    local name=$1
+    shift
+    "$@" > >(sed -u "s/^/[$name] /") 2>&1 &
     pids+=($!)
 }
 
 wait_ready() {
-    local name=$1 admin=$2
-    for _ in $(seq 1 100); do
-        curl -sf "http://127.0.0.1:$admin/readyz" >/dev/null 2>&1 && return 0
+    local name=$1 url=$2
+    for _ in $(seq 1 300); do
+        curl -sf "$url" >/dev/null 2>&1 && return 0
         sleep 0.1
     done
-    echo "$name did not become ready; see its log lines above" >&2
+    echo "$name did not become ready ($url); see its log lines above" >&2
+    curl -s "$url" >&2 || true
     return 1
 }
 
-start demo-server 9100 demo serve
-wait_ready demo-server 9100
-start demo-caller 9101 demo call
-wait_ready demo-caller 9101
+if [ -z "${ORDERLY_REDIS_URL:-}" ]; then
+    redis_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    mkdir -p "$data/redis"
+    start redis redis-server --bind 127.0.0.1 --port "$redis_port" --dir "$data/redis" --appendonly yes --save ""
+    export ORDERLY_REDIS_URL="redis://127.0.0.1:$redis_port"
+    for _ in $(seq 1 100); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+fi
 
+start catalog "$bin/orderly-catalog"
+start orders "$bin/orderly-orders"
+start payments "$bin/orderly-payments"
+start notifications "$bin/orderly-notifications"
+start gateway "$bin/orderly-gateway"
+for service in catalog:9202 orders:9201 payments:9203 notifications:9204 gateway:9200; do
+    wait_ready "${service%%:*}" "http://127.0.0.1:${service##*:}/readyz"
+done
+
+url="http://127.0.0.1:$http_port"
 cat <<TXT
 
-Orderly is running (demo pair; the services arrive with the next issues).
-  demo-server  Wire 127.0.0.1:7100   admin http://127.0.0.1:9100
-  demo-caller  calls demo.echo once a second   admin http://127.0.0.1:9101
+Orderly is running at $url   (OpenAPI: $url/openapi.yaml)
+  bootstrap admin: $ORDERLY_BOOTSTRAP_ADMIN_EMAIL / $ORDERLY_BOOTSTRAP_ADMIN_PASSWORD
+  data: $data   Redis: $ORDERLY_REDIS_URL
 Try:
-  curl http://127.0.0.1:9101/readyz
-  curl -s http://127.0.0.1:9100/metrics | grep wire_server_requests_total
+  curl -s -X POST $url/v1/auth/login -H 'Content-Type: application/json' \\
+    -d '{"email":"$ORDERLY_BOOTSTRAP_ADMIN_EMAIL","password":"$ORDERLY_BOOTSTRAP_ADMIN_PASSWORD"}'
 Ctrl-C stops everything.
 
 TXT

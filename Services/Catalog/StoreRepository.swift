@@ -1,0 +1,58 @@
+internal import Contracts
+internal import Domain
+internal import Foundation
+internal import SQLKit
+internal import Storage
+
+/// Stores in the catalog's database.
+struct StoreRepository: Sendable {
+    let database: Database
+
+    func insert(_ store: Store, in transaction: Transaction) async throws {
+        try await transaction.sql.raw(
+            """
+            INSERT INTO stores (id, name, version, created_at, updated_at, doc)
+            VALUES (\(bind: store.id.description), \(bind: store.name), \(bind: store.version),
+                \(bind: store.createdAt.millisecondsSince1970), \(bind: store.updatedAt.millisecondsSince1970),
+                \(bind: try StoredDocument.text(store)))
+            """
+        ).run()
+    }
+
+    /// Replaces a store, provided nobody changed it since it was read at `previousVersion`.
+    func update(_ store: Store, previousVersion: Int64, in transaction: Transaction) async throws -> Bool {
+        let row = try await transaction.sql.raw(
+            """
+            UPDATE stores SET name = \(bind: store.name), version = \(bind: store.version),
+                updated_at = \(bind: store.updatedAt.millisecondsSince1970), doc = \(bind: try StoredDocument.text(store))
+            WHERE id = \(bind: store.id.description) AND version = \(bind: previousVersion)
+            RETURNING id
+            """
+        ).first()
+        return row != nil
+    }
+
+    func find(_ id: StoreID, in sql: any SQLDatabase) async throws -> Store? {
+        try await sql.raw("SELECT doc FROM stores WHERE id = \(bind: id.description)").first()
+            .map { try StoredDocument.decode(Store.self, from: $0) }
+    }
+
+    /// Stores in creation order, `only` one of them when given.
+    func list(only: StoreID?, after cursor: KeysetCursor?, limit: Int) async throws -> Page<Store> {
+        try await database.read { sql in
+            var query: SQLQueryString = "SELECT doc, created_at, id FROM stores WHERE 1 = 1"
+            if let only { query = query + " AND id = \(bind: only.description)" }
+            if let cursor {
+                query =
+                    query
+                    + " AND (created_at > \(bind: cursor.key) OR (created_at = \(bind: cursor.key) AND id > \(bind: cursor.id)))"
+            }
+            query = query + " ORDER BY created_at, id LIMIT \(bind: limit + 1)"
+            let rows = try await sql.raw(query).all()
+            let page = rows.prefix(limit)
+            return Page(
+                data: try page.map { try StoredDocument.decode(Store.self, from: $0) },
+                nextCursor: rows.count > limit ? try KeysetCursor(row: page.last!, key: "created_at").token : nil)
+        }
+    }
+}

@@ -1,0 +1,61 @@
+public import Runtime
+
+/// The gateway's own settings, besides those of every service.
+///
+/// | key | variable | default |
+/// |---|---|---|
+/// | `http.host`, `http.port` | `ORDERLY_HTTP_HOST`, `ORDERLY_HTTP_PORT` | `127.0.0.1`, `8080` |
+/// | `http.maxBodyBytes` | `ORDERLY_HTTP_MAX_BODY_BYTES` | 1048576 |
+/// | `jwt.secret` | `ORDERLY_JWT_SECRET` (environment only) | none: required, 32+ bytes |
+/// | `auth.accessTokenSeconds` | `ORDERLY_AUTH_ACCESS_TOKEN_SECONDS` | 900 |
+/// | `auth.refreshTokenDays` | `ORDERLY_AUTH_REFRESH_TOKEN_DAYS` | 30 |
+/// | `auth.bcryptCost` | `ORDERLY_AUTH_BCRYPT_COST` | 12 |
+/// | `auth.loginAttemptsPerAccount` | `ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ACCOUNT` | 10 per 5 minutes |
+/// | `auth.loginAttemptsPerAddress` | `ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ADDRESS` | 50 per 5 minutes |
+/// | `bootstrap.admin.email` | `ORDERLY_BOOTSTRAP_ADMIN_EMAIL` | `admin@orderly.local` |
+/// | `bootstrap.admin.password` | `ORDERLY_BOOTSTRAP_ADMIN_PASSWORD` (environment only) | generated, printed once |
+/// | `notifications.recheckSeconds` | `ORDERLY_NOTIFICATIONS_RECHECK_SECONDS` | 2 |
+public struct GatewaySettings: Sendable {
+    public var service: ServiceSettings
+    public var httpHost: String
+    public var httpPort: Int
+    public var maximumBodyBytes: Int
+    public var jwtSecret: String
+    public var accessTokenLifetime: Duration
+    public var refreshTokenLifetime: Duration
+    public var bcryptCost: Int
+    public var loginAttemptsPerAccount: Int
+    public var loginAttemptsPerAddress: Int
+    public var bootstrapAdminEmail: String
+    public var bootstrapAdminPassword: String?
+    public var longPollRecheck: Duration
+
+    /// Reads the gateway's settings on top of `service`'s.
+    public static func read(service: ServiceSettings, from source: ConfigurationSource) throws(ConfigurationError)
+        -> GatewaySettings
+    {
+        var reader = source.settings()
+        let host = reader.string("http.host", default: "127.0.0.1")
+        let port = reader.int("http.port", default: 8080, in: 0...65535)
+        let body = reader.int("http.maxBodyBytes", default: 1 << 20, in: 1024...(64 << 20))
+        let secret = reader.secret("jwt.secret")
+        if let secret, secret.utf8.count < 32 { reader.report("jwt.secret", "must be at least 32 bytes long") }
+        let access = reader.int("auth.accessTokenSeconds", default: 900, in: 30...86_400)
+        let refresh = reader.int("auth.refreshTokenDays", default: 30, in: 1...365)
+        let cost = reader.int("auth.bcryptCost", default: 12, in: 4...16)
+        let perAccount = reader.int("auth.loginAttemptsPerAccount", default: 10, in: 1...10_000)
+        let perAddress = reader.int("auth.loginAttemptsPerAddress", default: 50, in: 1...100_000)
+        let email = reader.string("bootstrap.admin.email", default: "admin@orderly.local").lowercased()
+        let password = reader.optionalSecret("bootstrap.admin.password")
+        if let password, !(8...72).contains(password.utf8.count) {
+            reader.report("bootstrap.admin.password", "must be 8 to 72 bytes long")
+        }
+        let recheck = reader.int("notifications.recheckSeconds", default: 2, in: 1...30)
+        try reader.finish()
+        return GatewaySettings(
+            service: service, httpHost: host, httpPort: port, maximumBodyBytes: body, jwtSecret: secret!,
+            accessTokenLifetime: .seconds(access), refreshTokenLifetime: .seconds(refresh * 86_400),
+            bcryptCost: cost, loginAttemptsPerAccount: perAccount, loginAttemptsPerAddress: perAddress,
+            bootstrapAdminEmail: email, bootstrapAdminPassword: password, longPollRecheck: .seconds(recheck))
+    }
+}

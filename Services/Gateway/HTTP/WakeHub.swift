@@ -1,0 +1,87 @@
+internal import Contracts
+internal import Domain
+internal import Foundation
+internal import Logging
+internal import Redis
+internal import ServiceLifecycle
+
+/// Where long-polls wait for their user's next notification. A poll first takes a ticket, then
+/// reads the inbox, then waits on the ticket: a wake-up that arrives between the read and the
+/// wait is kept on the ticket, so it is never missed.
+actor WakeHub {
+    private struct Ticket {
+        var user: UserID
+        var woken = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private var tickets: [UInt64: Ticket] = [:]
+    private var ticketsByUser: [UserID: Set<UInt64>] = [:]
+    private var nextTicket: UInt64 = 0
+
+    /// Starts listening for `user`'s wake-ups; call `leave` when done.
+    func enter(_ user: UserID) -> UInt64 {
+        nextTicket += 1
+        tickets[nextTicket] = Ticket(user: user)
+        ticketsByUser[user, default: []].insert(nextTicket)
+        return nextTicket
+    }
+
+    func leave(_ ticket: UInt64) {
+        guard let entry = tickets.removeValue(forKey: ticket) else { return }
+        entry.waiter?.resume()
+        ticketsByUser[entry.user]?.remove(ticket)
+        if ticketsByUser[entry.user]?.isEmpty == true { ticketsByUser[entry.user] = nil }
+    }
+
+    /// Returns once `ticket`'s user was woken since the last wait, or after `timeout`.
+    func wait(_ ticket: UInt64, timeout: Duration) async {
+        guard let entry = tickets[ticket], !entry.woken else {
+            tickets[ticket]?.woken = false
+            return
+        }
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            await self?.release(ticket)
+        }
+        await withCheckedContinuation { continuation in tickets[ticket]?.waiter = continuation }
+        timer.cancel()
+        tickets[ticket]?.woken = false
+    }
+
+    /// Wakes every poll waiting for `user`.
+    func wake(_ user: UserID) {
+        for ticket in ticketsByUser[user] ?? [] {
+            tickets[ticket]?.woken = true
+            release(ticket)
+        }
+    }
+
+    private func release(_ ticket: UInt64) {
+        tickets[ticket]?.waiter?.resume()
+        tickets[ticket]?.waiter = nil
+    }
+}
+
+/// Feeds the hub from `orderly:wake`; malformed messages are logged and skipped.
+struct WakeListener: Service {
+    let hub: WakeHub
+    let redis: RedisConfiguration
+    let logger: Logger
+
+    func run() async throws {
+        let subscriber = RedisSubscriber(configuration: redis, channels: [WakeUp.channel])
+        let decoder = JSONDecoder()
+        await withGracefulShutdownHandler {
+            for await message in subscriber.messages {
+                guard let wakeUp = try? decoder.decode(WakeUp.self, from: Data(message.payload)) else {
+                    logger.warning("malformed wake-up skipped", metadata: ["redis.channel": "\(message.channel)"])
+                    continue
+                }
+                await hub.wake(wakeUp.userID)
+            }
+        } onGracefulShutdown: {
+            subscriber.stop()
+        }
+    }
+}

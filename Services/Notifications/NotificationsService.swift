@@ -1,0 +1,147 @@
+internal import Contracts
+public import Domain
+internal import Foundation
+public import Logging
+internal import Redis
+public import Runtime
+internal import SQLKit
+public import ServiceLifecycle
+internal import Storage
+public import Wire
+
+/// The notifications service: turns domain events into notifications in each user's inbox,
+/// and announces each one on `orderly:wake` so a waiting long-poll answers at once.
+public enum NotificationsService {
+    public static let name = NotificationsAPI.service
+    public static let wirePort = 7204
+    public static let adminPort = 9204
+
+    /// The process's parts, ready for `ServiceRunner`.
+    public static func services(settings: ServiceSettings, logger: Logger) async throws -> [any Service] {
+        let host = try await ServiceHost.start(
+            settings: settings, logger: logger, migrations: NotificationsSchema.migrations)
+        let inbox = Inbox(database: host.database, redis: host.redis, logger: logger)
+        var router = WireRouter()
+        router.register(NotificationsAPI.list) { request, context in
+            try await inbox.list(request, for: context.requirePrincipal())
+        }
+        let identity = EventConsumer(
+            redis: host.consumerRedis(),
+            configuration: EventConsumerConfiguration(
+                stream: eventStream(of: IdentityEvents.service), group: name, consumer: settings.instance),
+            handlers: [
+                IdentityEvents.userCreated: inbox.recordUser, IdentityEvents.userUpdated: inbox.recordUser,
+            ],
+            logger: logger)
+        let orders = EventConsumer(
+            redis: host.consumerRedis(),
+            configuration: EventConsumerConfiguration(
+                stream: eventStream(of: OrdersAPI.service), group: name, consumer: settings.instance),
+            handlers: ["order.created": inbox.orderCreated],
+            logger: logger)
+        return host.services(router: router, parts: [identity, orders])
+    }
+}
+
+/// Users' inboxes: what each event means for whom, stored once per event however often it is
+/// delivered.
+struct Inbox: Sendable {
+    let database: Database
+    let redis: RedisClient
+    let logger: Logger
+
+    static let consumer = "notifications"
+
+    /// Keeps the copy of a user that decides who hears about what; an older version than the
+    /// one kept is ignored, so events applied out of order do no harm.
+    func recordUser(_ event: DomainEvent) async throws {
+        let user = try event.payload.decode(as: User.self)
+        try await database.applyOnce(event, consumer: Self.consumer) { transaction in
+            try await transaction.sql.raw(
+                """
+                INSERT INTO recipients (user_id, role, store_id, active, on_duty, version)
+                VALUES (\(bind: user.id.description), \(bind: user.role.rawValue), \(bind: user.storeID?.description),
+                    \(bind: user.active ? 1 : 0), \(bind: user.onDuty ? 1 : 0), \(bind: user.version))
+                ON CONFLICT (user_id) DO UPDATE SET role = excluded.role, store_id = excluded.store_id,
+                    active = excluded.active, on_duty = excluded.on_duty, version = excluded.version
+                WHERE recipients.version < excluded.version
+                """
+            ).run()
+        }
+    }
+
+    /// A new order: its store's users hear of it, and so do the couriers on duty when it is
+    /// a delivery.
+    func orderCreated(_ event: DomainEvent) async throws {
+        let order = try event.payload.decode(as: Order.self)
+        let title = "New order #\(order.number)"
+        var summary = order.fulfillment == .delivery ? "Delivery" : "Pickup"
+        if let address = order.deliveryAddress { summary += " to \(address)" }
+        if order.fulfillment == .delivery { summary += ", \(order.boxesCount) boxes" }
+        let body = summary
+        let data = ["order_id": order.id.description, "store_id": order.storeID.description]
+        let wakeUps = try await database.transaction { transaction -> [WakeUp] in
+            guard try await transaction.recordApplied(event: event.id, consumer: Self.consumer) else { return [] }
+            var query: SQLQueryString = """
+                SELECT user_id FROM recipients WHERE active = 1 AND (store_id = \(bind: order.storeID.description)
+                """
+            if order.fulfillment == .delivery { query = query + " OR (role = 'courier' AND on_duty = 1)" }
+            let users = try await transaction.sql.raw(query + ") ORDER BY user_id").all()
+                .map { try $0.decode(column: "user_id", as: String.self) }
+            var wakeUps: [WakeUp] = []
+            for user in users {
+                guard let userID = UserID(user) else { continue }
+                let notification = UserNotification(
+                    seq: try await transaction.nextSequence("notifications"), id: UUID(), userID: userID,
+                    type: event.type, title: title, body: body, data: data, createdAt: Date.currentMillisecond,
+                    readAt: nil)
+                try await insert(notification, in: transaction)
+                wakeUps.append(WakeUp(userID: userID, seq: notification.seq))
+            }
+            return wakeUps
+        }
+        await wake(wakeUps)
+    }
+
+    private func insert(_ notification: UserNotification, in transaction: Transaction) async throws {
+        try await transaction.sql.raw(
+            """
+            INSERT INTO notifications (seq, id, user_id, created_at, doc)
+            VALUES (\(bind: notification.seq), \(bind: notification.id.uuidString.lowercased()),
+                \(bind: notification.userID.description), \(bind: notification.createdAt.millisecondsSince1970),
+                \(bind: try StoredDocument.text(notification)))
+            """
+        ).run()
+    }
+
+    /// Tells every gateway that these users have something new. Best effort: a lost wake-up
+    /// only delays the answer until the long-poll's next re-check.
+    private func wake(_ wakeUps: [WakeUp]) async {
+        guard !wakeUps.isEmpty else { return }
+        do {
+            let encoder = JSONEncoder()
+            let commands = try wakeUps.map { wakeUp -> [RedisArgument] in
+                ["PUBLISH", RedisArgument(WakeUp.channel), RedisArgument(Array(try encoder.encode(wakeUp)))]
+            }
+            _ = try await redis.pipeline(commands)
+        } catch {
+            logger.warning("wake-ups not published", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The caller's notifications after the cursor, oldest first.
+    func list(_ request: NotificationListRequest, for principal: Principal) async throws -> Page<UserNotification> {
+        let limit = try KeysetCursor.limit(request.limit)
+        guard request.after >= 0 else { throw OrderlyError.invalidFields(["after": "must be 0 or more"]) }
+        let rows = try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT doc FROM notifications WHERE user_id = \(bind: principal.userID.description)
+                AND seq > \(bind: request.after) ORDER BY seq LIMIT \(bind: limit + 1)
+                """
+            ).all()
+        }
+        let notifications = try rows.prefix(limit).map { try StoredDocument.decode(UserNotification.self, from: $0) }
+        return Page(data: notifications, nextCursor: rows.count > limit ? notifications.last.map { "\($0.seq)" } : nil)
+    }
+}

@@ -1,0 +1,36 @@
+/// One page of a list: the items and the cursor of the next page (nil on the last).
+public struct Page<Item: Codable & Sendable>: Codable, Sendable {
+    public var data: [Item]
+    public var nextCursor: String?
+
+    public init(data: [Item], nextCursor: String?) {
+        self.data = data
+        self.nextCursor = nextCursor
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case data
+        case nextCursor = "next_cursor"
+    }
+}
+
+/// Names one resource by id.
+public struct ResourceRef<ID: Codable & Sendable & Hashable>: Codable, Sendable, Hashable {
+    public var id: ID
+
+    public init(id: ID) { self.id = id }
+}
+
+/// How much of a list to read: `limit` (1–200, default 50) items after `cursor`.
+public struct PageRequest: Codable, Sendable, Hashable {
+    public var limit: Int?
+    public var cursor: String?
+
+    public init(limit: Int? = nil, cursor: String? = nil) {
+        self.limit = limit
+        self.cursor = cursor
+    }
+
+    public static let defaultLimit = 50
+    public static let maximumLimit = 200
+}

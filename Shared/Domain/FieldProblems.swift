@@ -1,0 +1,72 @@
+/// Collects what is wrong with each field of a request, so that one answer names them all.
+///
+/// ```swift
+/// var problems = FieldProblems()
+/// let name = problems.text(draft.name, "name", maximumLength: 200)
+/// try problems.check()
+/// ```
+public struct FieldProblems: Sendable {
+    public private(set) var reasons: [String: String] = [:]
+
+    public init() {}
+
+    /// Records that `field` is wrong; the first reason for a field is kept.
+    public mutating func add(_ field: String, _ reason: String) {
+        if reasons[field] == nil { reasons[field] = reason }
+    }
+
+    /// A required text: present, not blank, at most `maximumLength` characters; trimmed.
+    public mutating func text(_ value: String?, _ field: String, maximumLength: Int = 200) -> String {
+        guard let value else {
+            add(field, "is required")
+            return ""
+        }
+        return optionalText(value, field, maximumLength: maximumLength, required: true) ?? ""
+    }
+
+    /// An optional text: blank counts as absent; trimmed; at most `maximumLength` characters.
+    public mutating func optionalText(
+        _ value: String?, _ field: String, maximumLength: Int = 200, required: Bool = false
+    ) -> String? {
+        let trimmed = value?.trimmingWhitespace() ?? ""
+        if trimmed.isEmpty {
+            if required { add(field, value == nil ? "is required" : "must not be empty") }
+            return nil
+        }
+        if trimmed.count > maximumLength { add(field, "must be at most \(maximumLength) characters") }
+        if trimmed.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\t" }) {
+            add(field, "must not contain control characters")
+        }
+        return trimmed
+    }
+
+    /// An integer within `range`; nil (and a problem when `required`) when absent.
+    public mutating func integer<Value: BinaryInteger>(
+        _ value: Value?, _ field: String, in range: ClosedRange<Value>, required: Bool = true
+    ) -> Value? {
+        guard let value else {
+            if required { add(field, "is required") }
+            return nil
+        }
+        guard range.contains(value) else {
+            add(field, "must be from \(range.lowerBound) to \(range.upperBound)")
+            return nil
+        }
+        return value
+    }
+
+    /// Throws a validation error naming every bad field, if there is one.
+    public func check() throws(OrderlyError) {
+        guard reasons.isEmpty else { throw OrderlyError.invalidFields(reasons) }
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces, tabs and line breaks.
+    public func trimmingWhitespace() -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        return String(scalars[first...last])
+    }
+}

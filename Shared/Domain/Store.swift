@@ -1,0 +1,196 @@
+public import Foundation
+
+/// A store's subscription plan on the platform.
+public enum StoreTier: String, Hashable, Sendable, Codable, CaseIterable {
+    case free, starter, pro, enterprise
+}
+
+/// What a line of an order or sale is: each type has its own VAT rate in a store.
+public enum ItemType: String, Hashable, Sendable, Codable, CaseIterable {
+    case repair
+    case deviceSale = "device_sale"
+    case accessory
+    case devicePurchase = "device_purchase"
+    case product
+}
+
+/// A store's VAT rates in basis points per item type (`1800` is 18%).
+public struct VATRates: Hashable, Sendable, Codable {
+    public var repair: Int
+    public var deviceSale: Int
+    public var accessory: Int
+    public var devicePurchase: Int
+    public var product: Int
+
+    public init(repair: Int, deviceSale: Int, accessory: Int, devicePurchase: Int, product: Int) {
+        self.repair = repair
+        self.deviceSale = deviceSale
+        self.accessory = accessory
+        self.devicePurchase = devicePurchase
+        self.product = product
+    }
+
+    /// Every type at `rate`.
+    public init(all rate: Int) {
+        self.init(repair: rate, deviceSale: rate, accessory: rate, devicePurchase: rate, product: rate)
+    }
+
+    /// Israel's standard rate, 18%, on every type.
+    public static let standard = VATRates(all: 1800)
+
+    /// The rate for one item type.
+    public func rate(for type: ItemType) -> Int {
+        switch type {
+        case .repair: return repair
+        case .deviceSale: return deviceSale
+        case .accessory: return accessory
+        case .devicePurchase: return devicePurchase
+        case .product: return product
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case repair, accessory, product
+        case deviceSale = "device_sale"
+        case devicePurchase = "device_purchase"
+    }
+
+    /// Records a problem for each rate outside 0…10000 basis points.
+    public func validate(into problems: inout FieldProblems, field: String) {
+        for type in ItemType.allCases where !(0...10_000).contains(rate(for: type)) {
+            problems.add("\(field).\(type.rawValue)", "must be from 0 to 10000 basis points")
+        }
+    }
+}
+
+/// One delivery pricing tier: orders of up to `maxBoxes` boxes (no limit when nil) cost `fee`,
+/// and count `multiplier` times toward a courier's load.
+public struct DeliveryTier: Hashable, Sendable, Codable {
+    public var maxBoxes: Int?
+    /// In the store's currency's minor units.
+    public var fee: Int64
+    public var multiplier: Int
+
+    public init(maxBoxes: Int?, fee: Int64, multiplier: Int) {
+        self.maxBoxes = maxBoxes
+        self.fee = fee
+        self.multiplier = multiplier
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case maxBoxes = "max_boxes"
+        case fee, multiplier
+    }
+}
+
+/// What a delivery costs for a number of boxes.
+public struct DeliveryQuote: Hashable, Sendable {
+    public var fee: Int64
+    public var multiplier: Int
+
+    public init(fee: Int64, multiplier: Int) {
+        self.fee = fee
+        self.multiplier = multiplier
+    }
+}
+
+/// A store's delivery prices by box count: tiers in increasing `maxBoxes`, the last one open.
+public struct DeliveryPricing: Hashable, Sendable, Codable {
+    public var tiers: [DeliveryTier]
+
+    public init(tiers: [DeliveryTier]) { self.tiers = tiers }
+
+    /// Up to 8 boxes 35.00 (×1), 9–16 boxes 70.00 (×2), 17 and more 105.00 (×3).
+    public static let standard = DeliveryPricing(tiers: [
+        DeliveryTier(maxBoxes: 8, fee: 3500, multiplier: 1),
+        DeliveryTier(maxBoxes: 16, fee: 7000, multiplier: 2),
+        DeliveryTier(maxBoxes: nil, fee: 10_500, multiplier: 3),
+    ])
+
+    /// The fee and multiplier for `boxes` (at least 1); nil for fewer boxes than one.
+    public func quote(forBoxes boxes: Int) -> DeliveryQuote? {
+        guard boxes >= 1 else { return nil }
+        for tier in tiers where tier.maxBoxes.map({ boxes <= $0 }) ?? true {
+            return DeliveryQuote(fee: tier.fee, multiplier: tier.multiplier)
+        }
+        return nil
+    }
+
+    /// Records what makes these tiers unusable: none, limits not increasing, a last tier with a
+    /// limit (some box counts would have no price), negative fees, multipliers below 1.
+    public func validate(into problems: inout FieldProblems, field: String) {
+        guard !tiers.isEmpty else {
+            problems.add("\(field).tiers", "must list at least one tier")
+            return
+        }
+        guard tiers.count <= 20 else {
+            problems.add("\(field).tiers", "must list at most 20 tiers")
+            return
+        }
+        var previous = 0
+        for (index, tier) in tiers.enumerated() {
+            let name = "\(field).tiers[\(index)]"
+            if index == tiers.count - 1 {
+                if tier.maxBoxes != nil { problems.add("\(name).max_boxes", "must be null on the last tier") }
+            } else if let maxBoxes = tier.maxBoxes {
+                if maxBoxes <= previous { problems.add("\(name).max_boxes", "must be greater than \(previous)") }
+                previous = maxBoxes
+            } else {
+                problems.add("\(name).max_boxes", "is required on every tier but the last")
+            }
+            if !(0...100_000_000).contains(tier.fee) { problems.add("\(name).fee", "must be from 0 to 100000000") }
+            if !(1...100).contains(tier.multiplier) { problems.add("\(name).multiplier", "must be from 1 to 100") }
+        }
+    }
+}
+
+/// A store: the tenant whose staff create orders and sell, with its money and tax settings.
+public struct Store: Hashable, Sendable, Codable {
+    public var id: StoreID
+    public var name: String
+    public var tier: StoreTier
+    public var address: String?
+    public var phone: String?
+    public var currency: CurrencyCode
+    /// An IANA time zone name (`Asia/Jerusalem`).
+    public var timezone: String
+    public var vatRates: VATRates
+    public var deliveryPricing: DeliveryPricing
+    /// The low-stock threshold products start with.
+    public var lowStockDefault: Int
+    public var version: Int64
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(
+        id: StoreID, name: String, tier: StoreTier, address: String?, phone: String?, currency: CurrencyCode,
+        timezone: String, vatRates: VATRates, deliveryPricing: DeliveryPricing, lowStockDefault: Int,
+        version: Int64, createdAt: Date, updatedAt: Date
+    ) {
+        self.id = id
+        self.name = name
+        self.tier = tier
+        self.address = address
+        self.phone = phone
+        self.currency = currency
+        self.timezone = timezone
+        self.vatRates = vatRates
+        self.deliveryPricing = deliveryPricing
+        self.lowStockDefault = lowStockDefault
+        self.version = version
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, tier, address, phone, currency, timezone, version
+        case vatRates = "vat_rates"
+        case deliveryPricing = "delivery_pricing"
+        case lowStockDefault = "low_stock_default"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+
+    /// Whether `name` is a time zone this system knows.
+    public static func isKnownTimeZone(_ name: String) -> Bool { TimeZone(identifier: name) != nil }
+}

@@ -1,0 +1,138 @@
+internal import Foundation
+public import Logging
+internal import NIOCore
+internal import NIOPosix
+public import Redis
+internal import SQLKit
+public import ServiceLifecycle
+public import Storage
+public import Wire
+
+/// What every service process has: its settings, its database (migrated), Redis, the event
+/// publisher its outbox relay uses, and the clients of its upstreams.
+public struct ServiceHost: Sendable {
+    public let settings: ServiceSettings
+    public let logger: Logger
+    public let database: Database
+    /// For commands and publishing; event consumers get clients of their own.
+    public let redis: RedisClient
+    public let publisher: EventPublisher
+    public let upstreams: [String: WireClient]
+
+    /// Opens the database and applies the service's migrations before anything is served.
+    /// The outbox relay publishes to `orderly:events:<events>`, the service's name by default.
+    public static func start(
+        settings: ServiceSettings, logger: Logger, migrations: [Migration], events: String? = nil
+    ) async throws -> ServiceHost {
+        let database = try await Database.open(settings.database, logger: logger)
+        let applied = try await database.migrate(scope: settings.process.service, migrations)
+        if !applied.isEmpty {
+            logger.info(
+                "database migrated", metadata: ["db.migrations": "\(applied.map(String.init).joined(separator: ","))"])
+        }
+        let redis = RedisClient(configuration: settings.redis)
+        var upstreams: [String: WireClient] = [:]
+        for name in settings.upstreams.keys { upstreams[name] = settings.client(for: name, logger: logger) }
+        return ServiceHost(
+            settings: settings, logger: logger, database: database, redis: redis,
+            publisher: EventPublisher(redis: redis, service: events ?? settings.process.service), upstreams: upstreams)
+    }
+
+    /// A Redis client for one blocking stream consumer, its thread to itself.
+    public func consumerRedis() -> RedisClient {
+        var configuration = settings.redis
+        configuration.poolSize = 1
+        return RedisClient(configuration: configuration)
+    }
+
+    /// The client of upstream `service`, which must have been named in the settings.
+    public func upstream(_ service: String) -> WireClient {
+        guard let client = upstreams[service] else { preconditionFailure("\(service) is not an upstream") }
+        return client
+    }
+
+    /// What `/readyz` checks: the database, Redis and each upstream.
+    public var readinessChecks: [ReadinessCheck] {
+        let database = self.database
+        let redis = self.redis
+        var checks = [
+            ReadinessCheck("database") { try await database.read { _ = try await $0.raw("SELECT 1 AS one").all() } },
+            ReadinessCheck("redis") { try await redis.send("PING") },
+        ]
+        for (name, client) in upstreams { checks.append(ReadinessCheck(name) { try await client.ping() }) }
+        return checks
+    }
+
+    /// The process's parts in start order: closing the database and Redis last, the outbox
+    /// relay, `parts` (consumers and the like), the Wire server, and the admin server, which
+    /// stops first on SIGTERM.
+    public func services(router: WireRouter?, parts: [any Service], checks: [ReadinessCheck] = []) -> [any Service] {
+        let closer = ResourceCloser { [database, redis, upstreams] in
+            for client in upstreams.values { await client.close() }
+            await database.close()
+            await redis.shutdown()
+        }
+        let relay = OutboxRelay(database: database, publisher: publisher, logger: logger)
+        var services: [any Service] = [closer, relay] + parts
+        if let router {
+            services.append(WireServer(configuration: settings.process.wireServer, router: router, logger: logger))
+        }
+        services.append(
+            AdminServer(
+                host: settings.process.adminHost, port: settings.process.adminPort,
+                checks: readinessChecks + checks, logger: logger))
+        return services
+    }
+}
+
+/// Waits for shutdown, then releases what the other services used. First in a service list,
+/// so it stops last.
+public struct ResourceCloser: Service {
+    private let close: @Sendable () async -> Void
+
+    public init(_ close: @escaping @Sendable () async -> Void) { self.close = close }
+
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await close()
+    }
+}
+
+/// The entry point every service executable calls: reads the settings (printing every problem
+/// and exiting with status 2 when they are wrong), sets up logging and metrics, builds the
+/// service's parts and runs them until SIGTERM or SIGINT.
+public enum ServiceMain {
+    public static func run(
+        service: String, wirePort: Int, adminPort: Int, upstreams: [String: String] = [:],
+        build: (ServiceSettings, ConfigurationSource, Logger) async throws -> [any Service]
+    ) async -> Never {
+        // Swift tasks run on NIO's event loops rather than a second thread pool.
+        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        let settings: ServiceSettings
+        let source: ConfigurationSource
+        do {
+            source = try await ConfigurationSource.load()
+            settings = try ServiceSettings.read(
+                service: service, defaultWirePort: wirePort, defaultAdminPort: adminPort, upstreams: upstreams,
+                from: source)
+        } catch {
+            FileHandle.standardError.write(Data("orderly-\(service): \(error)\n".utf8))
+            exit(2)
+        }
+        bootstrapLogging(format: settings.process.logFormat, level: settings.process.logLevel, service: service)
+        MetricsExporter.bootstrap()
+        var logger = Logger(label: "orderly.\(service)")
+        logger[metadataKey: "service.instance"] = "\(settings.instance)"
+        do {
+            let services = try await build(settings, source, logger)
+            try await ServiceRunner.run(services, logger: logger)
+            exit(0)
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("orderly-\(service): \(error)\n".utf8))
+            exit(2)
+        } catch {
+            logger.critical("stopped by an error", metadata: ["error": "\(error)"])
+            exit(1)
+        }
+    }
+}

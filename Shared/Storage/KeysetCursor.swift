@@ -1,0 +1,50 @@
+public import Domain
+internal import Foundation
+public import SQLKit
+
+/// Where a keyset-paginated list continues: the sort key and the id of the last row served.
+/// Clients see it as an opaque string (`next_cursor`) and send it back unchanged.
+public struct KeysetCursor: Hashable, Sendable {
+    public var key: Int64
+    public var id: String
+
+    public init(key: Int64, id: String) {
+        self.key = key
+        self.id = id
+    }
+
+    /// The cursor after `row`: its `key` column and its `id`.
+    public init(row: any SQLRow, key column: String) throws {
+        self.init(
+            key: try row.decode(column: column, as: Int64.self), id: try row.decode(column: "id", as: String.self))
+    }
+
+    /// The opaque form: base64url of `key:id`.
+    public var token: String {
+        Data("\(key):\(id)".utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Parses a token from a client; a malformed one is an `invalid_argument` naming `field`.
+    public init(token: String, field: String = "cursor") throws(OrderlyError) {
+        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard token.count <= 200, let data = Data(base64Encoded: base64),
+            let text = String(data: data, encoding: .utf8),
+            let colon = text.firstIndex(of: ":"), let key = Int64(text[..<colon])
+        else { throw OrderlyError.invalidFields([field: "is not a cursor this list returned"]) }
+        self.init(key: key, id: String(text[text.index(after: colon)...]))
+    }
+
+    /// The page size a request asks for: 1…`maximum`, `defaultLimit` when absent.
+    public static func limit(_ requested: Int?, default defaultLimit: Int = 50, maximum: Int = 200) throws(OrderlyError)
+        -> Int
+    {
+        guard let requested else { return defaultLimit }
+        guard (1...maximum).contains(requested) else {
+            throw OrderlyError.invalidFields(["limit": "must be from 1 to \(maximum)"])
+        }
+        return requested
+    }
+}

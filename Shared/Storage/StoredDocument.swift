@@ -1,0 +1,40 @@
+internal import Domain
+internal import Foundation
+public import SQLKit
+
+/// A value kept whole as JSON in a text column, beside the columns queries filter and sort on.
+public enum StoredDocument {
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = RFC3339.encodingStrategy
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = RFC3339.decodingStrategy
+        return decoder
+    }()
+
+    /// The JSON text to store.
+    public static func text(_ value: some Encodable) throws -> String {
+        String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    /// Reads the value stored in `column` of `row`.
+    public static func decode<Value: Decodable>(_ type: Value.Type, from row: any SQLRow, column: String = "doc")
+        throws -> Value
+    {
+        try decode(type, from: try row.decode(column: column, as: String.self))
+    }
+
+    /// Reads a value from its stored JSON text.
+    public static func decode<Value: Decodable>(_ type: Value.Type, from text: String) throws -> Value {
+        do {
+            return try decoder.decode(type, from: Data(text.utf8))
+        } catch {
+            throw StorageError.unexpected("a stored \(Value.self) could not be read: \(error)")
+        }
+    }
+}

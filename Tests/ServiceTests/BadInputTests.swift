@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+
+/// What the gateway answers to bad and hostile input: a clear 4xx naming the fields, never a
+/// crash.
+@Suite("Bad input", .serialized)
+struct BadInputTests {
+    let document: OpenAPIDocument
+    let endToEnd: EndToEndTests
+
+    init() throws {
+        document = try OpenAPIDocument()
+        endToEnd = try EndToEndTests()
+    }
+
+    @Test("missing, empty and out-of-range fields are named; unknown fields are ignored; big bodies are 413")
+    func validation() async throws {
+        try await RunningSuite.with { suite in
+            let admin =
+                try await endToEnd.login(suite, suite.adminEmail, suite.adminPassword)["access_token"] as! String
+            let store =
+                try await endToEnd.send(suite, "POST", "/v1/stores", token: admin, json: ["name": "S"])
+                .object["id"] as! String
+            _ = try await endToEnd.createUser(
+                suite, admin: admin, ["email": "s@a.com", "role": "staff", "store_id": store])
+            let staff = try await endToEnd.login(suite, "s@a.com", "password-123")["access_token"] as! String
+
+            let empty = try await endToEnd.send(
+                suite, "POST", "/v1/orders", token: staff,
+                json: ["recipient_first_name": "", "recipient_last_name": "  ", "boxes_count": 2],
+                headers: ["Idempotency-Key": "k-empty"])
+            #expect(empty.status == 400)
+            let details = empty.error["details"] as? [String: String] ?? [:]
+            #expect(details["recipient_first_name"] == "must not be empty")
+            #expect(details["recipient_last_name"] == "must not be empty")
+            #expect(
+                Set(details.keys) == ["recipient_first_name", "recipient_last_name", "phone", "street", "building_no"])
+
+            for boxes in [0, -3] {
+                var body = EndToEndTests.delivery(boxes: boxes)
+                body["unknown_field"] = "ignored"
+                let reply = try await endToEnd.send(
+                    suite, "POST", "/v1/orders", token: staff, json: body, headers: ["Idempotency-Key": "k\(boxes)"])
+                #expect(reply.status == 400)
+                #expect((reply.error["details"] as? [String: String])?.keys.sorted() == ["boxes_count"])
+            }
+            var withUnknown = EndToEndTests.delivery(boxes: 1)
+            withUnknown["unknown_field"] = "ignored"
+            let accepted = try await endToEnd.send(
+                suite, "POST", "/v1/orders", token: staff, json: withUnknown, headers: ["Idempotency-Key": "k-ok"])
+            #expect(accepted.status == 201 && accepted.object["unknown_field"] == nil)
+
+            let noKey = try await endToEnd.send(
+                suite, "POST", "/v1/orders", token: staff, json: EndToEndTests.delivery(boxes: 1))
+            #expect(noKey.status == 400 && (noKey.error["details"] as? [String: String])?["Idempotency-Key"] != nil)
+
+            let wrongType = try await endToEnd.send(
+                suite, "POST", "/v1/orders", token: staff, json: ["boxes_count": "eight"],
+                headers: ["Idempotency-Key": "k-type"])
+            #expect(wrongType.status == 400 && (wrongType.error["details"] as? [String: String])?["boxes_count"] != nil)
+
+            let big = Data(("{\"notes\":\"" + String(repeating: "x", count: 2 << 20) + "\"}").utf8)
+            let tooLarge = try await endToEnd.send(
+                suite, "POST", "/v1/orders", token: staff, raw: big, headers: ["Idempotency-Key": "k-big"])
+            #expect(tooLarge.status == 413)
+
+            let unauthenticated = try await endToEnd.send(suite, "GET", "/v1/orders")
+            #expect(unauthenticated.status == 401)
+            let forged = try await endToEnd.send(suite, "GET", "/v1/orders", token: "e30.e30.c2ln")
+            #expect(forged.status == 401)
+        }
+    }
+
+    @Test("junk sent to every route gets a documented 4xx and no process falls over")
+    func junkToEveryRoute() async throws {
+        try await RunningSuite.with { suite in
+            let admin =
+                try await endToEnd.login(suite, suite.adminEmail, suite.adminPassword)["access_token"] as! String
+            let client = HTTPClient(baseURL: suite.gatewayURL)
+            let bodies: [Data] = [
+                Data("{".utf8), Data("[]".utf8), Data("null".utf8), Data("\"text\"".utf8), Data([0xff, 0xfe, 0x00]),
+                Data(#"{"boxes_count": 1e400, "id": "x", "store_id": 5, "on_duty": "yes", "amount": -1}"#.utf8),
+                Data(
+                    #"{"a":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}"#
+                        .utf8),
+            ]
+            var problems: [String] = []
+            for (template, item) in document.paths {
+                for method in (item as? [String: Any] ?? [:]).keys
+                where ["get", "post", "put", "patch"].contains(method) {
+                    for id in ["00000000-0000-0000-0000-000000000000", "not-a-uuid", "%00"] {
+                        let path = template.replacingOccurrences(of: "{id}", with: id)
+                        for token in [nil, admin, "junk"] {
+                            // URLSession sends no body with a GET.
+                            for body in method == "get" ? [Data()] : bodies + [Data()] {
+                                let query = method == "get" ? "?limit=-1&after=x&wait=99&status=nope&cursor=%%%" : ""
+                                let reply = try await client.send(
+                                    method.uppercased(), path + query, token: token, raw: body.isEmpty ? nil : body,
+                                    headers: ["Idempotency-Key": String(repeating: "k", count: 300), "If-Match": "x"])
+                                if reply.status >= 500 {
+                                    problems.append("\(method) \(path): \(reply.status) \(reply.text)")
+                                }
+                                if !id.hasPrefix("%") {
+                                    problems += document.check(
+                                        method: method.uppercased(), path: path, status: reply.status, body: reply.body,
+                                        contentType: reply.headers["content-type"])
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            #expect(problems.isEmpty, "\(problems.prefix(20).joined(separator: "\n"))")
+            for process in suite.processes { #expect(!process.hasExited(), "\(process.name) exited") }
+            let ready = try await client.send("GET", "/readyz")
+            #expect(ready.status == 200, "\(ready.text)")
+        }
+    }
+}

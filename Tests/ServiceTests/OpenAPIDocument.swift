@@ -1,0 +1,151 @@
+import Domain
+import Foundation
+import Gateway
+import Yams
+
+/// The gateway's OpenAPI document, read with Yams, and a validator for the JSON Schema subset
+/// it uses (`$ref`, `type` (one or a list), `properties`, `required`, `items`, `enum`, `format`
+/// uuid and date-time, `additionalProperties`, `minimum`/`maximum`, `minLength`/`maxLength`).
+struct OpenAPIDocument: @unchecked Sendable {
+    // Immutable after init: a parsed YAML tree that is only read.
+    let root: [String: Any]
+
+    init() throws {
+        let buffer = try GatewayService.openAPIDocument()
+        let text = String(decoding: buffer.readableBytesView, as: UTF8.self)
+        guard let root = try Yams.load(yaml: text) as? [String: Any] else {
+            throw OpenAPIError(problems: ["the document is not a YAML mapping"])
+        }
+        self.root = root
+    }
+
+    var paths: [String: Any] { root["paths"] as? [String: Any] ?? [:] }
+
+    /// The document's path template that matches `path` (`/v1/orders/{id}` for `/v1/orders/3f…`).
+    func template(for path: String) -> String? {
+        let parts = path.split(separator: "?").first.map { $0.split(separator: "/") } ?? []
+        return paths.keys.first { template in
+            let templateParts = template.split(separator: "/")
+            guard templateParts.count == parts.count else { return false }
+            return zip(templateParts, parts).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
+        }
+    }
+
+    /// Problems with a response: route, method or status not documented, or a body that does
+    /// not match the schema.
+    func check(method: String, path: String, status: Int, body: Data, contentType: String?) -> [String] {
+        guard let template = template(for: path) else { return ["\(path) is not in the document"] }
+        guard let operation = (paths[template] as? [String: Any])?[method.lowercased()] as? [String: Any] else {
+            return ["\(method) \(template) is not in the document"]
+        }
+        let responses = operation["responses"] as? [String: Any] ?? [:]
+        guard var response = (responses["\(status)"] ?? responses["default"]) as? [String: Any] else {
+            return ["\(method) \(template) does not document status \(status)"]
+        }
+        if let ref = response["$ref"] as? String { response = resolve(ref) }
+        guard let content = response["content"] as? [String: Any] else {
+            return body.isEmpty ? [] : ["\(method) \(template) \(status) documents no body but one came"]
+        }
+        guard let json = content["application/json"] as? [String: Any], let schema = json["schema"] else {
+            return []  // a text body
+        }
+        guard contentType?.hasPrefix("application/json") == true else {
+            return ["\(method) \(template) \(status): content type \(contentType ?? "none"), not JSON"]
+        }
+        guard let value = try? JSONValue(parsing: body) else {
+            return ["\(method) \(template) \(status): body is not JSON"]
+        }
+        var problems: [String] = []
+        validate(value, against: schema, at: "\(method) \(template) \(status) body", problems: &problems)
+        return problems
+    }
+
+    func resolve(_ ref: String) -> [String: Any] {
+        var node: Any = root
+        for part in ref.dropFirst(2).split(separator: "/") {
+            node = (node as? [String: Any])?[String(part)] ?? [:]
+        }
+        return node as? [String: Any] ?? [:]
+    }
+
+    func validate(_ value: JSONValue, against schemaNode: Any, at path: String, problems: inout [String]) {
+        guard var schema = schemaNode as? [String: Any] else { return }
+        if let ref = schema["$ref"] as? String { schema = resolve(ref) }
+        if let types = schema["type"] {
+            let allowed = (types as? [Any] ?? [types]).compactMap { $0 as? String }
+            guard allowed.contains(where: { Self.matches(value, type: $0) }) else {
+                problems.append("\(path): \(value) is not of type \(allowed.joined(separator: "|"))")
+                return
+            }
+        }
+        if let choices = schema["enum"] as? [Any] {
+            let matched = choices.contains { choice in
+                switch value {
+                case .null: return choice is NSNull
+                case .string(let text): return (choice as? String) == text
+                default: return false
+                }
+            }
+            if !matched { problems.append("\(path): \(value) is not one of \(choices)") }
+        }
+        switch value {
+        case .string(let text):
+            if let format = schema["format"] as? String {
+                if format == "uuid", UUID(uuidString: text) == nil {
+                    problems.append("\(path): '\(text)' is not a uuid")
+                }
+                if format == "date-time", RFC3339.parse(text) == nil {
+                    problems.append("\(path): '\(text)' is not a date-time")
+                }
+            }
+            if let minimum = schema["minLength"] as? Int, text.count < minimum { problems.append("\(path): too short") }
+            if let maximum = schema["maxLength"] as? Int, text.count > maximum { problems.append("\(path): too long") }
+        case .int(let number):
+            if let minimum = schema["minimum"] as? Int, number < minimum {
+                problems.append("\(path): \(number) is below \(minimum)")
+            }
+            if let maximum = schema["maximum"] as? Int, number > maximum {
+                problems.append("\(path): \(number) is above \(maximum)")
+            }
+        case .object(let object):
+            let properties = schema["properties"] as? [String: Any] ?? [:]
+            for name in schema["required"] as? [String] ?? [] where object[name] == nil {
+                problems.append("\(path): required '\(name)' is missing")
+            }
+            for (name, child) in object {
+                if let property = properties[name] {
+                    validate(child, against: property, at: "\(path).\(name)", problems: &problems)
+                } else if let additional = schema["additionalProperties"] {
+                    if let allowed = additional as? Bool {
+                        if !allowed { problems.append("\(path): '\(name)' is not in the schema") }
+                    } else {
+                        validate(child, against: additional, at: "\(path).\(name)", problems: &problems)
+                    }
+                } else if !properties.isEmpty {
+                    problems.append("\(path): '\(name)' is not in the schema")
+                }
+            }
+        case .array(let array):
+            if let items = schema["items"] {
+                for (index, element) in array.enumerated() {
+                    validate(element, against: items, at: "\(path)[\(index)]", problems: &problems)
+                }
+            }
+        default: break
+        }
+    }
+
+    static func matches(_ value: JSONValue, type: String) -> Bool {
+        switch (type, value) {
+        case ("null", .null), ("string", .string), ("boolean", .bool), ("integer", .int), ("number", .int),
+            ("number", .double), ("object", .object), ("array", .array):
+            return true
+        default: return false
+        }
+    }
+}
+
+struct OpenAPIError: Error, CustomStringConvertible {
+    var problems: [String]
+    var description: String { problems.joined(separator: "\n") }
+}
