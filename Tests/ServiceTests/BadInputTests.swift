@@ -68,6 +68,17 @@ struct BadInputTests {
             #expect(unauthenticated.status == 401)
             let forged = try await endToEnd.send(suite, "GET", "/v1/orders", token: "e30.e30.c2ln")
             #expect(forged.status == 401)
+
+            // Ten attempts per account in five minutes; the eleventh is refused, even with the
+            // right password.
+            for _ in 0..<9 {
+                let wrong = try await endToEnd.send(
+                    suite, "POST", "/v1/auth/login", json: ["email": "s@a.com", "password": "wrong-password"])
+                #expect(wrong.status == 401 && wrong.error["reason"] as? String == "invalid_credentials")
+            }
+            let limited = try await endToEnd.send(
+                suite, "POST", "/v1/auth/login", json: ["email": "s@a.com", "password": "password-123"])
+            #expect(limited.status == 429 && limited.headers["retry-after"] == "300", "\(limited.text)")
         }
     }
 

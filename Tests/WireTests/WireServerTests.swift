@@ -300,7 +300,7 @@ struct WireServerTests {
         for attempt in 1...50 where restarted == nil {
             do {
                 restarted = try await RunningServer.start(port: port)
-            } catch where attempt < 50 {
+            } catch  where attempt < 50 {
                 try await Task.sleep(for: .milliseconds(50))
             }
         }
