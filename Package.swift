@@ -162,7 +162,7 @@ let package = Package(
         .executableTarget(name: "PaymentsMain", dependencies: ["Payments", "Runtime"], path: "Services/PaymentsMain"),
         .executableTarget(
             name: "NotificationsMain", dependencies: ["Notifications", "Runtime"], path: "Services/NotificationsMain"),
-        // The project's command line: benchmarks and the demo pair that `make run` starts.
+        // The project's command line: benchmarks.
         .executableTarget(
             name: "OrderlyCLI",
             dependencies: [

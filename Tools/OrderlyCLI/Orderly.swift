@@ -1,9 +1,9 @@
 import ArgumentParser
 
-/// The project's command line: benchmarks and the demo pair `make run` starts.
+/// The project's command line: benchmarks.
 struct Orderly: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "orderly",
         abstract: "Orderly's command-line tools.",
-        subcommands: [BenchWire.self, BenchStorage.self, Demo.self])
+        subcommands: [BenchWire.self, BenchStorage.self])
 }
