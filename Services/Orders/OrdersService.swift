@@ -55,7 +55,9 @@ struct OrderHandlers: Sendable {
 
     func register(in router: inout WireRouter) {
         router.register(OrdersAPI.createOrder) { draft, context in
-            try await create(draft, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+            try await create(
+                draft, principal: context.requirePrincipal(),
+                idempotencyKey: context.requireIdempotencyKey(for: "creating an order"))
         }
         router.register(OrdersAPI.getOrder) { ref, context in
             try await get(ref.id, principal: context.requirePrincipal())
@@ -65,12 +67,7 @@ struct OrderHandlers: Sendable {
         }
     }
 
-    func create(_ draft: OrderDraft, principal: Principal, idempotencyKey: String?) async throws -> Order {
-        guard let idempotencyKey else {
-            throw OrderlyError(
-                .invalidArgument, "creating an order needs an Idempotency-Key header",
-                details: ["Idempotency-Key": .string("is required")])
-        }
+    func create(_ draft: OrderDraft, principal: Principal, idempotencyKey: String) async throws -> Order {
         let storeID = try principal.targetStore(draft.storeID)
         let valid = try draft.validated()
         let store = try await directory.store(storeID, for: principal)

@@ -46,7 +46,9 @@ struct PaymentHandlers: Sendable {
 
     func register(in router: inout WireRouter) {
         router.register(PaymentsAPI.recordPayment) { draft, context in
-            try await record(draft, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+            try await record(
+                draft, principal: context.requirePrincipal(),
+                idempotencyKey: context.requireIdempotencyKey(for: "recording a payment"))
         }
         router.register(PaymentsAPI.getPayment) { ref, context in
             let principal = try context.requirePrincipal()
@@ -64,12 +66,7 @@ struct PaymentHandlers: Sendable {
         }
     }
 
-    func record(_ draft: PaymentDraft, principal: Principal, idempotencyKey: String?) async throws -> Payment {
-        guard let idempotencyKey else {
-            throw OrderlyError(
-                .invalidArgument, "recording a payment needs an Idempotency-Key header",
-                details: ["Idempotency-Key": .string("is required")])
-        }
+    func record(_ draft: PaymentDraft, principal: Principal, idempotencyKey: String) async throws -> Payment {
         let storeID = try principal.targetStore(draft.storeID)
         var problems = FieldProblems()
         let subtotal = problems.integer(draft.amount, "amount", in: 0...10_000_000_000) ?? 0

@@ -7,6 +7,17 @@ extension WireRequestContext {
         guard let principal else { throw OrderlyError(.unauthenticated, "this method needs the caller's principal") }
         return principal
     }
+
+    /// The idempotency key a write must carry; its absence is a 400 naming the
+    /// `Idempotency-Key` header.
+    public func requireIdempotencyKey(for action: String) throws(OrderlyError) -> String {
+        guard let idempotencyKey else {
+            throw OrderlyError(
+                .invalidArgument, "\(action) needs an Idempotency-Key header",
+                details: ["Idempotency-Key": .string("is required")])
+        }
+        return idempotencyKey
+    }
 }
 
 extension Principal {

@@ -205,14 +205,7 @@ struct IdentityService: Sendable {
             if let phone { user.phone = phone }
             if let staffRole = patch.staffRole { user.staffRole = staffRole }
             if let active = patch.active { user.active = active }
-            let previous = user.version
-            user.version += 1
-            user.updatedAt = Date.currentMillisecond
-            guard try await users.update(user, previousVersion: previous, passwordHash: hash, in: transaction) else {
-                throw OrderlyError(.conflict, "the user changed meanwhile; retry", reason: "version_conflict")
-            }
-            transaction.publish(Self.event(IdentityEvents.userUpdated, user))
-            return user
+            return try await Self.save(user, passwordHash: hash, users: users, in: transaction)
         }
     }
 
@@ -226,16 +219,25 @@ struct IdentityService: Sendable {
                 throw OrderlyError(.notFound, "no user \(principal.userID)")
             }
             guard user.onDuty != onDuty else { return user }
-            let previous = user.version
             user.onDuty = onDuty
-            user.version += 1
-            user.updatedAt = Date.currentMillisecond
-            guard try await users.update(user, previousVersion: previous, passwordHash: nil, in: transaction) else {
-                throw OrderlyError(.conflict, "the user changed meanwhile; retry", reason: "version_conflict")
-            }
-            transaction.publish(Self.event(IdentityEvents.userUpdated, user))
-            return user
+            return try await Self.save(user, passwordHash: nil, users: users, in: transaction)
         }
+    }
+
+    /// Stores a changed user as the next version and announces it with `user.updated`.
+    private static func save(
+        _ changed: User, passwordHash: String?, users: UserRepository, in transaction: Transaction
+    ) async throws -> User {
+        var user = changed
+        let previous = user.version
+        user.version += 1
+        user.updatedAt = Date.currentMillisecond
+        guard try await users.update(user, previousVersion: previous, passwordHash: passwordHash, in: transaction)
+        else {
+            throw OrderlyError(.conflict, "the user changed meanwhile; retry", reason: "version_conflict")
+        }
+        transaction.publish(event(IdentityEvents.userUpdated, user))
+        return user
     }
 
     /// Creates the first admin when there are no users yet. Returns the password when it was
