@@ -174,6 +174,16 @@ struct EndToEndTests {
 
             let me = try await send(suite, "GET", "/v1/me", token: staff)
             #expect(me.object["email"] as? String == "staff@a.com")
+
+            // Logging out ends the session's refresh token.
+            let ending = try await login(suite, "staff@a.com", "password-123")
+            let loggedOut = try await send(
+                suite, "POST", "/v1/auth/logout", token: ending["access_token"] as? String,
+                json: ["refresh_token": ending["refresh_token"] as! String])
+            #expect(loggedOut.status == 204)
+            let afterLogout = try await send(
+                suite, "POST", "/v1/auth/refresh", json: ["refresh_token": ending["refresh_token"] as! String])
+            #expect(afterLogout.status == 401)
         }
     }
 
