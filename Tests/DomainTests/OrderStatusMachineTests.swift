@@ -1,0 +1,132 @@
+import Domain
+import Foundation
+import Testing
+
+@Suite("Order status machine")
+struct OrderStatusMachineTests {
+    static let store = StoreID()
+    static let courierA = UserID()
+    static let creator = UserID()
+
+    enum Caller: CaseIterable {
+        case admin, owner, manager, staff, otherStoreStaff, courierA, courierB, creator, otherCustomer
+
+        var principal: Principal {
+            switch self {
+            case .admin: return Principal(userID: UserID(), role: .admin, storeID: nil)
+            case .owner: return Principal(userID: UserID(), role: .owner, storeID: store)
+            case .manager: return Principal(userID: UserID(), role: .manager, storeID: store)
+            case .staff: return Principal(userID: UserID(), role: .staff, storeID: store)
+            case .otherStoreStaff: return Principal(userID: UserID(), role: .staff, storeID: StoreID())
+            case .courierA: return Principal(userID: OrderStatusMachineTests.courierA, role: .courier, storeID: nil)
+            case .courierB: return Principal(userID: UserID(), role: .courier, storeID: nil)
+            case .creator: return Principal(userID: OrderStatusMachineTests.creator, role: .customer, storeID: nil)
+            case .otherCustomer: return Principal(userID: UserID(), role: .customer, storeID: nil)
+            }
+        }
+    }
+
+    static func order(_ status: OrderStatus, _ fulfillment: Fulfillment, courier: UserID?) throws -> Order {
+        let draft = try OrderDraft(
+            fulfillment: fulfillment, recipientFirstName: "A", recipientLastName: "B", phone: "050 1234567",
+            street: "S", buildingNo: "1", boxesCount: 1
+        ).validated()
+        var order = Order(
+            id: OrderID(), number: 1, storeID: store, fulfillment: fulfillment, status: status, version: 1,
+            draft: draft, pickupAddress: nil, quote: DeliveryQuote(fee: 3500, multiplier: 1), currency: .ils,
+            createdBy: creator, createdAt: Date())
+        order.courierID = courier
+        return order
+    }
+
+    /// The rules of DESIGN §6 written out as a table: what each caller may do in each state.
+    static func expected(_ caller: Caller, _ status: OrderStatus, _ fulfillment: Fulfillment, claimed: Bool)
+        -> [OrderAction]
+    {
+        let store: [OrderAction]
+        switch status {
+        case .pending: store = [.accept, .cancel]
+        case .accepted: store = [.startPreparing, .cancel]
+        case .preparing: store = [.markReady, .cancel]
+        case .ready: store = fulfillment == .pickup ? [.markCollected, .cancel] : [.cancel]
+        case .outForDelivery, .delivered, .collected, .cancelled: store = []
+        }
+        let open: Set<OrderStatus> = [.accepted, .preparing, .ready]
+        var carrier: [OrderAction] = []
+        if claimed, open.contains(status) { carrier.append(.release) }
+        if claimed, status == .ready { carrier.append(.pickUp) }
+        if status == .outForDelivery { carrier.append(.deliver) }
+        switch caller {
+        case .owner, .manager, .staff: return store
+        case .admin: return OrderAction.allCases.filter { store.contains($0) || carrier.contains($0) }
+        case .courierA where claimed: return carrier
+        case .courierA, .courierB:
+            return !claimed && fulfillment == .delivery && open.contains(status) ? [.claim] : []
+        case .creator: return status == .pending ? [.cancel] : []
+        case .otherStoreStaff, .otherCustomer: return []
+        }
+    }
+
+    @Test("every (state, action, caller): allowed exactly as DESIGN §6 says, with the right outcome")
+    func everyCombination() throws {
+        var checked = 0
+        for status in OrderStatus.allCases {
+            for fulfillment in Fulfillment.allCases {
+                for claimed in fulfillment == .delivery ? [false, true] : [false] {
+                    let order = try Self.order(status, fulfillment, courier: claimed ? Self.courierA : nil)
+                    for caller in Caller.allCases {
+                        let principal = caller.principal
+                        let allowed = Self.expected(caller, status, fulfillment, claimed: claimed)
+                        #expect(
+                            order.allowedActions(for: principal) == allowed,
+                            "\(caller) on a \(claimed ? "claimed " : "")\(fulfillment) order, \(status)")
+                        for action in OrderAction.allCases {
+                            checked += 1
+                            switch order.transition(action, by: principal) {
+                            case .success(let transition):
+                                #expect(allowed.contains(action), "\(caller) \(action) on \(status)")
+                                #expect(transition.from == status)
+                                #expect(transition.to == Self.target(of: action, from: status))
+                                let courier: UserID? =
+                                    action == .claim ? principal.userID : action == .release ? nil : order.courierID
+                                #expect(transition.courierID == courier)
+                            case .failure(.illegal(_, _, let legal)):
+                                #expect(!allowed.contains(action))
+                                #expect(legal == allowed)
+                            case .failure(.notPermitted):
+                                #expect(!allowed.contains(action))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(checked == 8 * 3 * 9 * 9)
+    }
+
+    static func target(of action: OrderAction, from status: OrderStatus) -> OrderStatus {
+        switch action {
+        case .accept: return .accepted
+        case .startPreparing: return .preparing
+        case .markReady: return .ready
+        case .markCollected: return .collected
+        case .cancel: return .cancelled
+        case .claim, .release: return status
+        case .pickUp: return .outForDelivery
+        case .deliver: return .delivered
+        }
+    }
+
+    @Test("refusals say why: 403 for someone who may never, 422 with the legal actions otherwise")
+    func refusals() throws {
+        let order = try Self.order(.delivered, .delivery, courier: Self.courierA)
+        let staff = Caller.staff.principal
+        #expect(order.transition(.claim, by: staff) == .failure(.notPermitted(.claim, .staff)))
+        let refusal = OrderActionRefusal.illegal(.cancel, .delivered, allowed: [])
+        #expect(order.transition(.cancel, by: staff) == .failure(refusal))
+        #expect(refusal.error.code == .failedPrecondition && refusal.error.details?["allowed_actions"] == .array([]))
+        let pending = try Self.order(.pending, .delivery, courier: nil)
+        let illegal = pending.transition(.markReady, by: staff)
+        #expect(illegal == .failure(.illegal(.markReady, .pending, allowed: [.accept, .cancel])))
+    }
+}
