@@ -243,6 +243,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "SQLKit", package: "sql-kit"),
             ],
             path: "Tests/ServiceTests",
             swiftSettings: strict

@@ -1,4 +1,7 @@
 import Foundation
+import Logging
+import SQLKit
+import Storage
 import TestSupport
 import Testing
 
@@ -15,13 +18,16 @@ final class RunningSuite: Sendable {
     let processes: [ChildProcess]
     let gatewayURL: String
     let adminPorts: [String: Int]
+    /// Drops the PostgreSQL databases, when the suite ran on PostgreSQL.
+    let dropDatabases: @Sendable () async -> Void
     let adminEmail = "admin@example.com"
     let adminPassword = "admin-password-1"
 
     private init(
         redis: RedisServerProcess, dataDirectory: String, processes: [ChildProcess], gatewayURL: String,
-        adminPorts: [String: Int]
+        adminPorts: [String: Int], dropDatabases: @escaping @Sendable () async -> Void
     ) {
+        self.dropDatabases = dropDatabases
         self.redis = redis
         self.dataDirectory = dataDirectory
         self.processes = processes
@@ -35,7 +41,9 @@ final class RunningSuite: Sendable {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
     }
 
-    static func start() async throws -> RunningSuite {
+    /// Starts the suite, each service on its own SQLite file or, with `.postgres`, its own new
+    /// database in the test cluster (`ORDERLY_TEST_POSTGRES_URL`).
+    static func start(on kind: Database.Kind = .sqlite) async throws -> RunningSuite {
         let redis = try await RedisServerProcess.start()
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("orderly-suite-\(UUID().uuidString)")
             .path
@@ -61,9 +69,32 @@ final class RunningSuite: Sendable {
         for name in names where name != "gateway" {
             environment["ORDERLY_\(name.uppercased())_ADDRESS"] = "127.0.0.1:\(wirePorts[name]!)"
         }
+        var databaseURLs: [String: String] = [:]
+        var dropDatabases: @Sendable () async -> Void = {}
+        if kind == .postgres {
+            let server = try TestDatabase.postgresServerURL()
+            let admin = try await Database.open(try DatabaseLocation(url: server), logger: Logger(label: "tests"))
+            let prefix = "orderly_e2e_\(UUID().uuidString.prefix(8).lowercased())"
+            for name in names {
+                try await admin.read {
+                    try await $0.raw("CREATE DATABASE \(unsafeRaw: prefix)_\(unsafeRaw: name)").run()
+                }
+                databaseURLs[name] = Self.url(server, database: "\(prefix)_\(name)")
+            }
+            dropDatabases = {
+                for name in names {
+                    try? await admin.read {
+                        try await $0.raw("DROP DATABASE IF EXISTS \(unsafeRaw: prefix)_\(unsafeRaw: name) WITH (FORCE)")
+                            .run()
+                    }
+                }
+                await admin.close()
+            }
+        }
         var processes: [ChildProcess] = []
         for name in names {
             var own = environment
+            own["ORDERLY_DATABASE_URL"] = databaseURLs[name]
             own["ORDERLY_WIRE_PORT"] = "\(wirePorts[name]!)"
             own["ORDERLY_ADMIN_PORT"] = "\(adminPorts[name]!)"
             processes.append(
@@ -73,7 +104,7 @@ final class RunningSuite: Sendable {
         }
         let suite = RunningSuite(
             redis: redis, dataDirectory: data, processes: processes, gatewayURL: "http://127.0.0.1:\(httpPort)",
-            adminPorts: adminPorts)
+            adminPorts: adminPorts, dropDatabases: dropDatabases)
         do {
             try await suite.waitUntilReady()
         } catch {
@@ -116,12 +147,20 @@ final class RunningSuite: Sendable {
     func stop() async {
         for process in processes.reversed() { await process.stop() }
         await redis.stop()
+        await dropDatabases()
         try? FileManager.default.removeItem(atPath: dataDirectory)
     }
 
+    /// `server` (a postgres:// URL) with its database replaced by `database`.
+    static func url(_ server: String, database: String) -> String {
+        let (base, query) = server.firstIndex(of: "?").map { (server[..<$0], server[$0...]) } ?? (server[...], "")
+        let host = base.range(of: "/", options: .backwards).map { base[..<$0.lowerBound] } ?? base
+        return "\(host)/\(database)\(query)"
+    }
+
     /// Runs `body` against a fresh suite, printing the services' logs when it fails.
-    static func with(_ body: (RunningSuite) async throws -> Void) async throws {
-        let suite = try await start()
+    static func with(on kind: Database.Kind = .sqlite, _ body: (RunningSuite) async throws -> Void) async throws {
+        let suite = try await start(on: kind)
         do {
             try await body(suite)
         } catch {
