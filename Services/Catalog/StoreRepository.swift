@@ -42,17 +42,9 @@ struct StoreRepository: Sendable {
         try await database.read { sql in
             var query: SQLQueryString = "SELECT doc, created_at, id FROM stores WHERE 1 = 1"
             if let only { query = query + " AND id = \(bind: only.description)" }
-            if let cursor {
-                query =
-                    query
-                    + " AND (created_at > \(bind: cursor.key) OR (created_at = \(bind: cursor.key) AND id > \(bind: cursor.id)))"
-            }
-            query = query + " ORDER BY created_at, id LIMIT \(bind: limit + 1)"
-            let rows = try await sql.raw(query).all()
-            let page = rows.prefix(limit)
-            return Page(
-                data: try page.map { try StoredDocument.decode(Store.self, from: $0) },
-                nextCursor: rows.count > limit ? try KeysetCursor(row: page.last!, key: "created_at").token : nil)
+            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit)).all()
+            let page = try KeysetCursor.page(rows, limit: limit, as: Store.self)
+            return Page(data: page.items, nextCursor: page.next)
         }
     }
 }

@@ -51,7 +51,7 @@ public enum GatewayService {
         }
         let hub = WakeHub()
         let api = GatewayAPI(
-            identity: identity, tokens: tokens, orders: host.upstream(OrdersAPI.service),
+            identity: identity, orders: host.upstream(OrdersAPI.service),
             catalog: host.upstream(CatalogAPI.service), payments: host.upstream(PaymentsAPI.service),
             notifications: host.upstream(NotificationsAPI.service), wakeHub: hub,
             maximumBodyBytes: settings.maximumBodyBytes, longPollRecheck: settings.longPollRecheck,

@@ -60,18 +60,10 @@ struct OrderRepository: Sendable {
                 }
                 query = query + ")"
             }
-            if let cursor {
-                query =
-                    query + """
-                         AND (created_at < \(bind: cursor.key) OR (created_at = \(bind: cursor.key) AND id < \(bind: cursor.id)))
-                        """
-            }
-            query = query + " ORDER BY created_at DESC, id DESC LIMIT \(bind: limit + 1)"
-            let rows = try await sql.raw(query).all()
-            let page = rows.prefix(limit)
-            return Page(
-                data: try page.map { try StoredDocument.decode(Order.self, from: $0) },
-                nextCursor: rows.count > limit ? try KeysetCursor(row: page.last!, key: "created_at").token : nil)
+            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit, descending: true))
+                .all()
+            let page = try KeysetCursor.page(rows, limit: limit, as: Order.self)
+            return Page(data: page.items, nextCursor: page.next)
         }
     }
 }

@@ -1,17 +1,17 @@
 public import Foundation
 
 extension JSONValue {
-    private static var encoder: JSONEncoder {
+    private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = RFC3339.encodingStrategy
         return encoder
-    }
+    }()
 
-    private static var decoder: JSONDecoder {
+    private static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = RFC3339.decodingStrategy
         return decoder
-    }
+    }()
 
     /// The JSON of an encodable value (an event's payload), dates as RFC 3339.
     public init(encoding value: some Encodable) throws {

@@ -1,5 +1,3 @@
-public import Domain
-internal import Foundation
 public import Storage
 
 extension IdempotencyStore {
@@ -11,10 +9,8 @@ extension IdempotencyStore {
         _ body: @Sendable @escaping (Transaction) async throws -> Response
     ) async throws -> Response {
         guard let key else { return try await database.transaction(body) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = RFC3339.encodingStrategy
-        let idempotent = try IdempotentRequest(scope: scope, key: key, request: try encoder.encode(request))
+        let idempotent = try IdempotentRequest(
+            scope: scope, key: key, request: Array(try StoredDocument.text(request).utf8))
         return try await perform(idempotent, body).response
     }
 }

@@ -11,7 +11,6 @@ internal import Wire
 /// over Wire to the owning service with the caller's principal.
 struct GatewayAPI: Sendable {
     let identity: IdentityService
-    let tokens: TokenIssuer
     let orders: WireClient
     let catalog: WireClient
     let payments: WireClient
@@ -208,7 +207,7 @@ struct GatewayAPI: Sendable {
         guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
             throw OrderlyError(.unauthenticated, "sign in: send Authorization: Bearer <access token>")
         }
-        return try await tokens.verify(accessToken: String(header.dropFirst("bearer ".count)))
+        return try await identity.tokens.verify(accessToken: String(header.dropFirst("bearer ".count)))
     }
 
     /// The Wire call options of an authenticated request: principal, trace, idempotency key.

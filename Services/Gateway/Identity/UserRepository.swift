@@ -63,17 +63,9 @@ struct UserRepository: Sendable {
             var query: SQLQueryString = "SELECT doc, created_at, id FROM users WHERE 1 = 1"
             if let store { query = query + " AND store_id = \(bind: store.description)" }
             if let role { query = query + " AND role = \(bind: role.rawValue)" }
-            if let cursor {
-                query =
-                    query + """
-                         AND (created_at > \(bind: cursor.key) OR (created_at = \(bind: cursor.key) AND id > \(bind: cursor.id)))
-                        """
-            }
-            let rows = try await sql.raw(query + " ORDER BY created_at, id LIMIT \(bind: limit + 1)").all()
-            let page = rows.prefix(limit)
-            return Page(
-                data: try page.map { try StoredDocument.decode(User.self, from: $0) },
-                nextCursor: rows.count > limit ? try KeysetCursor(row: page.last!, key: "created_at").token : nil)
+            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit)).all()
+            let page = try KeysetCursor.page(rows, limit: limit, as: User.self)
+            return Page(data: page.items, nextCursor: page.next)
         }
     }
 }
