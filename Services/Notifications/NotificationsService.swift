@@ -37,7 +37,10 @@ public enum NotificationsService {
             redis: host.consumerRedis(),
             configuration: EventConsumerConfiguration(
                 stream: eventStream(of: OrdersAPI.service), group: name, consumer: settings.instance),
-            handlers: ["order.created": inbox.orderCreated],
+            handlers: [
+                "order.created": inbox.orderCreated, "order.claimed": inbox.orderClaimed,
+                "order.status_changed": inbox.orderStatusChanged,
+            ],
             logger: logger)
         return host.services(router: router, parts: [identity, orders])
     }
@@ -74,20 +77,47 @@ struct Inbox: Sendable {
     /// a delivery.
     func orderCreated(_ event: DomainEvent) async throws {
         let order = try event.payload.decode(as: Order.self)
-        let title = "New order #\(order.number)"
         var summary = order.fulfillment == .delivery ? "Delivery" : "Pickup"
         if let address = order.deliveryAddress { summary += " to \(address)" }
         if order.fulfillment == .delivery { summary += ", \(order.boxesCount) boxes" }
-        let body = summary
+        var who: SQLQueryString = "store_id = \(bind: order.storeID.description)"
+        if order.fulfillment == .delivery { who = who + " OR (role = 'courier' AND on_duty = 1)" }
+        try await notify(event, order: order, title: "New order #\(order.number)", body: summary, recipients: who)
+    }
+
+    /// A courier took a delivery: the store hears of it.
+    func orderClaimed(_ event: DomainEvent) async throws {
+        let change = try event.payload.decode(as: OrderChange.self)
+        try await notify(
+            event, order: change.order, title: "Order #\(change.order.number) claimed",
+            body: "A courier is on the way to pick it up",
+            recipients: "store_id = \(bind: change.order.storeID.description)")
+    }
+
+    /// A status change: the store, the courier carrying the order and the customer who placed it.
+    func orderStatusChanged(_ event: DomainEvent) async throws {
+        let change = try event.payload.decode(as: OrderChange.self)
+        let order = change.order
+        let status = order.status.rawValue.replacingOccurrences(of: "_", with: " ")
+        var who: SQLQueryString =
+            "store_id = \(bind: order.storeID.description) OR (user_id = \(bind: order.createdBy.description) AND role = 'customer')"
+        if let courier = order.courierID { who = who + " OR user_id = \(bind: courier.description)" }
+        var body = "Now \(status)"
+        if let reason = order.cancellationReason, order.status == .cancelled { body += ": \(reason)" }
+        try await notify(event, order: order, title: "Order #\(order.number) \(status)", body: body, recipients: who)
+    }
+
+    /// Writes a notification for each active user matching `recipients` (a condition on the
+    /// `recipients` table), once per event, then wakes their long-polls.
+    private func notify(
+        _ event: DomainEvent, order: Order, title: String, body: String, recipients: SQLQueryString
+    ) async throws {
         let data = ["order_id": order.id.description, "store_id": order.storeID.description]
         let wakeUps = try await database.transaction { transaction -> [WakeUp] in
             guard try await transaction.recordApplied(event: event.id, consumer: Self.consumer) else { return [] }
-            var query: SQLQueryString = """
-                SELECT user_id FROM recipients WHERE active = 1 AND (store_id = \(bind: order.storeID.description)
-                """
-            if order.fulfillment == .delivery { query = query + " OR (role = 'courier' AND on_duty = 1)" }
-            let users = try await transaction.sql.raw(query + ") ORDER BY user_id").all()
-                .map { try $0.decode(column: "user_id", as: String.self) }
+            let users = try await transaction.sql.raw(
+                "SELECT user_id FROM recipients WHERE active = 1 AND (" + recipients + ") ORDER BY user_id"
+            ).all().map { try $0.decode(column: "user_id", as: String.self) }
             var wakeUps: [WakeUp] = []
             for user in users {
                 guard let userID = UserID(user) else { continue }

@@ -1,7 +1,12 @@
 internal import Storage
 
 /// The orders service's tables. `doc` holds the whole order as JSON; the other columns are what
-/// queries filter and sort on. `change_seq` orders changes for the offline sync feed.
+/// queries filter and sort on. `change_seq` orders changes for the offline sync feed;
+/// `left_pool_seq` is the change at which an unclaimed open delivery order last stopped being
+/// one (claimed, cancelled, made a pickup), so that couriers' feeds can tell them it is gone.
+/// `due_key` is `due_at` with orders that have none sorting last; `search` is the lower-cased
+/// text a search matches (number, recipient, phone digits). `order_history` keeps one row per
+/// change, numbered by the order's version.
 enum OrdersSchema {
     static let migrations = [
         Migration(
@@ -28,6 +33,30 @@ enum OrdersSchema {
                 "CREATE INDEX orders_by_creation ON orders (created_at, id)",
                 "CREATE INDEX orders_by_courier ON orders (courier_id, created_at, id)",
                 "CREATE INDEX orders_by_creator ON orders (created_by, created_at, id)",
-            ])
+            ]),
+        Migration(
+            2, "order lifecycle: history, filters, change feed, earnings",
+            sql: [
+                "ALTER TABLE orders ADD COLUMN due_key BIGINT NOT NULL DEFAULT 9223372036854775807",
+                "ALTER TABLE orders ADD COLUMN delivered_at BIGINT",
+                "ALTER TABLE orders ADD COLUMN delivery_fee BIGINT NOT NULL DEFAULT 0",
+                "ALTER TABLE orders ADD COLUMN currency TEXT NOT NULL DEFAULT ''",
+                "ALTER TABLE orders ADD COLUMN left_pool_seq BIGINT NOT NULL DEFAULT 0",
+                "ALTER TABLE orders ADD COLUMN search TEXT NOT NULL DEFAULT ''",
+                """
+                CREATE TABLE order_history (
+                    order_id TEXT NOT NULL,
+                    seq BIGINT NOT NULL,
+                    doc TEXT NOT NULL,
+                    PRIMARY KEY (order_id, seq)
+                )
+                """,
+                "CREATE INDEX orders_by_store_status ON orders (store_id, status, created_at, id)",
+                "CREATE INDEX orders_by_store_due ON orders (store_id, due_key, id)",
+                "CREATE INDEX orders_by_due ON orders (due_key, id)",
+                "CREATE INDEX orders_by_change ON orders (change_seq)",
+                "CREATE INDEX orders_by_store_change ON orders (store_id, change_seq)",
+                "CREATE INDEX orders_by_delivery ON orders (courier_id, delivered_at)",
+            ]),
     ]
 }

@@ -1,31 +1,262 @@
 public import Domain
+public import Foundation
 public import Wire
 
-/// The orders service's methods.
+/// The orders service's methods. Every one is scoped to the caller: store users act in their
+/// store, couriers on delivery orders they may claim or carry, customers on their own orders,
+/// admins anywhere. An order the caller cannot see is `not_found`.
 public enum OrdersAPI {
     public static let service = "orders"
     /// Store users in their store, admins in any (`store_id`); needs an idempotency key.
     public static let createOrder = WireMethod<OrderDraft, Order>("orders.create", safeToRetry: false)
     public static let getOrder = WireMethod<ResourceRef<OrderID>, Order>("orders.get", safeToRetry: true)
     public static let listOrders = WireMethod<OrderListRequest, Page<Order>>("orders.list", safeToRetry: true)
+    /// The change feed for offline sync: what changed in the caller's scope after a cursor.
+    public static let changes = WireMethod<OrderChangesRequest, OrderChangesPage>("orders.changes", safeToRetry: true)
+    /// The order's own fields, by the store's users and admins while the order is editable.
+    public static let updateOrder = WireMethod<OrderPatch, Order>("orders.update", safeToRetry: false)
+    /// A step of the status machine (`accept`, `claim`, `deliver`, …).
+    public static let performAction = WireMethod<OrderActionRequest, Order>("orders.action", safeToRetry: false)
+    public static let history = WireMethod<OrderHistoryRequest, Page<OrderHistoryEntry>>(
+        "orders.history", safeToRetry: true)
+    public static let listItems = WireMethod<ResourceRef<OrderID>, Page<OrderItem>>(
+        "orders.items.list", safeToRetry: true)
+    /// Adds, changes or removes a line; answers with the whole order, totals recomputed.
+    public static let changeItems = WireMethod<ItemChange, Order>("orders.items.change", safeToRetry: false)
+    /// A courier's delivery fees over a time range.
+    public static let earnings = WireMethod<EarningsRequest, Earnings>("orders.earnings", safeToRetry: true)
 }
 
-/// Which orders to list, newest first. Store users see their store's orders, couriers the
-/// delivery orders nobody has claimed and their own, customers the ones they created, admins
-/// all (or one store's with `storeID`).
+/// How a list of orders is sorted.
+public enum OrderSort: String, Codable, Sendable, Hashable, CaseIterable {
+    /// Newest first (the default).
+    case newest = "-created_at"
+    case oldest = "created_at"
+    /// Soonest due first; orders without a due date last.
+    case dueSoonest = "due_at"
+    case dueLatest = "-due_at"
+}
+
+/// Which orders to list. Store users see their store's orders, couriers the delivery orders
+/// nobody has claimed and their own, customers the ones they created, admins all (or one
+/// store's with `storeID`). The filters narrow that scope.
 public struct OrderListRequest: Codable, Sendable, Hashable {
     public var storeID: StoreID?
     public var statuses: [OrderStatus]?
+    public var fulfillment: Fulfillment?
+    public var courierID: UserID?
+    /// Only unclaimed delivery orders a courier can claim now.
+    public var available: Bool?
+    public var createdFrom: Date?
+    public var createdTo: Date?
+    public var dueFrom: Date?
+    public var dueTo: Date?
+    /// Matches the order number, the recipient's name or the phone.
+    public var search: String?
+    public var sort: OrderSort?
     public var page: PageRequest
 
-    public init(storeID: StoreID? = nil, statuses: [OrderStatus]? = nil, page: PageRequest = PageRequest()) {
+    public init(
+        storeID: StoreID? = nil, statuses: [OrderStatus]? = nil, fulfillment: Fulfillment? = nil,
+        courierID: UserID? = nil, available: Bool? = nil, createdFrom: Date? = nil, createdTo: Date? = nil,
+        dueFrom: Date? = nil, dueTo: Date? = nil, search: String? = nil, sort: OrderSort? = nil,
+        page: PageRequest = PageRequest()
+    ) {
         self.storeID = storeID
         self.statuses = statuses
+        self.fulfillment = fulfillment
+        self.courierID = courierID
+        self.available = available
+        self.createdFrom = createdFrom
+        self.createdTo = createdTo
+        self.dueFrom = dueFrom
+        self.dueTo = dueTo
+        self.search = search
+        self.sort = sort
         self.page = page
     }
 
     enum CodingKeys: String, CodingKey {
-        case statuses, page
+        case statuses, fulfillment, available, search, sort, page
         case storeID = "store_id"
+        case courierID = "courier_id"
+        case createdFrom = "created_from"
+        case createdTo = "created_to"
+        case dueFrom = "due_from"
+        case dueTo = "due_to"
+    }
+}
+
+/// The change feed after `since` ("0" for everything).
+public struct OrderChangesRequest: Codable, Sendable, Hashable {
+    public var since: String
+    public var storeID: StoreID?
+    public var limit: Int?
+
+    public init(since: String, storeID: StoreID? = nil, limit: Int? = nil) {
+        self.since = since
+        self.storeID = storeID
+        self.limit = limit
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case since, limit
+        case storeID = "store_id"
+    }
+}
+
+/// Orders in the caller's scope that changed after the cursor, oldest change first; `removed`
+/// names the ones that changed and are no longer the caller's to see (a courier's view of an
+/// order another courier claimed). `nextCursor` is always set: the cursor to ask from next.
+public struct OrderChangesPage: Codable, Sendable {
+    public var data: [Order]
+    public var removed: [OrderID]
+    public var nextCursor: String
+    /// Whether more changes wait after this page.
+    public var hasMore: Bool
+
+    public init(data: [Order], removed: [OrderID], nextCursor: String, hasMore: Bool) {
+        self.data = data
+        self.removed = removed
+        self.nextCursor = nextCursor
+        self.hasMore = hasMore
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case data, removed
+        case nextCursor = "next_cursor"
+        case hasMore = "has_more"
+    }
+}
+
+/// Changes to an order's own fields; `expectedVersion` (from `If-Match` or the body) guards
+/// against overwriting a change the client has not seen.
+public struct OrderPatch: Codable, Sendable, Hashable {
+    public var id: OrderID
+    public var expectedVersion: Int64?
+    public var changes: OrderDraft
+
+    public init(id: OrderID, expectedVersion: Int64?, changes: OrderDraft) {
+        self.id = id
+        self.expectedVersion = expectedVersion
+        self.changes = changes
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, changes
+        case expectedVersion = "expected_version"
+    }
+}
+
+/// `POST /v1/orders/{id}/actions/{action}`; `cancel` needs a `reason`.
+public struct OrderActionRequest: Codable, Sendable, Hashable {
+    public var id: OrderID
+    public var action: OrderAction
+    public var reason: String?
+    public var expectedVersion: Int64?
+
+    public init(id: OrderID, action: OrderAction, reason: String? = nil, expectedVersion: Int64? = nil) {
+        self.id = id
+        self.action = action
+        self.reason = reason
+        self.expectedVersion = expectedVersion
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, action, reason
+        case expectedVersion = "expected_version"
+    }
+}
+
+/// An order's history, oldest first.
+public struct OrderHistoryRequest: Codable, Sendable, Hashable {
+    public var id: OrderID
+    public var page: PageRequest
+
+    public init(id: OrderID, page: PageRequest = PageRequest()) {
+        self.id = id
+        self.page = page
+    }
+}
+
+/// A change to an order's lines.
+public struct ItemChange: Codable, Sendable, Hashable {
+    public enum Kind: String, Codable, Sendable, Hashable {
+        case add, update, remove
+    }
+
+    public var orderID: OrderID
+    public var kind: Kind
+    /// The line to change or remove.
+    public var itemID: OrderItemID?
+    public var item: OrderItemDraft?
+    public var expectedVersion: Int64?
+
+    public init(
+        orderID: OrderID, kind: Kind, itemID: OrderItemID? = nil, item: OrderItemDraft? = nil,
+        expectedVersion: Int64? = nil
+    ) {
+        self.orderID = orderID
+        self.kind = kind
+        self.itemID = itemID
+        self.item = item
+        self.expectedVersion = expectedVersion
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case kind, item
+        case orderID = "order_id"
+        case itemID = "item_id"
+        case expectedVersion = "expected_version"
+    }
+}
+
+/// A courier's earnings over [`from`, `to`).
+public struct EarningsRequest: Codable, Sendable, Hashable {
+    public var from: Date
+    public var to: Date
+
+    public init(from: Date, to: Date) {
+        self.from = from
+        self.to = to
+    }
+}
+
+/// The delivery fees of the orders a courier delivered in a time range, per currency.
+public struct Earnings: Codable, Sendable, Hashable {
+    public struct Total: Codable, Sendable, Hashable {
+        public var currency: CurrencyCode
+        public var deliveries: Int
+        public var deliveryFees: Int64
+
+        public init(currency: CurrencyCode, deliveries: Int, deliveryFees: Int64) {
+            self.currency = currency
+            self.deliveries = deliveries
+            self.deliveryFees = deliveryFees
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case currency, deliveries
+            case deliveryFees = "delivery_fees"
+        }
+    }
+
+    public var courierID: UserID
+    public var from: Date
+    public var to: Date
+    public var deliveries: Int
+    public var totals: [Total]
+
+    public init(courierID: UserID, from: Date, to: Date, deliveries: Int, totals: [Total]) {
+        self.courierID = courierID
+        self.from = from
+        self.to = to
+        self.deliveries = deliveries
+        self.totals = totals
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case from, to, deliveries, totals
+        case courierID = "courier_id"
     }
 }

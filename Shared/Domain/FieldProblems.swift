@@ -55,6 +55,13 @@ public struct FieldProblems: Sendable {
         return value
     }
 
+    /// Adds the fields a validation error names.
+    public mutating func add(_ error: OrderlyError) {
+        for (field, reason) in error.details ?? [:] {
+            if case .string(let text) = reason { add(field, text) }
+        }
+    }
+
     /// Throws a validation error naming every bad field, if there is one.
     public func check() throws(OrderlyError) {
         guard reasons.isEmpty else { throw OrderlyError.invalidFields(reasons) }

@@ -43,6 +43,7 @@ public enum OrderTag {}
 public enum ProductTag {}
 public enum PaymentTag {}
 public enum ReceiptTag {}
+public enum OrderItemTag {}
 
 public typealias StoreID = Identifier<StoreTag>
 public typealias UserID = Identifier<UserTag>
@@ -50,3 +51,4 @@ public typealias OrderID = Identifier<OrderTag>
 public typealias ProductID = Identifier<ProductTag>
 public typealias PaymentID = Identifier<PaymentTag>
 public typealias ReceiptID = Identifier<ReceiptTag>
+public typealias OrderItemID = Identifier<OrderItemTag>

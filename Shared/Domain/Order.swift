@@ -44,6 +44,10 @@ public struct Order: Hashable, Sendable, Codable {
     public var notes: String?
     public var courierID: UserID?
     public var claimedAt: Date?
+    public var deliveredAt: Date?
+    /// Why it was cancelled, when it was.
+    public var cancellationReason: String?
+    public var items: [OrderItem]
     public var itemsNet: Int64
     public var itemsVAT: Int64
     public var itemsGross: Int64
@@ -52,45 +56,90 @@ public struct Order: Hashable, Sendable, Codable {
     public var createdBy: UserID
     public var createdAt: Date
     public var updatedAt: Date
+    /// What the caller can do now; set on the copy a caller receives, never stored.
+    public var allowedActions: [OrderAction]?
 
     public init(
-        id: OrderID, number: Int64, storeID: StoreID, fulfillment: Fulfillment, status: OrderStatus, version: Int64,
-        draft: ValidOrderDraft, pickupAddress: String?, quote: DeliveryQuote, currency: CurrencyCode,
+        id: OrderID, number: Int64, storeID: StoreID, status: OrderStatus, version: Int64, draft: ValidOrderDraft,
+        pickupAddress: String?, quote: DeliveryQuote, currency: CurrencyCode,
         createdBy: UserID, createdAt: Date
     ) {
         self.id = id
         self.number = number
         self.storeID = storeID
-        self.fulfillment = fulfillment
+        self.fulfillment = draft.fulfillment
         self.status = status
         self.version = version
-        self.recipientFirstName = draft.recipientFirstName
-        self.recipientLastName = draft.recipientLastName
-        self.phone = draft.phone
-        self.street = draft.street
-        self.buildingNo = draft.buildingNo
-        self.floor = draft.floor
-        self.apartment = draft.apartment
-        self.city = draft.city
-        self.deliveryNotes = draft.deliveryNotes
         self.pickupAddress = pickupAddress
-        self.deliveryAddress = draft.deliveryAddress
-        self.boxesCount = draft.boxesCount
-        self.boxesMultiplier = quote.multiplier
-        self.deliveryFee = quote.fee
+        self.boxesCount = 0
+        self.boxesMultiplier = 0
+        self.deliveryFee = 0
         self.currency = currency
-        self.customerName = draft.customerName
-        self.dueAt = draft.dueAt
-        self.notes = draft.notes
-        self.courierID = nil
-        self.claimedAt = nil
+        self.items = []
         self.itemsNet = 0
         self.itemsVAT = 0
         self.itemsGross = 0
-        self.total = quote.fee
+        self.total = 0
         self.createdBy = createdBy
         self.createdAt = createdAt
         self.updatedAt = createdAt
+        assign(draft, quote: quote)
+    }
+
+    /// Takes the order's own fields from a validated draft and the fee from its quote.
+    public mutating func assign(_ draft: ValidOrderDraft, quote: DeliveryQuote) {
+        fulfillment = draft.fulfillment
+        recipientFirstName = draft.recipientFirstName
+        recipientLastName = draft.recipientLastName
+        phone = draft.phone
+        street = draft.street
+        buildingNo = draft.buildingNo
+        floor = draft.floor
+        apartment = draft.apartment
+        city = draft.city
+        deliveryNotes = draft.deliveryNotes
+        deliveryAddress = draft.deliveryAddress
+        boxesCount = draft.boxesCount
+        boxesMultiplier = quote.multiplier
+        deliveryFee = quote.fee
+        customerName = draft.customerName
+        dueAt = draft.dueAt
+        notes = draft.notes
+        total = itemsGross + deliveryFee
+    }
+
+    /// The order's own fields as a draft, to merge a change into.
+    public var draft: OrderDraft {
+        OrderDraft(
+            fulfillment: fulfillment, recipientFirstName: recipientFirstName, recipientLastName: recipientLastName,
+            phone: phone, street: street, buildingNo: buildingNo, floor: floor, apartment: apartment, city: city,
+            deliveryNotes: deliveryNotes, boxesCount: fulfillment == .pickup && boxesCount == 0 ? nil : boxesCount,
+            customerName: customerName, dueAt: dueAt, notes: notes)
+    }
+
+    /// The order's fields with `changes` applied (a field absent from `changes` keeps its
+    /// value; an empty text clears an optional one), validated as a whole.
+    public func merging(_ changes: OrderDraft) throws(OrderlyError) -> ValidOrderDraft {
+        var problems = FieldProblems()
+        if let id = changes.id, id != self.id { problems.add("id", "cannot change") }
+        if let store = changes.storeID, store != storeID { problems.add("store_id", "cannot change") }
+        try problems.check()
+        var merged = draft
+        if let value = changes.fulfillment { merged.fulfillment = value }
+        if let value = changes.recipientFirstName { merged.recipientFirstName = value }
+        if let value = changes.recipientLastName { merged.recipientLastName = value }
+        if let value = changes.phone { merged.phone = value }
+        if let value = changes.street { merged.street = value }
+        if let value = changes.buildingNo { merged.buildingNo = value }
+        if let value = changes.floor { merged.floor = value }
+        if let value = changes.apartment { merged.apartment = value }
+        if let value = changes.city { merged.city = value }
+        if let value = changes.deliveryNotes { merged.deliveryNotes = value }
+        if let value = changes.boxesCount { merged.boxesCount = value }
+        if let value = changes.customerName { merged.customerName = value }
+        if let value = changes.dueAt { merged.dueAt = value }
+        if let value = changes.notes { merged.notes = value }
+        return try merged.validated()
     }
 
     enum CodingKeys: String, CodingKey {
@@ -109,12 +158,16 @@ public struct Order: Hashable, Sendable, Codable {
         case dueAt = "due_at"
         case courierID = "courier_id"
         case claimedAt = "claimed_at"
+        case deliveredAt = "delivered_at"
+        case cancellationReason = "cancellation_reason"
+        case items
         case itemsNet = "items_net"
         case itemsVAT = "items_vat"
         case itemsGross = "items_gross"
         case createdBy = "created_by"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
+        case allowedActions = "allowed_actions"
     }
 }
 

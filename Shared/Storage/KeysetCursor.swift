@@ -50,31 +50,32 @@ public struct KeysetCursor: Hashable, Sendable {
 }
 
 extension KeysetCursor {
-    /// The end of a keyset query over (`created_at`, `id`): the rows after `cursor`, in order,
-    /// one more than `limit` so that `page(_:limit:as:)` knows whether another page follows.
-    /// Append it to a query whose `WHERE` clause is already open.
-    public static func pageClause(after cursor: KeysetCursor?, limit: Int, descending: Bool = false) -> SQLQueryString {
+    /// The end of a keyset query over (`key`, `id`) (`key` defaults to `created_at`): the rows
+    /// after `cursor`, in order, one more than `limit` so that `page(_:limit:as:key:)` knows
+    /// whether another page follows. Append it to a query whose `WHERE` clause is already open.
+    public static func pageClause(
+        after cursor: KeysetCursor?, limit: Int, descending: Bool = false, key: String = "created_at"
+    ) -> SQLQueryString {
+        let column = SQLQueryString(key)
         var clause: SQLQueryString = ""
         if let cursor {
+            let beyond: SQLQueryString = descending ? "<" : ">"
             clause =
-                descending
-                ? " AND (created_at < \(bind: cursor.key) OR (created_at = \(bind: cursor.key) AND id < \(bind: cursor.id)))"
-                : " AND (created_at > \(bind: cursor.key) OR (created_at = \(bind: cursor.key) AND id > \(bind: cursor.id)))"
+                " AND (" + column + " " + beyond + " \(bind: cursor.key) OR (" + column
+                + " = \(bind: cursor.key) AND id " + beyond + " \(bind: cursor.id)))"
         }
-        return clause
-            + (descending ? " ORDER BY created_at DESC, id DESC" : " ORDER BY created_at, id")
-            + " LIMIT \(bind: limit + 1)"
+        return clause + " ORDER BY " + column + (descending ? " DESC, id DESC" : ", id") + " LIMIT \(bind: limit + 1)"
     }
 
     /// The values stored in the `doc` column of the first `limit` rows (which selected `doc`,
-    /// `created_at` and `id`), and the cursor of the next page: nil on the last.
-    public static func page<Value: Decodable>(_ rows: [any SQLRow], limit: Int, as type: Value.Type) throws -> (
-        items: [Value], next: String?
-    ) {
+    /// `key` and `id`), and the cursor of the next page: nil on the last.
+    public static func page<Value: Decodable>(
+        _ rows: [any SQLRow], limit: Int, as type: Value.Type, key: String = "created_at"
+    ) throws -> (items: [Value], next: String?) {
         let page = rows.prefix(limit)
         return (
             try page.map { try StoredDocument.decode(type, from: $0) },
-            rows.count > limit ? try KeysetCursor(row: page.last!, key: "created_at").token : nil
+            rows.count > limit ? try KeysetCursor(row: page.last!, key: key).token : nil
         )
     }
 }

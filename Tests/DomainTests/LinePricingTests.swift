@@ -1,4 +1,5 @@
 import Domain
+import Foundation
 import Testing
 
 @Suite("VAT and line pricing")
@@ -55,5 +56,58 @@ struct LinePricingTests {
     func overflow() throws {
         let line = LineAmounts(unitPriceNet: 0, lineGross: Int64.max, lineNet: Int64.max, lineVAT: 0)
         #expect(throws: OrderlyError.self) { try ItemTotals([line, line]) }
+    }
+}
+
+@Suite("Order items and edits")
+struct OrderItemTests {
+    static let rates = VATRates(repair: 1700, deviceSale: 1800, accessory: 2000, devicePurchase: 0, product: 1800)
+
+    @Test("a new line takes the store's rate for its type, one unit unless told, and names what is missing")
+    func newLine() throws {
+        let line = try OrderItemDraft(type: .accessory, description: " Case ", unitPriceGross: 1200).newItem(
+            rates: Self.rates)
+        #expect(line.vatRateBasisPoints == 2000 && line.quantity == 1 && line.description == "Case")
+        #expect(line.lineNet == 1000 && line.lineVAT == 200)
+        #expect(throws: OrderlyError.invalidFields(["type": "is required", "unit_price_gross": "is required"])) {
+            try OrderItemDraft(description: "x").newItem(rates: Self.rates)
+        }
+        let tooMany = #expect(throws: OrderlyError.self) {
+            try OrderItemDraft(type: .repair, description: "x", quantity: 0, unitPriceGross: -1).newItem(
+                rates: Self.rates)
+        }
+        #expect(Set(tooMany?.details?.keys ?? [:].keys) == ["quantity", "unit_price_gross"])
+    }
+
+    @Test("a changed type brings its rate unless the change names one; amounts follow")
+    func changedLine() throws {
+        let line = try OrderItemDraft(type: .repair, description: "Fix", unitPriceGross: 11_700).newItem(
+            rates: Self.rates)
+        let sold = try OrderItemDraft(type: .deviceSale).applied(to: line, rates: Self.rates)
+        #expect(sold.vatRateBasisPoints == 1800 && sold.lineNet == 9915)
+        let bought = try OrderItemDraft(type: .devicePurchase, quantity: 2).applied(to: line, rates: Self.rates)
+        #expect(bought.vatRateBasisPoints == 0 && bought.lineGross == -23_400 && bought.lineVAT == 0)
+        let named = try OrderItemDraft(type: .product, vatRateBasisPoints: 500).applied(to: line, rates: Self.rates)
+        #expect(named.vatRateBasisPoints == 500)
+    }
+
+    @Test("an edit keeps what it leaves out, clears blank optional text and cannot move the order")
+    func orderEdit() throws {
+        let draft = try OrderDraft(
+            recipientFirstName: "A", recipientLastName: "B", phone: "050 1234567", street: "S", buildingNo: "1",
+            floor: "2", boxesCount: 1
+        ).validated()
+        let order = Order(
+            id: OrderID(), number: 1, storeID: StoreID(), status: .pending, version: 1, draft: draft,
+            pickupAddress: nil, quote: DeliveryQuote(fee: 3500, multiplier: 1), currency: .ils, createdBy: UserID(),
+            createdAt: Date())
+        let edited = try order.merging(OrderDraft(floor: "", boxesCount: 9))
+        #expect(edited.floor == nil && edited.boxesCount == 9 && edited.street == "S")
+        #expect(throws: OrderlyError.invalidFields(["store_id": "cannot change"])) {
+            try order.merging(OrderDraft(storeID: StoreID()))
+        }
+        #expect(throws: OrderlyError.self) { try order.merging(OrderDraft(street: " ")) }
+        let pickup = try order.merging(OrderDraft(fulfillment: .pickup))
+        #expect(pickup.fulfillment == .pickup && pickup.deliveryAddress == nil)
     }
 }

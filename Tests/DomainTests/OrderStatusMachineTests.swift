@@ -32,7 +32,7 @@ struct OrderStatusMachineTests {
             street: "S", buildingNo: "1", boxesCount: 1
         ).validated()
         var order = Order(
-            id: OrderID(), number: 1, storeID: store, fulfillment: fulfillment, status: status, version: 1,
+            id: OrderID(), number: 1, storeID: store, status: status, version: 1,
             draft: draft, pickupAddress: nil, quote: DeliveryQuote(fee: 3500, multiplier: 1), currency: .ils,
             createdBy: creator, createdAt: Date())
         order.courierID = courier

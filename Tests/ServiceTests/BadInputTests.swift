@@ -98,12 +98,14 @@ struct BadInputTests {
             var problems: [String] = []
             for (template, item) in document.paths {
                 for method in (item as? [String: Any] ?? [:]).keys
-                where ["get", "post", "put", "patch"].contains(method) {
+                where ["get", "post", "put", "patch", "delete"].contains(method) {
                     for id in ["00000000-0000-0000-0000-000000000000", "not-a-uuid", "%00"] {
                         let path = template.replacingOccurrences(of: "{id}", with: id)
+                            .replacingOccurrences(of: "{item_id}", with: id)
+                            .replacingOccurrences(of: "{action}", with: "claim")
                         for token in [nil, admin, "junk"] {
                             // URLSession sends no body with a GET.
-                            for body in method == "get" ? [Data()] : bodies + [Data()] {
+                            for body in method == "get" || method == "delete" ? [Data()] : bodies + [Data()] {
                                 let query = method == "get" ? "?limit=-1&after=x&wait=99&status=nope&cursor=%%%" : ""
                                 let reply = try await client.send(
                                     method.uppercased(), path + query, token: token, raw: body.isEmpty ? nil : body,

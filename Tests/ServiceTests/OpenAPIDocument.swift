@@ -71,6 +71,15 @@ struct OpenAPIDocument: @unchecked Sendable {
     func validate(_ value: JSONValue, against schemaNode: Any, at path: String, problems: inout [String]) {
         guard var schema = schemaNode as? [String: Any] else { return }
         if let ref = schema["$ref"] as? String { schema = resolve(ref) }
+        if let branches = schema["oneOf"] as? [Any] {
+            let matching = branches.filter { branch in
+                var branchProblems: [String] = []
+                validate(value, against: branch, at: path, problems: &branchProblems)
+                return branchProblems.isEmpty
+            }
+            if matching.count != 1 { problems.append("\(path): matches \(matching.count) of its oneOf schemas, not 1") }
+            return
+        }
         if let types = schema["type"] {
             let allowed = (types as? [Any] ?? [types]).compactMap { $0 as? String }
             guard allowed.contains(where: { Self.matches(value, type: $0) }) else {

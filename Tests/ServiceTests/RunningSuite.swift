@@ -64,6 +64,8 @@ final class RunningSuite: Sendable {
         environment["ORDERLY_BOOTSTRAP_ADMIN_EMAIL"] = "admin@example.com"
         environment["ORDERLY_BOOTSTRAP_ADMIN_PASSWORD"] = "admin-password-1"
         environment["ORDERLY_AUTH_BCRYPT_COST"] = "4"
+        // Tests log many users in from one address.
+        environment["ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ADDRESS"] = "10000"
         environment["ORDERLY_LOG_LEVEL"] = "debug"
         environment["ORDERLY_HTTP_PORT"] = "\(httpPort)"
         for name in names where name != "gateway" {

@@ -89,23 +89,36 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    /// A port nothing listens on now: bind to port 0 and read what the kernel chose.
+    /// Ports handed out so far; each is handed out once per test process.
+    private static let nextPort = Mutex(Int.random(in: 0..<2_000))
+
+    /// A port free to listen on, for a server a test starts. It comes from 30000–32699, below
+    /// the kernel's ephemeral range (32768 and up on Linux), so no outgoing connection and no
+    /// bind(0) can take it between now and the server's bind; and never twice from one process.
     public static func freePort() throws -> Int {
+        for _ in 0..<2_700 {
+            let port =
+                30_000
+                + nextPort.withLock { next in
+                    defer { next = (next + 1) % 2_700 }
+                    return next
+                }
+            if canBind(port) { return port }
+        }
+        throw ChildProcessError(reason: "no free port in 30000–32699")
+    }
+
+    private static func canBind(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        guard bound == 0 else { throw ChildProcessError(reason: "no free port") }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        } == 0
     }
 }
 

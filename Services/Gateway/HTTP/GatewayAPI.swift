@@ -137,12 +137,29 @@ struct GatewayAPI: Sendable {
         v1.get("orders") { request, _ in
             let options = try await options(request)
             var query = QueryReader(request)
-            let store = query.id("store_id", as: StoreID.self)
-            let statuses = query.choices("status", as: OrderStatus.self)
-            let page = PageRequest(
-                limit: query.int("limit", in: 1...PageRequest.maximumLimit), cursor: query.text("cursor"))
+            if let since = query.text("since") {
+                let changes = OrderChangesRequest(
+                    since: since, storeID: query.id("store_id", as: StoreID.self),
+                    limit: query.int("limit", in: 1...1000))
+                let others = query.parameters.map { String($0.key) }.filter {
+                    !["since", "store_id", "limit"].contains($0)
+                }
+                for name in Set(others) { query.problems.add(name, "cannot be combined with since") }
+                try query.check()
+                return try JSONBody.response(try await orders.call(OrdersAPI.changes, changes, options: options))
+            }
+            let list = OrderListRequest(
+                storeID: query.id("store_id", as: StoreID.self),
+                statuses: query.choices("status", as: OrderStatus.self),
+                fulfillment: query.choices("fulfillment", as: Fulfillment.self)?.first,
+                courierID: query.id("courier_id", as: UserID.self), available: query.bool("available"),
+                createdFrom: query.date("created_from"), createdTo: query.date("created_to"),
+                dueFrom: query.date("due_from"), dueTo: query.date("due_to"), search: query.text("q"),
+                sort: query.choices("sort", as: OrderSort.self)?.first,
+                page: PageRequest(
+                    limit: query.int("limit", in: 1...PageRequest.maximumLimit), cursor: query.text("cursor")))
             try query.check()
-            let list = OrderListRequest(storeID: store, statuses: statuses, page: page)
+            if list.available == true { try await requireOnDuty(options.principal!) }
             return try JSONBody.response(try await orders.call(OrdersAPI.listOrders, list, options: options))
         }
         v1.get("orders/:id") { request, context in
@@ -151,6 +168,93 @@ struct GatewayAPI: Sendable {
                 OrdersAPI.getOrder, ResourceRef(id: try request.pathID("id", context, as: OrderID.self)),
                 options: options)
             return try JSONBody.response(order, version: order.version)
+        }
+        v1.patch("orders/:id") { request, context in
+            let options = try await options(request)
+            let id = try request.pathID("id", context, as: OrderID.self)
+            let buffer = try await JSONBody.collect(request, maximumBytes: maximumBodyBytes)
+            let changes = try JSONBody.decode(OrderDraft.self, from: buffer)
+            let expected = try JSONBody.decode(ExpectedVersion.self, from: buffer).expectedVersion
+            let patch = OrderPatch(id: id, expectedVersion: try request.expectedVersion() ?? expected, changes: changes)
+            let order = try await orders.call(OrdersAPI.updateOrder, patch, options: options)
+            return try JSONBody.response(order, version: order.version)
+        }
+        v1.post("orders/:id/actions/:action") { request, context in
+            let options = try await options(request)
+            let id = try request.pathID("id", context, as: OrderID.self)
+            guard let action = context.parameters.get("action").flatMap(OrderAction.init(rawValue:)) else {
+                throw OrderlyError(
+                    .notFound,
+                    "no such action; actions are " + OrderAction.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            let buffer = try await JSONBody.collect(request, maximumBytes: maximumBodyBytes)
+            let details = buffer.readableBytes == 0 ? ActionBody() : try JSONBody.decode(ActionBody.self, from: buffer)
+            if action == .claim { try await requireOnDuty(options.principal!) }
+            let order = try await orders.call(
+                OrdersAPI.performAction,
+                OrderActionRequest(
+                    id: id, action: action, reason: details.reason,
+                    expectedVersion: try request.expectedVersion() ?? details.expectedVersion),
+                options: options)
+            return try JSONBody.response(order, version: order.version)
+        }
+        v1.get("orders/:id/history") { request, context in
+            let options = try await options(request)
+            let id = try request.pathID("id", context, as: OrderID.self)
+            let history = OrderHistoryRequest(id: id, page: try pageRequest(request))
+            return try JSONBody.response(try await orders.call(OrdersAPI.history, history, options: options))
+        }
+        v1.get("orders/:id/items") { request, context in
+            let options = try await options(request)
+            let id = try request.pathID("id", context, as: OrderID.self)
+            return try JSONBody.response(
+                try await orders.call(OrdersAPI.listItems, ResourceRef(id: id), options: options))
+        }
+        v1.post("orders/:id/items") { request, context in
+            let options = try await options(request)
+            let change = ItemChange(
+                orderID: try request.pathID("id", context, as: OrderID.self), kind: .add,
+                item: try await body(OrderItemDraft.self, request), expectedVersion: try request.expectedVersion())
+            let order = try await orders.call(OrdersAPI.changeItems, change, options: options)
+            return try JSONBody.response(order, status: .created, version: order.version)
+        }
+        v1.patch("orders/:id/items/:item_id") { request, context in
+            let options = try await options(request)
+            let change = ItemChange(
+                orderID: try request.pathID("id", context, as: OrderID.self), kind: .update,
+                itemID: try request.pathID("item_id", context, as: OrderItemID.self),
+                item: try await body(OrderItemDraft.self, request), expectedVersion: try request.expectedVersion())
+            let order = try await orders.call(OrdersAPI.changeItems, change, options: options)
+            return try JSONBody.response(order, version: order.version)
+        }
+        v1.delete("orders/:id/items/:item_id") { request, context in
+            let options = try await options(request)
+            let change = ItemChange(
+                orderID: try request.pathID("id", context, as: OrderID.self), kind: .remove,
+                itemID: try request.pathID("item_id", context, as: OrderItemID.self),
+                expectedVersion: try request.expectedVersion())
+            let order = try await orders.call(OrdersAPI.changeItems, change, options: options)
+            return try JSONBody.response(order, version: order.version)
+        }
+        v1.get("couriers/me/earnings") { request, _ in
+            let options = try await options(request)
+            var query = QueryReader(request)
+            let from = query.date("from")
+            let to = query.date("to")
+            if from == nil { query.problems.add("from", "is required") }
+            if to == nil { query.problems.add("to", "is required") }
+            try query.check()
+            return try JSONBody.response(
+                try await orders.call(OrdersAPI.earnings, EarningsRequest(from: from!, to: to!), options: options))
+        }
+    }
+
+    /// Couriers see and claim orders only while on duty.
+    private func requireOnDuty(_ principal: Principal) async throws {
+        guard principal.role == .courier else { return }
+        guard try await identity.me(principal).onDuty else {
+            throw OrderlyError(
+                .failedPrecondition, "go on duty first: PUT /v1/couriers/me/availability", reason: "off_duty")
         }
     }
 
@@ -227,6 +331,17 @@ struct GatewayAPI: Sendable {
             limit: query.int("limit", in: 1...PageRequest.maximumLimit), cursor: query.text("cursor"))
         try query.check()
         return page
+    }
+}
+
+/// The optional body of an order action.
+struct ActionBody: Decodable, Sendable {
+    var reason: String?
+    var expectedVersion: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case reason
+        case expectedVersion = "expected_version"
     }
 }
 

@@ -62,6 +62,24 @@ struct QueryReader {
         return value
     }
 
+    mutating func date(_ name: String) -> Date? {
+        guard let text = parameters.get(name) else { return nil }
+        guard let date = RFC3339.parse(text) else {
+            problems.add(name, "must be an RFC 3339 time such as 2026-11-22T09:00:00Z")
+            return nil
+        }
+        return date
+    }
+
+    mutating func bool(_ name: String) -> Bool? {
+        guard let text = parameters.get(name) else { return nil }
+        guard let value = Bool(text) else {
+            problems.add(name, "must be true or false")
+            return nil
+        }
+        return value
+    }
+
     mutating func id<Tag>(_ name: String, as: Identifier<Tag>.Type) -> Identifier<Tag>? {
         guard let text = parameters.get(name) else { return nil }
         guard let id = Identifier<Tag>(text) else {

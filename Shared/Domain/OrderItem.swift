@@ -1,0 +1,168 @@
+/// A line of an order (DESIGN §6): what staff type (type, description, quantity, the
+/// VAT-inclusive unit price) and what the server derives from it (net price, line amounts).
+public struct OrderItem: Hashable, Sendable, Codable {
+    public var id: OrderItemID
+    public var type: ItemType
+    public var productID: ProductID?
+    public var deviceID: String?
+    public var description: String
+    public var quantity: Int
+    /// VAT-inclusive, per unit, in the order's currency minor units.
+    public var unitPriceGross: Int64
+    public var vatRateBasisPoints: Int
+    public var unitPriceNet: Int64
+    public var lineGross: Int64
+    public var lineNet: Int64
+    public var lineVAT: Int64
+    public var isWarrantyItem: Bool
+    public var warrantyNotes: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, type, description, quantity
+        case productID = "product_id"
+        case deviceID = "device_id"
+        case unitPriceGross = "unit_price_gross"
+        case vatRateBasisPoints = "vat_rate_bp"
+        case unitPriceNet = "unit_price_net"
+        case lineGross = "line_gross"
+        case lineNet = "line_net"
+        case lineVAT = "line_vat"
+        case isWarrantyItem = "is_warranty_item"
+        case warrantyNotes = "warranty_notes"
+    }
+}
+
+/// An item as a client sends it: every field optional, so that one answer names every problem.
+/// On creation `type`, `description` and `unit_price_gross` are required, `quantity` defaults
+/// to 1 and `vat_rate_bp` to the store's rate for the type; a change sends only what changes.
+public struct OrderItemDraft: Hashable, Sendable, Codable {
+    /// Chosen by the client for items added offline.
+    public var id: OrderItemID?
+    public var type: ItemType?
+    public var productID: ProductID?
+    public var deviceID: String?
+    public var description: String?
+    public var quantity: Int?
+    public var unitPriceGross: Int64?
+    public var vatRateBasisPoints: Int?
+    public var isWarrantyItem: Bool?
+    public var warrantyNotes: String?
+
+    public init(
+        id: OrderItemID? = nil, type: ItemType? = nil, productID: ProductID? = nil, deviceID: String? = nil,
+        description: String? = nil, quantity: Int? = nil, unitPriceGross: Int64? = nil,
+        vatRateBasisPoints: Int? = nil, isWarrantyItem: Bool? = nil, warrantyNotes: String? = nil
+    ) {
+        self.id = id
+        self.type = type
+        self.productID = productID
+        self.deviceID = deviceID
+        self.description = description
+        self.quantity = quantity
+        self.unitPriceGross = unitPriceGross
+        self.vatRateBasisPoints = vatRateBasisPoints
+        self.isWarrantyItem = isWarrantyItem
+        self.warrantyNotes = warrantyNotes
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, type, description, quantity
+        case productID = "product_id"
+        case deviceID = "device_id"
+        case unitPriceGross = "unit_price_gross"
+        case vatRateBasisPoints = "vat_rate_bp"
+        case isWarrantyItem = "is_warranty_item"
+        case warrantyNotes = "warranty_notes"
+    }
+
+    /// A new item from this draft, priced with `rates` (the store's) unless the draft names a rate.
+    public func newItem(rates: VATRates) throws(OrderlyError) -> OrderItem {
+        var problems = FieldProblems()
+        if type == nil { problems.add("type", "is required") }
+        if unitPriceGross == nil { problems.add("unit_price_gross", "is required") }
+        let description = problems.text(description, "description", maximumLength: 500)
+        try problems.check()
+        let type = type!
+        return try priced(
+            OrderItem(
+                id: id ?? OrderItemID(), type: type, productID: productID, deviceID: nil, description: description,
+                quantity: quantity ?? 1, unitPriceGross: unitPriceGross!,
+                vatRateBasisPoints: vatRateBasisPoints ?? rates.rate(for: type), unitPriceNet: 0, lineGross: 0,
+                lineNet: 0, lineVAT: 0, isWarrantyItem: isWarrantyItem ?? false, warrantyNotes: nil),
+            changingType: false, rates: rates)
+    }
+
+    /// `item` with this draft's changes, priced again. A new `type` without a `vat_rate_bp` takes
+    /// the store's rate for the new type.
+    public func applied(to item: OrderItem, rates: VATRates) throws(OrderlyError) -> OrderItem {
+        var item = item
+        var problems = FieldProblems()
+        if let description { item.description = problems.text(description, "description", maximumLength: 500) }
+        try problems.check()
+        let changingType = type != nil && type != item.type
+        if let type { item.type = type }
+        if let productID { item.productID = productID }
+        if let quantity { item.quantity = quantity }
+        if let unitPriceGross { item.unitPriceGross = unitPriceGross }
+        if let vatRateBasisPoints { item.vatRateBasisPoints = vatRateBasisPoints }
+        if let isWarrantyItem { item.isWarrantyItem = isWarrantyItem }
+        return try priced(item, changingType: changingType, rates: rates)
+    }
+
+    /// Validates the free-text fields and derives the amounts.
+    private func priced(_ item: OrderItem, changingType: Bool, rates: VATRates) throws(OrderlyError) -> OrderItem {
+        var item = item
+        var problems = FieldProblems()
+        if deviceID != nil { item.deviceID = problems.optionalText(deviceID, "device_id", maximumLength: 100) }
+        if warrantyNotes != nil {
+            item.warrantyNotes = problems.optionalText(warrantyNotes, "warranty_notes", maximumLength: 1000)
+        }
+        if changingType && vatRateBasisPoints == nil { item.vatRateBasisPoints = rates.rate(for: item.type) }
+        do {
+            let amounts = try LineAmounts(
+                type: item.type, quantity: item.quantity, unitPriceGross: item.unitPriceGross,
+                vatRateBasisPoints: item.vatRateBasisPoints)
+            item.unitPriceNet = amounts.unitPriceNet
+            item.lineGross = amounts.lineGross
+            item.lineNet = amounts.lineNet
+            item.lineVAT = amounts.lineVAT
+        } catch {
+            problems.add(error)
+        }
+        try problems.check()
+        return item
+    }
+}
+
+extension Order {
+    /// The most lines an order holds.
+    public static let maximumItems = 200
+
+    /// Whether the order's items and own fields may still change: not once it is out for
+    /// delivery, delivered, collected or cancelled.
+    public var isEditable: Bool {
+        [.pending, .accepted, .preparing, .ready].contains(status)
+    }
+
+    /// Refuses a change to a locked order with 422 and the reason.
+    public func requireEditable() throws(OrderlyError) {
+        guard isEditable else {
+            throw OrderlyError(
+                .failedPrecondition, "an order that is \(status.rawValue) can no longer change", reason: "order_locked")
+        }
+    }
+
+    /// Sums the lines into `items_net`, `items_vat`, `items_gross` and `total`.
+    public mutating func recomputeTotals() throws(OrderlyError) {
+        let totals = try ItemTotals(
+            items.map {
+                LineAmounts(
+                    unitPriceNet: $0.unitPriceNet, lineGross: $0.lineGross, lineNet: $0.lineNet, lineVAT: $0.lineVAT)
+            })
+        let (total, overflow) = totals.gross.addingReportingOverflow(deliveryFee)
+        guard !overflow else {
+            throw OrderlyError(.failedPrecondition, "the order's total is too large", reason: "total_too_large")
+        }
+        (itemsNet, itemsVAT, itemsGross, self.total) = (totals.net, totals.vat, totals.gross, total)
+    }
+}

@@ -1,0 +1,402 @@
+import Domain
+import Foundation
+import Storage
+import Testing
+
+/// Orders after creation, over HTTP against the running suite: items and totals, every action
+/// and its refusals, the claim race, versions, history, filters, the change feed, earnings and
+/// store isolation on every route.
+@Suite("Order lifecycle", .serialized)
+struct OrderLifecycleTests {
+    let endToEnd: EndToEndTests
+
+    init() throws { endToEnd = try EndToEndTests() }
+
+    /// The people of a test: two stores, their staff, couriers and a customer.
+    struct Cast {
+        var admin: String
+        var store: String
+        var otherStore: String
+        var staff: String
+        var otherOwner: String
+        var couriers: [String]
+        var courierIDs: [String]
+        var offDuty: String
+    }
+
+    func cast(_ suite: RunningSuite, couriers count: Int) async throws -> Cast {
+        let admin = try await endToEnd.login(suite, suite.adminEmail, suite.adminPassword)["access_token"] as! String
+        let store =
+            try await endToEnd.send(suite, "POST", "/v1/stores", token: admin, json: ["name": "A"]).object["id"]
+            as! String
+        let other =
+            try await endToEnd.send(suite, "POST", "/v1/stores", token: admin, json: ["name": "B"]).object["id"]
+            as! String
+        _ = try await endToEnd.createUser(
+            suite, admin: admin, ["email": "staff@a.com", "role": "staff", "store_id": store])
+        _ = try await endToEnd.createUser(
+            suite, admin: admin, ["email": "owner@b.com", "role": "owner", "store_id": other])
+        _ = try await endToEnd.createUser(suite, admin: admin, ["email": "resting@x.com", "role": "courier"])
+        var couriers: [String] = []
+        var courierIDs: [String] = []
+        for index in 0..<count {
+            let user = try await endToEnd.createUser(
+                suite, admin: admin, ["email": "c\(index)@x.com", "role": "courier"])
+            let token = try await endToEnd.login(suite, "c\(index)@x.com", "password-123")["access_token"] as! String
+            let duty = try await endToEnd.send(
+                suite, "PUT", "/v1/couriers/me/availability", token: token, json: ["on_duty": true])
+            try #require(duty.status == 200)
+            couriers.append(token)
+            courierIDs.append(user["id"] as! String)
+        }
+        return Cast(
+            admin: admin, store: store, otherStore: other,
+            staff: try await endToEnd.login(suite, "staff@a.com", "password-123")["access_token"] as! String,
+            otherOwner: try await endToEnd.login(suite, "owner@b.com", "password-123")["access_token"] as! String,
+            couriers: couriers, courierIDs: courierIDs,
+            offDuty: try await endToEnd.login(suite, "resting@x.com", "password-123")["access_token"] as! String)
+    }
+
+    func createOrder(_ suite: RunningSuite, _ token: String, boxes: Int = 8, extra: [String: Any] = [:]) async throws
+        -> [String: Any]
+    {
+        let reply = try await endToEnd.send(
+            suite, "POST", "/v1/orders", token: token,
+            json: EndToEndTests.delivery(boxes: boxes).merging(extra) { $1 },
+            headers: ["Idempotency-Key": UUID().uuidString])
+        try #require(reply.status == 201, "\(reply.text)")
+        return reply.object
+    }
+
+    func act(
+        _ suite: RunningSuite, _ token: String, _ order: String, _ action: String, body: [String: Any]? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> HTTPClient.Reply {
+        try await endToEnd.send(
+            suite, "POST", "/v1/orders/\(order)/actions/\(action)", token: token, json: body,
+            sourceLocation: sourceLocation)
+    }
+
+    @Test("items, totals, actions, history and locking", arguments: [Database.Kind.sqlite, .postgres])
+    func itemsActionsAndHistory(on kind: Database.Kind) async throws {
+        try await RunningSuite.with(on: kind) { suite in
+            let cast = try await cast(suite, couriers: 1)
+            let order = try await createOrder(suite, cast.staff)
+            let id = order["id"] as! String
+            #expect(order["allowed_actions"] as? [String] == ["accept", "cancel"])
+            #expect(order["items"] as? [Any] != nil)
+
+            // Lines: VAT from the gross amount, half to even; a device purchase counts negative.
+            let repair = try await endToEnd.send(
+                suite, "POST", "/v1/orders/\(id)/items", token: cast.staff,
+                json: ["type": "repair", "description": "Screen", "unit_price_gross": 11_800])
+            try #require(repair.status == 201, "\(repair.text)")
+            let line = (repair.object["items"] as! [[String: Any]])[0]
+            #expect(line["vat_rate_bp"] as? Int == 1800 && line["line_net"] as? Int == 10_000)
+            #expect(line["line_vat"] as? Int == 1800 && line["quantity"] as? Int == 1)
+            let accessory = try await endToEnd.send(
+                suite, "POST", "/v1/orders/\(id)/items", token: cast.staff,
+                json: [
+                    "type": "accessory", "description": "Case", "unit_price_gross": 999, "quantity": 3,
+                    "vat_rate_bp": 1700,
+                ])
+            let purchase = try await endToEnd.send(
+                suite, "POST", "/v1/orders/\(id)/items", token: cast.staff,
+                json: ["type": "device_purchase", "description": "Old phone", "unit_price_gross": 50_000])
+            try #require(accessory.status == 201 && purchase.status == 201, "\(accessory.text) \(purchase.text)")
+            var current = purchase.object
+            let lines = current["items"] as! [[String: Any]]
+            #expect(lines[1]["line_gross"] as? Int == 2997 && lines[1]["line_net"] as? Int == 2562)
+            #expect(lines[2]["line_gross"] as? Int == -50_000 && lines[2]["line_vat"] as? Int == -7627)
+            func sum(_ key: String) -> Int {
+                (current["items"] as! [[String: Any]]).reduce(0) { $0 + ($1[key] as! Int) }
+            }
+            #expect(
+                current["items_gross"] as? Int == sum("line_gross") && current["items_net"] as? Int == sum("line_net"))
+            #expect(current["items_vat"] as? Int == sum("line_vat"))
+            #expect(current["total"] as? Int == sum("line_gross") + 3500)
+            #expect(current["version"] as? Int == 4)
+
+            let caseID = lines[1]["id"] as! String
+            let changed = try await endToEnd.send(
+                suite, "PATCH", "/v1/orders/\(id)/items/\(caseID)", token: cast.staff, json: ["quantity": 1],
+                headers: ["If-Match": "\"4\""])
+            try #require(changed.status == 200, "\(changed.text)")
+            current = changed.object
+            #expect(current["items_gross"] as? Int == 11_800 + 999 - 50_000)
+            let stale = try await endToEnd.send(
+                suite, "PATCH", "/v1/orders/\(id)/items/\(caseID)", token: cast.staff, json: ["quantity": 2],
+                headers: ["If-Match": "\"4\""])
+            #expect(stale.status == 409 && stale.error["reason"] as? String == "version_conflict")
+            let removed = try await endToEnd.send(
+                suite, "DELETE", "/v1/orders/\(id)/items/\((lines[2]["id"] as! String))", token: cast.staff)
+            #expect(removed.status == 200 && removed.object["items_gross"] as? Int == 12_799, "\(removed.text)")
+            let listed = try await endToEnd.send(suite, "GET", "/v1/orders/\(id)/items", token: cast.staff)
+            #expect((listed.object["data"] as? [Any])?.count == 2)
+
+            let bad = try await endToEnd.send(
+                suite, "POST", "/v1/orders/\(id)/items", token: cast.staff, json: ["quantity": 0])
+            #expect(bad.status == 400)
+            let details = bad.error["details"] as? [String: Any] ?? [:]
+            #expect(Set(details.keys) == ["type", "description", "unit_price_gross"], "\(bad.text)")
+            let badQuantity = try await endToEnd.send(
+                suite, "POST", "/v1/orders/\(id)/items", token: cast.staff,
+                json: ["type": "product", "description": "X", "unit_price_gross": 1, "quantity": 0])
+            #expect(badQuantity.status == 400 && (badQuantity.error["details"] as? [String: Any])?["quantity"] != nil)
+
+            // Store isolation: another store's owner cannot see or touch it; a courier cannot edit it.
+            for (method, path, body) in [
+                ("GET", "/v1/orders/\(id)", nil), ("GET", "/v1/orders/\(id)/items", nil),
+                ("GET", "/v1/orders/\(id)/history", nil), ("PATCH", "/v1/orders/\(id)", ["notes": "x"]),
+                ("POST", "/v1/orders/\(id)/items", ["type": "repair", "description": "x", "unit_price_gross": 1]),
+                ("PATCH", "/v1/orders/\(id)/items/\(caseID)", ["quantity": 2]),
+                ("DELETE", "/v1/orders/\(id)/items/\(caseID)", nil),
+                ("POST", "/v1/orders/\(id)/actions/accept", nil),
+            ] as [(String, String, [String: Any]?)] {
+                let reply = try await endToEnd.send(suite, method, path, token: cast.otherOwner, json: body)
+                #expect(reply.status == 404, "\(method) \(path) by another store: \(reply.status)")
+            }
+            let foreignList = try await endToEnd.send(
+                suite, "GET", "/v1/orders?store_id=\(cast.store)", token: cast.otherOwner)
+            #expect((foreignList.object["data"] as? [Any])?.isEmpty == true)
+            let courierEdit = try await endToEnd.send(
+                suite, "PATCH", "/v1/orders/\(id)", token: cast.couriers[0], json: ["notes": "mine"])
+            #expect(courierEdit.status == 403)
+
+            // The status machine, refusals listing what is legal.
+            let early = try await act(suite, cast.couriers[0], id, "claim")
+            #expect(early.status == 422 && early.error["reason"] as? String == "illegal_transition")
+            let wrong = try await act(suite, cast.staff, id, "deliver")
+            #expect(wrong.status == 403)
+            let notYet = try await act(suite, cast.staff, id, "mark_ready")
+            #expect(notYet.status == 422)
+            #expect(
+                ((notYet.error["details"] as? [String: Any])?["allowed_actions"] as? [String]) == ["accept", "cancel"])
+            let noReason = try await act(suite, cast.staff, id, "cancel")
+            #expect(noReason.status == 400 && (noReason.error["details"] as? [String: Any])?["reason"] != nil)
+            let accepted = try await act(suite, cast.staff, id, "accept")
+            #expect(accepted.status == 200 && accepted.object["status"] as? String == "accepted", "\(accepted.text)")
+            let resting = try await act(suite, cast.offDuty, id, "claim")
+            #expect(resting.status == 422 && resting.error["reason"] as? String == "off_duty")
+
+            // A version-checked edit of the order's own fields recomputes the fee.
+            let version = accepted.object["version"] as! Int
+            let staleEdit = try await endToEnd.send(
+                suite, "PATCH", "/v1/orders/\(id)", token: cast.staff,
+                json: ["boxes_count": 17, "expected_version": version - 1])
+            #expect(staleEdit.status == 409)
+            #expect(
+                ((staleEdit.error["details"] as? [String: Any])?["current"] as? [String: Any])?["version"] as? Int
+                    == version)
+            let edited = try await endToEnd.send(
+                suite, "PATCH", "/v1/orders/\(id)", token: cast.staff, json: ["boxes_count": 17, "floor": ""],
+                headers: ["If-Match": "\"\(version)\""])
+            try #require(edited.status == 200, "\(edited.text)")
+            #expect(edited.object["delivery_fee"] as? Int == 10_500 && edited.object["boxes_multiplier"] as? Int == 3)
+            #expect(edited.object["total"] as? Int == 12_799 + 10_500)
+            #expect(edited.object["floor"] == nil || edited.object["floor"] is NSNull)
+            let blank = try await endToEnd.send(
+                suite, "PATCH", "/v1/orders/\(id)", token: cast.staff, json: ["street": " "])
+            #expect(blank.status == 400)
+
+            let claimed = try await act(suite, cast.couriers[0], id, "claim")
+            #expect(
+                claimed.status == 200 && claimed.object["courier_id"] as? String == cast.courierIDs[0],
+                "\(claimed.text)")
+            #expect(claimed.object["allowed_actions"] as? [String] == ["release"])
+            let toPickup = try await endToEnd.send(
+                suite, "PATCH", "/v1/orders/\(id)", token: cast.staff, json: ["fulfillment": "pickup"])
+            #expect(toPickup.status == 422 && toPickup.error["reason"] as? String == "order_claimed")
+            for action in ["start_preparing", "mark_ready"] {
+                let reply = try await act(suite, cast.staff, id, action)
+                #expect(reply.status == 200, "\(action): \(reply.text)")
+            }
+            let pickedUp = try await act(suite, cast.couriers[0], id, "pick_up")
+            #expect(pickedUp.status == 200 && pickedUp.object["status"] as? String == "out_for_delivery")
+            let locked = try await endToEnd.send(
+                suite, "POST", "/v1/orders/\(id)/items", token: cast.staff,
+                json: ["type": "repair", "description": "late", "unit_price_gross": 100])
+            #expect(locked.status == 422 && locked.error["reason"] as? String == "order_locked")
+            let lateEdit = try await endToEnd.send(
+                suite, "PATCH", "/v1/orders/\(id)", token: cast.staff, json: ["notes": "x"])
+            #expect(lateEdit.status == 422)
+            let delivered = try await act(suite, cast.couriers[0], id, "deliver")
+            #expect(delivered.status == 200 && delivered.object["delivered_at"] is String, "\(delivered.text)")
+            #expect(delivered.object["allowed_actions"] as? [String] == [])
+
+            let history = try await endToEnd.send(suite, "GET", "/v1/orders/\(id)/history", token: cast.staff)
+            let changes = (history.object["data"] as? [[String: Any]] ?? []).map { $0["change"] as? String ?? "?" }
+            #expect(
+                changes == [
+                    "created", "item_added", "item_added", "item_added", "item_changed", "item_removed", "accept",
+                    "updated", "claim", "start_preparing", "mark_ready", "pick_up", "deliver",
+                ])
+            let claimEntry = (history.object["data"] as? [[String: Any]] ?? []).first {
+                $0["change"] as? String == "claim"
+            }
+            #expect(
+                claimEntry?["actor_id"] as? String == cast.courierIDs[0]
+                    && claimEntry?["actor_role"] as? String == "courier")
+            #expect(claimEntry?["from"] as? String == "accepted" && claimEntry?["to"] as? String == "accepted")
+
+            // Earnings: the 17-box fee, in ILS.
+            let now = Date()
+            let range =
+                "from=\(RFC3339.format(now.addingTimeInterval(-3600)))&to=\(RFC3339.format(now.addingTimeInterval(3600)))"
+            let earnings = try await endToEnd.send(
+                suite, "GET", "/v1/couriers/me/earnings?\(range)", token: cast.couriers[0])
+            #expect(earnings.object["deliveries"] as? Int == 1, "\(earnings.text)")
+            let totals = earnings.object["totals"] as? [[String: Any]] ?? []
+            #expect(totals.first?["delivery_fees"] as? Int == 10_500 && totals.first?["currency"] as? String == "ILS")
+            #expect(
+                try await endToEnd.send(suite, "GET", "/v1/couriers/me/earnings?\(range)", token: cast.staff).status
+                    == 403)
+            #expect(
+                try await endToEnd.send(suite, "GET", "/v1/couriers/me/earnings?from=x", token: cast.couriers[0]).status
+                    == 400)
+
+            // A pickup order: collected by the store; a customer-free cancel with its reason.
+            let pickup = try await createOrder(suite, cast.staff, extra: ["fulfillment": "pickup"])
+            for action in ["accept", "start_preparing", "mark_ready", "mark_collected"] {
+                let reply = try await act(suite, cast.staff, pickup["id"] as! String, action)
+                #expect(reply.status == 200, "\(action): \(reply.text)")
+            }
+            let doomed = try await createOrder(suite, cast.staff)
+            let cancelled = try await act(
+                suite, cast.staff, doomed["id"] as! String, "cancel", body: ["reason": "no stock"])
+            #expect(cancelled.object["status"] as? String == "cancelled")
+            #expect(cancelled.object["cancellation_reason"] as? String == "no stock")
+        }
+    }
+
+    @Test("of 50 couriers claiming one order at once exactly one wins", arguments: [Database.Kind.sqlite, .postgres])
+    func claimRace(on kind: Database.Kind) async throws {
+        try await RunningSuite.with(on: kind) { suite in
+            let cast = try await cast(suite, couriers: 50)
+            let order = try await createOrder(suite, cast.staff)
+            let id = order["id"] as! String
+            #expect(try await act(suite, cast.staff, id, "accept").status == 200)
+            let available = try await endToEnd.send(suite, "GET", "/v1/orders?available=true", token: cast.couriers[7])
+            #expect((available.object["data"] as? [[String: Any]])?.map { $0["id"] as? String } == [id])
+            let offDuty = try await endToEnd.send(suite, "GET", "/v1/orders?available=true", token: cast.offDuty)
+            #expect(offDuty.status == 422)
+
+            let gateway = suite.gatewayURL
+            let statuses = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+                for (index, token) in cast.couriers.enumerated() {
+                    group.addTask {
+                        let reply = try await HTTPClient(baseURL: gateway).send(
+                            "POST", "/v1/orders/\(id)/actions/claim", token: token)
+                        return (index, reply.status)
+                    }
+                }
+                return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            }
+            let winners = statuses.filter { $0.value == 200 }.map(\.key)
+            #expect(winners.count == 1, "\(statuses)")
+            #expect(statuses.values.filter { $0 == 409 }.count == 49, "\(statuses)")
+            let final = try await endToEnd.send(suite, "GET", "/v1/orders/\(id)", token: cast.staff)
+            #expect(final.object["courier_id"] as? String == winners.first.map { cast.courierIDs[$0] })
+            let claims = try await endToEnd.send(suite, "GET", "/v1/orders/\(id)/history", token: cast.staff)
+            #expect(
+                (claims.object["data"] as? [[String: Any]] ?? []).filter { $0["change"] as? String == "claim" }.count
+                    == 1)
+        }
+    }
+
+    @Test("filters, search, sorting and the offline change feed")
+    func findingAndSyncing() async throws {
+        try await RunningSuite.with { suite in
+            let cast = try await cast(suite, couriers: 2)
+            let due = Date().addingTimeInterval(86_400)
+            var ids: [String] = []
+            for index in 0..<5 {
+                let order = try await createOrder(
+                    suite, cast.staff, boxes: 1 + index,
+                    extra: [
+                        "recipient_first_name": index == 3 ? "Yael" : "Dana", "phone": "052-000-000\(index)",
+                        "due_at": RFC3339.format(due.addingTimeInterval(Double(-index) * 3600)),
+                    ])
+                ids.append(order["id"] as! String)
+            }
+            let pickup = try await createOrder(suite, cast.staff, extra: ["fulfillment": "pickup"])
+            #expect(try await act(suite, cast.staff, ids[0], "accept").status == 200)
+
+            func list(_ query: String, _ token: String? = nil) async throws -> [String] {
+                let reply = try await endToEnd.send(suite, "GET", "/v1/orders?\(query)", token: token ?? cast.staff)
+                #expect(reply.status == 200, "\(query): \(reply.text)")
+                return (reply.object["data"] as? [[String: Any]] ?? []).map { $0["id"] as! String }
+            }
+            #expect(try await list("status=accepted") == [ids[0]])
+            #expect(try await list("status=accepted,pending&fulfillment=delivery").count == 5)
+            #expect(try await list("fulfillment=pickup") == [pickup["id"] as! String])
+            #expect(try await list("q=yael") == [ids[3]])
+            #expect(try await list("q=052-000-0002") == [ids[2]])
+            #expect(try await list("q=%232") == [ids[1]])
+            #expect(try await list("sort=due_at&fulfillment=delivery") == Array(ids.reversed()))
+            #expect(try await list("sort=created_at&limit=2") == Array(ids.prefix(2)))
+            let dueWindow =
+                "due_from=\(RFC3339.format(due.addingTimeInterval(-3 * 3600 - 1)))&due_to=\(RFC3339.format(due))"
+            #expect(Set(try await list(dueWindow)) == Set(ids[1...3]))
+            #expect(try await list("created_to=2000-01-01T00:00:00Z").isEmpty)
+            let badQuery = try await endToEnd.send(
+                suite, "GET", "/v1/orders?sort=price&due_from=soon", token: cast.staff)
+            #expect(Set((badQuery.error["details"] as? [String: Any] ?? [:]).keys) == ["sort", "due_from"])
+
+            // Keyset pages cover every order exactly once.
+            var seen: [String] = []
+            var cursor: String?
+            repeat {
+                let reply = try await endToEnd.send(
+                    suite, "GET", "/v1/orders?limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""), token: cast.staff)
+                seen += (reply.object["data"] as? [[String: Any]] ?? []).map { $0["id"] as! String }
+                cursor = reply.object["next_cursor"] as? String
+            } while cursor != nil
+            #expect(seen.count == 6 && Set(seen).count == 6)
+
+            // The change feed: everything from 0, then only what changed.
+            let everything = try await endToEnd.send(suite, "GET", "/v1/orders?since=0", token: cast.staff)
+            #expect(
+                (everything.object["data"] as? [Any])?.count == 6 && everything.object["has_more"] as? Bool == false)
+            let mark = everything.object["next_cursor"] as! String
+            let quiet = try await endToEnd.send(suite, "GET", "/v1/orders?since=\(mark)", token: cast.staff)
+            #expect((quiet.object["data"] as? [Any])?.isEmpty == true && quiet.object["next_cursor"] as? String == mark)
+            let courierMark =
+                try await endToEnd.send(suite, "GET", "/v1/orders?since=0", token: cast.couriers[1])
+                .object["next_cursor"] as! String
+            #expect(try await act(suite, cast.couriers[0], ids[0], "claim").status == 200)
+            #expect(try await act(suite, cast.staff, ids[4], "cancel", body: ["reason": "gone"]).status == 200)
+            let changed = try await endToEnd.send(suite, "GET", "/v1/orders?since=\(mark)", token: cast.staff)
+            let changedIDs = (changed.object["data"] as? [[String: Any]] ?? []).map { $0["id"] as! String }
+            #expect(changedIDs == [ids[0], ids[4]])
+            // The other courier learns that both left the pool.
+            let courierFeed = try await endToEnd.send(
+                suite, "GET", "/v1/orders?since=\(courierMark)", token: cast.couriers[1])
+            #expect((courierFeed.object["data"] as? [Any])?.isEmpty == true, "\(courierFeed.text)")
+            #expect(Set(courierFeed.object["removed"] as? [String] ?? []) == [ids[0], ids[4]])
+            let winnerFeed = try await endToEnd.send(
+                suite, "GET", "/v1/orders?since=\(courierMark)", token: cast.couriers[0])
+            #expect((winnerFeed.object["data"] as? [[String: Any]])?.map { $0["id"] as! String } == [ids[0]])
+            let foreignFeed = try await endToEnd.send(suite, "GET", "/v1/orders?since=0", token: cast.otherOwner)
+            #expect((foreignFeed.object["data"] as? [Any])?.isEmpty == true)
+            let mixed = try await endToEnd.send(suite, "GET", "/v1/orders?since=0&status=pending", token: cast.staff)
+            #expect(mixed.status == 400)
+            #expect(try await endToEnd.send(suite, "GET", "/v1/orders?since=abc", token: cast.staff).status == 400)
+
+            // An order made offline and sent three times exists once.
+            let offlineID = UUID().uuidString.lowercased()
+            var body = EndToEndTests.delivery(boxes: 2)
+            body["id"] = offlineID
+            for _ in 0..<3 {
+                let reply = try await endToEnd.send(
+                    suite, "POST", "/v1/orders", token: cast.staff, json: body,
+                    headers: ["Idempotency-Key": "offline-1"])
+                #expect(reply.status == 201 && reply.object["id"] as? String == offlineID)
+            }
+            let afterOffline = try await endToEnd.send(suite, "GET", "/v1/orders?since=\(mark)", token: cast.staff)
+            #expect(
+                (afterOffline.object["data"] as? [[String: Any]] ?? []).filter { $0["id"] as? String == offlineID }
+                    .count == 1)
+        }
+    }
+}
