@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build run test bench-wire bench-storage format clean
+.PHONY: help deps build run test bench-wire bench-storage bench-orders format clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -25,6 +25,9 @@ bench-wire: deps ## Wire round trips per second against a raw NIO echo (release 
 
 bench-storage: deps ## Storage transactions/s (SQLite, PostgreSQL) and outbox-to-inbox events/s (release build)
 	@deploy/local/bench-storage.sh
+
+bench-orders: deps ## Load-generate against the suite (release) and check invariants; list pages at 1M orders
+	@deploy/local/bench-orders.sh
 
 format: ## Apply the house formatting (.swift-format)
 	swift format --in-place --recursive --configuration .swift-format Package.swift Shared Services Tools Tests

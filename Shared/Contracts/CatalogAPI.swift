@@ -50,21 +50,5 @@ public struct StoreDraft: Codable, Sendable, Hashable {
     }
 }
 
-/// Changes to a store; `expectedVersion` (from `If-Match` or the body) guards against
-/// overwriting a change the client has not seen.
-public struct StorePatch: Codable, Sendable, Hashable {
-    public var id: StoreID
-    public var expectedVersion: Int64?
-    public var changes: StoreDraft
-
-    public init(id: StoreID, expectedVersion: Int64?, changes: StoreDraft) {
-        self.id = id
-        self.expectedVersion = expectedVersion
-        self.changes = changes
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, changes
-        case expectedVersion = "expected_version"
-    }
-}
+/// Changes to a store.
+public typealias StorePatch = Patch<StoreID, StoreDraft>

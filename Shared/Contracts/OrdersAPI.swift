@@ -129,24 +129,8 @@ public struct OrderChangesPage: Codable, Sendable {
     }
 }
 
-/// Changes to an order's own fields; `expectedVersion` (from `If-Match` or the body) guards
-/// against overwriting a change the client has not seen.
-public struct OrderPatch: Codable, Sendable, Hashable {
-    public var id: OrderID
-    public var expectedVersion: Int64?
-    public var changes: OrderDraft
-
-    public init(id: OrderID, expectedVersion: Int64?, changes: OrderDraft) {
-        self.id = id
-        self.expectedVersion = expectedVersion
-        self.changes = changes
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, changes
-        case expectedVersion = "expected_version"
-    }
-}
+/// Changes to an order's own fields.
+public typealias OrderPatch = Patch<OrderID, OrderDraft>
 
 /// `POST /v1/orders/{id}/actions/{action}`; `cancel` needs a `reason`.
 public struct OrderActionRequest: Codable, Sendable, Hashable {

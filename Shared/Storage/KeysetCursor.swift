@@ -59,10 +59,9 @@ extension KeysetCursor {
         let column = SQLQueryString(key)
         var clause: SQLQueryString = ""
         if let cursor {
-            let beyond: SQLQueryString = descending ? "<" : ">"
-            clause =
-                " AND (" + column + " " + beyond + " \(bind: cursor.key) OR (" + column
-                + " = \(bind: cursor.key) AND id " + beyond + " \(bind: cursor.id)))"
+            // A row-value comparison: both databases read it as a range of the (key, id) index.
+            let beyond: SQLQueryString = descending ? " < " : " > "
+            clause = " AND (" + column + ", id)" + beyond + "(\(bind: cursor.key), \(bind: cursor.id))"
         }
         return clause + " ORDER BY " + column + (descending ? " DESC, id DESC" : ", id") + " LIMIT \(bind: limit + 1)"
     }

@@ -77,6 +77,18 @@ struct OrderLifecycleTests {
             sourceLocation: sourceLocation)
     }
 
+    /// The types in the caller's inbox, read again for up to five seconds until `until` are all there.
+    func inboxTypes(_ suite: RunningSuite, _ token: String, until: Set<String>) async throws -> Set<String> {
+        var types = Set<String>()
+        for _ in 0..<50 {
+            let reply = try await endToEnd.send(suite, "GET", "/v1/notifications?after=0&limit=200", token: token)
+            types = Set((reply.object["data"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String })
+            if until.isSubset(of: types) { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return types
+    }
+
     @Test("items, totals, actions, history and locking", arguments: [Database.Kind.sqlite, .postgres])
     func itemsActionsAndHistory(on kind: Database.Kind) async throws {
         try await RunningSuite.with(on: kind) { suite in
@@ -238,6 +250,16 @@ struct OrderLifecycleTests {
                 claimEntry?["actor_id"] as? String == cast.courierIDs[0]
                     && claimEntry?["actor_role"] as? String == "courier")
             #expect(claimEntry?["from"] as? String == "accepted" && claimEntry?["to"] as? String == "accepted")
+
+            // The claim reached the store; the status changes reached the store and the courier.
+            let staffHeard = try await inboxTypes(
+                suite, cast.staff, until: ["order.created", "order.claimed", "order.status_changed"])
+            #expect(
+                staffHeard.isSuperset(of: ["order.created", "order.claimed", "order.status_changed"]), "\(staffHeard)")
+            let courierHeard = try await inboxTypes(suite, cast.couriers[0], until: ["order.status_changed"])
+            #expect(courierHeard.contains("order.status_changed") && !courierHeard.contains("order.claimed"))
+            let outsiderHeard = try await inboxTypes(suite, cast.otherOwner, until: [])
+            #expect(outsiderHeard.isEmpty)
 
             // Earnings: the 17-box fee, in ILS.
             let now = Date()

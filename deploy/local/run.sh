@@ -3,14 +3,19 @@
 # process's log lines prefixed with its name, until Ctrl-C, which stops every process gracefully.
 # Data (SQLite files, Redis's append-only file, the local secrets) stays in ORDERLY_DATA_DIR, so a
 # second run finds the first one's.
+#
+# With arguments, runs them as a command once the suite is ready (the suite's settings are in
+# its environment), then stops everything and exits with the command's status: what
+# `make bench-orders` does. ORDERLY_BUILD=release builds and runs the release build.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-swift build --product orderly-gateway
+configuration="${ORDERLY_BUILD:-debug}"
+swift build -c "$configuration" --product orderly-gateway
 for product in orderly-orders orderly-catalog orderly-payments orderly-notifications; do
-    swift build --product "$product" | grep -v '^Building for\|^\[' || true
+    swift build -c "$configuration" --product "$product" | grep -v '^Building for\|^\[' || true
 done
-bin="$(swift build --show-bin-path)"
+bin="$(swift build -c "$configuration" --show-bin-path)"
 
 export ORDERLY_DATA_DIR="${ORDERLY_DATA_DIR:-./.orderly}"
 mkdir -p "$ORDERLY_DATA_DIR"
@@ -85,6 +90,11 @@ for service in catalog:9202 orders:9201 payments:9203 notifications:9204 gateway
 done
 
 url="http://127.0.0.1:$http_port"
+if [ $# -gt 0 ]; then
+    status=0
+    "$@" || status=$?
+    exit "$status"
+fi
 cat <<TXT
 
 Orderly is running at $url   (OpenAPI: $url/openapi.yaml)

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# `make bench-orders`: the suite from a release build (Redis with its append-only file, the five
+# services on SQLite) driven by `orderly loadgen` — the ceiling (GET /v1/me), order creation
+# alone, then the mix, then the invariants — and then order lists timed at a million orders.
+# The last line sums it up:
+#   create_rps=<n> ceiling_rps=<n> ratio=<n> create_p99_ms=<n> invariant_failures=<n>
+# Extra arguments go to `orderly loadgen` (see `orderly loadgen --help`). The suite listens on
+# its usual wire and admin ports (7201–7204, 9200–9204), so stop a `make run` first.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+swift build -c release --product orderly
+orderly="$(swift build -c release --show-bin-path)/orderly"
+work=$(mktemp -d /tmp/orderly-bench-orders.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+echo "== the suite under load (release build, logs at warning level)"
+status=0
+ORDERLY_BUILD=release ORDERLY_DATA_DIR="$work/suite" ORDERLY_LOG_LEVEL=warning \
+    ORDERLY_HTTP_PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')" \
+    deploy/local/run.sh bash -c '"$0" loadgen --url "http://127.0.0.1:$ORDERLY_HTTP_PORT" "$@"' "$orderly" "$@" \
+    | tee "$work/loadgen.txt" || status=$?
+
+echo
+echo "== order lists at a million orders (SQLite)"
+"$orderly" bench-order-lists --directory "$work/lists"
+
+echo
+grep '^create_rps=' "$work/loadgen.txt" | tail -1 || echo "create_rps=0 ceiling_rps=0 ratio=0 create_p99_ms=0 invariant_failures=unknown"
+exit "$status"
