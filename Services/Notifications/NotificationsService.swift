@@ -112,36 +112,35 @@ struct Inbox: Sendable {
     private func notify(
         _ event: DomainEvent, order: Order, title: String, body: String, recipients: SQLQueryString
     ) async throws {
-        let data = ["order_id": order.id.description, "store_id": order.storeID.description]
+        let message = try StoredDocument.text(
+            NotificationMessage(
+                type: event.type, title: title, body: body,
+                data: ["order_id": order.id.description, "store_id": order.storeID.description],
+                createdAt: Date.currentMillisecond))
         let wakeUps = try await database.transaction { transaction -> [WakeUp] in
             guard try await transaction.recordApplied(event: event.id, consumer: Self.consumer) else { return [] }
             let users = try await transaction.sql.raw(
                 "SELECT user_id FROM recipients WHERE active = 1 AND (" + recipients + ") ORDER BY user_id"
-            ).all().map { try $0.decode(column: "user_id", as: String.self) }
-            var wakeUps: [WakeUp] = []
-            for user in users {
-                guard let userID = UserID(user) else { continue }
-                let notification = UserNotification(
-                    seq: try await transaction.nextSequence("notifications"), id: UUID(), userID: userID,
-                    type: event.type, title: title, body: body, data: data, createdAt: Date.currentMillisecond,
-                    readAt: nil)
-                try await insert(notification, in: transaction)
-                wakeUps.append(WakeUp(userID: userID, seq: notification.seq))
+            ).all().compactMap { UserID(try $0.decode(column: "user_id", as: String.self)) }
+            guard !users.isEmpty else { return [] }
+            // One numbering step and one insert for all recipients, who share the message.
+            let first = try await transaction.advanceSequence("notifications", by: users.count) - Int64(users.count) + 1
+            let now = Date.currentMillisecond.millisecondsSince1970
+            let wakeUps = users.enumerated().map { WakeUp(userID: $1, seq: first + Int64($0)) }
+            // Inserts of at most 1,000 rows keep within both databases' limits on bound values.
+            for start in stride(from: 0, to: wakeUps.count, by: 1000) {
+                var insert: SQLQueryString = "INSERT INTO notifications (seq, id, user_id, created_at, doc) VALUES "
+                for (index, wakeUp) in wakeUps[start..<min(start + 1000, wakeUps.count)].enumerated() {
+                    let values: [any Encodable & Sendable] = [
+                        wakeUp.seq, UUID().uuidString.lowercased(), wakeUp.userID.description, now, message,
+                    ]
+                    insert = insert + (index == 0 ? "" : ", ") + "(\(binds: values))"
+                }
+                try await transaction.sql.raw(insert).run()
             }
             return wakeUps
         }
         await wake(wakeUps)
-    }
-
-    private func insert(_ notification: UserNotification, in transaction: Transaction) async throws {
-        try await transaction.sql.raw(
-            """
-            INSERT INTO notifications (seq, id, user_id, created_at, doc)
-            VALUES (\(bind: notification.seq), \(bind: notification.id.uuidString.lowercased()),
-                \(bind: notification.userID.description), \(bind: notification.createdAt.millisecondsSince1970),
-                \(bind: try StoredDocument.text(notification)))
-            """
-        ).run()
     }
 
     /// Tells every gateway that these users have something new. Best effort: a lost wake-up
@@ -149,11 +148,8 @@ struct Inbox: Sendable {
     private func wake(_ wakeUps: [WakeUp]) async {
         guard !wakeUps.isEmpty else { return }
         do {
-            let encoder = JSONEncoder()
-            let commands = try wakeUps.map { wakeUp -> [RedisArgument] in
-                ["PUBLISH", RedisArgument(WakeUp.channel), RedisArgument(Array(try encoder.encode(wakeUp)))]
-            }
-            _ = try await redis.pipeline(commands)
+            let message = RedisArgument(Array(try JSONEncoder().encode(wakeUps)))
+            try await redis.send(["PUBLISH", RedisArgument(WakeUp.channel), message])
         } catch {
             logger.warning("wake-ups not published", metadata: ["error": "\(error)"])
         }
@@ -166,12 +162,39 @@ struct Inbox: Sendable {
         let rows = try await database.read { sql in
             try await sql.raw(
                 """
-                SELECT doc FROM notifications WHERE user_id = \(bind: principal.userID.description)
+                SELECT seq, id, doc FROM notifications WHERE user_id = \(bind: principal.userID.description)
                 AND seq > \(bind: request.after) ORDER BY seq LIMIT \(bind: limit + 1)
                 """
             ).all()
         }
-        let notifications = try rows.prefix(limit).map { try StoredDocument.decode(UserNotification.self, from: $0) }
+        let notifications = try rows.prefix(limit).map { row in
+            let message = try StoredDocument.decode(NotificationMessage.self, from: row)
+            guard let id = UUID(uuidString: try row.decode(column: "id", as: String.self)) else {
+                throw StorageError.unexpected("a notification's id is not a UUID")
+            }
+            return UserNotification(
+                seq: try row.decode(column: "seq", as: Int64.self), id: id, userID: principal.userID,
+                type: message.type, title: message.title, body: message.body, data: message.data,
+                createdAt: message.createdAt, readAt: message.readAt)
+        }
         return Page(data: notifications, nextCursor: rows.count > limit ? notifications.last.map { "\($0.seq)" } : nil)
+    }
+}
+
+/// What all recipients of one event are told, stored once per recipient beside the row's own
+/// `seq`, `id` and `user_id`. (Rows written before it also carried those three in the document;
+/// reading ignores them.)
+struct NotificationMessage: Codable, Sendable {
+    var type: String
+    var title: String
+    var body: String
+    var data: [String: String]
+    var createdAt: Date
+    var readAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case type, title, body, data
+        case createdAt = "created_at"
+        case readAt = "read_at"
     }
 }

@@ -84,7 +84,7 @@ struct OrderHandlers: Sendable {
                 id: id, number: try await transaction.nextSequence("orders.number.\(storeID)"), storeID: storeID,
                 status: .pending, version: 1, draft: valid, pickupAddress: store.address, quote: quote,
                 currency: store.currency, createdBy: principal.userID, createdAt: now)
-            try await orders.insert(order, in: transaction)
+            let document = try await orders.insert(order, in: transaction)
             try await orders.appendHistory(
                 OrderHistoryEntry(
                     seq: 1, orderID: id, at: now, actorID: principal.userID, actorRole: principal.role,
@@ -93,7 +93,7 @@ struct OrderHandlers: Sendable {
             transaction.publish(
                 DomainEvent(
                     type: "order.created", storeID: storeID, aggregateID: id.description, occurredAt: now,
-                    payload: try JSONValue(encoding: order)))
+                    payload: try JSONValue(parsing: document.utf8)))
             return order.presented(for: principal)
         }
     }
@@ -217,7 +217,7 @@ struct OrderHandlers: Sendable {
             order.version += 1
             order.updatedAt = now
             guard
-                try await orders.update(
+                let document = try await orders.update(
                     order, previousVersion: previousVersion, leftPool: wasInPool && !order.isInPool, in: transaction)
             else {
                 throw OrderlyError(.conflict, "the order changed meanwhile; read it again", reason: "version_conflict")
@@ -229,7 +229,9 @@ struct OrderHandlers: Sendable {
             transaction.publish(
                 DomainEvent(
                     type: change.event, storeID: order.storeID, aggregateID: id.description, occurredAt: now,
-                    payload: try JSONValue(encoding: OrderChange(order: order, change: entry))))
+                    payload: .object([
+                        "order": try JSONValue(parsing: document.utf8), "change": try JSONValue(encoding: entry),
+                    ])))
             return order.presented(for: principal)
         }
     }

@@ -12,8 +12,11 @@ struct OrderRepository: Sendable {
     /// The statuses a courier can claim from.
     static let claimableStatuses: [OrderStatus] = [.accepted, .preparing, .ready]
 
-    func insert(_ order: Order, in transaction: Transaction) async throws {
+    /// Inserts `order`; returns the JSON stored for it, for the event that announces it.
+    @discardableResult
+    func insert(_ order: Order, in transaction: Transaction) async throws -> String {
         let changeSequence = try await transaction.nextSequence("orders.changes")
+        let document = try StoredDocument.text(order)
         try await transaction.sql.raw(
             """
             INSERT INTO orders (id, store_id, number, fulfillment, status, courier_id, created_by, created_at,
@@ -24,17 +27,20 @@ struct OrderRepository: Sendable {
                 \(bind: order.createdAt.millisecondsSince1970), \(bind: order.updatedAt.millisecondsSince1970),
                 \(bind: Self.dueKey(order)), \(bind: order.deliveredAt?.millisecondsSince1970),
                 \(bind: order.deliveryFee), \(bind: order.currency.description), \(bind: Self.searchText(order)),
-                \(bind: changeSequence), \(bind: order.version), \(bind: try StoredDocument.text(order)))
+                \(bind: changeSequence), \(bind: order.version), \(bind: document))
             """
         ).run()
+        return document
     }
 
-    /// Writes a changed order if it is still at `previousVersion`; false when another change
-    /// came first. `leftPool` marks an order couriers could take and now cannot.
+    /// Writes a changed order if it is still at `previousVersion` and returns the JSON stored
+    /// for it; nil when another change came first. `leftPool` marks an order couriers could take
+    /// and now cannot.
     func update(_ order: Order, previousVersion: Int64, leftPool: Bool, in transaction: Transaction) async throws
-        -> Bool
+        -> String?
     {
         let changeSequence = try await transaction.nextSequence("orders.changes")
+        let document = try StoredDocument.text(order)
         var query: SQLQueryString = """
             UPDATE orders SET fulfillment = \(bind: order.fulfillment.rawValue), status = \(bind: order.status.rawValue),
                 courier_id = \(bind: order.courierID?.description),
@@ -42,14 +48,14 @@ struct OrderRepository: Sendable {
                 delivered_at = \(bind: order.deliveredAt?.millisecondsSince1970),
                 delivery_fee = \(bind: order.deliveryFee), search = \(bind: Self.searchText(order)),
                 change_seq = \(bind: changeSequence), version = \(bind: order.version),
-                doc = \(bind: try StoredDocument.text(order))
+                doc = \(bind: document)
             """
         if leftPool { query = query + ", left_pool_seq = \(bind: changeSequence)" }
         let row = try await transaction.sql.raw(
             query
                 + " WHERE id = \(bind: order.id.description) AND version = \(bind: previousVersion) RETURNING id"
         ).first()
-        return row != nil
+        return row == nil ? nil : document
     }
 
     func find(_ id: OrderID, in sql: any SQLDatabase) async throws -> Order? {

@@ -20,8 +20,9 @@ public struct NotificationListRequest: Codable, Sendable, Hashable {
     }
 }
 
-/// What the notifications service publishes on `orderly:wake` after storing a notification,
-/// so that a gateway holding that user's long-poll answers at once.
+/// What the notifications service publishes on `orderly:wake` after storing notifications,
+/// so that a gateway holding one of those users' long-polls answers at once. One message, a
+/// JSON array of these, carries every user an event notified.
 public struct WakeUp: Codable, Sendable, Hashable {
     public var userID: UserID
     public var seq: Int64

@@ -31,7 +31,7 @@ public final class Transaction: Sendable {
     }
 
     /// Takes `count` numbers at once and returns the last; the first is `last - count + 1`.
-    func advanceSequence(_ name: String, by count: Int) async throws -> Int64 {
+    public func advanceSequence(_ name: String, by count: Int) async throws -> Int64 {
         let row = try await sql.raw(
             """
             INSERT INTO orderly_sequences (name, value) VALUES (\(bind: name), \(bind: count))

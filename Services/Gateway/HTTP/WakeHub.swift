@@ -50,10 +50,12 @@ actor WakeHub {
     }
 
     /// Wakes every poll waiting for `user`.
-    func wake(_ user: UserID) {
-        for ticket in ticketsByUser[user] ?? [] {
-            tickets[ticket]?.woken = true
-            release(ticket)
+    func wake(_ users: [UserID]) {
+        for user in users {
+            for ticket in ticketsByUser[user] ?? [] {
+                tickets[ticket]?.woken = true
+                release(ticket)
+            }
         }
     }
 
@@ -74,11 +76,11 @@ struct WakeListener: Service {
         let decoder = JSONDecoder()
         await withGracefulShutdownHandler {
             for await message in subscriber.messages {
-                guard let wakeUp = try? decoder.decode(WakeUp.self, from: Data(message.payload)) else {
+                guard let wakeUps = try? decoder.decode([WakeUp].self, from: Data(message.payload)) else {
                     logger.warning("malformed wake-up skipped", metadata: ["redis.channel": "\(message.channel)"])
                     continue
                 }
-                await hub.wake(wakeUp.userID)
+                await hub.wake(wakeUps.map(\.userID))
             }
         } onGracefulShutdown: {
             subscriber.stop()
