@@ -76,7 +76,7 @@ struct Inbox: Sendable {
     /// A new order: its store's users hear of it, and so do the couriers on duty when it is
     /// a delivery.
     func orderCreated(_ event: DomainEvent) async throws {
-        let order = try event.payload.decode(as: Order.self)
+        let order = try event.payload.decode(as: OrderFacts.self)
         var summary = order.fulfillment == .delivery ? "Delivery" : "Pickup"
         if let address = order.deliveryAddress { summary += " to \(address)" }
         if order.fulfillment == .delivery { summary += ", \(order.boxesCount) boxes" }
@@ -87,7 +87,7 @@ struct Inbox: Sendable {
 
     /// A courier took a delivery: the store hears of it.
     func orderClaimed(_ event: DomainEvent) async throws {
-        let change = try event.payload.decode(as: OrderChange.self)
+        let change = try event.payload.decode(as: OrderChangeFacts.self)
         try await notify(
             event, order: change.order, title: "Order #\(change.order.number) claimed",
             body: "A courier is on the way to pick it up",
@@ -96,7 +96,7 @@ struct Inbox: Sendable {
 
     /// A status change: the store, the courier carrying the order and the customer who placed it.
     func orderStatusChanged(_ event: DomainEvent) async throws {
-        let change = try event.payload.decode(as: OrderChange.self)
+        let change = try event.payload.decode(as: OrderChangeFacts.self)
         let order = change.order
         let status = order.status.rawValue.replacingOccurrences(of: "_", with: " ")
         var who: SQLQueryString =
@@ -110,7 +110,7 @@ struct Inbox: Sendable {
     /// Writes a notification for each active user matching `recipients` (a condition on the
     /// `recipients` table), once per event, then wakes their long-polls.
     private func notify(
-        _ event: DomainEvent, order: Order, title: String, body: String, recipients: SQLQueryString
+        _ event: DomainEvent, order: OrderFacts, title: String, body: String, recipients: SQLQueryString
     ) async throws {
         let message = try StoredDocument.text(
             NotificationMessage(
@@ -148,7 +148,11 @@ struct Inbox: Sendable {
     private func wake(_ wakeUps: [WakeUp]) async {
         guard !wakeUps.isEmpty else { return }
         do {
-            let message = RedisArgument(Array(try JSONEncoder().encode(wakeUps)))
+            let message = RedisArgument(
+                Array(
+                    try JSONValue.array(
+                        wakeUps.map { .object(["user_id": .string($0.userID.description), "seq": .int($0.seq)]) }
+                    ).jsonText().utf8))
             try await redis.send(["PUBLISH", RedisArgument(WakeUp.channel), message])
         } catch {
             logger.warning("wake-ups not published", metadata: ["error": "\(error)"])
@@ -197,4 +201,34 @@ struct NotificationMessage: Codable, Sendable {
         case createdAt = "created_at"
         case readAt = "read_at"
     }
+}
+
+/// What the notifications take from an order event's payload: decoding only these fields
+/// skips the order's lines and addresses, most of the work of reading a whole `Order`.
+struct OrderFacts: Decodable, Sendable {
+    var id: OrderID
+    var number: Int64
+    var storeID: StoreID
+    var fulfillment: Fulfillment
+    var status: OrderStatus
+    var deliveryAddress: String?
+    var boxesCount: Int
+    var courierID: UserID?
+    var createdBy: UserID
+    var cancellationReason: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, number, fulfillment, status
+        case storeID = "store_id"
+        case deliveryAddress = "delivery_address"
+        case boxesCount = "boxes_count"
+        case courierID = "courier_id"
+        case createdBy = "created_by"
+        case cancellationReason = "cancellation_reason"
+    }
+}
+
+/// The order part of an `OrderChange` payload.
+struct OrderChangeFacts: Decodable, Sendable {
+    var order: OrderFacts
 }

@@ -80,10 +80,12 @@ public final class Database: Sendable {
                     // Checkpoints (copying the WAL into the database file, with its fsyncs) are
                     // not the writer's job here: the checkpointer below does them.
                     "PRAGMA wal_autocheckpoint = 0",
-                ] {
+                ] + Self.sqliteCachePragmas {
                     _ = try await writer.run { try $0.query(pragma, []) }
                 }
-                _ = try await reader.run { try $0.query("PRAGMA busy_timeout = 10000", []) }
+                for pragma in ["PRAGMA busy_timeout = 10000"] + Self.sqliteCachePragmas {
+                    _ = try await reader.run { try $0.query(pragma, []) }
+                }
             } catch {
                 await database.close()
                 throw error
@@ -115,6 +117,11 @@ public final class Database: Sendable {
             return database
         }
     }
+
+    /// Each SQLite connection keeps up to 64 MiB of pages in its own cache and reads the file
+    /// through a memory map, rather than asking the kernel for each page it needs again (which
+    /// showed as a sixth of a busy service's time in `pread` and `pwrite` system calls).
+    static let sqliteCachePragmas = ["PRAGMA cache_size = -65536", "PRAGMA mmap_size = 268435456"]
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     /// Events it publishes are written to the outbox just before the commit. `body` must not
