@@ -4,7 +4,7 @@ internal import Foundation
 public import Hummingbird
 public import Logging
 internal import NIOCore
-public import Runtime
+internal import Runtime
 public import ServiceLifecycle
 internal import Storage
 internal import Wire

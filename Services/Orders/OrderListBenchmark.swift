@@ -1,9 +1,9 @@
-public import Contracts
-public import Domain
+internal import Contracts
+internal import Domain
 internal import Foundation
 public import Logging
 internal import SQLKit
-public import Storage
+internal import Storage
 
 /// Times order lists on a large SQLite database (`orderly bench-order-lists`): loads `count`
 /// orders of one store through the storage layer, then reads pages the way the API does.

@@ -13,7 +13,6 @@ struct OrderRepository: Sendable {
     static let claimableStatuses: [OrderStatus] = [.accepted, .preparing, .ready]
 
     /// Inserts `order`; returns the JSON stored for it, for the event that announces it.
-    @discardableResult
     func insert(_ order: Order, in transaction: Transaction) async throws -> String {
         let changeSequence = try await transaction.nextSequence("orders.changes")
         let document = try StoredDocument.text(order)

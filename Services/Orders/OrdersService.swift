@@ -1,12 +1,12 @@
 internal import Contracts
-public import Domain
+internal import Domain
 internal import Foundation
 public import Logging
 internal import Redis
 public import Runtime
 public import ServiceLifecycle
 internal import Storage
-public import Wire
+internal import Wire
 
 /// The orders service: orders of every store, created by store staff and taken by couriers.
 public enum OrdersService {

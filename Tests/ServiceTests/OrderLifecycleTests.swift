@@ -319,10 +319,18 @@ struct OrderLifecycleTests {
             #expect(statuses.values.filter { $0 == 409 }.count == 49, "\(statuses)")
             let final = try await endToEnd.send(suite, "GET", "/v1/orders/\(id)", token: cast.staff)
             #expect(final.object["courier_id"] as? String == winners.first.map { cast.courierIDs[$0] })
+            // The winner releases it; it is available again and another courier takes it.
+            let winner = try #require(winners.first)
+            let loser = (winner + 1) % cast.couriers.count
+            let released = try await act(suite, cast.couriers[winner], id, "release")
+            #expect(released.status == 200 && released.object["courier_id"] == nil, "\(released.text)")
+            let again = try await endToEnd.send(suite, "GET", "/v1/orders?available=true", token: cast.couriers[loser])
+            #expect((again.object["data"] as? [[String: Any]])?.map { $0["id"] as? String } == [id])
+            #expect(try await act(suite, cast.couriers[winner], id, "release").status == 403)
+            #expect(try await act(suite, cast.couriers[loser], id, "claim").status == 200)
             let claims = try await endToEnd.send(suite, "GET", "/v1/orders/\(id)/history", token: cast.staff)
-            #expect(
-                (claims.object["data"] as? [[String: Any]] ?? []).filter { $0["change"] as? String == "claim" }.count
-                    == 1)
+            let changes = (claims.object["data"] as? [[String: Any]] ?? []).map { $0["change"] as? String ?? "?" }
+            #expect(changes == ["created", "accept", "claim", "release", "claim"])
         }
     }
 

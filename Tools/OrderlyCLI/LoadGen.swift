@@ -337,7 +337,7 @@ final class Ledger: Sendable {
 
     func acknowledged(_ id: OrderID, _ order: Acknowledged) { state.withLock { $0.orders[id] = order } }
     func uncertain(store: Int) { state.withLock { $0.uncertain[store, default: 0] += 1 } }
-    func claimed(_ id: OrderID, by courier: Int) { state.withLock { $0.claims[id, default: []].insert(courier) } }
+    func claimed(_ id: OrderID, by courier: Int) { state.withLock { _ = $0.claims[id, default: []].insert(courier) } }
     func replayMismatch(_ what: String) { state.withLock { $0.replayMismatches.append(what) } }
 
     var orders: [OrderID: Acknowledged] { state.withLock { $0.orders } }
