@@ -279,7 +279,17 @@ struct OrderLifecycleTests {
 
             // A pickup order: collected by the store; a customer-free cancel with its reason.
             let pickup = try await createOrder(suite, cast.staff, extra: ["fulfillment": "pickup"])
-            for action in ["accept", "start_preparing", "mark_ready", "mark_collected"] {
+            // An action sent twice with one key happens once; the repeat gets the first answer.
+            var answers: [Int] = []
+            for _ in 0..<2 {
+                let reply = try await endToEnd.send(
+                    suite, "POST", "/v1/orders/\(pickup["id"] as! String)/actions/accept", token: cast.staff,
+                    headers: ["Idempotency-Key": "accept-once"])
+                #expect(reply.status == 200, "\(reply.text)")
+                answers.append(reply.object["version"] as? Int ?? 0)
+            }
+            #expect(answers == [2, 2])
+            for action in ["start_preparing", "mark_ready", "mark_collected"] {
                 let reply = try await act(suite, cast.staff, pickup["id"] as! String, action)
                 #expect(reply.status == 200, "\(action): \(reply.text)")
             }
