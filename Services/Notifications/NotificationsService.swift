@@ -228,7 +228,7 @@ struct OrderFacts: Decodable, Sendable {
     }
 }
 
-/// The order part of an `OrderChange` payload.
+/// The order in the payload of the order events after creation, `{"order": …, "change": …}`.
 struct OrderChangeFacts: Decodable, Sendable {
     var order: OrderFacts
 }

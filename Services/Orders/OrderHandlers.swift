@@ -226,6 +226,7 @@ struct OrderHandlers: Sendable {
                 seq: order.version, orderID: id, at: now, actorID: principal.userID, actorRole: principal.role,
                 change: change.name, from: change.from, to: change.to, details: change.details)
             try await orders.appendHistory(entry, in: transaction)
+            // The payload: the order as it now is, and the change that made it so.
             transaction.publish(
                 DomainEvent(
                     type: change.event, storeID: order.storeID, aggregateID: id.description, occurredAt: now,

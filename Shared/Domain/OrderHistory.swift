@@ -39,16 +39,3 @@ public struct OrderHistoryEntry: Hashable, Sendable, Codable {
         case actorRole = "actor_role"
     }
 }
-
-/// The payload of every order event after `order.created` (`order.updated`,
-/// `order.status_changed`, `order.claimed`, `order.released`): the order as it now is and the
-/// change that made it so.
-public struct OrderChange: Hashable, Sendable, Codable {
-    public var order: Order
-    public var change: OrderHistoryEntry
-
-    public init(order: Order, change: OrderHistoryEntry) {
-        self.order = order
-        self.change = change
-    }
-}

@@ -117,11 +117,8 @@ struct GatewayAPI: Sendable {
         }
         v1.patch("stores/:id") { request, context in
             let options = try await options(request)
-            let id = try request.pathID("id", context, as: StoreID.self)
-            let buffer = try await JSONBody.collect(request, maximumBytes: maximumBodyBytes)
-            let changes = try JSONBody.decode(StoreDraft.self, from: buffer)
-            let expected = try JSONBody.decode(ExpectedVersion.self, from: buffer).expectedVersion
-            let patch = StorePatch(id: id, expectedVersion: try request.expectedVersion() ?? expected, changes: changes)
+            let patch = try await patch(
+                request, id: try request.pathID("id", context, as: StoreID.self), StoreDraft.self)
             let store = try await catalog.call(CatalogAPI.updateStore, patch, options: options)
             return try JSONBody.response(store, version: store.version)
         }
@@ -171,11 +168,8 @@ struct GatewayAPI: Sendable {
         }
         v1.patch("orders/:id") { request, context in
             let options = try await options(request)
-            let id = try request.pathID("id", context, as: OrderID.self)
-            let buffer = try await JSONBody.collect(request, maximumBytes: maximumBodyBytes)
-            let changes = try JSONBody.decode(OrderDraft.self, from: buffer)
-            let expected = try JSONBody.decode(ExpectedVersion.self, from: buffer).expectedVersion
-            let patch = OrderPatch(id: id, expectedVersion: try request.expectedVersion() ?? expected, changes: changes)
+            let patch = try await patch(
+                request, id: try request.pathID("id", context, as: OrderID.self), OrderDraft.self)
             let order = try await orders.call(OrdersAPI.updateOrder, patch, options: options)
             return try JSONBody.response(order, version: order.version)
         }
@@ -211,30 +205,14 @@ struct GatewayAPI: Sendable {
                 try await orders.call(OrdersAPI.listItems, ResourceRef(id: id), options: options))
         }
         v1.post("orders/:id/items") { request, context in
-            let options = try await options(request)
-            let change = ItemChange(
-                orderID: try request.pathID("id", context, as: OrderID.self), kind: .add,
-                item: try await body(OrderItemDraft.self, request), expectedVersion: try request.expectedVersion())
-            let order = try await orders.call(OrdersAPI.changeItems, change, options: options)
-            return try JSONBody.response(order, status: .created, version: order.version)
+            try await changeItems(
+                request, context, .add, item: try await body(OrderItemDraft.self, request), status: .created)
         }
         v1.patch("orders/:id/items/:item_id") { request, context in
-            let options = try await options(request)
-            let change = ItemChange(
-                orderID: try request.pathID("id", context, as: OrderID.self), kind: .update,
-                itemID: try request.pathID("item_id", context, as: OrderItemID.self),
-                item: try await body(OrderItemDraft.self, request), expectedVersion: try request.expectedVersion())
-            let order = try await orders.call(OrdersAPI.changeItems, change, options: options)
-            return try JSONBody.response(order, version: order.version)
+            try await changeItems(request, context, .update, item: try await body(OrderItemDraft.self, request))
         }
         v1.delete("orders/:id/items/:item_id") { request, context in
-            let options = try await options(request)
-            let change = ItemChange(
-                orderID: try request.pathID("id", context, as: OrderID.self), kind: .remove,
-                itemID: try request.pathID("item_id", context, as: OrderItemID.self),
-                expectedVersion: try request.expectedVersion())
-            let order = try await orders.call(OrdersAPI.changeItems, change, options: options)
-            return try JSONBody.response(order, version: order.version)
+            try await changeItems(request, context, .remove)
         }
         v1.get("couriers/me/earnings") { request, _ in
             let options = try await options(request)
@@ -247,6 +225,20 @@ struct GatewayAPI: Sendable {
             return try JSONBody.response(
                 try await orders.call(OrdersAPI.earnings, EarningsRequest(from: from!, to: to!), options: options))
         }
+    }
+
+    /// Adds, changes or removes a line of the order in the path; answers with the whole order.
+    private func changeItems(
+        _ request: Request, _ context: GatewayContext, _ kind: ItemChange.Kind, item: OrderItemDraft? = nil,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        let options = try await options(request)
+        let change = ItemChange(
+            orderID: try request.pathID("id", context, as: OrderID.self), kind: kind,
+            itemID: kind == .add ? nil : try request.pathID("item_id", context, as: OrderItemID.self), item: item,
+            expectedVersion: try request.expectedVersion())
+        let order = try await orders.call(OrdersAPI.changeItems, change, options: options)
+        return try JSONBody.response(order, status: status, version: order.version)
     }
 
     /// Couriers see and claim orders only while on duty.
@@ -319,6 +311,17 @@ struct GatewayAPI: Sendable {
         WireCallOptions(
             principal: try await principal(request), trace: request.traceParent,
             idempotencyKey: request.headers[.idempotencyKey])
+    }
+
+    /// A PATCH body: the changes, and the version they are based on from `If-Match` or the
+    /// body's `expected_version`.
+    private func patch<ID, Changes: Decodable>(_ request: Request, id: ID, _ type: Changes.Type) async throws
+        -> Patch<ID, Changes>
+    {
+        let buffer = try await JSONBody.collect(request, maximumBytes: maximumBodyBytes)
+        let changes = try JSONBody.decode(Changes.self, from: buffer)
+        let expected = try JSONBody.decode(ExpectedVersion.self, from: buffer).expectedVersion
+        return Patch(id: id, expectedVersion: try request.expectedVersion() ?? expected, changes: changes)
     }
 
     private func body<Value: Decodable>(_ type: Value.Type, _ request: Request) async throws -> Value {
