@@ -148,11 +148,7 @@ struct Inbox: Sendable {
     private func wake(_ wakeUps: [WakeUp]) async {
         guard !wakeUps.isEmpty else { return }
         do {
-            let message = RedisArgument(
-                Array(
-                    try JSONValue.array(
-                        wakeUps.map { .object(["user_id": .string($0.userID.description), "seq": .int($0.seq)]) }
-                    ).jsonText().utf8))
+            let message = RedisArgument(Array(try JSONEncoder().encode(wakeUps)))
             try await redis.send(["PUBLISH", RedisArgument(WakeUp.channel), message])
         } catch {
             logger.warning("wake-ups not published", metadata: ["error": "\(error)"])

@@ -53,6 +53,7 @@ extension KeysetCursor {
     /// The end of a keyset query over (`key`, `id`) (`key` defaults to `created_at`): the rows
     /// after `cursor`, in order, one more than `limit` so that `page(_:limit:as:key:)` knows
     /// whether another page follows. Append it to a query whose `WHERE` clause is already open.
+    /// `key` is written into the SQL as it is: a column name from the code, never from a request.
     public static func pageClause(
         after cursor: KeysetCursor?, limit: Int, descending: Bool = false, key: String = "created_at"
     ) -> SQLQueryString {
