@@ -142,7 +142,7 @@ struct StoreHandlers: Sendable {
     static func event(_ type: String, _ store: Store) throws -> DomainEvent {
         DomainEvent(
             type: type, storeID: store.id, aggregateID: store.id.description, occurredAt: store.updatedAt,
-            payload: try JSONValue(encoding: store))
+            payload: try EventPayload(encoding: store))
     }
 }
 

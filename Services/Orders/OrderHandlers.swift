@@ -93,7 +93,7 @@ struct OrderHandlers: Sendable {
             transaction.publish(
                 DomainEvent(
                     type: "order.created", storeID: storeID, aggregateID: id.description, occurredAt: now,
-                    payload: try JSONValue(parsing: document.utf8)))
+                    payload: EventPayload(encodedJSON: document)))
             return order.presented(for: principal)
         }
     }
@@ -225,13 +225,13 @@ struct OrderHandlers: Sendable {
             let entry = OrderHistoryEntry(
                 seq: order.version, orderID: id, at: now, actorID: principal.userID, actorRole: principal.role,
                 change: change.name, from: change.from, to: change.to, details: change.details)
-            try await orders.appendHistory(entry, in: transaction)
+            let entryText = try await orders.appendHistory(entry, in: transaction)
             // The payload: the order as it now is, and the change that made it so.
             transaction.publish(
                 DomainEvent(
                     type: change.event, storeID: order.storeID, aggregateID: id.description, occurredAt: now,
-                    payload: .object([
-                        "order": try JSONValue(parsing: document.utf8), "change": try JSONValue(encoding: entry),
+                    payload: EventPayload(members: [
+                        "order": EventPayload(encodedJSON: document), "change": EventPayload(encodedJSON: entryText),
                     ])))
             return order.presented(for: principal)
         }

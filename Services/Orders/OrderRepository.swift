@@ -62,13 +62,17 @@ struct OrderRepository: Sendable {
             .map { try StoredDocument.decode(Order.self, from: $0) }
     }
 
-    func appendHistory(_ entry: OrderHistoryEntry, in transaction: Transaction) async throws {
+    /// Appends `entry`; returns the JSON stored for it.
+    @discardableResult
+    func appendHistory(_ entry: OrderHistoryEntry, in transaction: Transaction) async throws -> String {
+        let document = try StoredDocument.text(entry)
         try await transaction.sql.raw(
             """
             INSERT INTO order_history (order_id, seq, doc)
-            VALUES (\(bind: entry.orderID.description), \(bind: entry.seq), \(bind: try StoredDocument.text(entry)))
+            VALUES (\(bind: entry.orderID.description), \(bind: entry.seq), \(bind: document))
             """
         ).run()
+        return document
     }
 
     /// The order's history after entry `after`, oldest first.

@@ -117,7 +117,7 @@ struct PaymentHandlers: Sendable {
             transaction.publish(
                 DomainEvent(
                     type: "payment.completed", storeID: storeID, aggregateID: paymentID.description, occurredAt: now,
-                    payload: try JSONValue(encoding: payment)))
+                    payload: try EventPayload(encoding: payment)))
             return payment
         }
     }

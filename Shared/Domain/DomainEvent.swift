@@ -3,19 +3,19 @@ public import Foundation
 /// A fact a service announces to the others (DESIGN §4): `order.created`, `store.updated`, …
 ///
 /// `id` is the deduplication key consumers record in their inbox; `payload` is the event's own
-/// JSON; `trace` is the W3C traceparent of the request that caused it.
+/// JSON text; `trace` is the W3C traceparent of the request that caused it.
 public struct DomainEvent: Hashable, Sendable {
     public var id: UUID
     public var type: String
     public var storeID: StoreID?
     public var aggregateID: String
     public var occurredAt: Date
-    public var payload: JSONValue
+    public var payload: EventPayload
     public var trace: String?
 
     public init(
         id: UUID = UUID(), type: String, storeID: StoreID?, aggregateID: String, occurredAt: Date = Date(),
-        payload: JSONValue, trace: String? = nil
+        payload: EventPayload, trace: String? = nil
     ) {
         self.id = id
         self.type = type

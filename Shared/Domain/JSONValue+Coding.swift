@@ -7,22 +7,11 @@ extension JSONValue {
         return encoder
     }()
 
-    private static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = RFC3339.decodingStrategy
-        return decoder
-    }()
-
-    /// The JSON of an encodable value (an event's payload), dates as RFC 3339. The encoder's
-    /// output is read by `init(parsing:)`, several times faster than a `JSONDecoder` building a
-    /// `JSONValue` through the `Decodable` machinery.
+    /// The JSON of an encodable value, dates as RFC 3339. The encoder's output is read by
+    /// `init(parsing:)`, several times faster than a `JSONDecoder` building a `JSONValue`
+    /// through the `Decodable` machinery.
     public init(encoding value: some Encodable) throws {
         self = try JSONValue(parsing: try Self.encoder.encode(value))
-    }
-
-    /// This JSON read as a `Value`; a mismatch is a `DecodingError` naming the field.
-    public func decode<Value: Decodable>(as type: Value.Type) throws -> Value {
-        try Self.decoder.decode(type, from: Data(try jsonText().utf8))
     }
 }
 

@@ -9,13 +9,13 @@ public func deadLetterStream(of group: String) -> String { "orderly:dlq:\(group)
 
 /// The stream fields of an event, and back, with every field checked.
 enum EventFields {
-    static func encode(_ event: DomainEvent) throws -> [(String, [UInt8])] {
+    static func encode(_ event: DomainEvent) -> [(String, [UInt8])] {
         var fields: [(String, [UInt8])] = [
             ("id", Array(event.id.uuidString.lowercased().utf8)),
             ("type", Array(event.type.utf8)),
             ("aggregate_id", Array(event.aggregateID.utf8)),
             ("occurred_at", Array(RFC3339.format(event.occurredAt).utf8)),
-            ("payload", Array(try event.payload.jsonText().utf8)),
+            ("payload", Array(event.payload.json.utf8)),
         ]
         if let store = event.storeID { fields.append(("store_id", Array(store.description.utf8))) }
         if let trace = event.trace { fields.append(("trace", Array(trace.utf8))) }
@@ -35,7 +35,7 @@ enum EventFields {
         guard let occurredText = text("occurred_at"), let occurredAt = RFC3339.parse(occurredText) else {
             return .failure(.init("occurred_at is not an RFC 3339 time"))
         }
-        guard let payloadBytes = fields["payload"], let payload = try? JSONValue(parsing: payloadBytes) else {
+        guard let payloadBytes = fields["payload"], let payload = try? EventPayload(validating: payloadBytes) else {
             return .failure(.init("payload is not JSON"))
         }
         var storeID: StoreID?
@@ -73,14 +73,14 @@ public struct EventPublisher: Sendable {
     /// Appends the event; returns its stream id.
     @discardableResult
     public func publish(_ event: DomainEvent) async throws -> String {
-        try await redis.xadd(stream, fields: try EventFields.encode(event), maxLength: maximumLength)
+        try await redis.xadd(stream, fields: EventFields.encode(event), maxLength: maximumLength)
     }
 
     /// Appends the events in order, in one round trip. When it throws, any prefix of them may
     /// have been appended: publish them all again (consumers drop the repeats by event id).
     public func publish(_ events: [DomainEvent]) async throws {
-        let commands = try events.map { event in
-            RedisClient.xaddArguments(stream, fields: try EventFields.encode(event), maxLength: maximumLength)
+        let commands = events.map { event in
+            RedisClient.xaddArguments(stream, fields: EventFields.encode(event), maxLength: maximumLength)
         }
         for reply in try await redis.pipeline(commands) {
             if case .error(let message) = reply { throw RedisError.server(message) }

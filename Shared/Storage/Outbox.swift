@@ -29,7 +29,7 @@ enum OutboxSchema {
             id: uuid, type: try row.decode(column: "type", as: String.self), storeID: storeID,
             aggregateID: try row.decode(column: "aggregate_id", as: String.self),
             occurredAt: Date(millisecondsSince1970: try row.decode(column: "occurred_at", as: Int64.self)),
-            payload: try JSONValue(parsing: Array(payload.utf8)),
+            payload: EventPayload(encodedJSON: payload),
             trace: try row.decode(column: "trace", as: String?.self))
     }
 }

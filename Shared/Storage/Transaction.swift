@@ -64,7 +64,7 @@ public final class Transaction: Sendable {
         for (index, event) in queued.enumerated() {
             var values: [any Encodable & Sendable] = [
                 event.id.uuidString.lowercased(), event.type, event.storeID?.description, event.aggregateID,
-                event.occurredAt.millisecondsSince1970, try event.payload.jsonText(), event.trace, now,
+                event.occurredAt.millisecondsSince1970, event.payload.json, event.trace, now,
             ]
             if let previous = seq {
                 seq = previous + 1

@@ -52,3 +52,37 @@ struct JSONParsingTests {
         #expect(throws: JSONValueError.self) { try JSONValue(parsing: Array(deep.utf8)) }
     }
 }
+
+@Suite("Event payloads")
+struct EventPayloadTests {
+    private struct Sample: Codable, Equatable {
+        var name: String
+        var at: Date
+    }
+
+    @Test("text from outside is taken only when it is one JSON value")
+    func validating() throws {
+        for text in [#"{"a":[1,-2.5e3,true,null],"b":"\"\\\/\u00e9"}"#, " [] ", "\"\"", "0"] {
+            #expect(try EventPayload(validating: Array(text.utf8)).json == text)
+        }
+        for text in [
+            "", "{", "[1,]", "{\"a\" 1}", "tru", "\"\\x\"", "\"\u{01}\"", "1.2.3", "-", "[1] 2", "\"\\u12g4\"",
+            "{\"a\":1}}",
+        ] {
+            #expect(throws: JSONScanner.Failure.self, "\(text)") { try EventPayload(validating: Array(text.utf8)) }
+        }
+        let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        #expect(throws: JSONScanner.Failure.self) { try EventPayload(validating: Array(deep.utf8)) }
+    }
+
+    @Test("an encoded value decodes back; members keep their text, keys sorted")
+    func encodingAndMembers() throws {
+        let sample = Sample(name: "Ada", at: Date(timeIntervalSince1970: 1_800_000_000.25))
+        let payload = try EventPayload(encoding: sample)
+        #expect(try payload.decode(as: Sample.self) == sample)
+        let combined = EventPayload(members: ["z": .null, "a": payload])
+        #expect(combined.json == #"{"a":"# + payload.json + #","z":null}"#)
+        #expect(try combined.value() == .object(["a": try payload.value(), "z": .null]))
+        #expect(try EventPayload.object(["n": .int(1)]).json == #"{"n":1}"#)
+    }
+}

@@ -19,7 +19,7 @@ struct EventBusTests {
         DomainEvent(
             type: type, storeID: StoreID(), aggregateID: "order-\(index)",
             occurredAt: Date(timeIntervalSince1970: 1_800_000_000.5 + Double(index)),
-            payload: .object(["n": .int(Int64(index))]),
+            payload: EventPayload(encodedJSON: "{\"n\":\(index)}"),
             trace: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
     }
 
@@ -77,7 +77,7 @@ struct EventBusTests {
             let published = (0..<100).map { index in
                 DomainEvent(
                     type: "order.updated", storeID: nil, aggregateID: "order-\(index % 5)",
-                    payload: .object(["n": .int(Int64(index))]))
+                    payload: EventPayload(encodedJSON: "{\"n\":\(index)}"))
             }
             try await publisher.publish(published)
             while log.all.count < 100 { try await reader.poll() }
@@ -145,11 +145,17 @@ struct EventBusTests {
             try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
             try await redis.send(
                 "XADD", RedisArgument(eventStream(of: "orders")), "*", "type", "order.created", "id", "42")
+            try await redis.send(
+                "XADD", RedisArgument(eventStream(of: "orders")), "*", "id", RedisArgument(UUID().uuidString),
+                "type", "order.created", "aggregate_id", "order-1", "occurred_at", "2026-11-22T10:00:00Z",
+                "payload", #"{"n":1"#)
             try await reader.poll()
             #expect(log.all.isEmpty)
             let dead = try await redis.send("XRANGE", "orderly:dlq:notifications", "-", "+").elements ?? []
-            let fields = dead.first?.elements?.last?.elements?.compactMap(\.text) ?? []
-            #expect(fields.contains("malformed event: id is not a UUID"))
+            let reasons = dead.map { $0.elements?.last?.elements?.compactMap(\.text) ?? [] }
+            #expect(reasons.count == 2)
+            #expect(reasons.first?.contains("malformed event: id is not a UUID") == true)
+            #expect(reasons.last?.contains("malformed event: payload is not JSON") == true)
             #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
         }
     }

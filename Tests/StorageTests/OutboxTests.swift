@@ -26,7 +26,7 @@ struct OutboxTests {
             transaction.publish(
                 DomainEvent(
                     type: "note.created", storeID: nil, aggregateID: "n\(index)",
-                    payload: .object(["seq": .int(seq), "index": .int(Int64(index))])))
+                    payload: try .object(["seq": .int(seq), "index": .int(Int64(index))])))
         }
     }
 

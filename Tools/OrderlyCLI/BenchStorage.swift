@@ -107,7 +107,7 @@ struct BenchStorage: AsyncParsableCommand {
                 transaction.publish(
                     DomainEvent(
                         type: "order.created", storeID: storeID, aggregateID: id,
-                        payload: .object(["total": .int(1250)])))
+                        payload: EventPayload(encodedJSON: #"{"total":1250}"#)))
                 return Created(id: id)
             }
         }
@@ -188,7 +188,7 @@ struct BenchStorage: AsyncParsableCommand {
                     transaction.publish(
                         DomainEvent(
                             type: "order.created", storeID: storeID, aggregateID: "order-\(index)",
-                            payload: .object(["total": .int(Int64(index))])))
+                            payload: EventPayload(encodedJSON: "{\"total\":\(index)}")))
                 }
             }
             written += batch

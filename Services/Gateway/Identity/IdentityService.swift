@@ -269,7 +269,7 @@ struct IdentityService: Sendable {
     static func event(_ type: String, _ user: User) -> DomainEvent {
         DomainEvent(
             type: type, storeID: user.storeID, aggregateID: user.id.description, occurredAt: user.updatedAt,
-            payload: (try? JSONValue(encoding: user)) ?? .null)
+            payload: (try? EventPayload(encoding: user)) ?? .null)
     }
 }
 

@@ -1,24 +1,23 @@
-import NIOCore
-
-/// A small JSON reader for the envelope's own fields.
+/// A small JSON reader for a few flat fields, and a checker for JSON passed along as text.
 ///
-/// Foundation's decoders cannot hand back a nested value as raw bytes, and the envelope's `body`
-/// must reach the handler undecoded so that it is parsed exactly once, into the handler's own
-/// type. This scanner reads the few flat envelope fields, validates the syntax of everything it
-/// skips (with a nesting limit) and reports where a value starts and ends. It never traps on
-/// input: every read is bounds-checked and errors are thrown.
-struct JSONScanner {
+/// Foundation's decoders cannot hand back a nested value as raw bytes, yet a Wire envelope's
+/// `body` must reach its handler undecoded (so it is parsed exactly once, into the handler's own
+/// type), and an event's payload travels from the outbox through a stream to its consumers as
+/// text. This scanner reads the envelope's fields, validates the syntax of everything it skips
+/// (with a nesting limit) without building anything, and reports where a value starts and ends.
+/// It never traps on input: every read is bounds-checked and errors are thrown.
+public struct JSONScanner {
     private let bytes: UnsafeRawBufferPointer
     /// The offset of the next unread byte.
-    private(set) var offset: Int
+    public private(set) var offset: Int
     private static let maximumDepth = 64
 
-    init(_ bytes: UnsafeRawBufferPointer) {
+    public init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
         self.offset = 0
     }
 
-    enum Failure: Error {
+    public enum Failure: Error, Sendable {
         case syntax(String, at: Int)
     }
 
@@ -26,7 +25,7 @@ struct JSONScanner {
 
     private var current: UInt8? { offset < bytes.count ? bytes[offset] : nil }
 
-    mutating func skipWhitespace() {
+    public mutating func skipWhitespace() {
         while offset < bytes.count {
             switch bytes[offset] {
             case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): offset += 1
@@ -35,27 +34,27 @@ struct JSONScanner {
         }
     }
 
-    mutating func expect(_ byte: UInt8) throws(Failure) {
+    public mutating func expect(_ byte: UInt8) throws(Failure) {
         skipWhitespace()
         guard current == byte else { throw fail("expected '\(Character(Unicode.Scalar(byte)))'") }
         offset += 1
     }
 
     /// Consumes `byte` if it comes next (after white space).
-    mutating func consume(_ byte: UInt8) -> Bool {
+    public mutating func consume(_ byte: UInt8) -> Bool {
         skipWhitespace()
         guard current == byte else { return false }
         offset += 1
         return true
     }
 
-    mutating func expectEnd() throws(Failure) {
+    public mutating func expectEnd() throws(Failure) {
         skipWhitespace()
         guard offset == bytes.count else { throw fail("unexpected data after the value") }
     }
 
     /// Calls `field` for each key of an object; `field` must consume the key's value.
-    mutating func readObject(_ field: (inout JSONScanner, String) throws -> Void) throws {
+    public mutating func readObject(_ field: (inout JSONScanner, String) throws -> Void) throws {
         try expect(UInt8(ascii: "{"))
         if consume(UInt8(ascii: "}")) { return }
         repeat {
@@ -68,7 +67,7 @@ struct JSONScanner {
     }
 
     /// Whether the next value is `null` (consumed if so).
-    mutating func consumeNull() -> Bool {
+    public mutating func consumeNull() -> Bool {
         skipWhitespace()
         guard offset + 4 <= bytes.count, bytes[offset] == UInt8(ascii: "n"), bytes[offset + 1] == UInt8(ascii: "u"),
             bytes[offset + 2] == UInt8(ascii: "l"), bytes[offset + 3] == UInt8(ascii: "l")
@@ -78,7 +77,7 @@ struct JSONScanner {
     }
 
     /// Reads a string value, resolving escapes.
-    mutating func readString() throws(Failure) -> String {
+    public mutating func readString() throws(Failure) -> String {
         skipWhitespace()
         guard current == UInt8(ascii: "\"") else { throw fail("expected a string") }
         offset += 1
@@ -160,7 +159,7 @@ struct JSONScanner {
     }
 
     /// Reads an integer value (no fraction, no exponent).
-    mutating func readInteger() throws(Failure) -> Int64 {
+    public mutating func readInteger() throws(Failure) -> Int64 {
         skipWhitespace()
         let negative = current == UInt8(ascii: "-")
         if negative { offset += 1 }
@@ -181,7 +180,7 @@ struct JSONScanner {
     }
 
     /// Skips one value of any kind, checking its syntax; returns the byte range it occupied.
-    mutating func skipValue() throws(Failure) -> Range<Int> {
+    public mutating func skipValue() throws(Failure) -> Range<Int> {
         skipWhitespace()
         let start = offset
         try skipValue(depth: 0)
@@ -194,12 +193,13 @@ struct JSONScanner {
         guard let byte = current else { throw fail("expected a value") }
         switch byte {
         case UInt8(ascii: "\""):
-            _ = try readString()
+            try skipString()
         case UInt8(ascii: "{"):
             offset += 1
             if consume(UInt8(ascii: "}")) { return }
             repeat {
-                _ = try readString()
+                skipWhitespace()
+                try skipString()
                 try expect(UInt8(ascii: ":"))
                 try skipValue(depth: depth + 1)
             } while consume(UInt8(ascii: ","))
@@ -219,6 +219,40 @@ struct JSONScanner {
         default:
             throw fail("expected a value")
         }
+    }
+
+    /// Skips a string, checking its escapes, without making a `String` of it.
+    private mutating func skipString() throws(Failure) {
+        guard current == UInt8(ascii: "\"") else { throw fail("expected a string") }
+        offset += 1
+        while true {
+            guard let byte = current else { throw fail("unterminated string") }
+            offset += 1
+            switch byte {
+            case UInt8(ascii: "\""): return
+            case ..<0x20: throw fail("control character in string")
+            case UInt8(ascii: "\\"):
+                guard let escaped = current else { throw fail("unterminated string") }
+                offset += 1
+                switch escaped {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    break
+                case UInt8(ascii: "u"):
+                    for _ in 0..<4 {
+                        guard let digit = current, Self.isHexDigit(digit) else { throw fail("bad \\u escape") }
+                        offset += 1
+                    }
+                default: throw fail("bad escape")
+                }
+            default: break
+            }
+        }
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 
     private mutating func skipLiteral(_ literal: StaticString) throws(Failure) {
@@ -249,33 +283,5 @@ struct JSONScanner {
             guard isDigit(current) else { throw fail("bad number") }
             while isDigit(current) { offset += 1 }
         }
-    }
-}
-
-/// Writes JSON string literals, escaping only what JSON requires.
-enum JSONStringWriter {
-    static func write(_ string: String, into buffer: inout ByteBuffer) {
-        buffer.writeInteger(UInt8(ascii: "\""))
-        let needsEscaping = string.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
-        if !needsEscaping {
-            buffer.writeString(string)
-        } else {
-            for byte in string.utf8 {
-                switch byte {
-                case UInt8(ascii: "\""): buffer.writeStaticString("\\\"")
-                case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
-                case 0x0A: buffer.writeStaticString("\\n")
-                case 0x0D: buffer.writeStaticString("\\r")
-                case 0x09: buffer.writeStaticString("\\t")
-                case ..<0x20:
-                    let hexDigits: StaticString = "0123456789abcdef"
-                    buffer.writeStaticString("\\u00")
-                    buffer.writeInteger(hexDigits.utf8Start[Int(byte >> 4)])
-                    buffer.writeInteger(hexDigits.utf8Start[Int(byte & 0xF)])
-                default: buffer.writeInteger(byte)
-                }
-            }
-        }
-        buffer.writeInteger(UInt8(ascii: "\""))
     }
 }

@@ -1,0 +1,89 @@
+public import Foundation
+
+/// An event's payload as JSON text.
+///
+/// The service that raises an event writes its payload once; the text then travels unchanged
+/// through the outbox and the stream to each consumer, which decodes only what it needs. (Held
+/// as a `JSONValue` instead, it was parsed and written again at every hop, a sizeable share of
+/// a busy service's time.) Text from outside the process — a stream entry — is checked to be
+/// JSON when it comes in.
+public struct EventPayload: Hashable, Sendable, CustomStringConvertible {
+    /// The payload's JSON.
+    public let json: String
+
+    private init(checked json: String) { self.json = json }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = RFC3339.encodingStrategy
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = RFC3339.decodingStrategy
+        return decoder
+    }()
+
+    /// The JSON of an encodable value, dates as RFC 3339, keys sorted.
+    public init(encoding value: some Encodable) throws {
+        self.json = String(decoding: try Self.encoder.encode(value), as: UTF8.self)
+    }
+
+    /// The JSON of `value`.
+    public init(_ value: JSONValue) throws(JSONValueError) {
+        self.json = try value.jsonText()
+    }
+
+    /// Text that is JSON because this process's own encoder wrote it (a document it just
+    /// stored, a row of its own outbox): taken as it is.
+    public init(encodedJSON json: String) {
+        self.json = json
+    }
+
+    /// Text read from elsewhere, checked to be one JSON value (nested at most 64 levels).
+    public init(validating bytes: [UInt8]) throws(JSONScanner.Failure) {
+        let failure = bytes.withUnsafeBytes { raw -> JSONScanner.Failure? in
+            var scanner = JSONScanner(raw)
+            do throws(JSONScanner.Failure) {
+                _ = try scanner.skipValue()
+                try scanner.expectEnd()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+        self.json = String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// An object of the given payloads, keys sorted, each member's text kept as it is.
+    public init(members: [String: EventPayload]) {
+        var json = "{"
+        for (index, (key, member)) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+            if index > 0 { json += "," }
+            json += JSONValue.quoted(key) + ":" + member.json
+        }
+        self.json = json + "}"
+    }
+
+    public static let null = EventPayload(checked: "null")
+
+    /// The payload of a JSON object (as tests and small events write them).
+    public static func object(_ members: [String: JSONValue]) throws(JSONValueError) -> EventPayload {
+        try EventPayload(.object(members))
+    }
+
+    /// The payload read as a `Value`; a mismatch is a `DecodingError` naming the field.
+    public func decode<Value: Decodable>(as type: Value.Type) throws -> Value {
+        try Self.decoder.decode(type, from: Data(json.utf8))
+    }
+
+    /// The payload as a `JSONValue`.
+    public func value() throws(JSONValueError) -> JSONValue {
+        try JSONValue(parsing: json.utf8)
+    }
+
+    public var description: String { json }
+}
