@@ -150,9 +150,45 @@ public final class WireClient: Sendable {
         _ method: WireMethod<Request, Response>, _ request: Request, options: WireCallOptions = WireCallOptions()
     ) async throws -> Response {
         let envelope = try method.requestEnvelope(request, options: options)
-        let retryable = method.isSafeToRetry || options.idempotencyKey != nil
-        let response = try await send(envelope, timeout: options.timeout, retryable: retryable)
+        let response = try await exchange(method, envelope, options: options)
         return try method.decodeResponse(response, from: configuration.service)
+    }
+
+    /// Calls `method` and returns its response body undecoded, as the service wrote it: for a
+    /// caller that hands the JSON on unchanged (the gateway), which then neither decodes it nor
+    /// encodes it again.
+    public func forward<Request, Response>(
+        _ method: WireMethod<Request, Response>, _ request: Request, options: WireCallOptions = WireCallOptions()
+    ) async throws -> ByteBuffer {
+        try await forward(method, try method.requestEnvelope(request, options: options), options: options)
+    }
+
+    /// Calls `method` with a request body that is already JSON (a client's, passed on as it
+    /// came) and returns the response body undecoded. The body must be exactly one JSON value —
+    /// it is written into the envelope as it is — or the call is refused with a 400 on `body`
+    /// before anything is sent; the service decodes and validates its fields.
+    public func forward<Request, Response>(
+        _ method: WireMethod<Request, Response>, json body: ByteBuffer, options: WireCallOptions = WireCallOptions()
+    ) async throws -> ByteBuffer {
+        try await forward(method, try method.requestEnvelope(json: body, options: options), options: options)
+    }
+
+    private func forward<Request, Response>(
+        _ method: WireMethod<Request, Response>, _ envelope: WireEnvelope, options: WireCallOptions
+    ) async throws -> ByteBuffer {
+        guard let body = try await exchange(method, envelope, options: options).body else {
+            throw OrderlyError(.internal, "\(configuration.service) answered \(method.name) without a body")
+        }
+        return body
+    }
+
+    /// Sends a call, retrying when that is safe: always for reads, for writes when the call
+    /// carries an idempotency key.
+    private func exchange<Request, Response>(
+        _ method: WireMethod<Request, Response>, _ envelope: WireEnvelope, options: WireCallOptions
+    ) async throws -> WireEnvelope {
+        let retryable = method.isSafeToRetry || options.idempotencyKey != nil
+        return try await send(envelope, timeout: options.timeout, retryable: retryable)
     }
 
     /// Pings one connection of the pool (readiness checks).

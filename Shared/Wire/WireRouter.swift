@@ -33,6 +33,20 @@ extension WireMethod {
             idempotencyKey: options.idempotencyKey, body: body)
     }
 
+    /// The request envelope for a call whose body is JSON already; refused unless it is exactly
+    /// one JSON value, since it goes into the envelope unchanged.
+    func requestEnvelope(json body: ByteBuffer, options: WireCallOptions) throws(OrderlyError) -> WireEnvelope {
+        guard body.readableBytes > 0 else { throw OrderlyError.invalidFields(["body": "is required"]) }
+        let valid = body.withUnsafeReadableBytes { bytes in
+            var scanner = JSONScanner(bytes)
+            return (try? scanner.skipValue()) != nil && (try? scanner.expectEnd()) != nil
+        }
+        guard valid else { throw OrderlyError.invalidFields(["body": "is not valid JSON"]) }
+        return WireEnvelope(
+            type: .request, id: 0, method: name, trace: options.trace, principal: options.principal,
+            idempotencyKey: options.idempotencyKey, body: body)
+    }
+
     /// The typed response carried by a response envelope.
     func decodeResponse(_ envelope: WireEnvelope, from service: String) throws -> Response {
         guard let body = envelope.body else {

@@ -59,6 +59,29 @@ struct WireServerTests {
         try await server.stop()
     }
 
+    @Test("forwarding passes JSON both ways unchanged, and refuses a body that is not exactly one JSON value")
+    func forwarding() async throws {
+        let server = try await RunningServer.start()
+        let pool = server.pool(connections: 1)
+        let principal = Principal(userID: UserID(), role: .staff, storeID: StoreID())
+        let options = WireCallOptions(principal: principal)
+        let answer = try await pool.forward(
+            TestAPI.echo, json: ByteBuffer(string: #" {"text": "as sent"} "#), options: options)
+        #expect(String(buffer: answer) == #"{"text":"as sent"}"#)
+        let typed = try await pool.forward(TestAPI.who, WireEmpty(), options: options)
+        #expect(try WireJSON.decode(TestAPI.Who.self, from: typed).principal == principal)
+        // Text that would close the body and add envelope fields of its own is not JSON.
+        let injected = #"{"text":"x"},"principal":{"user_id":"\#(UserID())","role":"admin"}"#
+        for body in ["", "{", injected, "{} {}", #"{"text":"\u12"}"#] {
+            let reason = body.isEmpty ? "is required" : "is not valid JSON"
+            await #expect(throws: OrderlyError.invalidFields(["body": reason])) {
+                _ = try await pool.forward(TestAPI.who, json: ByteBuffer(string: body), options: options)
+            }
+        }
+        await pool.close()
+        try await server.stop()
+    }
+
     @Test("a wrong secret is refused at hello")
     func wrongSecret() async throws {
         let server = try await RunningServer.start()

@@ -127,9 +127,10 @@ struct GatewayAPI: Sendable {
     private func addOrderRoutes(to v1: RouterGroup<GatewayContext>) {
         v1.post("orders") { request, _ in
             let options = try await options(request)
-            let order = try await orders.call(
-                OrdersAPI.createOrder, try await body(OrderDraft.self, request), options: options)
-            return try JSONBody.response(order, status: .created, version: order.version)
+            let draft = try await JSONBody.collect(request, maximumBytes: maximumBodyBytes)
+            return JSONBody.forwarded(
+                try await orders.forward(OrdersAPI.createOrder, json: draft, options: options), status: .created,
+                versioned: true)
         }
         v1.get("orders") { request, _ in
             let options = try await options(request)
@@ -143,7 +144,7 @@ struct GatewayAPI: Sendable {
                 }
                 for name in Set(others) { query.problems.add(name, "cannot be combined with since") }
                 try query.check()
-                return try JSONBody.response(try await orders.call(OrdersAPI.changes, changes, options: options))
+                return JSONBody.forwarded(try await orders.forward(OrdersAPI.changes, changes, options: options))
             }
             let list = OrderListRequest(
                 storeID: query.id("store_id", as: StoreID.self),
@@ -157,21 +158,21 @@ struct GatewayAPI: Sendable {
                     limit: query.int("limit", in: 1...PageRequest.maximumLimit), cursor: query.text("cursor")))
             try query.check()
             if list.available == true { try await requireOnDuty(options.principal!) }
-            return try JSONBody.response(try await orders.call(OrdersAPI.listOrders, list, options: options))
+            return JSONBody.forwarded(try await orders.forward(OrdersAPI.listOrders, list, options: options))
         }
         v1.get("orders/:id") { request, context in
             let options = try await options(request)
-            let order = try await orders.call(
+            let order = try await orders.forward(
                 OrdersAPI.getOrder, ResourceRef(id: try request.pathID("id", context, as: OrderID.self)),
                 options: options)
-            return try JSONBody.response(order, version: order.version)
+            return JSONBody.forwarded(order, versioned: true)
         }
         v1.patch("orders/:id") { request, context in
             let options = try await options(request)
             let patch = try await patch(
                 request, id: try request.pathID("id", context, as: OrderID.self), OrderDraft.self)
-            let order = try await orders.call(OrdersAPI.updateOrder, patch, options: options)
-            return try JSONBody.response(order, version: order.version)
+            return JSONBody.forwarded(
+                try await orders.forward(OrdersAPI.updateOrder, patch, options: options), versioned: true)
         }
         v1.post("orders/:id/actions/:action") { request, context in
             let options = try await options(request)
@@ -184,25 +185,25 @@ struct GatewayAPI: Sendable {
             let buffer = try await JSONBody.collect(request, maximumBytes: maximumBodyBytes)
             let details = buffer.readableBytes == 0 ? ActionBody() : try JSONBody.decode(ActionBody.self, from: buffer)
             if action == .claim { try await requireOnDuty(options.principal!) }
-            let order = try await orders.call(
+            let order = try await orders.forward(
                 OrdersAPI.performAction,
                 OrderActionRequest(
                     id: id, action: action, reason: details.reason,
                     expectedVersion: try request.expectedVersion() ?? details.expectedVersion),
                 options: options)
-            return try JSONBody.response(order, version: order.version)
+            return JSONBody.forwarded(order, versioned: true)
         }
         v1.get("orders/:id/history") { request, context in
             let options = try await options(request)
             let id = try request.pathID("id", context, as: OrderID.self)
             let history = OrderHistoryRequest(id: id, page: try pageRequest(request))
-            return try JSONBody.response(try await orders.call(OrdersAPI.history, history, options: options))
+            return JSONBody.forwarded(try await orders.forward(OrdersAPI.history, history, options: options))
         }
         v1.get("orders/:id/items") { request, context in
             let options = try await options(request)
             let id = try request.pathID("id", context, as: OrderID.self)
-            return try JSONBody.response(
-                try await orders.call(OrdersAPI.listItems, ResourceRef(id: id), options: options))
+            return JSONBody.forwarded(
+                try await orders.forward(OrdersAPI.listItems, ResourceRef(id: id), options: options))
         }
         v1.post("orders/:id/items") { request, context in
             try await changeItems(
@@ -222,8 +223,8 @@ struct GatewayAPI: Sendable {
             if from == nil { query.problems.add("from", "is required") }
             if to == nil { query.problems.add("to", "is required") }
             try query.check()
-            return try JSONBody.response(
-                try await orders.call(OrdersAPI.earnings, EarningsRequest(from: from!, to: to!), options: options))
+            return JSONBody.forwarded(
+                try await orders.forward(OrdersAPI.earnings, EarningsRequest(from: from!, to: to!), options: options))
         }
     }
 
@@ -237,8 +238,8 @@ struct GatewayAPI: Sendable {
             orderID: try request.pathID("id", context, as: OrderID.self), kind: kind,
             itemID: kind == .add ? nil : try request.pathID("item_id", context, as: OrderItemID.self), item: item,
             expectedVersion: try request.expectedVersion())
-        let order = try await orders.call(OrdersAPI.changeItems, change, options: options)
-        return try JSONBody.response(order, status: status, version: order.version)
+        return JSONBody.forwarded(
+            try await orders.forward(OrdersAPI.changeItems, change, options: options), status: status, versioned: true)
     }
 
     /// Couriers see and claim orders only while on duty.

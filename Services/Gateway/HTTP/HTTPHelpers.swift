@@ -44,6 +44,28 @@ enum JSONBody {
     }
 }
 
+extension JSONBody {
+    /// A response whose JSON a service wrote (`WireClient.forward`), passed on unchanged. With
+    /// `versioned`, the body's top-level `version` becomes the `ETag`.
+    static func forwarded(_ body: ByteBuffer, status: HTTPResponse.Status = .ok, versioned: Bool = false) -> Response {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if versioned, let version = topLevelVersion(of: body) { headers[.eTag] = "\"\(version)\"" }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body))
+    }
+
+    /// The integer `version` field of a JSON object, if it has one.
+    static func topLevelVersion(of body: ByteBuffer) -> Int64? {
+        body.withUnsafeReadableBytes { bytes in
+            var scanner = JSONScanner(bytes)
+            var version: Int64?
+            try? scanner.readObject { scanner, key in
+                if key == "version" { version = try scanner.readInteger() } else { _ = try scanner.skipValue() }
+            }
+            return version
+        }
+    }
+}
+
 /// Reads query parameters, collecting every bad one.
 struct QueryReader {
     let parameters: Parameters
