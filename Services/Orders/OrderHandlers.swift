@@ -20,14 +20,15 @@ struct OrderHandlers: Sendable {
     }
 
     func register(in router: inout WireRouter) {
-        router.register(OrdersAPI.createOrder) { draft, context in
+        router.registerEncoded(OrdersAPI.createOrder) { draft, context in
             try await create(
                 draft, principal: context.requirePrincipal(),
                 idempotencyKey: context.requireIdempotencyKey(for: "creating an order"))
         }
-        router.register(OrdersAPI.getOrder) { ref, context in
+        router.registerEncoded(OrdersAPI.getOrder) { ref, context in
             let principal = try context.requirePrincipal()
-            return try await visibleOrder(ref.id, to: principal).presented(for: principal)
+            let stored = try await visibleStoredOrder(ref.id, to: principal)
+            return stored.order.presented(stored.document, for: principal)
         }
         router.register(OrdersAPI.listOrders) { request, context in
             try await list(request, principal: context.requirePrincipal())
@@ -35,11 +36,12 @@ struct OrderHandlers: Sendable {
         router.register(OrdersAPI.changes) { request, context in
             try await changes(request, principal: context.requirePrincipal())
         }
-        router.register(OrdersAPI.updateOrder) { patch, context in
+        router.registerEncoded(OrdersAPI.updateOrder) { patch, context in
             try await update(patch, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
         }
-        router.register(OrdersAPI.performAction) { request, context in
-            try await perform(request, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        router.registerEncoded(OrdersAPI.performAction) { request, context in
+            try await perform(
+                request, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
         }
         router.register(OrdersAPI.history) { request, context in
             let principal = try context.requirePrincipal()
@@ -57,8 +59,9 @@ struct OrderHandlers: Sendable {
             let order = try await visibleOrder(ref.id, to: try context.requirePrincipal())
             return Page(data: order.items, nextCursor: nil)
         }
-        router.register(OrdersAPI.changeItems) { change, context in
-            try await changeItems(change, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        router.registerEncoded(OrdersAPI.changeItems) { change, context in
+            try await changeItems(
+                change, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
         }
         router.register(OrdersAPI.earnings) { request, context in
             try await earnings(request, principal: context.requirePrincipal())
@@ -67,7 +70,7 @@ struct OrderHandlers: Sendable {
 
     // MARK: Creating and reading
 
-    func create(_ draft: OrderDraft, principal: Principal, idempotencyKey: String) async throws -> Order {
+    func create(_ draft: OrderDraft, principal: Principal, idempotencyKey: String) async throws -> EncodedJSON {
         let storeID = try principal.targetStore(draft.storeID)
         let valid = try draft.validated()
         let store = try await directory.store(storeID, for: principal)
@@ -94,7 +97,7 @@ struct OrderHandlers: Sendable {
                 DomainEvent(
                     type: "order.created", storeID: storeID, aggregateID: id.description, occurredAt: now,
                     payload: EventPayload(encodedJSON: document)))
-            return order.presented(for: principal)
+            return order.presented(document, for: principal)
         }
     }
 
@@ -109,9 +112,15 @@ struct OrderHandlers: Sendable {
 
     /// The order, if `principal` may see it; otherwise `not_found`, as if it did not exist.
     func visibleOrder(_ id: OrderID, to principal: Principal) async throws -> Order {
-        guard let order = try await database.read({ try await orders.find(id, in: $0) }), principal.canSee(order)
+        try await visibleStoredOrder(id, to: principal).order
+    }
+
+    /// The order and its stored JSON, if `principal` may see it; otherwise `not_found`.
+    func visibleStoredOrder(_ id: OrderID, to principal: Principal) async throws -> OrderRepository.StoredOrder {
+        guard let stored = try await database.read({ try await orders.findStored(id, in: $0) }),
+            principal.canSee(stored.order)
         else { throw OrderlyError(.notFound, "no order \(id)") }
-        return order
+        return stored
     }
 
     func list(_ request: OrderListRequest, principal: Principal) async throws -> Page<Order> {
@@ -198,7 +207,7 @@ struct OrderHandlers: Sendable {
         _ id: OrderID, by principal: Principal, expectedVersion: Int64?, idempotencyKey: String?, scope: String,
         request: some Encodable & Sendable, before check: (@Sendable (Order) throws -> Void)? = nil,
         _ apply: @escaping @Sendable (inout Order) throws -> Change
-    ) async throws -> Order {
+    ) async throws -> EncodedJSON {
         let orders = self.orders
         return try await idempotency.write(key: idempotencyKey, scope: "\(scope):\(id)", request: request) {
             transaction in
@@ -233,11 +242,13 @@ struct OrderHandlers: Sendable {
                     payload: EventPayload(members: [
                         "order": EventPayload(encodedJSON: document), "change": EventPayload(encodedJSON: entryText),
                     ])))
-            return order.presented(for: principal)
+            return order.presented(document, for: principal)
         }
     }
 
-    func perform(_ request: OrderActionRequest, principal: Principal, idempotencyKey: String?) async throws -> Order {
+    func perform(_ request: OrderActionRequest, principal: Principal, idempotencyKey: String?) async throws
+        -> EncodedJSON
+    {
         var problems = FieldProblems()
         let reason = problems.optionalText(
             request.reason, "reason", maximumLength: 500, required: request.action == .cancel)
@@ -288,7 +299,7 @@ struct OrderHandlers: Sendable {
         }
     }
 
-    func update(_ patch: OrderPatch, principal: Principal, idempotencyKey: String?) async throws -> Order {
+    func update(_ patch: OrderPatch, principal: Principal, idempotencyKey: String?) async throws -> EncodedJSON {
         let current = try await visibleOrder(patch.id, to: principal)
         try principal.requireStoreEditor(of: current)
         let store = try await directory.store(current.storeID, for: principal)
@@ -316,7 +327,9 @@ struct OrderHandlers: Sendable {
         }
     }
 
-    func changeItems(_ request: ItemChange, principal: Principal, idempotencyKey: String?) async throws -> Order {
+    func changeItems(_ request: ItemChange, principal: Principal, idempotencyKey: String?) async throws
+        -> EncodedJSON
+    {
         let current = try await visibleOrder(request.orderID, to: principal)
         try principal.requireStoreEditor(of: current)
         let rates = try await directory.store(current.storeID, for: principal).vatRates
@@ -372,6 +385,13 @@ extension Order {
         var order = self
         order.allowedActions = allowedActions(for: principal)
         return order
+    }
+
+    /// The same from the order's stored JSON (`document`, which never holds `allowed_actions`),
+    /// without encoding the order again: the actions are written in front of its fields.
+    func presented(_ document: String, for principal: Principal) -> EncodedJSON {
+        let actions = allowedActions(for: principal).map { JSONValue.quoted($0.rawValue) }.joined(separator: ",")
+        return EncodedJSON("{\"allowed_actions\":[" + actions + "]," + document.dropFirst())
     }
 }
 

@@ -58,8 +58,21 @@ struct OrderRepository: Sendable {
     }
 
     func find(_ id: OrderID, in sql: any SQLDatabase) async throws -> Order? {
-        try await sql.raw("SELECT doc FROM orders WHERE id = \(bind: id.description)").first()
-            .map { try StoredDocument.decode(Order.self, from: $0) }
+        try await findStored(id, in: sql)?.order
+    }
+
+    /// An order and the JSON it is stored as.
+    struct StoredOrder: Sendable {
+        var order: Order
+        var document: String
+    }
+
+    func findStored(_ id: OrderID, in sql: any SQLDatabase) async throws -> StoredOrder? {
+        guard let row = try await sql.raw("SELECT doc FROM orders WHERE id = \(bind: id.description)").first() else {
+            return nil
+        }
+        let document = try row.decode(column: "doc", as: String.self)
+        return StoredOrder(order: try StoredDocument.decode(Order.self, from: document), document: document)
     }
 
     /// Appends `entry`; returns the JSON stored for it.

@@ -17,9 +17,10 @@ public enum StoredDocument {
         return decoder
     }()
 
-    /// The JSON text to store.
+    /// The JSON text to store; the text of an `EncodedJSON` as it is.
     public static func text(_ value: some Encodable) throws -> String {
-        String(decoding: try encoder.encode(value), as: UTF8.self)
+        if let encoded = value as? EncodedJSON { return encoded.text }
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
     /// Reads the value stored in `column` of `row`.

@@ -86,3 +86,20 @@ struct EventPayloadTests {
         #expect(try EventPayload.object(["n": .int(1)]).json == #"{"n":1}"#)
     }
 }
+
+@Suite("Encoded JSON")
+struct EncodedJSONTests {
+    @Test("goes through any encoder as the value it holds, and reads back any JSON value")
+    func codable() throws {
+        let encoded = EncodedJSON(#"{"b":[1,"two",null],"a":{"c":true}}"#)
+        let wrapped = try JSONEncoder().encode(["inner": encoded])
+        let value = try JSONDecoder().decode(JSONValue.self, from: wrapped)
+        #expect(
+            value
+                == .object([
+                    "inner": .object(["a": .object(["c": .bool(true)]), "b": .array([.int(1), .string("two"), .null])])
+                ]))
+        let back = try JSONDecoder().decode(EncodedJSON.self, from: Data(encoded.text.utf8))
+        #expect(try JSONValue(parsing: back.text.utf8) == JSONValue(parsing: encoded.text.utf8))
+    }
+}

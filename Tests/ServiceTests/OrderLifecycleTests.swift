@@ -136,6 +136,7 @@ struct OrderLifecycleTests {
             try #require(changed.status == 200, "\(changed.text)")
             current = changed.object
             #expect(current["items_gross"] as? Int == 11_800 + 999 - 50_000)
+            #expect(changed.headers["etag"] == "\"5\"")
             let stale = try await endToEnd.send(
                 suite, "PATCH", "/v1/orders/\(id)/items/\(caseID)", token: cast.staff, json: ["quantity": 2],
                 headers: ["If-Match": "\"4\""])
