@@ -132,7 +132,7 @@ struct Inbox: Sendable {
                 var insert: SQLQueryString = "INSERT INTO notifications (seq, id, user_id, created_at, doc) VALUES "
                 for (index, wakeUp) in wakeUps[start..<min(start + 1000, wakeUps.count)].enumerated() {
                     let values: [any Encodable & Sendable] = [
-                        wakeUp.seq, UUID().uuidString.lowercased(), wakeUp.userID.description, now, message,
+                        wakeUp.seq, UUID.random().lowercasedText, wakeUp.userID.description, now, message,
                     ]
                     insert = insert + (index == 0 ? "" : ", ") + "(\(binds: values))"
                 }
@@ -169,7 +169,7 @@ struct Inbox: Sendable {
         }
         let notifications = try rows.prefix(limit).map { row in
             let message = try StoredDocument.decode(NotificationMessage.self, from: row)
-            guard let id = UUID(uuidString: try row.decode(column: "id", as: String.self)) else {
+            guard let id = UUID(text: try row.decode(column: "id", as: String.self)) else {
                 throw StorageError.unexpected("a notification's id is not a UUID")
             }
             return UserNotification(

@@ -11,20 +11,20 @@ public struct Identifier<Tag>: Hashable, Sendable, Codable, CustomStringConverti
     public init(_ uuid: UUID) { self.uuid = uuid }
 
     /// A new random identifier.
-    public init() { self.uuid = UUID() }
+    public init() { self.uuid = UUID.random() }
 
     /// Parses a UUID string; `nil` when it is not one.
     public init?(_ string: String) {
-        guard let uuid = UUID(uuidString: string) else { return nil }
+        guard let uuid = UUID(text: string) else { return nil }
         self.uuid = uuid
     }
 
-    public var description: String { uuid.uuidString.lowercased() }
+    public var description: String { uuid.lowercasedText }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let string = try container.decode(String.self)
-        guard let uuid = UUID(uuidString: string) else {
+        guard let uuid = UUID(text: string) else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "is not a UUID")
         }
         self.uuid = uuid

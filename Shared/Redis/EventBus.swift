@@ -11,7 +11,7 @@ public func deadLetterStream(of group: String) -> String { "orderly:dlq:\(group)
 enum EventFields {
     static func encode(_ event: DomainEvent) -> [(String, [UInt8])] {
         var fields: [(String, [UInt8])] = [
-            ("id", Array(event.id.uuidString.lowercased().utf8)),
+            ("id", Array(event.id.lowercasedText.utf8)),
             ("type", Array(event.type.utf8)),
             ("aggregate_id", Array(event.aggregateID.utf8)),
             ("occurred_at", Array(RFC3339.format(event.occurredAt).utf8)),
@@ -25,7 +25,7 @@ enum EventFields {
     /// The event in a stream entry, or why it is not one.
     static func decode(_ fields: [String: [UInt8]]) -> Result<DomainEvent, EventDecodingError> {
         func text(_ name: String) -> String? { fields[name].map { String(decoding: $0, as: UTF8.self) } }
-        guard let idText = text("id"), let id = UUID(uuidString: idText) else {
+        guard let idText = text("id"), let id = UUID(text: idText) else {
             return .failure(.init("id is not a UUID"))
         }
         guard let type = text("type"), !type.isEmpty else { return .failure(.init("type is missing")) }

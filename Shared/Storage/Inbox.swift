@@ -10,7 +10,7 @@ extension Transaction {
         let inserted = try await sql.raw(
             """
             INSERT INTO orderly_inbox (consumer, event_id, applied_at)
-            VALUES (\(bind: consumer), \(bind: id.uuidString.lowercased()), \(bind: Date.nowMilliseconds))
+            VALUES (\(bind: consumer), \(bind: id.lowercasedText), \(bind: Date.nowMilliseconds))
             ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id
             """
         ).first()

@@ -14,7 +14,7 @@ enum OutboxSchema {
 
     static func event(from row: any SQLRow) throws -> DomainEvent {
         let id = try row.decode(column: "event_id", as: String.self)
-        guard let uuid = UUID(uuidString: id) else {
+        guard let uuid = UUID(text: id) else {
             throw StorageError.unexpected("outbox event id \(id) is not a UUID")
         }
         var storeID: StoreID?

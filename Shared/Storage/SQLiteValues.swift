@@ -27,7 +27,7 @@ enum SQLiteValue: Sendable, Hashable {
         case let value as Bool: self = .integer(value ? 1 : 0)
         case let value as Double: self = .real(value)
         case let value as Float: self = .real(Double(value))
-        case let value as UUID: self = .text(value.uuidString.lowercased())
+        case let value as UUID: self = .text(value.lowercasedText)
         case let value as [UInt8]: self = .blob(value)
         case let value as Data: self = .blob(Array(value))
         case let optional as any OptionalValue where optional.isNil: self = .null

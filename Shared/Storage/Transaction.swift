@@ -63,7 +63,7 @@ public final class Transaction: Sendable {
         insert += ") VALUES "
         for (index, event) in queued.enumerated() {
             var values: [any Encodable & Sendable] = [
-                event.id.uuidString.lowercased(), event.type, event.storeID?.description, event.aggregateID,
+                event.id.lowercasedText, event.type, event.storeID?.description, event.aggregateID,
                 event.occurredAt.millisecondsSince1970, event.payload.json, event.trace, now,
             ]
             if let previous = seq {

@@ -37,3 +37,42 @@ struct IdentifierTests {
         #expect(Set(object?.keys.map { $0 } ?? []) == ["user_id", "role", "store_id"])
     }
 }
+
+@Suite("UUID text")
+struct UUIDTextTests {
+    @Test("written and read exactly as Foundation writes and reads them")
+    func agreesWithFoundation() {
+        for _ in 0..<1000 {
+            let uuid = UUID()
+            #expect(uuid.lowercasedText == uuid.uuidString.lowercased())
+            #expect(UUID(text: uuid.uuidString) == uuid)
+            #expect(UUID(text: uuid.lowercasedText) == uuid)
+        }
+    }
+
+    @Test("anything but the 36-character form is refused")
+    func refuses() {
+        let good = "3f0c9a1e-2b4d-4c6e-8f10-123456789abc"
+        #expect(UUID(text: good) != nil)
+        for text in [
+            "", String(good.dropLast()), good + "0", good.replacingOccurrences(of: "-", with: ""),
+            "3f0c9a1e-2b4d-4c6e-8f10-123456789abg", "3f0c9a1e+2b4d-4c6e-8f10-123456789abc",
+            "3f0c9a1e-2b4d-4c6e-8f10-123456789ab-", "3f0c9a1e-2b4d-4c6e-8f1-0123456789abc", "é" + good.dropFirst(2),
+        ] {
+            #expect(UUID(text: text) == nil, "\(text)")
+        }
+    }
+
+    @Test("random ones are version 4, variant 1, and do not repeat")
+    func random() {
+        var seen = Set<UUID>()
+        for _ in 0..<10_000 {
+            let uuid = UUID.random()
+            let text = uuid.lowercasedText
+            #expect(Array(text)[14] == "4")
+            #expect("89ab".contains(Array(text)[19]))
+            seen.insert(uuid)
+        }
+        #expect(seen.count == 10_000)
+    }
+}

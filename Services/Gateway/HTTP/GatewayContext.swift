@@ -15,7 +15,7 @@ public struct GatewayContext: RequestContext {
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
-        self.requestID = UUID().uuidString.lowercased()
+        self.requestID = UUID.random().lowercasedText
         self.clientAddress = source.channel.remoteAddress?.ipAddress
     }
 }

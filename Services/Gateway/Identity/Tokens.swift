@@ -87,7 +87,7 @@ struct TokenIssuer: Sendable {
     }
 
     /// A new pair for `user`: in a new family at login, in the same family at a refresh.
-    func issue(for user: User, family: String = UUID().uuidString.lowercased(), in transaction: Transaction)
+    func issue(for user: User, family: String = UUID.random().lowercasedText, in transaction: Transaction)
         async throws -> TokenPair
     {
         let now = Date()

@@ -1,0 +1,115 @@
+public import Foundation
+internal import Synchronization
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
+/// UUIDs made, written and read without Foundation's per-call costs, which on Linux are large
+/// next to everything else a request does: `UUID()` opens, reads and closes `/dev/urandom` for
+/// each one (2.6 µs here), and `uuidString` then `lowercased()` or `UUID(uuidString:)` cost
+/// about 1.3 µs each. Every order, event and notification makes or reads several.
+extension UUID {
+    /// A random (version 4) UUID. Its bytes come from the kernel's random source like
+    /// Foundation's, fetched 4 KiB at a time rather than 16 bytes per system call.
+    public static func random() -> UUID {
+        var uuid = zero
+        withUnsafeMutableBytes(of: &uuid) { RandomBytes.shared.fill($0) }
+        uuid.6 = (uuid.6 & 0x0f) | 0x40
+        uuid.8 = (uuid.8 & 0x3f) | 0x80
+        return UUID(uuid: uuid)
+    }
+
+    private static let zero: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+    /// The lower-case text form, `3f0c9a1e-…`.
+    public var lowercasedText: String {
+        let digits: StaticString = "0123456789abcdef"
+        return withUnsafeBytes(of: uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { text in
+                var position = 0
+                for (index, byte) in bytes.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        text[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    text[position] = digits.utf8Start[Int(byte >> 4)]
+                    text[position + 1] = digits.utf8Start[Int(byte & 0x0f)]
+                    position += 2
+                }
+                return position
+            }
+        }
+    }
+
+    /// Reads the 36-character text form in either case; nil for anything else.
+    public init?(text: String) {
+        var uuid = UUID.zero
+        let parsed = withUnsafeMutableBytes(of: &uuid) { output -> Bool in
+            var utf8 = text.utf8.makeIterator()
+            var count = 0
+            var high: UInt8?
+            var written = 0
+            while let byte = utf8.next() {
+                defer { count += 1 }
+                if count == 8 || count == 13 || count == 18 || count == 23 {
+                    guard byte == UInt8(ascii: "-") else { return false }
+                    continue
+                }
+                let nibble: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
+                default: return false
+                }
+                guard written < 16 else { return false }
+                if let first = high {
+                    output[written] = first << 4 | nibble
+                    written += 1
+                    high = nil
+                } else {
+                    high = nibble
+                }
+            }
+            return count == 36 && written == 16
+        }
+        guard parsed else { return nil }
+        self.init(uuid: uuid)
+    }
+}
+
+/// Random bytes from the kernel, fetched in blocks and handed out once each.
+private final class RandomBytes: Sendable {
+    static let shared = RandomBytes()
+
+    private struct Block {
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        var next = 4096
+    }
+    private let block = Mutex(Block())
+
+    func fill(_ output: UnsafeMutableRawBufferPointer) {
+        block.withLock { block in
+            if block.next + output.count > block.bytes.count {
+                block.bytes.withUnsafeMutableBytes { Self.fromKernel($0) }
+                block.next = 0
+            }
+            block.bytes.withUnsafeBytes { bytes in
+                output.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[block.next..<block.next + output.count]))
+            }
+            // Each byte is used once: wipe what was handed out.
+            for index in block.next..<block.next + output.count { block.bytes[index] = 0 }
+            block.next += output.count
+        }
+    }
+
+    /// Fills `buffer` from the kernel's random source (`getrandom(2)` behind glibc's
+    /// `arc4random_buf`, one call per block).
+    private static func fromKernel(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard let base = buffer.baseAddress else { return }
+        arc4random_buf(base, buffer.count)
+    }
+}
