@@ -7,6 +7,7 @@ public import Runtime
 internal import SQLKit
 public import ServiceLifecycle
 internal import Storage
+internal import Synchronization
 public import Wire
 
 /// The notifications service: turns domain events into notifications in each user's inbox,
@@ -20,7 +21,8 @@ public enum NotificationsService {
     public static func services(settings: ServiceSettings, logger: Logger) async throws -> [any Service] {
         let host = try await ServiceHost.start(
             settings: settings, logger: logger, migrations: NotificationsSchema.migrations)
-        let inbox = Inbox(database: host.database, redis: host.redis, logger: logger)
+        let inbox = Inbox(
+            database: host.database, wakes: WakePublisher(redis: host.redis, logger: logger), logger: logger)
         var router = WireRouter()
         router.register(NotificationsAPI.list) { request, context in
             try await inbox.list(request, for: context.requirePrincipal())
@@ -50,7 +52,7 @@ public enum NotificationsService {
 /// delivered.
 struct Inbox: Sendable {
     let database: Database
-    let redis: RedisClient
+    let wakes: WakePublisher
     let logger: Logger
 
     static let consumer = "notifications"
@@ -140,19 +142,7 @@ struct Inbox: Sendable {
             }
             return wakeUps
         }
-        await wake(wakeUps)
-    }
-
-    /// Tells every gateway that these users have something new. Best effort: a lost wake-up
-    /// only delays the answer until the long-poll's next re-check.
-    private func wake(_ wakeUps: [WakeUp]) async {
-        guard !wakeUps.isEmpty else { return }
-        do {
-            let message = RedisArgument(Array(try JSONEncoder().encode(wakeUps)))
-            try await redis.send(["PUBLISH", RedisArgument(WakeUp.channel), message])
-        } catch {
-            logger.warning("wake-ups not published", metadata: ["error": "\(error)"])
-        }
+        wakes.publish(wakeUps)
     }
 
     /// The caller's notifications after the cursor, oldest first.
@@ -178,6 +168,57 @@ struct Inbox: Sendable {
                 createdAt: message.createdAt, readAt: message.readAt)
         }
         return Page(data: notifications, nextCursor: rows.count > limit ? notifications.last.map { "\($0.seq)" } : nil)
+    }
+}
+
+/// Tells every gateway which users have something new, on `orderly:wake`.
+///
+/// One message carries whatever gathered while the previous one was being sent: alone, a
+/// wake-up goes out at once; under load, the events of a moment share a message (at most 1,000
+/// wake-ups each) instead of each paying for its own. Best effort: a lost wake-up only delays
+/// an answer until the long-poll's next re-check.
+final class WakePublisher: Sendable {
+    private let redis: RedisClient
+    private let logger: Logger
+    private let maximumPerMessage = 1000
+
+    private struct Queue {
+        var pending: [WakeUp] = []
+        var sending = false
+    }
+    private let queue = Mutex(Queue())
+
+    init(redis: RedisClient, logger: Logger) {
+        self.redis = redis
+        self.logger = logger
+    }
+
+    func publish(_ wakeUps: [WakeUp]) {
+        guard !wakeUps.isEmpty else { return }
+        let start = queue.withLock { queue in
+            queue.pending += wakeUps
+            defer { queue.sending = true }
+            return !queue.sending
+        }
+        if start { Task { await send() } }
+    }
+
+    /// Sends messages until nothing is pending.
+    private func send() async {
+        while true {
+            let batch = queue.withLock { queue in
+                let batch = Array(queue.pending.prefix(maximumPerMessage))
+                queue.pending.removeFirst(batch.count)
+                if batch.isEmpty { queue.sending = false }
+                return batch
+            }
+            guard !batch.isEmpty else { return }
+            do {
+                try await redis.send(["PUBLISH", RedisArgument(WakeUp.channel), RedisArgument(WakeUp.message(batch))])
+            } catch {
+                logger.warning("wake-ups not published", metadata: ["error": "\(error)", "wake_ups": "\(batch.count)"])
+            }
+        }
     }
 }
 

@@ -73,10 +73,9 @@ struct WakeListener: Service {
 
     func run() async throws {
         let subscriber = RedisSubscriber(configuration: redis, channels: [WakeUp.channel])
-        let decoder = JSONDecoder()
         await withGracefulShutdownHandler {
             for await message in subscriber.messages {
-                guard let wakeUps = try? decoder.decode([WakeUp].self, from: Data(message.payload)) else {
+                guard let wakeUps = WakeUp.wakeUps(in: message.payload) else {
                     logger.warning("malformed wake-up skipped", metadata: ["redis.channel": "\(message.channel)"])
                     continue
                 }
