@@ -89,7 +89,9 @@ struct RunningServer {
     }
 
     func connect(secret: WireSecret = testSecret) async throws -> WireConnection {
-        try await WireConnection.connect(host: "127.0.0.1", port: port, callerService: "tests", secret: secret)
+        // A long timeout: with the other suites running beside it, a hello has taken over 2 s.
+        try await WireConnection.connect(
+            host: "127.0.0.1", port: port, callerService: "tests", secret: secret, connectTimeout: .seconds(10))
     }
 
     func pool(connections: Int = 2, maximumAttempts: Int = 3) -> WireClient {
