@@ -12,7 +12,14 @@ internal import SQLKit
 final class EmbeddedSQLiteConnection: @unchecked Sendable {
     let thread: SQLiteThread
     private var handle: OpaquePointer?
-    private var statements: [String: OpaquePointer] = [:]
+    private var statements: [String: Prepared] = [:]
+
+    /// A prepared statement and its result columns, named once rather than at every run.
+    private struct Prepared {
+        let statement: OpaquePointer
+        let columns: [String]
+        let indexes: [String: Int]
+    }
 
     private init(thread: SQLiteThread) { self.thread = thread }
 
@@ -46,7 +53,8 @@ final class EmbeddedSQLiteConnection: @unchecked Sendable {
     /// Runs one statement; call on the connection's thread.
     func query(_ sql: String, _ binds: [SQLiteValue]) throws -> SQLiteResult {
         guard let handle else { throw SQLiteFailure(code: SQLITE_MISUSE, message: "the connection is closed") }
-        let statement = try prepared(sql, on: handle)
+        let prepared = try self.prepared(sql, on: handle)
+        let statement = prepared.statement
         defer {
             sqlite3_reset(statement)
             sqlite3_clear_bindings(statement)
@@ -70,8 +78,11 @@ final class EmbeddedSQLiteConnection: @unchecked Sendable {
             guard status == SQLITE_OK else { throw failure(status, handle) }
         }
         let columnCount = sqlite3_column_count(statement)
-        var result = SQLiteResult(
-            columns: (0..<columnCount).map { String(cString: sqlite3_column_name(statement, $0)) }, rows: [])
+        var result = SQLiteResult(columns: prepared.columns, indexes: prepared.indexes, rows: [])
+        if columnCount != Int32(prepared.columns.count) {
+            // Prepared again by SQLite after a schema change: name the columns afresh.
+            (result.columns, result.indexes) = Self.names(of: statement)
+        }
         while true {
             let status = sqlite3_step(statement)
             if status == SQLITE_DONE { return result }
@@ -80,15 +91,24 @@ final class EmbeddedSQLiteConnection: @unchecked Sendable {
         }
     }
 
-    private func prepared(_ sql: String, on handle: OpaquePointer) throws -> OpaquePointer {
-        if let statement = statements[sql] { return statement }
+    private func prepared(_ sql: String, on handle: OpaquePointer) throws -> Prepared {
+        if let prepared = statements[sql] { return prepared }
         var statement: OpaquePointer?
         let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard status == SQLITE_OK, let statement else { throw failure(status, handle) }
+        let (columns, indexes) = Self.names(of: statement)
         // Statements whose text varies (a multi-row insert's size) are not worth keeping many of.
-        if statements.count >= 256, let evicted = statements.popFirst() { sqlite3_finalize(evicted.value) }
-        statements[sql] = statement
-        return statement
+        if statements.count >= 256, let evicted = statements.popFirst() { sqlite3_finalize(evicted.value.statement) }
+        let prepared = Prepared(statement: statement, columns: columns, indexes: indexes)
+        statements[sql] = prepared
+        return prepared
+    }
+
+    private static func names(of statement: OpaquePointer) -> ([String], [String: Int]) {
+        let columns = (0..<sqlite3_column_count(statement)).map { String(cString: sqlite3_column_name(statement, $0)) }
+        var indexes: [String: Int] = [:]
+        for (index, name) in columns.enumerated() where indexes[name] == nil { indexes[name] = index }
+        return (columns, indexes)
     }
 
     private func column(_ statement: OpaquePointer, _ index: Int32) -> SQLiteValue {
@@ -115,7 +135,7 @@ final class EmbeddedSQLiteConnection: @unchecked Sendable {
 
     func close() async {
         _ = try? await run { connection in
-            for statement in connection.statements.values { sqlite3_finalize(statement) }
+            for prepared in connection.statements.values { sqlite3_finalize(prepared.statement) }
             connection.statements = [:]
             sqlite3_close_v2(connection.handle)
             connection.handle = nil
@@ -127,6 +147,8 @@ final class EmbeddedSQLiteConnection: @unchecked Sendable {
 /// The columns and rows a statement returned.
 struct SQLiteResult: Sendable {
     var columns: [String]
+    /// Each column name's first position.
+    var indexes: [String: Int]
     var rows: [[SQLiteValue]]
 }
 
@@ -156,11 +178,8 @@ struct EmbeddedSQLDatabase: SQLDatabase {
         let (sql, binds) = serialize(query)
         let values = try binds.map { try SQLiteValue(encoding: $0) }
         let result = try await connection.run { try $0.query(sql, values) }
-        guard !result.rows.isEmpty else { return }
-        var indexes: [String: Int] = [:]
-        for (index, name) in result.columns.enumerated() where indexes[name] == nil { indexes[name] = index }
         for values in result.rows {
-            onRow(EmbeddedSQLiteRow(columns: result.columns, indexes: indexes, values: values))
+            onRow(EmbeddedSQLiteRow(columns: result.columns, indexes: result.indexes, values: values))
         }
     }
 

@@ -68,7 +68,7 @@ struct RunningServer {
     let port: Int
 
     static func start(
-        port: Int = 0, stallTimeout: TimeAmount = .seconds(10),
+        port: Int = 0, stallTimeout: TimeAmount = .seconds(60),
         maximumFrameLength: Int = WireDefaults.maximumFrameLength, maximumInFlight: Int = 1024,
         router: WireRouter = TestAPI.router
     ) async throws -> RunningServer {

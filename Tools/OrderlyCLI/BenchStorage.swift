@@ -97,7 +97,7 @@ struct BenchStorage: AsyncParsableCommand {
         let store = IdempotencyStore(database: database)
         let storeID = StoreID()
         let write: @Sendable () async throws -> Void = {
-            let id = UUID().uuidString.lowercased()
+            let id = UUID.random().lowercasedText
             let request = try IdempotentRequest(
                 scope: "\(storeID):orders.create", key: id, request: Array("POST /v1/orders {\"total\":1250}".utf8))
             _ = try await store.perform(request) { transaction -> Created in
