@@ -1,3 +1,4 @@
+internal import SQLKit
 internal import Storage
 
 /// The notifications service's tables: each user's inbox, and `recipients`, its own copy of
@@ -28,6 +29,29 @@ enum NotificationsSchema {
                 )
                 """,
                 "CREATE INDEX recipients_by_store ON recipients (store_id)",
-            ])
+            ]),
+        // A notification's `id` is a random UUID: a unique index on it cost a write in a
+        // random place of the file for every recipient of every event, and nothing looks it up.
+        // On SQLite `seq` becomes the row id, which spares the separate index on it too.
+        Migration(2, "notifications without an index on id") { transaction in
+            let seq = transaction.kind == .sqlite ? "INTEGER" : "BIGINT"
+            for statement in [
+                """
+                CREATE TABLE notifications_rebuilt (
+                    seq \(seq) PRIMARY KEY,
+                    id TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    doc TEXT NOT NULL
+                )
+                """,
+                "INSERT INTO notifications_rebuilt SELECT seq, id, user_id, created_at, doc FROM notifications",
+                "DROP TABLE notifications",
+                "ALTER TABLE notifications_rebuilt RENAME TO notifications",
+                "CREATE INDEX notifications_by_user ON notifications (user_id, seq)",
+            ] {
+                try await transaction.sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }

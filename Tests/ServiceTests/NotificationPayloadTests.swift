@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Storage
+import TestSupport
 import Testing
 
 @testable import Notifications
@@ -68,5 +69,40 @@ struct NotificationPayloadTests {
         let read = try StoredDocument.decode(NotificationMessage.self, from: try message.json())
         #expect(read.type == message.type && read.title == message.title && read.body == message.body)
         #expect(read.data == message.data && read.createdAt == message.createdAt && read.readAt == message.readAt)
+    }
+}
+
+@Suite("Notifications schema")
+struct NotificationsSchemaTests {
+    @Test(
+        "rebuilding the table without the index on id keeps every notification",
+        arguments: [
+            Database.Kind.sqlite, .postgres,
+        ])
+    func rebuild(kind: Database.Kind) async throws {
+        try await TestDatabase.with(kind) { test in
+            let database = test.database
+            try await database.migrate(scope: "notifications", [NotificationsSchema.migrations[0]])
+            try await database.transaction { transaction in
+                for seq in 1...3 {
+                    try await transaction.sql.raw(
+                        """
+                        INSERT INTO notifications (seq, id, user_id, created_at, doc)
+                        VALUES (\(bind: seq), \(bind: "n\(seq)"), \(bind: "u\(seq % 2)"), 0, '{}')
+                        """
+                    ).run()
+                }
+            }
+            #expect(try await database.migrate(scope: "notifications", NotificationsSchema.migrations) == [2])
+            let rows = try await database.read { sql in
+                try await sql.raw("SELECT seq, id FROM notifications WHERE user_id = 'u1' ORDER BY seq").all()
+            }
+            #expect(try rows.map { try $0.decode(column: "id", as: String.self) } == ["n1", "n3"])
+            try await database.transaction { transaction in
+                try await transaction.sql.raw(
+                    "INSERT INTO notifications (seq, id, user_id, created_at, doc) VALUES (4, 'n1', 'u1', 0, '{}')"
+                ).run()
+            }
+        }
     }
 }
