@@ -13,22 +13,9 @@ public struct EventPayload: Hashable, Sendable, CustomStringConvertible {
 
     private init(checked json: String) { self.json = json }
 
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = RFC3339.encodingStrategy
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }()
-
-    private static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = RFC3339.decodingStrategy
-        return decoder
-    }()
-
     /// The JSON of an encodable value, dates as RFC 3339, keys sorted.
     public init(encoding value: some Encodable) throws {
-        self.json = String(decoding: try Self.encoder.encode(value), as: UTF8.self)
+        self.json = String(decoding: try RFC3339.sortedKeysEncoder.encode(value), as: UTF8.self)
     }
 
     /// The JSON of `value`.
@@ -77,7 +64,7 @@ public struct EventPayload: Hashable, Sendable, CustomStringConvertible {
 
     /// The payload read as a `Value`; a mismatch is a `DecodingError` naming the field.
     public func decode<Value: Decodable>(as type: Value.Type) throws -> Value {
-        try Self.decoder.decode(type, from: Data(json.utf8))
+        try RFC3339.decoder.decode(type, from: Data(json.utf8))
     }
 
     /// The payload as a `JSONValue`.

@@ -87,6 +87,21 @@ extension RFC3339 {
         }
     }
 
+    /// The coders of JSON that is stored or sent between services as text (documents, event
+    /// payloads): RFC 3339 dates, keys sorted so that equal values give equal text.
+    public static let sortedKeysEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = encodingStrategy
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
+    public static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = decodingStrategy
+        return decoder
+    }()
+
     /// Reads RFC 3339 dates; anything else is a decoding error saying what was expected.
     public static var decodingStrategy: JSONDecoder.DateDecodingStrategy {
         .custom { decoder in

@@ -4,23 +4,10 @@ public import SQLKit
 
 /// A value kept whole as JSON in a text column, beside the columns queries filter and sort on.
 public enum StoredDocument {
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = RFC3339.encodingStrategy
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }()
-
-    private static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = RFC3339.decodingStrategy
-        return decoder
-    }()
-
     /// The JSON text to store; the text of an `EncodedJSON` as it is.
     public static func text(_ value: some Encodable) throws -> String {
         if let encoded = value as? EncodedJSON { return encoded.text }
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        return String(decoding: try RFC3339.sortedKeysEncoder.encode(value), as: UTF8.self)
     }
 
     /// Reads the value stored in `column` of `row`.
@@ -33,7 +20,7 @@ public enum StoredDocument {
     /// Reads a value from its stored JSON text.
     public static func decode<Value: Decodable>(_ type: Value.Type, from text: String) throws -> Value {
         do {
-            return try decoder.decode(type, from: Data(text.utf8))
+            return try RFC3339.decoder.decode(type, from: Data(text.utf8))
         } catch {
             throw StorageError.unexpected("a stored \(Value.self) could not be read: \(error)")
         }
