@@ -11,8 +11,6 @@ public struct EventPayload: Hashable, Sendable, CustomStringConvertible {
     /// The payload's JSON.
     public let json: String
 
-    private init(checked json: String) { self.json = json }
-
     /// The JSON of an encodable value, dates as RFC 3339, keys sorted.
     public init(encoding value: some Encodable) throws {
         self.json = String(decoding: try RFC3339.sortedKeysEncoder.encode(value), as: UTF8.self)
@@ -31,17 +29,9 @@ public struct EventPayload: Hashable, Sendable, CustomStringConvertible {
 
     /// Text read from elsewhere, checked to be one JSON value (nested at most 64 levels).
     public init(validating bytes: [UInt8]) throws(JSONScanner.Failure) {
-        let failure = bytes.withUnsafeBytes { raw -> JSONScanner.Failure? in
-            var scanner = JSONScanner(raw)
-            do throws(JSONScanner.Failure) {
-                _ = try scanner.skipValue()
-                try scanner.expectEnd()
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let failure { throw failure }
+        try bytes.withUnsafeBytes { raw in
+            Result { () throws(JSONScanner.Failure) in try JSONScanner.validate(raw) }
+        }.get()
         self.json = String(decoding: bytes, as: UTF8.self)
     }
 
@@ -55,7 +45,7 @@ public struct EventPayload: Hashable, Sendable, CustomStringConvertible {
         self.json = json + "}"
     }
 
-    public static let null = EventPayload(checked: "null")
+    public static let null = EventPayload(encodedJSON: "null")
 
     /// The payload of a JSON object (as tests and small events write them).
     public static func object(_ members: [String: JSONValue]) throws(JSONValueError) -> EventPayload {

@@ -189,6 +189,13 @@ public struct JSONScanner {
         return negative ? -value : value
     }
 
+    /// Checks that `bytes` hold exactly one JSON value (white space around it allowed).
+    public static func validate(_ bytes: UnsafeRawBufferPointer) throws(Failure) {
+        var scanner = JSONScanner(bytes)
+        _ = try scanner.skipValue()
+        try scanner.expectEnd()
+    }
+
     /// Skips one value of any kind, checking its syntax; returns the byte range it occupied.
     public mutating func skipValue() throws(Failure) -> Range<Int> {
         skipWhitespace()

@@ -37,10 +37,7 @@ extension WireMethod {
     /// one JSON value, since it goes into the envelope unchanged.
     func requestEnvelope(json body: ByteBuffer, options: WireCallOptions) throws(OrderlyError) -> WireEnvelope {
         guard body.readableBytes > 0 else { throw OrderlyError.invalidFields(["body": "is required"]) }
-        let valid = body.withUnsafeReadableBytes { bytes in
-            var scanner = JSONScanner(bytes)
-            return (try? scanner.skipValue()) != nil && (try? scanner.expectEnd()) != nil
-        }
+        let valid = body.withUnsafeReadableBytes { (try? JSONScanner.validate($0)) != nil }
         guard valid else { throw OrderlyError.invalidFields(["body": "is not valid JSON"]) }
         return WireEnvelope(
             type: .request, id: 0, method: name, trace: options.trace, principal: options.principal,
