@@ -75,8 +75,6 @@ public final class Database: Sendable {
                 for pragma in [
                     "PRAGMA journal_mode = WAL", "PRAGMA synchronous = \(synchronousFull ? "FULL" : "NORMAL")",
                     "PRAGMA busy_timeout = 10000", "PRAGMA foreign_keys = ON",
-                    // Savepoints' statement journals in memory, not in temporary files.
-                    "PRAGMA temp_store = MEMORY",
                     // Checkpoints (copying the WAL into the database file, with its fsyncs) are
                     // not the writer's job here: the checkpointer below does them.
                     "PRAGMA wal_autocheckpoint = 0",
@@ -128,9 +126,9 @@ public final class Database: Sendable {
     /// start another transaction on the same database (on SQLite it would wait for itself).
     public func transaction<T: Sendable>(_ body: @Sendable (Transaction) async throws -> T) async throws -> T {
         switch backend {
-        case .sqlite(_, _, let commits, _):
+        case .sqlite(let writer, _, let commits, _):
             let (result, published) = try await commits.run { sql in
-                let transaction = Transaction(sql: sql, kind: kind)
+                let transaction = Transaction(sql: sql, kind: kind, connection: writer)
                 let result = try await body(transaction)
                 return (result, try await transaction.writeOutbox())
             }

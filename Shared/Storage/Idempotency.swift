@@ -77,12 +77,10 @@ public struct IdempotencyStore: Sendable {
                 guard try row?.decode(column: "locked", as: Bool.self) == true else { throw Self.inProgress }
             }
             let now = Date.nowMilliseconds
-            let record = try await transaction.sql.raw(
-                """
-                SELECT request_hash, response, expires_at FROM orderly_idempotency
-                WHERE scope = \(bind: request.scope) AND idempotency_key = \(bind: request.key)
-                """
-            ).first()
+            let record = try await transaction.execute(
+                "SELECT request_hash, response, expires_at FROM orderly_idempotency WHERE scope = $1 AND idempotency_key = $2",
+                [.text(request.scope), .text(request.key)]
+            ).first
             if let record, try record.decode(column: "expires_at", as: Int64.self) > now {
                 guard try record.decode(column: "request_hash", as: String.self) == request.requestHash else {
                     throw OrderlyError(
@@ -94,15 +92,17 @@ public struct IdempotencyStore: Sendable {
             let response = try await body(transaction)
             let stored = try StoredDocument.text(response)
             // A record past its retention is replaced.
-            try await transaction.sql.raw(
+            try await transaction.execute(
                 """
                 INSERT INTO orderly_idempotency (scope, idempotency_key, request_hash, response, created_at, expires_at)
-                VALUES (\(bind: request.scope), \(bind: request.key), \(bind: request.requestHash), \(bind: stored),
-                    \(bind: now), \(bind: now + Int64(retention.wholeMilliseconds)))
+                VALUES ($1, $2, $3, $4, $5, $6)
                 ON CONFLICT (scope, idempotency_key) DO UPDATE SET request_hash = excluded.request_hash,
                     response = excluded.response, created_at = excluded.created_at, expires_at = excluded.expires_at
-                """
-            ).run()
+                """,
+                [
+                    .text(request.scope), .text(request.key), .text(request.requestHash), .text(stored),
+                    .integer(now), .integer(now + Int64(retention.wholeMilliseconds)),
+                ])
             return .executed(response)
         }
         switch outcome {

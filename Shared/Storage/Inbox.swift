@@ -7,14 +7,12 @@ extension Transaction {
     /// already had, and the effect must then be skipped. On PostgreSQL a second delivery
     /// arriving while the first is still uncommitted waits for it, then finds the record.
     public func recordApplied(event id: UUID, consumer: String) async throws -> Bool {
-        let inserted = try await sql.raw(
+        let inserted = try await execute(
             """
-            INSERT INTO orderly_inbox (consumer, event_id, applied_at)
-            VALUES (\(bind: consumer), \(bind: id.lowercasedText), \(bind: Date.nowMilliseconds))
+            INSERT INTO orderly_inbox (consumer, event_id, applied_at) VALUES ($1, $2, $3)
             ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id
-            """
-        ).first()
-        return inserted != nil
+            """, [.text(consumer), .text(id.lowercasedText), .integer(Date.nowMilliseconds)])
+        return !inserted.isEmpty
     }
 }
 

@@ -9,11 +9,14 @@ public final class Transaction: Sendable {
     /// placeholders come out right for either database.
     public let sql: any SQLDatabase
     public let kind: Database.Kind
+    /// On SQLite, the writer connection, for the storage layer's own statements (`execute`).
+    let connection: EmbeddedSQLiteConnection?
     private let events = Mutex<[DomainEvent]>([])
 
-    init(sql: any SQLDatabase, kind: Database.Kind) {
+    init(sql: any SQLDatabase, kind: Database.Kind, connection: EmbeddedSQLiteConnection? = nil) {
         self.sql = sql
         self.kind = kind
+        self.connection = connection
     }
 
     /// Queues `event` for the service's stream; it is written to the outbox just before this
@@ -32,13 +35,13 @@ public final class Transaction: Sendable {
 
     /// Takes `count` numbers at once and returns the last; the first is `last - count + 1`.
     public func advanceSequence(_ name: String, by count: Int) async throws -> Int64 {
-        let row = try await sql.raw(
+        let row = try await execute(
             """
-            INSERT INTO orderly_sequences (name, value) VALUES (\(bind: name), \(bind: count))
+            INSERT INTO orderly_sequences (name, value) VALUES ($1, $2)
             ON CONFLICT (name) DO UPDATE SET value = orderly_sequences.value + excluded.value
             RETURNING value
-            """
-        ).first()
+            """, [.text(name), .integer(Int64(count))]
+        ).first
         guard let row else { throw StorageError.unexpected("the sequence \(name) returned no value") }
         return try row.decode(column: "value", as: Int64.self)
     }
@@ -54,25 +57,31 @@ public final class Transaction: Sendable {
         // SQLite numbers the rows itself (see the outbox migration); PostgreSQL takes the numbers
         // from the counter, whose row lock then orders the commits.
         var seq: Int64?
-        var insert: SQLQueryString =
-            "INSERT INTO orderly_outbox (event_id, type, store_id, aggregate_id, occurred_at, payload, trace, created_at"
         if kind == .postgres {
             seq = try await advanceSequence(OutboxSchema.sequence, by: queued.count) - Int64(queued.count)
-            insert += ", seq"
         }
-        insert += ") VALUES "
-        for (index, event) in queued.enumerated() {
-            var values: [any Encodable & Sendable] = [
-                event.id.lowercasedText, event.type, event.storeID?.description, event.aggregateID,
-                event.occurredAt.millisecondsSince1970, event.payload.json, event.trace, now,
+        var insert =
+            "INSERT INTO orderly_outbox (event_id, type, store_id, aggregate_id, occurred_at, payload, trace, created_at"
+        insert += seq == nil ? ") VALUES " : ", seq) VALUES "
+        var binds: [SQLiteValue] = []
+        for event in queued {
+            insert += binds.isEmpty ? "(" : ", ("
+            var row: [SQLiteValue] = [
+                .text(event.id.lowercasedText), .text(event.type), event.storeID.map { .text($0.description) } ?? .null,
+                .text(event.aggregateID), .integer(event.occurredAt.millisecondsSince1970), .text(event.payload.json),
+                event.trace.map { .text($0) } ?? .null, .integer(now),
             ]
             if let previous = seq {
                 seq = previous + 1
-                values.append(previous + 1)
+                row.append(.integer(previous + 1))
             }
-            insert += index == 0 ? "(\(binds: values))" : ", (\(binds: values))"
+            for (index, value) in row.enumerated() {
+                binds.append(value)
+                insert += index == 0 ? "$\(binds.count)" : ", $\(binds.count)"
+            }
+            insert += ")"
         }
-        try await sql.raw(insert).run()
+        try await execute(insert, binds)
         return true
     }
 }

@@ -85,6 +85,54 @@ struct MigrationTests {
     }
 
     @Test(
+        "a transaction that changes more than a savepoint journal holds in memory rolls back whole",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func largeRollback(kind: Database.Kind) async throws {
+        struct Refused: Error {}
+        try await TestDatabase.with(kind) { test in
+            try await test.database.migrate(scope: "notes", Self.migrations)
+            let body = String(repeating: "x", count: 1000)
+            try await test.database.transaction { transaction in
+                for index in 0..<400 {
+                    try await transaction.sql.raw(
+                        "INSERT INTO notes (id, body, seq) VALUES (\(bind: "n\(index)"), \(bind: body), \(bind: index))"
+                    ).run()
+                }
+            }
+            // ~100 pages changed: on SQLite more than the 64 KiB its savepoint journal keeps in
+            // memory, so the journal moves to a temporary file before the rollback reads it back.
+            // Small transactions share its group meanwhile.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    await #expect(throws: Refused.self) {
+                        try await test.database.transaction { transaction in
+                            try await transaction.sql.raw("UPDATE notes SET body = 'changed', seq = seq + 1000").run()
+                            throw Refused()
+                        }
+                    }
+                }
+                for index in 400..<420 {
+                    group.addTask {
+                        try await test.database.transaction { transaction in
+                            try await transaction.sql.raw(
+                                "INSERT INTO notes (id, body, seq) VALUES (\(bind: "n\(index)"), 'small', \(bind: index))"
+                            ).run()
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let rows = try await test.database.read { sql in
+                try await sql.raw("SELECT body, seq FROM notes").all().map {
+                    (try $0.decode(column: "body", as: String.self), try $0.decode(column: "seq", as: Int.self))
+                }
+            }
+            #expect(rows.map(\.1).sorted() == Array(0..<420))
+            #expect(rows.allSatisfy { $0.1 < 400 ? $0.0 == body : $0.0 == "small" })
+        }
+    }
+
+    @Test(
         "of concurrent transactions, those that throw leave nothing and the rest commit",
         arguments: [Database.Kind.sqlite, .postgres])
     func concurrentFailures(kind: Database.Kind) async throws {
