@@ -14,7 +14,7 @@ public struct DomainEvent: Hashable, Sendable {
     public var trace: String?
 
     public init(
-        id: UUID = .random(), type: String, storeID: StoreID?, aggregateID: String, occurredAt: Date = Date(),
+        id: UUID = .timeOrdered(), type: String, storeID: StoreID?, aggregateID: String, occurredAt: Date = Date(),
         payload: EventPayload, trace: String? = nil
     ) {
         self.id = id

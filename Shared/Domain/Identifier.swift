@@ -10,8 +10,9 @@ public struct Identifier<Tag>: Hashable, Sendable, Codable, CustomStringConverti
     /// Wraps an existing UUID.
     public init(_ uuid: UUID) { self.uuid = uuid }
 
-    /// A new random identifier.
-    public init() { self.uuid = UUID.random() }
+    /// A new identifier: time-ordered (`UUID.timeOrdered()`), so that new rows go to the end of
+    /// the indexes keyed by it.
+    public init() { self.uuid = UUID.timeOrdered() }
 
     /// Parses a UUID string; `nil` when it is not one.
     public init?(_ string: String) {

@@ -75,4 +75,20 @@ struct UUIDTextTests {
         }
         #expect(seen.count == 10_000)
     }
+
+    @Test("time-ordered ones are version 7, variant 1, carry their millisecond, sort by it, and do not repeat")
+    func timeOrdered() {
+        let date = Date(timeIntervalSince1970: 1_763_856_000.5)
+        let uuid = UUID.timeOrdered(at: date)
+        let text = uuid.lowercasedText
+        // 1_763_856_000_500 ms = 0x019a_ae02_a5f4.
+        #expect(text.hasPrefix("019aae02-a5f4-7"))
+        #expect("89ab".contains(Array(text)[19]))
+        #expect(UUID.timeOrdered(at: date.addingTimeInterval(0.001)).lowercasedText > text)
+        #expect(UUID.timeOrdered(at: date.addingTimeInterval(-0.001)).lowercasedText < text)
+        var seen = Set<UUID>()
+        for _ in 0..<10_000 { seen.insert(UUID.timeOrdered(at: date)) }
+        #expect(seen.count == 10_000)
+        #expect(Array(OrderID().description)[14] == "7")
+    }
 }

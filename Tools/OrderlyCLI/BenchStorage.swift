@@ -97,9 +97,12 @@ struct BenchStorage: AsyncParsableCommand {
         let store = IdempotencyStore(database: database)
         let storeID = StoreID()
         let write: @Sendable () async throws -> Void = {
-            let id = UUID.random().lowercasedText
+            // The row's id made as the services make theirs (`OrderID()`, time-ordered); the key
+            // as a client would, at random.
+            let id = OrderID().description
             let request = try IdempotentRequest(
-                scope: "\(storeID):orders.create", key: id, request: Array("POST /v1/orders {\"total\":1250}".utf8))
+                scope: "\(storeID):orders.create", key: UUID.random().lowercasedText,
+                request: Array("POST /v1/orders {\"total\":1250}".utf8))
             _ = try await store.perform(request) { transaction -> Created in
                 try await transaction.sql.raw(
                     "INSERT INTO bench_orders (id, store_id, total) VALUES (\(bind: id), \(bind: storeID.description), 1250)"
