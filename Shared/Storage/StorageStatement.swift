@@ -4,8 +4,8 @@ internal import Synchronization
 
 /// Runs the storage layer's own statements (idempotency records, the outbox, the inbox,
 /// sequences): on SQLite straight on the connection, prepared once, without building and
-/// serializing an SQLKit query for each run (on a busy writer that was a quarter of its time);
-/// on PostgreSQL through SQLKit.
+/// serializing an SQLKit query and converting its binds on the writer's thread at every run; on
+/// PostgreSQL through SQLKit.
 ///
 /// One text serves both databases: placeholders are `$1`, `$2`, …, each first appearing in
 /// increasing order (SQLite numbers `$N` parameters as they first appear; PostgreSQL by N).
