@@ -5,6 +5,9 @@ import Testing
 
 @Suite("Migrations and transactions")
 struct MigrationTests {
+    /// What the transactions these tests roll back throw.
+    struct Refused: Error {}
+
     static let migrations = [
         Migration(
             1, "notes", sql: ["CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT NOT NULL, seq BIGINT NOT NULL)"]),
@@ -63,7 +66,6 @@ struct MigrationTests {
 
     @Test("a transaction that throws leaves no rows and no events", arguments: [Database.Kind.sqlite, .postgres])
     func rollback(kind: Database.Kind) async throws {
-        struct Refused: Error {}
         try await TestDatabase.with(kind) { test in
             try await test.database.migrate(scope: "notes", Self.migrations)
             await #expect(throws: Refused.self) {
@@ -88,7 +90,6 @@ struct MigrationTests {
         "a transaction that changes more than a savepoint journal holds in memory rolls back whole",
         arguments: [Database.Kind.sqlite, .postgres])
     func largeRollback(kind: Database.Kind) async throws {
-        struct Refused: Error {}
         try await TestDatabase.with(kind) { test in
             try await test.database.migrate(scope: "notes", Self.migrations)
             let body = String(repeating: "x", count: 1000)
@@ -136,7 +137,6 @@ struct MigrationTests {
         "of concurrent transactions, those that throw leave nothing and the rest commit",
         arguments: [Database.Kind.sqlite, .postgres])
     func concurrentFailures(kind: Database.Kind) async throws {
-        struct Refused: Error {}
         try await TestDatabase.with(kind) { test in
             try await test.database.migrate(scope: "notes", Self.migrations)
             // Many at once, so that on SQLite they share group commits with failing members.
