@@ -52,9 +52,11 @@ final class RedisConnection: @unchecked Sendable {
     /// Sends every command, then reads every reply: one round trip for all of them.
     func pipeline(_ commands: [[RedisArgument]]) throws(RedisError) -> [RedisValue] {
         guard let context, context.pointee.err == 0 else { throw .unavailable("connection is closed") }
-        for arguments in commands {
-            guard append(arguments, to: context) == REDIS_OK else { throw brokenError(context) }
+        let request = Self.encode(commands)
+        let appended = request.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { redisAppendFormattedCommand(context, $0.baseAddress, $0.count) }
         }
+        guard appended == REDIS_OK else { throw brokenError(context) }
         var replies: [RedisValue] = []
         replies.reserveCapacity(commands.count)
         for _ in commands {
@@ -69,26 +71,35 @@ final class RedisConnection: @unchecked Sendable {
         return try readReply(context)
     }
 
-    /// Queues one command in hiredis's output buffer (hiredis copies the bytes before returning).
-    private func append(_ arguments: [RedisArgument], to context: UnsafeMutablePointer<redisContext>) -> Int32 {
-        var joined: [UInt8] = []
-        var offsets: [Int] = []
-        var lengths: [Int] = []
-        for argument in arguments {
-            offsets.append(joined.count)
-            lengths.append(argument.bytes.count)
-            joined.append(contentsOf: argument.bytes)
+    /// The commands in the Redis protocol (RESP: each an array of bulk strings), in one buffer
+    /// that hiredis copies to its output in one call, rather than formatting each command
+    /// from an argument vector.
+    static func encode(_ commands: [[RedisArgument]]) -> [UInt8] {
+        var size = 0
+        for arguments in commands {
+            size += 16
+            for argument in arguments { size += argument.bytes.count + 16 }
         }
-        if joined.isEmpty { joined.append(0) }
-        return joined.withUnsafeBufferPointer { all in
-            let start = UnsafeRawPointer(all.baseAddress!).assumingMemoryBound(to: CChar.self)
-            var argv: [UnsafePointer<CChar>?] = offsets.map { start + $0 }
-            return argv.withUnsafeMutableBufferPointer { argv in
-                lengths.withUnsafeBufferPointer { lengths in
-                    redisAppendCommandArgv(context, Int32(arguments.count), argv.baseAddress, lengths.baseAddress)
-                }
+        var request: [UInt8] = []
+        request.reserveCapacity(size)
+        func endLine() {
+            request.append(UInt8(ascii: "\r"))
+            request.append(UInt8(ascii: "\n"))
+        }
+        func header(_ marker: Unicode.Scalar, _ count: Int) {
+            request.append(UInt8(ascii: marker))
+            request.append(contentsOf: String(count).utf8)
+            endLine()
+        }
+        for arguments in commands {
+            header("*", arguments.count)
+            for argument in arguments {
+                header("$", argument.bytes.count)
+                request.append(contentsOf: argument.bytes)
+                endLine()
             }
         }
+        return request
     }
 
     private func readReply(_ context: UnsafeMutablePointer<redisContext>) throws(RedisError) -> RedisValue {
