@@ -214,7 +214,10 @@ let package = Package(
         ),
         .testTarget(
             name: "RedisTests",
-            dependencies: ["Redis", "Domain", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Redis", "Domain", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Tests/RedisTests",
             swiftSettings: strict
         ),

@@ -30,7 +30,8 @@ public enum NotificationsService {
         let identity = EventConsumer(
             redis: host.consumerRedis(),
             configuration: EventConsumerConfiguration(
-                stream: eventStream(of: IdentityEvents.service), group: name, consumer: settings.instance),
+                stream: eventStream(of: IdentityEvents.service), group: name, consumer: settings.instance,
+                executor: host.database.preferredExecutor),
             handlers: [
                 IdentityEvents.userCreated: inbox.recordUser, IdentityEvents.userUpdated: inbox.recordUser,
             ],
@@ -38,7 +39,8 @@ public enum NotificationsService {
         let orders = EventConsumer(
             redis: host.consumerRedis(),
             configuration: EventConsumerConfiguration(
-                stream: eventStream(of: OrdersAPI.service), group: name, consumer: settings.instance),
+                stream: eventStream(of: OrdersAPI.service), group: name, consumer: settings.instance,
+                executor: host.database.preferredExecutor),
             handlers: [
                 "order.created": inbox.orderCreated, "order.claimed": inbox.orderClaimed,
                 "order.status_changed": inbox.orderStatusChanged,

@@ -22,10 +22,14 @@ public struct EventConsumerConfiguration: Sendable {
     /// How many handlers run at once. Events of one aggregate always run one after another,
     /// in stream order; events of different aggregates may run side by side.
     public var concurrency: Int
+    /// Where handlers run; the global executor when nil. Handlers that mostly write one
+    /// database run best on its `Database.preferredExecutor`.
+    public var executor: (any TaskExecutor)?
 
     public init(
         stream: String, group: String, consumer: String, batchSize: Int = 100, block: Duration = .seconds(1),
-        reclaimAfter: Duration = .seconds(30), maximumDeliveries: Int = 5, concurrency: Int = 32
+        reclaimAfter: Duration = .seconds(30), maximumDeliveries: Int = 5, concurrency: Int = 32,
+        executor: (any TaskExecutor)? = nil
     ) {
         self.stream = stream
         self.group = group
@@ -35,6 +39,7 @@ public struct EventConsumerConfiguration: Sendable {
         self.reclaimAfter = reclaimAfter
         self.maximumDeliveries = maximumDeliveries
         self.concurrency = max(1, concurrency)
+        self.executor = executor
     }
 }
 
@@ -68,22 +73,86 @@ public struct EventConsumer: Service {
     }
 
     /// Consumes until graceful shutdown or cancellation.
+    ///
+    /// Reading overlaps handling: while one batch's handlers run, the next batch is read, and
+    /// the batch before is acknowledged in the same round trip. Stale entries are looked for
+    /// every `reclaimAfter`, but at most once a second. On graceful shutdown the batch in hand is
+    /// handled and acknowledged, and nothing more is read.
     public func run() async throws {
         try await redis.xgroupCreate(configuration.stream, group: configuration.group)
+        let scanInterval = min(configuration.reclaimAfter, .seconds(1))
         await withGracefulShutdownHandler {
-            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            var batch: [RedisStreamEntry] = []
+            var unacknowledged: [String] = []
+            // Where the scan for stale entries goes on; nil between scans.
+            var scan: String? = "0-0"
+            var lastScan = ContinuousClock.now
+            while !Task.isCancelled {
+                let stopping = Task.isShuttingDownGracefully
+                if scan == nil, lastScan.duration(to: .now) >= scanInterval {
+                    (scan, lastScan) = ("0-0", .now)
+                }
+                let (acknowledging, scanning) = (unacknowledged, scan)
+                var handled: [String] = []
                 do {
-                    _ = try await poll()
+                    async let next = stopping ? ([], nil) : fetch(acknowledging: acknowledging, scanningFrom: scanning)
+                    handled = try await handle(batch)
+                    (batch, scan) = try await next
+                    unacknowledged = stopping ? acknowledging + handled : handled
                 } catch {
+                    // Entries of a batch not handled stay pending, and are taken over once stale.
+                    unacknowledged += handled
+                    batch = []
                     logger.warning("event consumer cannot read; retrying", metadata: ["error": "\(error)"])
                     try? await Task.sleep(for: .seconds(1))
+                    continue
+                }
+                if stopping {
+                    do {
+                        try await redis.xack(configuration.stream, group: configuration.group, ids: unacknowledged)
+                    } catch {
+                        logger.warning(
+                            "event consumer stopped without acknowledging its last entries; they will be delivered again",
+                            metadata: ["error": "\(error)"])
+                    }
+                    return
                 }
             }
         } onGracefulShutdown: {
         }
     }
 
-    /// One round: take over stale entries, then read new ones; returns how many were handled.
+    /// One round trip: acknowledges `ids`, then takes over stale entries from `scan`, or reads
+    /// new ones when no scan goes on. Returns the entries and where the scan goes on.
+    private func fetch(
+        acknowledging ids: [String], scanningFrom scan: String?
+    ) async throws -> ([RedisStreamEntry], String?) {
+        var commands: [[RedisArgument]] = []
+        if !ids.isEmpty {
+            commands.append(RedisClient.xackArguments(configuration.stream, group: configuration.group, ids: ids))
+        }
+        if let scan {
+            commands.append(
+                RedisClient.xautoclaimArguments(
+                    configuration.stream, group: configuration.group, consumer: configuration.consumer,
+                    minimumIdle: configuration.reclaimAfter, start: scan, count: configuration.batchSize))
+        } else {
+            commands.append(
+                RedisClient.xreadgroupArguments(
+                    configuration.stream, group: configuration.group, consumer: configuration.consumer,
+                    count: configuration.batchSize, block: configuration.block))
+        }
+        let replies = try await redis.pipeline(commands)
+        for reply in replies {
+            if case .error(let message) = reply { throw RedisError.server(message) }
+        }
+        guard scan != nil else { return (try RedisClient.xreadgroupEntries(replies[replies.count - 1]), nil) }
+        let claimed = try RedisClient.xautoclaimEntries(replies[replies.count - 1])
+        return (claimed.entries, claimed.next == "0-0" ? nil : claimed.next)
+    }
+
+    /// One round: take over stale entries, then read new ones, handle and acknowledge them;
+    /// returns how many were handled.
     @discardableResult
     public func poll() async throws -> Int {
         var handled = 0
@@ -92,25 +161,26 @@ public struct EventConsumer: Service {
             let claimed = try await redis.xautoclaim(
                 configuration.stream, group: configuration.group, consumer: configuration.consumer,
                 minimumIdle: configuration.reclaimAfter, start: start, count: configuration.batchSize)
-            try await process(claimed.entries)
+            try await redis.xack(configuration.stream, group: configuration.group, ids: handle(claimed.entries))
             handled += claimed.entries.count
             start = claimed.next
         } while start != "0-0"
         let fresh = try await redis.xreadgroup(
             configuration.stream, group: configuration.group, consumer: configuration.consumer,
             count: configuration.batchSize, block: configuration.block)
-        try await process(fresh)
+        try await redis.xack(configuration.stream, group: configuration.group, ids: handle(fresh))
         return handled + fresh.count
     }
 
-    /// Handles a batch and acknowledges, in one command, the entries whose handlers succeeded.
-    /// Should the process die before that, they are delivered again and the inbox drops them.
+    /// Handles a batch; returns the ids of the entries to acknowledge: those whose handlers
+    /// succeeded and those no handler wants. Should the process die before they are
+    /// acknowledged, they are delivered again and the inbox drops them.
     ///
     /// The batch is split into lanes by aggregate: a lane runs its events in stream order, and
     /// lanes run side by side (up to `concurrency`), so an aggregate's events are never
     /// reordered while a slow handler does not hold up every other aggregate.
-    private func process(_ entries: [RedisStreamEntry]) async throws {
-        guard !entries.isEmpty else { return }
+    private func handle(_ entries: [RedisStreamEntry]) async throws -> [String] {
+        guard !entries.isEmpty else { return [] }
         var lanes = Array(
             repeating: [(RedisStreamEntry, DomainEvent, Handler)](),
             count: min(configuration.concurrency, entries.count))
@@ -130,9 +200,9 @@ public struct EventConsumer: Service {
                 try await deadLetter(entry, error: error.description)
             }
         }
-        done += try await withThrowingTaskGroup(of: [String].self) { group in
+        return try await withThrowingTaskGroup(of: [String].self) { group in
             for lane in lanes where !lane.isEmpty {
-                group.addTask {
+                group.addTask(executorPreference: configuration.executor) {
                     var succeeded: [String] = []
                     for (entry, event, handler) in lane where try await handle(entry, event, with: handler) {
                         succeeded.append(entry.id)
@@ -140,9 +210,8 @@ public struct EventConsumer: Service {
                     return succeeded
                 }
             }
-            return try await group.reduce(into: []) { $0 += $1 }
+            return try await group.reduce(into: done) { $0 += $1 }
         }
-        try await redis.xack(configuration.stream, group: configuration.group, ids: done)
     }
 
     /// Runs the event's handler; true when it succeeded and the entry is to be acknowledged.

@@ -39,27 +39,40 @@ extension RedisClient {
     public func xreadgroup(
         _ stream: String, group: String, consumer: String, count: Int, block: Duration? = nil
     ) async throws -> [RedisStreamEntry] {
+        try Self.xreadgroupEntries(
+            try await send(
+                Self.xreadgroupArguments(stream, group: group, consumer: consumer, count: count, block: block)))
+    }
+
+    static func xreadgroupArguments(
+        _ stream: String, group: String, consumer: String, count: Int, block: Duration?
+    ) -> [RedisArgument] {
         var arguments: [RedisArgument] = ["XREADGROUP", "GROUP", RedisArgument(group), RedisArgument(consumer)]
         arguments += ["COUNT", RedisArgument(count)]
         if let block {
             arguments += ["BLOCK", RedisArgument(block.wholeMilliseconds)]
         }
         arguments += ["STREAMS", RedisArgument(stream), ">"]
-        let reply = try await send(arguments)
+        return arguments
+    }
+
+    static func xreadgroupEntries(_ reply: RedisValue) throws -> [RedisStreamEntry] {
         guard let streams = reply.elements else { throw RedisError.unexpectedReply("XREADGROUP: \(reply)") }
         guard let first = streams.first?.elements, first.count == 2, let entries = first[1].elements else {
             return []
         }
-        return try entries.map(Self.entry)
+        return try entries.map(entry)
     }
 
     /// Acknowledges entries; returns how many were pending.
     @discardableResult
     public func xack(_ stream: String, group: String, ids: [String]) async throws -> Int64 {
         guard !ids.isEmpty else { return 0 }
-        let reply = try await send(
-            ["XACK", RedisArgument(stream), RedisArgument(group)] + ids.map { RedisArgument($0) })
-        return reply.integer ?? 0
+        return try await send(Self.xackArguments(stream, group: group, ids: ids)).integer ?? 0
+    }
+
+    static func xackArguments(_ stream: String, group: String, ids: [String]) -> [RedisArgument] {
+        ["XACK", RedisArgument(stream), RedisArgument(group)] + ids.map { RedisArgument($0) }
     }
 
     /// Takes over entries another consumer left pending for at least `minimumIdle`; returns them
@@ -68,14 +81,26 @@ extension RedisClient {
         _ stream: String, group: String, consumer: String, minimumIdle: Duration, start: String = "0-0",
         count: Int = 100
     ) async throws -> (next: String, entries: [RedisStreamEntry]) {
-        let reply = try await send(
+        try Self.xautoclaimEntries(
+            try await send(
+                Self.xautoclaimArguments(
+                    stream, group: group, consumer: consumer, minimumIdle: minimumIdle, start: start, count: count)))
+    }
+
+    static func xautoclaimArguments(
+        _ stream: String, group: String, consumer: String, minimumIdle: Duration, start: String, count: Int
+    ) -> [RedisArgument] {
+        [
             "XAUTOCLAIM", RedisArgument(stream), RedisArgument(group), RedisArgument(consumer),
-            RedisArgument(minimumIdle.wholeMilliseconds),
-            RedisArgument(start), "COUNT", RedisArgument(count))
+            RedisArgument(minimumIdle.wholeMilliseconds), RedisArgument(start), "COUNT", RedisArgument(count),
+        ]
+    }
+
+    static func xautoclaimEntries(_ reply: RedisValue) throws -> (next: String, entries: [RedisStreamEntry]) {
         guard let parts = reply.elements, parts.count >= 2, let next = parts[0].text, let entries = parts[1].elements
         else { throw RedisError.unexpectedReply("XAUTOCLAIM: \(reply)") }
         // Entries deleted meanwhile come back as nil; they are skipped.
-        return (next, try entries.filter { $0 != .null }.map(Self.entry))
+        return (next, try entries.filter { $0 != .null }.map(entry))
     }
 
     /// How many entries the group has delivered and not yet acknowledged.

@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import Logging
 import Redis
+import ServiceLifecycle
 import Synchronization
 import TestSupport
 import Testing
@@ -13,6 +14,19 @@ struct EventBusTests {
         private let entries = Mutex<[(String, DomainEvent)]>([])
         func add(_ consumer: String, _ event: DomainEvent) { entries.withLock { $0.append((consumer, event)) } }
         var all: [(String, DomainEvent)] { entries.withLock { $0 } }
+    }
+
+    /// A task executor on a dispatch queue of its own, which tells whether code runs on it.
+    final class QueueExecutor: TaskExecutor {
+        private let queue = DispatchQueue(label: "orderly.tests.executor")
+        private let key = DispatchSpecificKey<Bool>()
+        init() { queue.setSpecific(key: key, value: true) }
+        var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        }
     }
 
     private func event(_ index: Int, type: String = "order.created") -> DomainEvent {
@@ -86,6 +100,43 @@ struct EventBusTests {
                 #expect(
                     seen.map(\.payload) == published.filter { $0.aggregateID == "order-\(aggregate)" }.map(\.payload))
             }
+            #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
+        }
+    }
+
+    @Test("a running consumer handles every event on its executor, takes over stale ones, and acknowledges all")
+    func running() async throws {
+        try await withRedis { redis, _ in
+            try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
+            let published = (0..<200).map { event($0) }
+            try await EventPublisher(redis: redis, service: "orders").publish(published)
+            // A consumer that died holding the first three.
+            let taken = try await redis.xreadgroup(
+                eventStream(of: "orders"), group: "notifications", consumer: "dead", count: 3)
+            #expect(taken.count == 3)
+            let log = Log()
+            let executor = QueueExecutor()
+            let elsewhere = Mutex(0)
+            let reader = EventConsumer(
+                redis: redis,
+                configuration: EventConsumerConfiguration(
+                    stream: eventStream(of: "orders"), group: "notifications", consumer: "alive", batchSize: 8,
+                    block: .milliseconds(10), reclaimAfter: .milliseconds(200), executor: executor),
+                handlers: [
+                    "order.created": { event in
+                        if !executor.isCurrent { elsewhere.withLock { $0 += 1 } }
+                        log.add("alive", event)
+                    }
+                ], logger: Logger(label: "test.events"))
+            let group = ServiceGroup(services: [reader], gracefulShutdownSignals: [], logger: Logger(label: "test"))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                while Set(log.all.map(\.1.id)).count < published.count { try await Task.sleep(for: .milliseconds(10)) }
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+            #expect(Set(log.all.map(\.1)) == Set(published))
+            #expect(elsewhere.withLock { $0 } == 0)
             #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
         }
     }

@@ -5,6 +5,7 @@ import Redis
 import SQLKit
 import ServiceLifecycle
 import Storage
+import Synchronization
 import TestSupport
 import Testing
 
@@ -150,6 +151,57 @@ struct OutboxTests {
                 }
                 await second.close()
                 #expect(try await Self.publishedSequence(redis) == Array(1...200))
+            }
+        }
+    }
+
+    @Test(
+        "the relay and a running consumer on the database's executor apply every event once",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func relayToInbox(kind: Database.Kind) async throws {
+        try await withRedis { redis, _ in
+            try await TestDatabase.with(kind) { test in
+                let database = test.database
+                try await database.migrate(scope: "notes", Self.migrations)
+                let applied = Mutex(0)
+                let consumer = EventConsumer(
+                    redis: redis,
+                    configuration: EventConsumerConfiguration(
+                        stream: eventStream(of: Self.service), group: "readers", consumer: "reader-1", batchSize: 50,
+                        block: .milliseconds(20), executor: database.preferredExecutor),
+                    handlers: [
+                        "note.created": { event in
+                            // A transaction of the handler's own besides the inbox record.
+                            let first = try await database.applyOnce(event, consumer: "readers") { transaction in
+                                _ = try await transaction.nextSequence("readers")
+                            }
+                            if first { applied.withLock { $0 += 1 } }
+                        }
+                    ], logger: Self.logger)
+                let group = ServiceGroup(
+                    services: [Self.relay(database, redis), consumer], gracefulShutdownSignals: [],
+                    logger: Self.logger)
+                try await withThrowingTaskGroup(of: Void.self) { tasks in
+                    tasks.addTask { try await group.run() }
+                    try await withThrowingTaskGroup(of: Void.self) { writers in
+                        for writer in 0..<4 {
+                            writers.addTask {
+                                for index in 0..<50 { try await Self.write(writer * 1000 + index, to: database) }
+                            }
+                        }
+                        try await writers.waitForAll()
+                    }
+                    #expect(try await Self.eventually { applied.withLock { $0 } >= 200 })
+                    await group.triggerGracefulShutdown()
+                    try await tasks.waitForAll()
+                }
+                #expect(applied.withLock { $0 } == 200)
+                let recorded = try await database.read { sql in
+                    try await sql.raw("SELECT COUNT(*) AS n FROM orderly_inbox WHERE consumer = 'readers'").first()?
+                        .decode(column: "n", as: Int.self)
+                }
+                #expect(recorded == 200)
+                #expect(try await redis.xpendingCount(eventStream(of: Self.service), group: "readers") == 0)
             }
         }
     }

@@ -208,7 +208,7 @@ struct BenchStorage: AsyncParsableCommand {
             redis: consuming,
             configuration: .init(
                 stream: eventStream(of: "bench"), group: "bench-consumer", consumer: "bench-1", batchSize: 500,
-                block: .milliseconds(100), concurrency: 64),
+                block: .milliseconds(100), concurrency: 64, executor: consumer.preferredExecutor),
             handlers: [
                 "order.created": { event in try await consumer.applyOnce(event, consumer: "bench-consumer") { _ in } }
             ],
