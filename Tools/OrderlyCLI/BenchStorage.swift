@@ -87,10 +87,6 @@ struct BenchStorage: AsyncParsableCommand {
             sql: ["CREATE TABLE bench_orders (id TEXT PRIMARY KEY, store_id TEXT NOT NULL, total BIGINT NOT NULL)"])
     ]
 
-    private struct Created: Codable, Sendable {
-        var id: String
-    }
-
     /// Runs `concurrency` writers for `seconds` (after a short warm-up); returns writes/s.
     private func measureWrites(on database: Database) async throws -> Double {
         try await database.migrate(scope: "bench", Self.migrations)
@@ -103,7 +99,7 @@ struct BenchStorage: AsyncParsableCommand {
             let request = try IdempotentRequest(
                 scope: "\(storeID):orders.create", key: UUID.random().lowercasedText,
                 request: Array("POST /v1/orders {\"total\":1250}".utf8))
-            _ = try await store.perform(request) { transaction -> Created in
+            _ = try await store.perform(request) { transaction -> EncodedJSON in
                 try await transaction.sql.raw(
                     "INSERT INTO bench_orders (id, store_id, total) VALUES (\(bind: id), \(bind: storeID.description), 1250)"
                 ).run()
@@ -111,7 +107,8 @@ struct BenchStorage: AsyncParsableCommand {
                     DomainEvent(
                         type: "order.created", storeID: storeID, aggregateID: id,
                         payload: EventPayload(encodedJSON: #"{"total":1250}"#)))
-                return Created(id: id)
+                // The response as the orders service gives it: JSON text, stored as it is.
+                return EncodedJSON("{\"id\":\"\(id)\"}")
             }
         }
         _ = try await runWriters(for: min(1, seconds / 4), write)
