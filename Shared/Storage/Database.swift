@@ -54,21 +54,27 @@ public final class Database: Sendable {
                 await writer.close()
                 throw error
             }
-            // Copies the WAL into the database file once a second, from the reader's thread; a
-            // passive checkpoint never blocks the writer.
+            let commits = SQLiteGroupCommit(
+                connection: writer, sql: EmbeddedSQLDatabase(connection: writer, logger: logger))
+            // Copies the WAL into the database file four times a second, from the reader's
+            // thread; a passive checkpoint never blocks the writer. SQLite starts the WAL over
+            // (rather than appending to it) only once every frame in it was copied, which under
+            // a steady stream of commits a checkpoint beside the writer never achieves; so when
+            // frames were left, the writer copies them itself between two groups: only what
+            // came since this checkpoint began.
             let checkpointer = Task {
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(1))
-                    _ = try? await reader.run { try $0.query("PRAGMA wal_checkpoint(PASSIVE)", []) }
+                    try? await Task.sleep(for: .milliseconds(250))
+                    let result = try? await reader.run { try $0.query("PRAGMA wal_checkpoint(PASSIVE)", []) }
+                    // One row: busy, frames in the WAL, frames copied.
+                    if let row = result?.rows.first, row.count == 3, case .integer(let frames) = row[1], frames > 0 {
+                        commits.requestCheckpoint()
+                    }
                 }
             }
             let database = Database(
                 kind: .sqlite, location: location,
-                backend: .sqlite(
-                    writer: writer, reader: reader,
-                    commits: SQLiteGroupCommit(
-                        connection: writer, sql: EmbeddedSQLDatabase(connection: writer, logger: logger)),
-                    checkpointer: checkpointer),
+                backend: .sqlite(writer: writer, reader: reader, commits: commits, checkpointer: checkpointer),
                 logger: logger)
             do {
                 // busy_timeout: wait (rather than fail) while another process holds the file.
@@ -80,8 +86,9 @@ public final class Database: Sendable {
                     // where `temp_store = MEMORY` assembles it from 1 KiB allocations, which took
                     // a fifth of a busy writer's time.
                     // Checkpoints (copying the WAL into the database file, with its fsyncs) are
-                    // not the writer's job here: the checkpointer below does them.
-                    "PRAGMA wal_autocheckpoint = 0",
+                    // not the writer's job here: the checkpointer above does them. A WAL a burst
+                    // left longer than 64 MiB is cut back when it starts over.
+                    "PRAGMA wal_autocheckpoint = 0", "PRAGMA journal_size_limit = 67108864",
                 ] + Self.sqliteCachePragmas {
                     _ = try await writer.run { try $0.query(pragma, []) }
                 }

@@ -29,6 +29,7 @@ final class SQLiteGroupCommit: Sendable {
         var writerRunning = false
     }
     private let queue = Mutex(Queue())
+    private let checkpointRequested = Atomic(false)
 
     init(connection: EmbeddedSQLiteConnection, sql: any SQLDatabase) {
         self.connection = connection
@@ -75,6 +76,11 @@ final class SQLiteGroupCommit: Sendable {
             }
             return try result.get()
         }
+    }
+
+    /// Asks the writer to checkpoint the WAL after its next group (see `Database.open`).
+    func requestCheckpoint() {
+        checkpointRequested.store(true, ordering: .relaxed)
     }
 
     /// Runs a transaction-control statement straight on the connection (the writer runs on its
@@ -137,6 +143,9 @@ final class SQLiteGroupCommit: Sendable {
             let wakeUps = members.map(\.finish)
             members = []
             for wake in wakeUps { wake(failure) }
+            if checkpointRequested.exchange(false, ordering: .relaxed) {
+                try? await control("PRAGMA wal_checkpoint(PASSIVE)")
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import SQLKit
 import Storage
 import TestSupport
@@ -181,6 +182,47 @@ struct MigrationTests {
             #expect(try row?.decode(column: "seq", as: Int64.self) == .max)
             #expect(try row?.decode(column: "author", as: String?.self) == nil)
             #expect(try row?.decodeNil(column: "author") == true)
+        }
+    }
+
+    @Test("under a steady stream of commits SQLite's WAL starts over instead of growing")
+    func walStartsOver() async throws {
+        try await TestDatabase.with(.sqlite) { test in
+            guard case .sqlite(let path, _) = test.location else { return }
+            try await test.database.migrate(scope: "notes", Self.migrations)
+            // Bytes 16..<20 of the WAL's header: salt-1, which SQLite changes whenever the WAL
+            // starts over from its beginning.
+            @Sendable func salt() throws -> [UInt8] {
+                let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path + "-wal"))
+                defer { try? handle.close() }
+                try handle.seek(toOffset: 16)
+                return Array(try handle.read(upToCount: 4) ?? Data())
+            }
+            let deadline = ContinuousClock.now + .seconds(2)
+            let salts = try await withThrowingTaskGroup(of: Void.self) { writers in
+                for writer in 0..<8 {
+                    writers.addTask {
+                        var written = 0
+                        while ContinuousClock.now < deadline {
+                            let index = written
+                            try await test.database.transaction { transaction in
+                                try await transaction.sql.raw(
+                                    "INSERT INTO notes (id, body, seq) VALUES (\(bind: "\(writer)-\(index)"), 'x', \(bind: index))"
+                                ).run()
+                            }
+                            written += 1
+                        }
+                    }
+                }
+                var salts: Set<[UInt8]> = []
+                while ContinuousClock.now < deadline {
+                    salts.insert(try salt())
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                try await writers.waitForAll()
+                return salts
+            }
+            #expect(salts.count > 1)
         }
     }
 
