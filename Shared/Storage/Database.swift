@@ -59,17 +59,23 @@ public final class Database: Sendable {
             // Copies the WAL into the database file four times a second, from the reader's
             // thread; a passive checkpoint never blocks the writer. SQLite starts the WAL over
             // (rather than appending to it) only once every frame in it was copied, which under
-            // a steady stream of commits a checkpoint beside the writer never achieves; so when
-            // frames were left, the writer copies them itself between two groups: only what
-            // came since this checkpoint began.
+            // a steady stream of commits a checkpoint beside the writer never achieves. So it
+            // copies again what came in meanwhile, until that is little, and then the writer
+            // copies the rest itself between two groups.
             let checkpointer = Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(250))
-                    let result = try? await reader.run { try $0.query("PRAGMA wal_checkpoint(PASSIVE)", []) }
-                    // One row: busy, frames in the WAL, frames copied.
-                    if let row = result?.rows.first, row.count == 3, case .integer(let frames) = row[1], frames > 0 {
-                        commits.requestCheckpoint()
+                    var seen: Int64 = 0
+                    for _ in 0..<4 {
+                        let result = try? await reader.run { try $0.query("PRAGMA wal_checkpoint(PASSIVE)", []) }
+                        // One row: busy, frames in the WAL (when this pass began), frames copied.
+                        guard let row = result?.rows.first, row.count == 3, case .integer(let frames) = row[1] else {
+                            break
+                        }
+                        defer { seen = frames }
+                        if frames - seen < 256 { break }
                     }
+                    if seen > 0 { commits.requestCheckpoint() }
                 }
             }
             let database = Database(
