@@ -76,8 +76,8 @@ public struct EventConsumer: Service {
     ///
     /// Reading overlaps handling: while one batch's handlers run, the next batch is read, and
     /// the batch before is acknowledged in the same round trip. Stale entries are looked for
-    /// every `reclaimAfter`, but at most once a second. On graceful shutdown the batch in hand is
-    /// handled and acknowledged, and nothing more is read.
+    /// once a second (every `reclaimAfter` when that is shorter). On graceful shutdown the batch
+    /// in hand is handled and acknowledged, and nothing more is read.
     public func run() async throws {
         try await redis.xgroupCreate(configuration.stream, group: configuration.group)
         let scanInterval = min(configuration.reclaimAfter, .seconds(1))
