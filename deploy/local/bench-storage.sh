@@ -16,7 +16,13 @@ redis_dir=$(mktemp -d /tmp/orderly-redis.XXXXXX)
 redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$redis_dir" \
     --logfile "$redis_dir/redis.log" --daemonize yes --pidfile "$redis_dir/redis.pid"
 stop_all() {
-    [ -f "$redis_dir/redis.pid" ] && kill "$(cat "$redis_dir/redis.pid")" 2>/dev/null || true
+    # Wait for redis-server to exit: it writes its last log lines while shutting down, which
+    # would otherwise recreate the directory being removed.
+    local pid
+    pid=$(cat "$redis_dir/redis.pid" 2>/dev/null || true)
+    if [ -n "$pid" ] && kill "$pid" 2>/dev/null; then
+        for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    fi
     rm -rf "$redis_dir"
     stop_throwaway_postgres
 }
