@@ -95,9 +95,9 @@ let package = Package(
         ),
         // SQL that runs unchanged on SQLite and PostgreSQL: migrations, transactions, the
         // outbox relay, the inbox and idempotency records.
-        // The system's libsqlite3 (Debian's libsqlite3-dev), driven by Shared/Storage.
-        .systemLibrary(
-            name: "CSQLite", path: "Shared/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The system's libsqlite3 (Debian's libsqlite3-dev), driven by Shared/Storage, with
+        // its process-wide settings and page cache wrapper.
+        .target(name: "CSQLite", path: "Shared/CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "Storage",
             dependencies: [
@@ -224,7 +224,7 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "Storage", "Redis", "Domain", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "Storage", "CSQLite", "Redis", "Domain", "TestSupport", .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
