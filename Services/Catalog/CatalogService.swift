@@ -1,12 +1,12 @@
 internal import Contracts
-public import Domain
+internal import Domain
 internal import Foundation
 public import Logging
 internal import Redis
 public import Runtime
 public import ServiceLifecycle
 internal import Storage
-public import Wire
+internal import Wire
 
 /// The catalog service: stores (the tenants' profiles) for now.
 public enum CatalogService {

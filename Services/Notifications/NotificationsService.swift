@@ -1,5 +1,5 @@
 internal import Contracts
-public import Domain
+internal import Domain
 internal import Foundation
 public import Logging
 internal import Redis
@@ -8,7 +8,7 @@ internal import SQLKit
 public import ServiceLifecycle
 internal import Storage
 internal import Synchronization
-public import Wire
+internal import Wire
 
 /// The notifications service: turns domain events into notifications in each user's inbox,
 /// and announces each one on `orderly:wake` so a waiting long-poll answers at once.

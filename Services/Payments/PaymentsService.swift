@@ -1,12 +1,12 @@
 internal import Contracts
-public import Domain
+internal import Domain
 internal import Foundation
 public import Logging
 public import Runtime
 internal import SQLKit
 public import ServiceLifecycle
 internal import Storage
-public import Wire
+internal import Wire
 
 /// The payments service: payments and their receipts. For now cash payments, recorded as
 /// completed when they are taken; the card lifecycle comes later.

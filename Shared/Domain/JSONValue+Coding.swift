@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 
 extension JSONValue {
     private static let encoder: JSONEncoder = {

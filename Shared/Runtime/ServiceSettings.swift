@@ -1,5 +1,5 @@
 internal import Domain
-public import Foundation
+internal import Foundation
 public import Logging
 public import Redis
 public import Storage

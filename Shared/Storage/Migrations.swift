@@ -1,5 +1,5 @@
 internal import Foundation
-public import SQLKit
+internal import SQLKit
 
 /// One step of a service's schema. Versions start at 1 and go up by one; a version, once
 /// released, never changes (its name is recorded and checked at every start).
@@ -42,7 +42,7 @@ extension Database {
                     PRIMARY KEY (scope, version))
                 """
             ).run()
-            try await Self.apply(StorageSchema.migrations, scope: StorageSchema.scope, in: transaction)
+            _ = try await Self.apply(StorageSchema.migrations, scope: StorageSchema.scope, in: transaction)
             return try await Self.apply(migrations, scope: scope, in: transaction)
         }
     }

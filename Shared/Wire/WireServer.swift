@@ -321,7 +321,7 @@ final class WireServerHandler: ChannelInboundHandler {
                 if eventLoop.inEventLoop {
                     bound.value.finish(frame)
                 } else {
-                    eventLoop.execute { bound.value.finish(frame) }
+                    eventLoop.execute { [frame] in bound.value.finish(frame) }
                 }
             }
         default:

@@ -1,5 +1,5 @@
-public import Foundation
-public import Logging
+import Foundation
+import Logging
 import SQLKit
 public import Storage
 
