@@ -23,11 +23,9 @@ final class EmbeddedSQLiteConnection: @unchecked Sendable {
 
     private init(thread: SQLiteThread) { self.thread = thread }
 
-    /// SQLite's process-wide settings (`orderly_sqlite3_configure`), applied before the first open.
-    private static let configured: Int32 = orderly_sqlite3_configure()
-
     static func open(path: String, name: String) async throws -> EmbeddedSQLiteConnection {
-        _ = configured
+        // SQLite's process-wide settings, applied (once) before the first open.
+        _ = orderly_sqlite3_configure()
         let connection = EmbeddedSQLiteConnection(thread: SQLiteThread(name: name))
         try await connection.run { connection in
             var handle: OpaquePointer?
