@@ -1,6 +1,7 @@
 #include "CSQLite.h"
 
 #include <pthread.h>
+#include <string.h>
 
 /// pcache1's methods, as SQLite had them before `orderly_sqlite3_configure` replaced them.
 static sqlite3_pcache_methods2 inner;
@@ -112,6 +113,206 @@ static const sqlite3_pcache_methods2 wrapped = {
 
 const sqlite3_pcache_methods2 *orderly_pcache_methods(void) { return &wrapped; }
 
+// MARK: - The WAL's writes, a commit's frames in one call
+
+/// The VFS `orderly_sqlite3_configure` registers: the system's default, with WAL files wrapped.
+static sqlite3_vfs wal_vfs;
+static sqlite3_vfs *system_vfs;
+
+/// Frames are held back (up to this many bytes) only until their commit is complete.
+#define WAL_BUFFER_LIMIT (1 << 20)
+#define WAL_FRAME_HEADER 24
+#define WAL_WRITE_LIMIT (124 * 1024)
+
+typedef struct wal_file {
+    sqlite3_file base;
+    /// The system VFS's file, in the memory after this struct.
+    sqlite3_file *inner;
+    /// Bytes held back, meant for the file from `start` on.
+    unsigned char *buffer;
+    sqlite3_int64 start;
+    int length;
+    int capacity;
+    /// The last write held back was a frame's header; its page comes next.
+    int awaiting_page;
+    /// That header marks its frame as a transaction's last (a commit).
+    int commit;
+} wal_file;
+
+/// Writes what is held back; forgets it either way (on failure SQLite fails the transaction the
+/// frames belonged to, which no reader ever saw).
+static int wal_flush(wal_file *wal) {
+    wal->awaiting_page = 0;
+    wal->commit = 0;
+    int status = SQLITE_OK;
+    // In pieces: the unix VFS writes at most 128 KiB - 1 bytes a call (and fails longer writes).
+    for (int written = 0; written < wal->length && status == SQLITE_OK; written += WAL_WRITE_LIMIT) {
+        int piece = wal->length - written < WAL_WRITE_LIMIT ? wal->length - written : WAL_WRITE_LIMIT;
+        status = wal->inner->pMethods->xWrite(wal->inner, wal->buffer + written, piece, wal->start + written);
+    }
+    wal->start += wal->length;
+    wal->length = 0;
+    return status;
+}
+
+/// Holds `amount` bytes back; false when the buffer cannot grow (the caller writes them itself).
+static int wal_hold(wal_file *wal, const void *data, int amount, sqlite3_int64 offset) {
+    if (wal->length == 0) wal->start = offset;
+    if (wal->length + amount > wal->capacity) {
+        int capacity = wal->capacity == 0 ? 64 * 1024 : wal->capacity;
+        while (capacity < wal->length + amount) capacity *= 2;
+        unsigned char *grown = sqlite3_realloc(wal->buffer, capacity);
+        if (grown == 0) return 0;
+        wal->buffer = grown;
+        wal->capacity = capacity;
+    }
+    memcpy(wal->buffer + wal->length, data, (size_t)amount);
+    wal->length += amount;
+    return 1;
+}
+
+/// SQLite writes a frame as two calls, its 24-byte header and then its page, frame after frame,
+/// and the commit's frame last. Those pairs are held back and written in one call when the
+/// commit frame's page arrives: before SQLite goes on to publish the commit to readers (the
+/// wal-index), so every frame a reader may look for is in the file, as without the buffer. Any
+/// other write, and any other call on the file, first writes what is held back.
+static int wal_write(sqlite3_file *file, const void *data, int amount, sqlite3_int64 offset) {
+    wal_file *wal = (wal_file *)file;
+    int follows = wal->length > 0 && offset == wal->start + wal->length;
+    if (amount == WAL_FRAME_HEADER && !wal->awaiting_page) {
+        const unsigned char *header = data;
+        // Bytes 4–7: the database's size in pages after the commit, zero in other frames.
+        int commit = (header[4] | header[5] | header[6] | header[7]) != 0;
+        if (follows && wal->length + WAL_FRAME_HEADER + 65536 > WAL_BUFFER_LIMIT) {
+            int status = wal_flush(wal);
+            if (status != SQLITE_OK) return status;
+            follows = 0;
+        }
+        // A commit frame starting a buffer is written at once: it is either a commit of one
+        // page or a header SQLite rewrites (new checksums) with no page after it.
+        if ((follows || (wal->length == 0 && !commit)) && wal_hold(wal, data, amount, offset)) {
+            wal->awaiting_page = 1;
+            wal->commit = commit;
+            return SQLITE_OK;
+        }
+    } else if (wal->awaiting_page && follows && wal_hold(wal, data, amount, offset)) {
+        wal->awaiting_page = 0;
+        return wal->commit ? wal_flush(wal) : SQLITE_OK;
+    }
+    int status = wal_flush(wal);
+    if (status != SQLITE_OK) return status;
+    return wal->inner->pMethods->xWrite(wal->inner, data, amount, offset);
+}
+
+static int wal_close(sqlite3_file *file) {
+    wal_file *wal = (wal_file *)file;
+    int flushed = wal_flush(wal);
+    int closed = wal->inner->pMethods->xClose(wal->inner);
+    sqlite3_free(wal->buffer);
+    wal->buffer = 0;
+    return flushed != SQLITE_OK ? flushed : closed;
+}
+
+static int wal_read(sqlite3_file *file, void *data, int amount, sqlite3_int64 offset) {
+    wal_file *wal = (wal_file *)file;
+    int status = wal_flush(wal);
+    return status != SQLITE_OK ? status : wal->inner->pMethods->xRead(wal->inner, data, amount, offset);
+}
+
+static int wal_truncate(sqlite3_file *file, sqlite3_int64 size) {
+    wal_file *wal = (wal_file *)file;
+    int status = wal_flush(wal);
+    return status != SQLITE_OK ? status : wal->inner->pMethods->xTruncate(wal->inner, size);
+}
+
+static int wal_sync(sqlite3_file *file, int flags) {
+    wal_file *wal = (wal_file *)file;
+    int status = wal_flush(wal);
+    return status != SQLITE_OK ? status : wal->inner->pMethods->xSync(wal->inner, flags);
+}
+
+static int wal_file_size(sqlite3_file *file, sqlite3_int64 *size) {
+    wal_file *wal = (wal_file *)file;
+    int status = wal_flush(wal);
+    return status != SQLITE_OK ? status : wal->inner->pMethods->xFileSize(wal->inner, size);
+}
+
+static int wal_lock(sqlite3_file *file, int level) {
+    wal_file *wal = (wal_file *)file;
+    int status = wal_flush(wal);
+    return status != SQLITE_OK ? status : wal->inner->pMethods->xLock(wal->inner, level);
+}
+
+static int wal_unlock(sqlite3_file *file, int level) {
+    wal_file *wal = (wal_file *)file;
+    int status = wal_flush(wal);
+    return status != SQLITE_OK ? status : wal->inner->pMethods->xUnlock(wal->inner, level);
+}
+
+static int wal_check_reserved_lock(sqlite3_file *file, int *reserved) {
+    wal_file *wal = (wal_file *)file;
+    return wal->inner->pMethods->xCheckReservedLock(wal->inner, reserved);
+}
+
+static int wal_file_control(sqlite3_file *file, int operation, void *argument) {
+    wal_file *wal = (wal_file *)file;
+    int status = wal_flush(wal);
+    return status != SQLITE_OK ? status : wal->inner->pMethods->xFileControl(wal->inner, operation, argument);
+}
+
+static int wal_sector_size(sqlite3_file *file) {
+    wal_file *wal = (wal_file *)file;
+    return wal->inner->pMethods->xSectorSize(wal->inner);
+}
+
+static int wal_device_characteristics(sqlite3_file *file) {
+    wal_file *wal = (wal_file *)file;
+    return wal->inner->pMethods->xDeviceCharacteristics(wal->inner);
+}
+
+/// A WAL file's methods: version 1, as SQLite needs no more of a WAL (shared memory and memory
+/// maps belong to the database file).
+static const sqlite3_io_methods wal_methods = {
+    .iVersion = 1,
+    .xClose = wal_close,
+    .xRead = wal_read,
+    .xWrite = wal_write,
+    .xTruncate = wal_truncate,
+    .xSync = wal_sync,
+    .xFileSize = wal_file_size,
+    .xLock = wal_lock,
+    .xUnlock = wal_unlock,
+    .xCheckReservedLock = wal_check_reserved_lock,
+    .xFileControl = wal_file_control,
+    .xSectorSize = wal_sector_size,
+    .xDeviceCharacteristics = wal_device_characteristics,
+};
+
+static int wal_vfs_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, int flags, int *out_flags) {
+    (void)vfs;
+    // Every other file is the system VFS's own, in the same memory.
+    if ((flags & SQLITE_OPEN_WAL) == 0) return system_vfs->xOpen(system_vfs, name, file, flags, out_flags);
+    wal_file *wal = (wal_file *)file;
+    memset(wal, 0, sizeof(wal_file));
+    wal->inner = (sqlite3_file *)(wal + 1);
+    int status = system_vfs->xOpen(system_vfs, name, wal->inner, flags, out_flags);
+    // SQLite closes a file through its methods only when it has some.
+    wal->base.pMethods = wal->inner->pMethods != 0 ? &wal_methods : 0;
+    return status;
+}
+
+static void register_wal_vfs(void) {
+    system_vfs = sqlite3_vfs_find(0);
+    if (system_vfs == 0) return;
+    wal_vfs = *system_vfs;
+    wal_vfs.pNext = 0;
+    wal_vfs.zName = ORDERLY_SQLITE_VFS;
+    // wal_file's size is a multiple of 8, so the system VFS's file after it stays aligned.
+    wal_vfs.szOsFile = (int)sizeof(wal_file) + system_vfs->szOsFile;
+    wal_vfs.xOpen = wal_vfs_open;
+    sqlite3_vfs_register(&wal_vfs, 0);
+}
+
 static int configured = SQLITE_OK;
 
 static void configure(void) {
@@ -124,8 +325,13 @@ static void configure(void) {
     configured = sqlite3_config(SQLITE_CONFIG_PCACHE2, &wrapped);
 }
 
+static void configure_and_register(void) {
+    configure();
+    register_wal_vfs();
+}
+
 int orderly_sqlite3_configure(void) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, configure);
+    pthread_once(&once, configure_and_register);
     return configured;
 }

@@ -30,7 +30,7 @@ final class EmbeddedSQLiteConnection: @unchecked Sendable {
         try await connection.run { connection in
             var handle: OpaquePointer?
             let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-            let status = sqlite3_open_v2(path, &handle, flags, nil)
+            let status = sqlite3_open_v2(path, &handle, flags, ORDERLY_SQLITE_VFS)
             guard status == SQLITE_OK, let handle else {
                 let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
                 sqlite3_close_v2(handle)

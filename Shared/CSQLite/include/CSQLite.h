@@ -5,10 +5,17 @@
 /// - no memory statistics: they take a global mutex around every allocation;
 /// - each connection takes its first 16 MiB of page cache in one allocation rather than a
 ///   malloc per page;
-/// - the page cache is SQLite's own, wrapped (`orderly_pcache_methods`).
+/// - the page cache is SQLite's own, wrapped (`orderly_pcache_methods`);
+/// and registers the VFS `ORDERLY_SQLITE_VFS`.
 /// Runs once; every call returns the first one's result (SQLITE_MISUSE when SQLite had already
-/// initialized).
+/// initialized; the VFS is registered then too).
 int orderly_sqlite3_configure(void);
+
+/// The name of a VFS that is the system's default except in how it writes a WAL: SQLite writes
+/// each frame of a commit in two calls (its header, its page), and this VFS holds them back and
+/// writes the whole commit in one, before SQLite publishes the commit to readers. A busy writer
+/// made some 37 `pwrite` calls a commit, a seventh of its time.
+#define ORDERLY_SQLITE_VFS "orderly"
 
 /// The page cache SQLite uses once `orderly_sqlite3_configure` ran: its own (pcache1), with
 /// one costly no-op skipped. At the end of every write transaction SQLite drops cached pages past
