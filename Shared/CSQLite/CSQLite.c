@@ -139,6 +139,9 @@ typedef struct wal_file {
     int commit;
 } wal_file;
 
+// The system VFS's file follows a wal_file in memory; this keeps it aligned.
+_Static_assert(sizeof(wal_file) % 8 == 0, "wal_file must keep the file after it 8-byte aligned");
+
 /// Writes what is held back; forgets it either way (on failure SQLite fails the transaction the
 /// frames belonged to, which no reader ever saw).
 static int wal_flush(wal_file *wal) {
@@ -307,7 +310,6 @@ static void register_wal_vfs(void) {
     wal_vfs = *system_vfs;
     wal_vfs.pNext = 0;
     wal_vfs.zName = ORDERLY_SQLITE_VFS;
-    // wal_file's size is a multiple of 8, so the system VFS's file after it stays aligned.
     wal_vfs.szOsFile = (int)sizeof(wal_file) + system_vfs->szOsFile;
     wal_vfs.xOpen = wal_vfs_open;
     sqlite3_vfs_register(&wal_vfs, 0);

@@ -5,7 +5,8 @@ internal import NIOCore
 internal import NIOPosix
 internal import SQLKit
 
-/// One SQLite connection, on a thread of its own (the system's libsqlite3, through its C API).
+/// One SQLite connection, on a thread of its own (the system's libsqlite3, through its C API,
+/// with the files opened through `ORDERLY_SQLITE_VFS`).
 ///
 /// Statements are prepared once and kept. Everything touching the handle runs on `thread`:
 /// callers already there (a transaction's code) run inline, others hop over and back.
