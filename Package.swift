@@ -96,7 +96,7 @@ let package = Package(
         // SQL that runs unchanged on SQLite and PostgreSQL: migrations, transactions, the
         // outbox relay, the inbox and idempotency records.
         // The system's libsqlite3 (Debian's libsqlite3-dev), driven by Shared/Storage, with
-        // its process-wide settings and page cache wrapper.
+        // its process-wide settings, page cache wrapper and WAL-writing VFS.
         .target(name: "CSQLite", path: "Shared/CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "Storage",
