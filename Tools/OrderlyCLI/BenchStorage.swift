@@ -16,7 +16,7 @@ import Storage
 /// group reading them and recording each in its own database's inbox, until every one is in.
 /// Each figure comes with the CPU time this process spent per operation and the share of the
 /// machine's time the hypervisor took meanwhile (`CPUTimes`): on a busy host a rate drops with
-/// that share, while the CPU time per operation stays comparable between runs.
+/// that share, which the CPU time per operation does not count.
 struct BenchStorage: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-storage",

@@ -11,8 +11,9 @@ import Foundation
 /// was doing meanwhile.
 ///
 /// On a virtual machine the hypervisor may run other guests on this one's CPUs: the time it
-/// takes shows as *steal*, and a throughput figure measured then is lower by about as much,
-/// while the CPU time per operation stays comparable.
+/// takes shows as *steal*, and a throughput figure measured then is lower by about as much or
+/// more. The CPU time per operation does not count stolen time, so steal moves it less (the
+/// host's load still shows in it).
 struct CPUTimes {
     /// Seconds of CPU this process used, all threads.
     var process: Double
