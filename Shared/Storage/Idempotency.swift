@@ -18,7 +18,7 @@ public struct IdempotentRequest: Sendable, Hashable {
         }
         self.scope = scope
         self.key = key
-        self.requestHash = Self.hex(SHA256.hash(data: request))
+        self.requestHash = SHA256.hash(data: request).withUnsafeBytes { Hex.lowercased($0) }
     }
 
     /// The key's name in the in-process set of running requests (SQLite).
@@ -27,13 +27,6 @@ public struct IdempotentRequest: Sendable, Hashable {
     /// The key's number for PostgreSQL's advisory lock: the first 8 bytes of its hash.
     var lockID: Int64 {
         SHA256.hash(data: Array(lockKey.utf8)).withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }
-    }
-
-    private static func hex(_ digest: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for byte in digest { text += [digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]] }
-        return String(decoding: text, as: UTF8.self)
     }
 }
 

@@ -1,4 +1,5 @@
 internal import Crypto
+internal import Domain
 public import Foundation
 
 /// The first frame of every connection: who is calling and proof that it holds the shared
@@ -29,7 +30,7 @@ public struct WireHello: Codable, Sendable, Hashable {
         self.timestampMilliseconds = Int64(now.timeIntervalSince1970 * 1000)
         self.nonce = UUID().uuidString
         self.proof = ""
-        self.proof = Self.hex(secret.authenticationCode(for: signedText))
+        self.proof = Hex.lowercased(secret.authenticationCode(for: signedText))
     }
 
     private var signedText: String { "orderly-wire/1|\(service)|\(timestampMilliseconds)|\(nonce)" }
@@ -41,17 +42,6 @@ public struct WireHello: Codable, Sendable, Hashable {
             let proofBytes = Self.bytes(fromHex: proof)
         else { return false }
         return secret.isValid(authenticationCode: proofBytes, for: signedText)
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xF)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     private static func bytes(fromHex text: String) -> [UInt8]? {

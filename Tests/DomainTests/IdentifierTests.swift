@@ -38,6 +38,17 @@ struct IdentifierTests {
     }
 }
 
+@Suite("Hex text")
+struct HexTextTests {
+    @Test("two lower-case digits a byte, high half first")
+    func lowercased() {
+        #expect(Hex.lowercased([UInt8]()) == "")
+        #expect(Hex.lowercased([0x00, 0x0f, 0x10, 0xa5, 0xff]) == "000f10a5ff")
+        let all = (0...255).map { UInt8($0) }
+        #expect(Hex.lowercased(all) == all.map { String(format: "%02x", $0) }.joined())
+    }
+}
+
 @Suite("UUID text")
 struct UUIDTextTests {
     @Test("written and read exactly as Foundation writes and reads them")

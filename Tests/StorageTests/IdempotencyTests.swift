@@ -184,4 +184,10 @@ struct IdempotencyTests {
         #expect(throws: OrderlyError.self) { try Self.request(String(repeating: "k", count: 256), body: "") }
         #expect(throws: OrderlyError.self) { try Self.request("has space", body: "") }
     }
+
+    @Test("a request's hash is its bytes' SHA-256 in lower-case hex, as stored records hold it")
+    func requestHash() throws {
+        let request = try IdempotentRequest(scope: "store:orders.create", key: "k1", request: Array("abc".utf8))
+        #expect(request.requestHash == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
 }
