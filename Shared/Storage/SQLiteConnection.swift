@@ -5,8 +5,7 @@ internal import NIOCore
 internal import NIOPosix
 internal import SQLKit
 
-/// One SQLite connection, on a thread of its own (the system's libsqlite3, through its C API,
-/// with the files opened through `ORDERLY_SQLITE_VFS`).
+/// One SQLite connection, on a thread of its own (the system's libsqlite3, through its C API).
 ///
 /// Statements are prepared once and kept. Everything touching the handle runs on `thread`:
 /// callers already there (a transaction's code) run inline, others hop over and back.
@@ -31,7 +30,7 @@ final class EmbeddedSQLiteConnection: @unchecked Sendable {
         try await connection.run { connection in
             var handle: OpaquePointer?
             let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-            let status = sqlite3_open_v2(path, &handle, flags, ORDERLY_SQLITE_VFS)
+            let status = sqlite3_open_v2(path, &handle, flags, nil)
             guard status == SQLITE_OK, let handle else {
                 let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
                 sqlite3_close_v2(handle)
