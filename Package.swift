@@ -22,6 +22,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "Domain", targets: ["Domain"]),
+        .library(name: "JSON", targets: ["JSON"]),
         .library(name: "Wire", targets: ["Wire"]),
         .library(name: "Runtime", targets: ["Runtime"]),
         .library(name: "Redis", targets: ["Redis"]),
@@ -36,7 +37,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
@@ -63,13 +63,21 @@ let package = Package(
     targets: [
         // Pure business values and rules: Foundation only, so the iOS apps can link it too.
         .target(name: "Domain", path: "Shared/Domain", swiftSettings: strict),
+        // The hand-written JSON: the scanner behind the Wire envelope, its string writer, and
+        // event payloads carried as text.
+        .target(
+            name: "JSON",
+            dependencies: ["Domain", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Shared/JSON",
+            swiftSettings: strict
+        ),
         .target(
             name: "Wire",
             dependencies: [
                 "Domain",
+                "JSON",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -86,6 +94,7 @@ let package = Package(
             dependencies: [
                 "CHiredis",
                 "Domain",
+                "JSON",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -95,14 +104,15 @@ let package = Package(
         ),
         // SQL that runs unchanged on SQLite and PostgreSQL: migrations, transactions, the
         // outbox relay, the inbox and idempotency records.
-        // The system's libsqlite3 (Debian's libsqlite3-dev), driven by Shared/Storage, with
-        // its process-wide settings, page cache wrapper and WAL-writing VFS.
+        // The system's libsqlite3 (Debian's libsqlite3-dev), driven by Shared/Storage, and the
+        // process-wide settings Swift cannot pass to its variadic sqlite3_config.
         .target(name: "CSQLite", path: "Shared/CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "Storage",
             dependencies: [
                 "CSQLite",
                 "Domain",
+                "JSON",
                 "Redis",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
@@ -169,6 +179,7 @@ let package = Package(
             name: "OrderlyCLI",
             dependencies: [
                 "Domain",
+                "JSON",
                 "Wire",
                 "Runtime",
                 "Redis",
@@ -190,9 +201,16 @@ let package = Package(
         ),
         .testTarget(name: "DomainTests", dependencies: ["Domain"], path: "Tests/DomainTests", swiftSettings: strict),
         .testTarget(
+            name: "JSONTests",
+            dependencies: ["JSON", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Tests/JSONTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "WireTests",
             dependencies: [
                 "Wire",
+                "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -215,7 +233,7 @@ let package = Package(
         .testTarget(
             name: "RedisTests",
             dependencies: [
-                "Redis", "Domain", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "Redis", "Domain", "JSON", "TestSupport", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/RedisTests",
@@ -224,7 +242,7 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "Storage", "CSQLite", "Redis", "Domain", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "Storage", "Redis", "Domain", "JSON", "TestSupport", .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -245,13 +263,15 @@ let package = Package(
         .testTarget(
             name: "ServiceTests",
             dependencies: [
-                "Domain", "Contracts", "Wire", "Redis", "Storage", "Runtime", "TestSupport",
+                "Domain", "JSON", "Contracts", "Wire", "Redis", "Storage", "Runtime", "TestSupport",
                 "Catalog", "Orders", "Payments", "Notifications", "Gateway",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],

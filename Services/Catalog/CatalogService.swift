@@ -1,155 +1,28 @@
 internal import Contracts
-internal import Domain
-internal import Foundation
 public import Logging
-internal import Redis
 public import Runtime
 public import ServiceLifecycle
-internal import Storage
+public import Storage
 internal import Wire
 
-/// The catalog service: stores (the tenants' profiles) for now.
+/// The catalog service: stores, the tenants' profiles with their money and tax settings.
 public enum CatalogService {
     public static let name = CatalogAPI.service
     public static let wirePort = 7202
     public static let adminPort = 9202
+    /// The schema, applied at start before anything is served.
+    public static let migrations = CatalogSchema.migrations
 
     /// The process's parts, ready for `ServiceRunner`.
     public static func services(settings: ServiceSettings, logger: Logger) async throws -> [any Service] {
-        let host = try await ServiceHost.start(settings: settings, logger: logger, migrations: CatalogSchema.migrations)
-        let handlers = StoreHandlers(database: host.database)
+        let host = try await ServiceHost.start(settings: settings, logger: logger, migrations: migrations)
+        return host.services(try parts(host.environment))
+    }
+
+    /// The service over `environment`: what the process runs, and what tests run in-process.
+    public static func parts(_ environment: ServiceEnvironment) throws -> ServiceParts {
         var router = WireRouter()
-        handlers.register(in: &router)
-        return host.services(router: router, parts: [])
-    }
-}
-
-/// The store methods: who may do what, validation, and the `store.created/updated` events.
-struct StoreHandlers: Sendable {
-    let database: Database
-    let stores: StoreRepository
-    let idempotency: IdempotencyStore
-
-    init(database: Database) {
-        self.database = database
-        self.stores = StoreRepository(database: database)
-        self.idempotency = IdempotencyStore(database: database)
-    }
-
-    func register(in router: inout WireRouter) {
-        router.register(CatalogAPI.createStore) { draft, context in
-            try await create(draft, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
-        }
-        router.register(CatalogAPI.getStore) { ref, context in
-            try await get(ref.id, principal: context.requirePrincipal())
-        }
-        router.register(CatalogAPI.listStores) { request, context in
-            try await list(request, principal: context.requirePrincipal())
-        }
-        router.register(CatalogAPI.updateStore) { patch, context in
-            try await update(patch, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
-        }
-    }
-
-    func create(_ draft: StoreDraft, principal: Principal, idempotencyKey: String?) async throws -> Store {
-        guard principal.role == .admin else { throw OrderlyError(.permissionDenied, "only admins create stores") }
-        let now = Date.currentMillisecond
-        var store = Store(
-            id: StoreID(), name: "", tier: .free, address: nil, phone: nil, currency: .ils,
-            timezone: "Asia/Jerusalem", vatRates: .standard, deliveryPricing: .standard, lowStockDefault: 5,
-            version: 1, createdAt: now, updatedAt: now)
-        try Self.apply(draft, to: &store, creating: true)
-        let created = store
-        return try await idempotency.write(key: idempotencyKey, scope: "catalog.stores.create", request: draft) {
-            transaction in
-            try await stores.insert(created, in: transaction)
-            transaction.publish(try Self.event("store.created", created))
-            return created
-        }
-    }
-
-    func get(_ id: StoreID, principal: Principal) async throws -> Store {
-        guard principal.canRead(store: id), let store = try await database.read({ try await stores.find(id, in: $0) })
-        else { throw OrderlyError(.notFound, "no store \(id)") }
-        return store
-    }
-
-    func list(_ request: PageRequest, principal: Principal) async throws -> Page<Store> {
-        let limit = try KeysetCursor.limit(request.limit)
-        let cursor = try request.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
-        if principal.role.isStoreRole, principal.storeID == nil { return Page(data: [], nextCursor: nil) }
-        return try await stores.list(
-            only: principal.role.isStoreRole ? principal.storeID : nil, after: cursor, limit: limit)
-    }
-
-    func update(_ patch: StorePatch, principal: Principal, idempotencyKey: String?) async throws -> Store {
-        guard principal.canRead(store: patch.id) else { throw OrderlyError(.notFound, "no store \(patch.id)") }
-        guard principal.role == .admin || principal.role == .owner || principal.role == .manager else {
-            throw OrderlyError(.permissionDenied, "only admins and the store's owner and managers change a store")
-        }
-        let stores = self.stores
-        return try await idempotency.write(key: idempotencyKey, scope: "catalog.stores.update", request: patch) {
-            transaction in
-            guard var store = try await stores.find(patch.id, in: transaction.sql) else {
-                throw OrderlyError(.notFound, "no store \(patch.id)")
-            }
-            if let expected = patch.expectedVersion, expected != store.version {
-                throw OrderlyError.versionConflict(current: store)
-            }
-            let previousVersion = store.version
-            try Self.apply(patch.changes, to: &store, creating: false)
-            store.version += 1
-            store.updatedAt = Date.currentMillisecond
-            guard try await stores.update(store, previousVersion: previousVersion, in: transaction) else {
-                throw OrderlyError(.conflict, "the store changed meanwhile; retry", reason: "version_conflict")
-            }
-            transaction.publish(try Self.event("store.updated", store))
-            return store
-        }
-    }
-
-    /// Applies the fields a draft carries, validating each; on creation `name` is required.
-    static func apply(_ draft: StoreDraft, to store: inout Store, creating: Bool) throws(OrderlyError) {
-        var problems = FieldProblems()
-        if creating || draft.name != nil { store.name = problems.text(draft.name, "name") }
-        if let tier = draft.tier { store.tier = tier }
-        if let address = draft.address { store.address = problems.optionalText(address, "address", maximumLength: 500) }
-        if let phone = draft.phone { store.phone = problems.optionalText(phone, "phone", maximumLength: 32) }
-        if let currency = draft.currency { store.currency = currency }
-        if let timezone = draft.timezone {
-            if Store.isKnownTimeZone(timezone) {
-                store.timezone = timezone
-            } else {
-                problems.add("timezone", "must be an IANA time zone such as Asia/Jerusalem")
-            }
-        }
-        if let rates = draft.vatRates {
-            rates.validate(into: &problems, field: "vat_rates")
-            store.vatRates = rates
-        }
-        if let pricing = draft.deliveryPricing {
-            pricing.validate(into: &problems, field: "delivery_pricing")
-            store.deliveryPricing = pricing
-        }
-        if let threshold = problems.integer(
-            draft.lowStockDefault, "low_stock_default", in: 0...1_000_000, required: false)
-        {
-            store.lowStockDefault = threshold
-        }
-        try problems.check()
-    }
-
-    static func event(_ type: String, _ store: Store) throws -> DomainEvent {
-        DomainEvent(
-            type: type, storeID: store.id, aggregateID: store.id.description, occurredAt: store.updatedAt,
-            payload: try EventPayload(encoding: store))
-    }
-}
-
-extension Principal {
-    /// Whether this caller may see `store`: admins, couriers and customers see every store's
-    /// profile, store users only their own.
-    func canRead(store: StoreID) -> Bool {
-        role.isStoreRole ? storeID == store : true
+        CatalogHandlers(database: environment.database).register(in: &router)
+        return ServiceParts(router: router, consumers: CatalogEvents.consumers(environment))
     }
 }

@@ -4,9 +4,9 @@ internal import Foundation
 public import Hummingbird
 public import Logging
 internal import NIOCore
-internal import Runtime
+public import Runtime
 public import ServiceLifecycle
-internal import Storage
+public import Storage
 internal import Wire
 
 /// The gateway: the public HTTP API, identity (users, logins, tokens), and long-polls.
@@ -18,49 +18,18 @@ public enum GatewayService {
         OrdersAPI.service: "127.0.0.1:7201", CatalogAPI.service: "127.0.0.1:7202",
         PaymentsAPI.service: "127.0.0.1:7203", NotificationsAPI.service: "127.0.0.1:7204",
     ]
+    /// The schema, applied at start before anything is served.
+    public static let migrations = GatewaySchema.migrations
 
     /// The process's parts, ready for `ServiceRunner`. `onListening` hears the HTTP address.
     public static func services(
         settings: GatewaySettings, logger: Logger, onListening: @escaping @Sendable (String) async -> Void = { _ in }
     ) async throws -> [any Service] {
         let host = try await ServiceHost.start(
-            settings: settings.service, logger: logger, migrations: IdentitySchema.migrations,
-            events: IdentityEvents.service)
-        let database = host.database
-        let tokens = await TokenIssuer.make(
-            secret: settings.jwtSecret, database: database, accessLifetime: settings.accessTokenLifetime,
-            refreshLifetime: settings.refreshTokenLifetime)
-        let identity = IdentityService(
-            database: database, users: UserRepository(database: database), tokens: tokens,
-            passwords: PasswordHasher(cost: settings.bcryptCost),
-            limiter: LoginLimiter(
-                redis: host.redis, perAccount: settings.loginAttemptsPerAccount,
-                perAddress: settings.loginAttemptsPerAddress, window: .seconds(300), logger: logger),
-            catalog: host.upstream(CatalogAPI.service), idempotency: IdempotencyStore(database: database),
-            logger: logger)
-        if let created = try await identity.bootstrapAdmin(
-            email: settings.bootstrapAdminEmail, password: settings.bootstrapAdminPassword)
-        {
-            if let generated = created.generated {
-                // Printed once, on the terminal, never logged: the operator notes it and changes it.
-                FileHandle.standardError.write(
-                    Data("bootstrap admin created: \(created.email) with password \(generated) (shown once)\n".utf8))
-            } else {
-                logger.notice("bootstrap admin created", metadata: ["user.email": "\(created.email)"])
-            }
-        }
+            settings: settings.service, logger: logger, migrations: migrations, events: IdentityEvents.service)
         let hub = WakeHub()
-        let api = GatewayAPI(
-            identity: identity, orders: host.upstream(OrdersAPI.service),
-            catalog: host.upstream(CatalogAPI.service), payments: host.upstream(PaymentsAPI.service),
-            notifications: host.upstream(NotificationsAPI.service), wakeHub: hub,
-            maximumBodyBytes: settings.maximumBodyBytes, longPollRecheck: settings.longPollRecheck,
-            openAPIDocument: try openAPIDocument())
-        let router = Router(context: GatewayContext.self)
-        router.add(middleware: ErrorEnvelopeMiddleware())
-        router.add(middleware: MetricsMiddleware())
-        AdminServer.addRoutes(to: router, checks: host.readinessChecks)
-        api.addRoutes(to: router)
+        let router = try await router(
+            settings: settings, environment: host.environment, wakeHub: hub, readinessChecks: host.readinessChecks)
         let app = Application(
             router: router,
             configuration: ApplicationConfiguration(
@@ -69,8 +38,65 @@ public enum GatewayService {
                 if let port = channel.localAddress?.port { await onListening("http://\(settings.httpHost):\(port)") }
             },
             logger: logger)
-        let listener = WakeListener(hub: hub, redis: settings.service.redis, logger: logger)
-        return host.services(router: nil, parts: [listener, app])
+        let consumers = GatewayEvents.consumers(hub: hub, redis: settings.service.redis, logger: logger)
+        return host.services(router: nil, parts: consumers + [app])
+    }
+
+    /// The HTTP routes over `environment` (the gateway's database, Redis, and callers of the
+    /// four services), releasing long-polls through `wakeHub`: what the process serves, and what
+    /// tests drive in-process. Creates the bootstrap admin when there are no users.
+    public static func router(
+        settings: GatewaySettings, environment: ServiceEnvironment, wakeHub: WakeHub,
+        readinessChecks: [ReadinessCheck] = []
+    ) async throws -> Router<GatewayContext> {
+        let (database, logger) = (environment.database, environment.logger)
+        let upstream = environment.upstream
+        let tokens = await TokenIssuer.make(
+            secret: settings.jwtSecret, accessLifetime: settings.accessTokenLifetime,
+            refreshLifetime: settings.refreshTokenLifetime)
+        let identity = GatewayHandlers(
+            database: database, users: GatewayRepository(database: database), tokens: tokens,
+            passwords: PasswordHasher(cost: settings.bcryptCost),
+            limiter: LoginLimiter(
+                redis: environment.redis, perAccount: settings.loginAttemptsPerAccount,
+                perAddress: settings.loginAttemptsPerAddress, window: .seconds(300), logger: logger),
+            catalog: try upstream(CatalogAPI.service), idempotency: IdempotencyStore(database: database),
+            logger: logger)
+        try await bootstrapAdmin(settings: settings, identity: identity, logger: logger)
+
+        let router = Router(context: GatewayContext.self)
+        router.add(middleware: ErrorEnvelopeMiddleware(maximumBodyBytes: settings.maximumBodyBytes))
+        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: BearerAuthentication(tokens: tokens))
+        AdminServer.addRoutes(to: router, checks: readinessChecks)
+        DocumentRoutes(document: try openAPIDocument()).add(to: router)
+        let v1 = router.group("v1")
+        AuthRoutes(identity: identity).add(to: v1)
+        UserRoutes(identity: identity).add(to: v1)
+        StoreRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)
+        OrderRoutes(orders: try upstream(OrdersAPI.service), identity: identity).add(to: v1)
+        PaymentRoutes(payments: try upstream(PaymentsAPI.service)).add(to: v1)
+        NotificationRoutes(
+            notifications: try upstream(NotificationsAPI.service), wakeHub: wakeHub, recheck: settings.longPollRecheck
+        ).add(to: v1)
+        return router
+    }
+
+    /// Creates the first admin when there are no users yet; a password generated here is
+    /// printed once on the terminal, never logged, for the operator to note and change.
+    private static func bootstrapAdmin(settings: GatewaySettings, identity: GatewayHandlers, logger: Logger)
+        async throws
+    {
+        guard
+            let created = try await identity.bootstrapAdmin(
+                email: settings.bootstrapAdminEmail, password: settings.bootstrapAdminPassword)
+        else { return }
+        if let generated = created.generated {
+            FileHandle.standardError.write(
+                Data("bootstrap admin created: \(created.email) with password \(generated) (shown once)\n".utf8))
+        } else {
+            logger.notice("bootstrap admin created", metadata: ["user.email": "\(created.email)"])
+        }
     }
 
     /// The OpenAPI document served at `/openapi.yaml`.

@@ -11,6 +11,13 @@ public enum CatalogAPI {
     public static let listStores = WireMethod<PageRequest, Page<Store>>("catalog.stores.list", safeToRetry: true)
     /// Admins, and the store's owner and managers.
     public static let updateStore = WireMethod<StorePatch, Store>("catalog.stores.update", safeToRetry: false)
+
+    /// The events the catalog publishes on `orderly:events:catalog`, each with the store as its
+    /// payload.
+    public enum Events {
+        public static let storeCreated = "store.created"
+        public static let storeUpdated = "store.updated"
+    }
 }
 
 /// A store's fields as a client sends them: all optional, so validation names every problem.

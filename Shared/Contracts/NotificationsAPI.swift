@@ -22,7 +22,7 @@ public struct NotificationListRequest: Codable, Sendable, Hashable {
 
 /// What the notifications service publishes on `orderly:wake` after storing notifications,
 /// so that a gateway holding one of those users' long-polls answers at once. One message, a
-/// JSON array of these, carries every user an event notified.
+/// JSON array of these, carries every user the notifications of a moment went to.
 public struct WakeUp: Codable, Sendable, Hashable {
     public var userID: UserID
     public var seq: Int64
@@ -39,51 +39,4 @@ public struct WakeUp: Codable, Sendable, Hashable {
 
     /// The pub/sub channel.
     public static let channel = "orderly:wake"
-
-    /// A message: the JSON array of the wake-ups, `[{"seq":…,"user_id":"…"},…]`, written
-    /// directly (thousands a second go out under load).
-    public static func message(_ wakeUps: [WakeUp]) -> [UInt8] {
-        var text = "["
-        for (index, wakeUp) in wakeUps.enumerated() {
-            text += index == 0 ? "{\"seq\":" : ",{\"seq\":"
-            text += String(wakeUp.seq) + ",\"user_id\":\"" + wakeUp.userID.description + "\"}"
-        }
-        return Array((text + "]").utf8)
-    }
-
-    /// The wake-ups in a message; nil when it is not one (other fields are ignored).
-    public static func wakeUps(in message: [UInt8]) -> [WakeUp]? {
-        message.withUnsafeBytes { bytes in
-            var scanner = JSONScanner(bytes)
-            var wakeUps: [WakeUp] = []
-            do {
-                try scanner.readArray { scanner in
-                    var userID: UserID?
-                    var seq: Int64?
-                    try scanner.readObject { scanner, key in
-                        switch key {
-                        case "user_id": userID = UserID(try scanner.readString())
-                        case "seq": seq = try scanner.readInteger()
-                        default: _ = try scanner.skipValue()
-                        }
-                    }
-                    guard let userID, let seq else {
-                        throw JSONScanner.Failure.syntax("not a wake-up", at: scanner.offset)
-                    }
-                    wakeUps.append(WakeUp(userID: userID, seq: seq))
-                }
-                try scanner.expectEnd()
-            } catch {
-                return nil
-            }
-            return wakeUps
-        }
-    }
-}
-
-/// The stream the gateway's identity events go to (`user.created`, `user.updated`).
-public enum IdentityEvents {
-    public static let service = "identity"
-    public static let userCreated = "user.created"
-    public static let userUpdated = "user.updated"
 }

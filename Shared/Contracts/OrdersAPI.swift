@@ -25,6 +25,29 @@ public enum OrdersAPI {
     public static let changeItems = WireMethod<ItemChange, Order>("orders.items.change", safeToRetry: false)
     /// A courier's delivery fees over a time range.
     public static let earnings = WireMethod<EarningsRequest, Earnings>("orders.earnings", safeToRetry: true)
+
+    /// The events the orders service publishes on `orderly:events:orders`: `order.created` with
+    /// the order as its payload, the others with an `OrderChange`.
+    public enum Events {
+        public static let created = "order.created"
+        public static let claimed = "order.claimed"
+        public static let released = "order.released"
+        public static let statusChanged = "order.status_changed"
+        /// The order's own fields or its items changed.
+        public static let updated = "order.updated"
+    }
+}
+
+/// The payload of an order event after its creation: the order as it now is, and the change
+/// that made it so (the entry of its history).
+public struct OrderChange: Codable, Sendable, Hashable {
+    public var order: Order
+    public var change: OrderHistoryEntry
+
+    public init(order: Order, change: OrderHistoryEntry) {
+        self.order = order
+        self.change = change
+    }
 }
 
 /// How a list of orders is sorted.

@@ -9,6 +9,12 @@ public enum PaymentsAPI {
     public static let getPayment = WireMethod<ResourceRef<PaymentID>, Payment>("payments.get", safeToRetry: true)
     public static let getReceipt = WireMethod<ResourceRef<ReceiptID>, Receipt>(
         "payments.receipts.get", safeToRetry: true)
+
+    /// The events the payments service publishes on `orderly:events:payments`, each with the
+    /// payment as its payload.
+    public enum Events {
+        public static let completed = "payment.completed"
+    }
 }
 
 /// A payment as a client records it: `amount` for the goods or order, `tip` on top.

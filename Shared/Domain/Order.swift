@@ -58,6 +58,9 @@ public struct Order: Hashable, Sendable, Codable {
     public var updatedAt: Date
     /// What the caller can do now; set on the copy a caller receives, never stored.
     public var allowedActions: [OrderAction]?
+    /// Whether the caller may change the order's fields and items now; set on the copy a
+    /// caller receives, never stored.
+    public var canEdit: Bool?
 
     public init(
         id: OrderID, number: Int64, storeID: StoreID, status: OrderStatus, version: Int64, draft: ValidOrderDraft,
@@ -168,6 +171,27 @@ public struct Order: Hashable, Sendable, Codable {
         case createdAt = "created_at"
         case updatedAt = "updated_at"
         case allowedActions = "allowed_actions"
+        case canEdit = "can_edit"
+    }
+
+    /// The recipient's address on one line, from the order's own fields (`delivery_address`).
+    public var formattedDeliveryAddress: String? {
+        Self.addressLine(
+            fulfillment: fulfillment, street: street, buildingNo: buildingNo, floor: floor, apartment: apartment,
+            city: city)
+    }
+
+    /// `Herzl 12, floor 3, apt. 7, Tel Aviv`; nil for a pickup or without street and building.
+    static func addressLine(
+        fulfillment: Fulfillment, street: String?, buildingNo: String?, floor: String?, apartment: String?,
+        city: String?
+    ) -> String? {
+        guard fulfillment == .delivery, let street, let buildingNo else { return nil }
+        var parts = ["\(street) \(buildingNo)"]
+        if let floor { parts.append("floor \(floor)") }
+        if let apartment { parts.append("apt. \(apartment)") }
+        if let city { parts.append(city) }
+        return parts.joined(separator: ", ")
     }
 }
 
@@ -288,11 +312,8 @@ public struct ValidOrderDraft: Hashable, Sendable {
 
     /// The recipient's address on one line: `Herzl 12, floor 3, apt. 7, Tel Aviv`.
     public var deliveryAddress: String? {
-        guard fulfillment == .delivery, let street, let buildingNo else { return nil }
-        var parts = ["\(street) \(buildingNo)"]
-        if let floor { parts.append("floor \(floor)") }
-        if let apartment { parts.append("apt. \(apartment)") }
-        if let city { parts.append(city) }
-        return parts.joined(separator: ", ")
+        Order.addressLine(
+            fulfillment: fulfillment, street: street, buildingNo: buildingNo, floor: floor, apartment: apartment,
+            city: city)
     }
 }

@@ -25,6 +25,8 @@ public enum OrderActionRefusal: Error, Hashable, Sendable {
     case notPermitted(OrderAction, Role)
     /// Not from this state (422); `allowed` lists what this caller can do now.
     case illegal(OrderAction, OrderStatus, allowed: [OrderAction])
+    /// A courier off duty tried to claim (422).
+    case offDuty
 
     /// The error a service answers with.
     public var error: OrderlyError {
@@ -36,6 +38,9 @@ public enum OrderActionRefusal: Error, Hashable, Sendable {
                 .failedPrecondition, "an order that is \(status.rawValue) cannot \(action.rawValue)",
                 reason: "illegal_transition",
                 details: ["allowed_actions": .array(allowed.map { .string($0.rawValue) })])
+        case .offDuty:
+            return OrderlyError(
+                .failedPrecondition, "go on duty first: PUT /v1/couriers/me/availability", reason: "off_duty")
         }
     }
 }
@@ -43,12 +48,19 @@ public enum OrderActionRefusal: Error, Hashable, Sendable {
 /// The order status machine of DESIGN §6, for the services and for the apps' offline buttons.
 ///
 /// `pending → accepted → preparing → ready → out_for_delivery → delivered`; `ready → collected`
-/// for pickups; `cancelled` from pending, accepted, preparing or ready. The store's users
-/// accept, prepare, mark ready, mark collected and cancel; a courier claims an unclaimed open
-/// delivery (accepted, preparing or ready), releases it before pickup, picks it up when ready
-/// and delivers it; a customer cancels their own order while it is pending; an admin may make
-/// any legal transition (claiming excepted: only a courier carries an order).
+/// for pickups; `cancelled` from pending, accepted, preparing or ready. A courier claims an
+/// unclaimed delivery that is accepted, preparing or ready, releases it before pickup, picks it
+/// up when ready and delivers it. Who may do which action is `AccessPolicy`'s to say.
 extension Order {
+    /// The statuses a courier can claim an order from.
+    public static let claimableStatuses: Set<OrderStatus> = [.accepted, .preparing, .ready]
+
+    /// Whether every courier on duty can see and claim it: an unclaimed delivery order in a
+    /// claimable status.
+    public var isInPool: Bool {
+        fulfillment == .delivery && courierID == nil && Self.claimableStatuses.contains(status)
+    }
+
     /// The statuses each action starts from, and where it leads (nil: the status stays).
     static func path(of action: OrderAction) -> (from: Set<OrderStatus>, to: OrderStatus?) {
         switch action {
@@ -57,61 +69,32 @@ extension Order {
         case .markReady: return ([.preparing], .ready)
         case .markCollected: return ([.ready], .collected)
         case .cancel: return ([.pending, .accepted, .preparing, .ready], .cancelled)
-        case .claim, .release: return ([.accepted, .preparing, .ready], nil)
+        case .claim, .release: return (claimableStatuses, nil)
         case .pickUp: return ([.ready], .outForDelivery)
         case .deliver: return ([.outForDelivery], .delivered)
         }
     }
 
-    /// Whether `principal` is ever allowed `action` on this order, whatever its status.
-    func permits(_ action: OrderAction, by principal: Principal) -> Bool {
-        switch principal.role {
-        case .admin: return action != .claim
-        case .owner, .manager, .staff:
-            guard principal.storeID == storeID else { return false }
-            return [.accept, .startPreparing, .markReady, .markCollected, .cancel].contains(action)
-        case .courier:
-            switch action {
-            case .claim: return fulfillment == .delivery
-            case .release, .pickUp, .deliver: return courierID == principal.userID
-            default: return false
-            }
-        case .customer: return action == .cancel && createdBy == principal.userID
-        }
-    }
-
-    /// Whether the action fits this order as it is now (status, fulfillment, courier).
-    func fits(_ action: OrderAction, by principal: Principal) -> Bool {
+    /// Whether `action` fits this order as it is now (status, fulfillment, courier), whoever asks.
+    public func fits(_ action: OrderAction) -> Bool {
         guard Self.path(of: action).from.contains(status) else { return false }
         switch action {
         case .markCollected: return fulfillment == .pickup
         case .claim: return fulfillment == .delivery && courierID == nil
         case .release: return courierID != nil
         case .pickUp: return fulfillment == .delivery && courierID != nil
-        case .cancel: return principal.role != .customer || status == .pending
-        case .accept, .startPreparing, .markReady, .deliver: return true
+        case .accept, .startPreparing, .markReady, .deliver, .cancel: return true
         }
     }
 
-    /// What `principal` can do to this order now, in the order of `OrderAction.allCases`.
-    public func allowedActions(for principal: Principal) -> [OrderAction] {
-        OrderAction.allCases.filter { permits($0, by: principal) && fits($0, by: principal) }
-    }
-
-    /// The transition `action` by `principal` makes, or why it is refused.
-    public func transition(_ action: OrderAction, by principal: Principal) -> Result<
-        OrderTransition, OrderActionRefusal
-    > {
-        guard permits(action, by: principal) else { return .failure(.notPermitted(action, principal.role)) }
-        guard fits(action, by: principal) else {
-            return .failure(.illegal(action, status, allowed: allowedActions(for: principal)))
-        }
+    /// Where `action`, which fits, takes this order when `actor` does it.
+    func transition(_ action: OrderAction, by actor: UserID) -> OrderTransition {
         let courier: UserID?
         switch action {
-        case .claim: courier = principal.userID
+        case .claim: courier = actor
         case .release: courier = nil
         default: courier = courierID
         }
-        return .success(OrderTransition(from: status, to: Self.path(of: action).to ?? status, courierID: courier))
+        return OrderTransition(from: status, to: Self.path(of: action).to ?? status, courierID: courier)
     }
 }

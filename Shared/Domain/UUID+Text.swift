@@ -1,22 +1,13 @@
 public import Foundation
-internal import Synchronization
 
-#if canImport(Glibc)
-    internal import Glibc
-#elseif canImport(Darwin)
-    internal import Darwin
-#endif
-
-/// UUIDs made, written and read without Foundation's per-call costs, which on Linux are large
-/// next to everything else a request does: `UUID()` opens, reads and closes `/dev/urandom` for
-/// each one (2.6 µs here), and `uuidString` then `lowercased()` or `UUID(uuidString:)` cost
-/// about 1.3 µs each. Every order, event and notification makes or reads several.
+/// UUIDs made, written and read without Foundation's text conversions (`uuidString` then
+/// `lowercased()`, `UUID(uuidString:)`), which every order, event and notification would
+/// otherwise pay several times. Random bits come from the standard library's
+/// `SystemRandomNumberGenerator`, the system's cryptographic source.
 extension UUID {
-    /// A random (version 4) UUID. Its bytes come from the kernel's random source like
-    /// Foundation's, fetched 4 KiB at a time rather than 16 bytes per system call.
+    /// A random (version 4) UUID.
     public static func random() -> UUID {
-        var uuid = zero
-        withUnsafeMutableBytes(of: &uuid) { RandomBytes.shared.fill($0) }
+        var uuid = randomBytes()
         uuid.6 = (uuid.6 & 0x0f) | 0x40
         uuid.8 = (uuid.8 & 0x3f) | 0x80
         return UUID(uuid: uuid)
@@ -24,17 +15,29 @@ extension UUID {
 
     /// A time-ordered (version 7, RFC 9562) UUID: the Unix time in milliseconds in its first 48
     /// bits, then random bits. Rows keyed by such ids are added at the end of their index rather
-    /// than at a random place in it, so a write touches the pages the previous ones did (and
-    /// the pages a database keeps cached) instead of one more page per row. What it gives away is
-    /// the millisecond the thing was made, which every record here also shows as `created_at`.
+    /// than at a random place in it, so a write touches the pages the previous ones did instead
+    /// of one more page per row. What it gives away is the millisecond the thing was made, which
+    /// every record here also shows as `created_at`.
     public static func timeOrdered(at date: Date = Date()) -> UUID {
-        var uuid = random().uuid
+        var uuid = randomBytes()
         let milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000))
         withUnsafeMutableBytes(of: &uuid) { bytes in
             for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (40 - 8 * index)) }
             bytes[6] = (bytes[6] & 0x0f) | 0x70
+            bytes[8] = (bytes[8] & 0x3f) | 0x80
         }
         return UUID(uuid: uuid)
+    }
+
+    /// 16 random bytes.
+    private static func randomBytes() -> uuid_t {
+        var generator = SystemRandomNumberGenerator()
+        var uuid = zero
+        withUnsafeMutableBytes(of: &uuid) { bytes in
+            bytes.storeBytes(of: generator.next() as UInt64, toByteOffset: 0, as: UInt64.self)
+            bytes.storeBytes(of: generator.next() as UInt64, toByteOffset: 8, as: UInt64.self)
+        }
+        return uuid
     }
 
     private static let zero: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -93,38 +96,5 @@ extension UUID {
         }
         guard parsed else { return nil }
         self.init(uuid: uuid)
-    }
-}
-
-/// Random bytes from the kernel, fetched in blocks and handed out once each.
-private final class RandomBytes: Sendable {
-    static let shared = RandomBytes()
-
-    private struct Block {
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        var next = 4096
-    }
-    private let block = Mutex(Block())
-
-    func fill(_ output: UnsafeMutableRawBufferPointer) {
-        block.withLock { block in
-            if block.next + output.count > block.bytes.count {
-                block.bytes.withUnsafeMutableBytes { Self.fromKernel($0) }
-                block.next = 0
-            }
-            block.bytes.withUnsafeBytes { bytes in
-                output.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[block.next..<block.next + output.count]))
-            }
-            // Each byte is used once: wipe what was handed out.
-            for index in block.next..<block.next + output.count { block.bytes[index] = 0 }
-            block.next += output.count
-        }
-    }
-
-    /// Fills `buffer` from the kernel's random source (`getrandom(2)` behind glibc's
-    /// `arc4random_buf`, one call per block).
-    private static func fromKernel(_ buffer: UnsafeMutableRawBufferPointer) {
-        guard let base = buffer.baseAddress else { return }
-        arc4random_buf(base, buffer.count)
     }
 }

@@ -1,5 +1,6 @@
-public import Domain
+internal import Domain
 internal import Foundation
+internal import JSON
 
 /// The Redis stream a service's events go to: `orderly:events:<service>`.
 public func eventStream(of service: String) -> String { "orderly:events:\(service)" }

@@ -1,4 +1,4 @@
-public import Domain
+internal import Domain
 internal import Foundation
 public import Logging
 public import ServiceLifecycle

@@ -22,7 +22,7 @@ public func bootstrapLogging(format: LogFormat, level: Logger.Level, service: St
 }
 
 /// Writes each event as one JSON object on standard error:
-/// `{"ts":"…","level":"info","service":"orders","logger":"…","msg":"…","rpc.method":"…"}`.
+/// `{"level":"info","logger":"…","msg":"…","rpc.method":"…","service":"orders","ts":"…"}`.
 public struct JSONLinesLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level = .info
@@ -55,16 +55,24 @@ public struct JSONLinesLogHandler: LogHandler {
         output(line)
     }
 
-    /// One JSON line, keys in a stable order.
+    /// One JSON object and a line break: the event's metadata and, over any metadata of the
+    /// same name, `ts`, `level`, `service`, `logger` and `msg`; keys sorted.
     static func render(
         timestamp: Date, level: Logger.Level, service: String, label: String, message: String, fields: [String: String]
     ) -> String {
-        var line = "{\"ts\":\(quote(timestamp.formatted(.iso8601)))"
-        line += ",\"level\":\(quote(level.rawValue)),\"service\":\(quote(service)),\"logger\":\(quote(label))"
-        line += ",\"msg\":\(quote(message))"
-        for key in fields.keys.sorted() { line += ",\(quote(key)):\(quote(fields[key]!))" }
-        return line + "}\n"
+        var object = fields
+        object["ts"] = RFC3339.format(timestamp)
+        object["level"] = level.rawValue
+        object["service"] = service
+        object["logger"] = label
+        object["msg"] = message
+        let json = (try? encoder.encode(object)).map { String(decoding: $0, as: UTF8.self) }
+        return (json ?? #"{"msg":"a log line could not be written"}"#) + "\n"
     }
 
-    private static func quote(_ text: String) -> String { JSONValue.quoted(text) }
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
 }

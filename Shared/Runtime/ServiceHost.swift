@@ -38,17 +38,11 @@ public struct ServiceHost: Sendable {
             publisher: EventPublisher(redis: redis, service: events ?? settings.process.service), upstreams: upstreams)
     }
 
-    /// A Redis client for one blocking stream consumer, its thread to itself.
-    public func consumerRedis() -> RedisClient {
-        var configuration = settings.redis
-        configuration.poolSize = 1
-        return RedisClient(configuration: configuration)
-    }
-
-    /// The client of upstream `service`, which must have been named in the settings.
-    public func upstream(_ service: String) -> WireClient {
-        guard let client = upstreams[service] else { preconditionFailure("\(service) is not an upstream") }
-        return client
+    /// What the service's parts are built over.
+    public var environment: ServiceEnvironment {
+        ServiceEnvironment(
+            database: database, redis: redis, instance: settings.instance,
+            upstreams: upstreams.mapValues { $0 as any WireCaller }, logger: logger)
     }
 
     /// What `/readyz` checks: the database, Redis and each upstream.
@@ -64,9 +58,14 @@ public struct ServiceHost: Sendable {
     }
 
     /// The process's parts in start order: closing the database and Redis last, the outbox
-    /// relay, `parts` (consumers and the like), the Wire server, and the admin server, which
-    /// stops first on SIGTERM.
-    public func services(router: WireRouter?, parts: [any Service], checks: [ReadinessCheck] = []) -> [any Service] {
+    /// relay, the service's consumers, its Wire server, and the admin server, which stops
+    /// first on SIGTERM.
+    public func services(_ parts: ServiceParts) -> [any Service] {
+        services(router: parts.router, parts: parts.consumers)
+    }
+
+    /// The same for a process that serves no Wire methods (`router` nil) or runs more `parts`.
+    public func services(router: WireRouter?, parts: [any Service]) -> [any Service] {
         let closer = ResourceCloser { [database, redis, upstreams] in
             for client in upstreams.values { await client.close() }
             await database.close()
@@ -80,7 +79,7 @@ public struct ServiceHost: Sendable {
         services.append(
             AdminServer(
                 host: settings.process.adminHost, port: settings.process.adminPort,
-                checks: readinessChecks + checks, logger: logger))
+                checks: readinessChecks, logger: logger))
         return services
     }
 }

@@ -19,23 +19,3 @@ extension WireRequestContext {
         return idempotencyKey
     }
 }
-
-extension Principal {
-    /// The store a write lands in: a store user's own (naming another is refused), or the one an
-    /// admin names. Other roles may not write store data.
-    public func targetStore(_ requested: StoreID?) throws(OrderlyError) -> StoreID {
-        switch role {
-        case .admin:
-            guard let requested else { throw OrderlyError.invalidFields(["store_id": "is required for admins"]) }
-            return requested
-        case .owner, .manager, .staff:
-            guard let own = storeID else { throw OrderlyError(.permissionDenied, "this account has no store") }
-            if let requested, requested != own {
-                throw OrderlyError(.notFound, "no store \(requested)")
-            }
-            return own
-        case .courier, .customer:
-            throw OrderlyError(.permissionDenied, "a \(role.rawValue) cannot do this")
-        }
-    }
-}

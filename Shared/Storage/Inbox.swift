@@ -1,5 +1,6 @@
-public import Domain
+internal import Domain
 public import Foundation
+public import Redis
 internal import SQLKit
 
 extension Transaction {

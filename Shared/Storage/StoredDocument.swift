@@ -4,10 +4,9 @@ public import SQLKit
 
 /// A value kept whole as JSON in a text column, beside the columns queries filter and sort on.
 public enum StoredDocument {
-    /// The JSON text to store; the text of an `EncodedJSON` as it is.
+    /// The JSON text to store: keys sorted, dates as RFC 3339.
     public static func text(_ value: some Encodable) throws -> String {
-        if let encoded = value as? EncodedJSON { return encoded.text }
-        return String(decoding: try RFC3339.sortedKeysEncoder.encode(value), as: UTF8.self)
+        String(decoding: try RFC3339.sortedKeysEncoder.encode(value), as: UTF8.self)
     }
 
     /// Reads the value stored in `column` of `row`.

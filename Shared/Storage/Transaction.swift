@@ -1,5 +1,6 @@
-public import Domain
+internal import Domain
 internal import Foundation
+public import Redis
 public import SQLKit
 internal import Synchronization
 

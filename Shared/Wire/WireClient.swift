@@ -96,7 +96,7 @@ public struct WireCallOptions: Sendable {
 /// `ejectionTime` while other endpoints are healthy. A call that failed before reaching the
 /// server is retried on another connection; one that may have reached it is retried only when
 /// the method is safe to repeat or the call carries an idempotency key.
-public final class WireClient: Sendable {
+public final class WireClient: WireCaller {
     public let configuration: WireClientConfiguration
     private let group: any EventLoopGroup
     private let logger: Logger
@@ -147,35 +147,17 @@ public final class WireClient: Sendable {
 
     /// Calls `method` and decodes its response.
     public func call<Request, Response>(
-        _ method: WireMethod<Request, Response>, _ request: Request, options: WireCallOptions = WireCallOptions()
+        _ method: WireMethod<Request, Response>, _ request: Request, options: WireCallOptions
     ) async throws -> Response {
         let envelope = try method.requestEnvelope(request, options: options)
         let response = try await exchange(method, envelope, options: options)
         return try method.decodeResponse(response, from: configuration.service)
     }
 
-    /// Calls `method` and returns its response body undecoded, as the service wrote it: for a
-    /// caller that hands the JSON on unchanged (the gateway), which then neither decodes it nor
-    /// encodes it again.
     public func forward<Request, Response>(
-        _ method: WireMethod<Request, Response>, _ request: Request, options: WireCallOptions = WireCallOptions()
+        _ method: WireMethod<Request, Response>, json body: ByteBuffer, options: WireCallOptions
     ) async throws -> ByteBuffer {
-        try await forward(method, try method.requestEnvelope(request, options: options), options: options)
-    }
-
-    /// Calls `method` with a request body that is already JSON (a client's, passed on as it
-    /// came) and returns the response body undecoded. The body must be exactly one JSON value —
-    /// it is written into the envelope as it is — or the call is refused with a 400 on `body`
-    /// before anything is sent; the service decodes and validates its fields.
-    public func forward<Request, Response>(
-        _ method: WireMethod<Request, Response>, json body: ByteBuffer, options: WireCallOptions = WireCallOptions()
-    ) async throws -> ByteBuffer {
-        try await forward(method, try method.requestEnvelope(json: body, options: options), options: options)
-    }
-
-    private func forward<Request, Response>(
-        _ method: WireMethod<Request, Response>, _ envelope: WireEnvelope, options: WireCallOptions
-    ) async throws -> ByteBuffer {
+        let envelope = try method.requestEnvelope(json: body, options: options)
         guard let body = try await exchange(method, envelope, options: options).body else {
             throw OrderlyError(.internal, "\(configuration.service) answered \(method.name) without a body")
         }

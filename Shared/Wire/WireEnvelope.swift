@@ -1,5 +1,6 @@
 public import Domain
 public import Foundation
+internal import JSON
 public import NIOCore
 
 /// The kinds of frame on a Wire connection.
@@ -112,6 +113,7 @@ public struct WireEnvelope: Sendable {
         var userID: UserID?
         var role: Role?
         var storeID: StoreID?
+        var onDuty = false
         try scanner.readObject { scanner, key in
             if scanner.consumeNull() { return }
             switch key {
@@ -133,13 +135,14 @@ public struct WireEnvelope: Sendable {
                     throw WireProtocolError.malformedEnvelope("principal.store_id is not a UUID")
                 }
                 storeID = value
+            case "on_duty": onDuty = try scanner.readBool()
             default: _ = try scanner.skipValue()
             }
         }
         guard let userID, let role else {
             throw WireProtocolError.malformedEnvelope("principal needs user_id and role")
         }
-        return Principal(userID: userID, role: role, storeID: storeID)
+        return Principal(userID: userID, role: role, storeID: storeID, onDuty: onDuty)
     }
 
     private static func readError(_ scanner: inout JSONScanner, bytes: UnsafeRawBufferPointer) throws -> OrderlyError {
@@ -196,6 +199,7 @@ public struct WireEnvelope: Sendable {
                 buffer.writeString(storeID.description)
                 buffer.writeStaticString("\"")
             }
+            if principal.onDuty { buffer.writeStaticString(",\"on_duty\":true") }
             buffer.writeStaticString("}")
         }
         if let idempotencyKey {

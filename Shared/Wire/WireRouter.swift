@@ -1,5 +1,6 @@
 public import Domain
 internal import Foundation
+internal import JSON
 public import Logging
 internal import Metrics
 public import NIOCore
@@ -110,22 +111,6 @@ public struct WireRouter: Sendable {
         _ method: WireMethod<Request, Response>,
         _ handler: @escaping @Sendable (Request, WireRequestContext) async throws -> Response
     ) {
-        add(method) { request, context in try WireJSON.encoder.encode(try await handler(request, context)) }
-    }
-
-    /// Registers a handler that answers with the response's JSON already written, sent as it
-    /// is. The text must be what a `Response` encodes to: callers decode it as one.
-    public mutating func registerEncoded<Request, Response>(
-        _ method: WireMethod<Request, Response>,
-        _ handler: @escaping @Sendable (Request, WireRequestContext) async throws -> EncodedJSON
-    ) {
-        add(method) { request, context in Data(try await handler(request, context).text.utf8) }
-    }
-
-    private mutating func add<Request, Response>(
-        _ method: WireMethod<Request, Response>,
-        _ respond: @escaping @Sendable (Request, WireRequestContext) async throws -> Data
-    ) {
         routes[method.name] = Route(
             handle: { body, context in
                 let request: Request
@@ -140,7 +125,7 @@ public struct WireRouter: Sendable {
                 } catch let error as DecodingError {
                     throw OrderlyError(decoding: error)
                 }
-                return try await respond(request, context)
+                return try WireJSON.encoder.encode(try await handler(request, context))
             },
             succeeded: Counter(
                 label: "wire_server_requests_total", dimensions: [("method", method.name), ("code", "ok")]),

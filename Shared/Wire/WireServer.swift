@@ -1,5 +1,6 @@
 internal import Domain
 internal import Foundation
+internal import JSON
 public import Logging
 public import NIOCore
 public import NIOPosix

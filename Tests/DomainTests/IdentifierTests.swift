@@ -18,15 +18,8 @@ struct IdentifierTests {
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(OrderID.self, from: Data("\"x\"".utf8)) }
     }
 
-    @Test("store roles see only their own store; the admin sees all")
-    func storeScope() {
-        let store = StoreID()
-        let other = StoreID()
-        let staff = Principal(userID: UserID(), role: .staff, storeID: store)
-        #expect(staff.canAccess(store: store))
-        #expect(!staff.canAccess(store: other))
-        #expect(Principal(userID: UserID(), role: .admin, storeID: nil).canAccess(store: other))
-        #expect(!Principal(userID: UserID(), role: .courier, storeID: nil).canAccess(store: store))
+    @Test("owners, managers and staff are the store roles")
+    func storeRoles() {
         #expect(Role.allCases.filter(\.isStoreRole) == [.owner, .manager, .staff])
     }
 
@@ -35,6 +28,11 @@ struct IdentifierTests {
         let principal = Principal(userID: UserID(), role: .owner, storeID: StoreID())
         let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(principal)) as? [String: Any]
         #expect(Set(object?.keys.map { $0 } ?? []) == ["user_id", "role", "store_id"])
+        let courier = Principal(userID: UserID(), role: .courier, storeID: nil, onDuty: true)
+        let courierObject = try JSONSerialization.jsonObject(with: JSONEncoder().encode(courier)) as? [String: Any]
+        #expect(courierObject?["on_duty"] as? Bool == true)
+        #expect(try JSONDecoder().decode(Principal.self, from: JSONEncoder().encode(courier)) == courier)
+        #expect(try JSONDecoder().decode(Principal.self, from: JSONEncoder().encode(principal)) == principal)
     }
 }
 

@@ -18,8 +18,9 @@ struct OrderStatusMachineTests {
             case .manager: return Principal(userID: UserID(), role: .manager, storeID: store)
             case .staff: return Principal(userID: UserID(), role: .staff, storeID: store)
             case .otherStoreStaff: return Principal(userID: UserID(), role: .staff, storeID: StoreID())
-            case .courierA: return Principal(userID: OrderStatusMachineTests.courierA, role: .courier, storeID: nil)
-            case .courierB: return Principal(userID: UserID(), role: .courier, storeID: nil)
+            case .courierA:
+                return Principal(userID: OrderStatusMachineTests.courierA, role: .courier, storeID: nil, onDuty: true)
+            case .courierB: return Principal(userID: UserID(), role: .courier, storeID: nil, onDuty: true)
             case .creator: return Principal(userID: OrderStatusMachineTests.creator, role: .customer, storeID: nil)
             case .otherCustomer: return Principal(userID: UserID(), role: .customer, storeID: nil)
             }
@@ -77,12 +78,13 @@ struct OrderStatusMachineTests {
                     for caller in Caller.allCases {
                         let principal = caller.principal
                         let allowed = Self.expected(caller, status, fulfillment, claimed: claimed)
+                        let policy = AccessPolicy(principal)
                         #expect(
-                            order.allowedActions(for: principal) == allowed,
+                            policy.allowedActions(on: order) == allowed,
                             "\(caller) on a \(claimed ? "claimed " : "")\(fulfillment) order, \(status)")
                         for action in OrderAction.allCases {
                             checked += 1
-                            switch order.transition(action, by: principal) {
+                            switch policy.transition(action, on: order) {
                             case .success(let transition):
                                 #expect(allowed.contains(action), "\(caller) \(action) on \(status)")
                                 #expect(transition.from == status)
@@ -95,6 +97,8 @@ struct OrderStatusMachineTests {
                                 #expect(legal == allowed)
                             case .failure(.notPermitted):
                                 #expect(!allowed.contains(action))
+                            case .failure(.offDuty):
+                                Issue.record("a courier on duty was refused as off duty")
                             }
                         }
                     }
@@ -120,13 +124,30 @@ struct OrderStatusMachineTests {
     @Test("refusals say why: 403 for someone who may never, 422 with the legal actions otherwise")
     func refusals() throws {
         let order = try Self.order(.delivered, .delivery, courier: Self.courierA)
-        let staff = Caller.staff.principal
-        #expect(order.transition(.claim, by: staff) == .failure(.notPermitted(.claim, .staff)))
+        let staff = AccessPolicy(Caller.staff.principal)
+        #expect(staff.transition(.claim, on: order) == .failure(.notPermitted(.claim, .staff)))
         let refusal = OrderActionRefusal.illegal(.cancel, .delivered, allowed: [])
-        #expect(order.transition(.cancel, by: staff) == .failure(refusal))
+        #expect(staff.transition(.cancel, on: order) == .failure(refusal))
         #expect(refusal.error.code == .failedPrecondition && refusal.error.details?["allowed_actions"] == .array([]))
         let pending = try Self.order(.pending, .delivery, courier: nil)
-        let illegal = pending.transition(.markReady, by: staff)
+        let illegal = staff.transition(.markReady, on: pending)
         #expect(illegal == .failure(.illegal(.markReady, .pending, allowed: [.accept, .cancel])))
+    }
+
+    @Test("a courier off duty is offered no claim, and a claim is refused with 422 off_duty")
+    func offDuty() throws {
+        let accepted = try Self.order(.accepted, .delivery, courier: nil)
+        var resting = Caller.courierB.principal
+        resting.onDuty = false
+        let policy = AccessPolicy(resting)
+        #expect(policy.allowedActions(on: accepted).isEmpty)
+        #expect(policy.transition(.claim, on: accepted) == .failure(.offDuty))
+        #expect(OrderActionRefusal.offDuty.error.code == .failedPrecondition)
+        #expect(OrderActionRefusal.offDuty.error.reason == "off_duty")
+        // The order a courier carries stays theirs to move on, on duty or not.
+        var carrying = Caller.courierA.principal
+        carrying.onDuty = false
+        let ready = try Self.order(.ready, .delivery, courier: Self.courierA)
+        #expect(AccessPolicy(carrying).allowedActions(on: ready) == [.release, .pickUp])
     }
 }

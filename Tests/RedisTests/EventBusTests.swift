@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import JSON
 import Logging
 import Redis
 import ServiceLifecycle

@@ -1,31 +1,27 @@
 import Foundation
 import Testing
 
-/// What the gateway answers to bad and hostile input: a clear 4xx naming the fields, never a
-/// crash.
+/// What the gateway answers to bad and hostile input, with every service in this process: a
+/// clear 4xx naming the fields, never a crash.
 @Suite("Bad input", .serialized)
 struct BadInputTests {
-    let document: OpenAPIDocument
-    let endToEnd: EndToEndTests
+    let api: API
 
-    init() throws {
-        document = try OpenAPIDocument()
-        endToEnd = try EndToEndTests()
-    }
+    init() throws { api = try API() }
 
     @Test("missing, empty and out-of-range fields are named; unknown fields are ignored; big bodies are 413")
     func validation() async throws {
-        try await RunningSuite.with { suite in
+        try await InProcessSuite.with { suite in
             let admin =
-                try await endToEnd.login(suite, suite.adminEmail, suite.adminPassword)["access_token"] as! String
+                try await api.login(suite, suite.adminEmail, suite.adminPassword)["access_token"] as! String
             let store =
-                try await endToEnd.send(suite, "POST", "/v1/stores", token: admin, json: ["name": "S"])
+                try await api.send(suite, "POST", "/v1/stores", token: admin, json: ["name": "S"])
                 .object["id"] as! String
-            _ = try await endToEnd.createUser(
+            _ = try await api.createUser(
                 suite, admin: admin, ["email": "s@a.com", "role": "staff", "store_id": store])
-            let staff = try await endToEnd.login(suite, "s@a.com", "password-123")["access_token"] as! String
+            let staff = try await api.login(suite, "s@a.com", "password-123")["access_token"] as! String
 
-            let empty = try await endToEnd.send(
+            let empty = try await api.send(
                 suite, "POST", "/v1/orders", token: staff,
                 json: ["recipient_first_name": "", "recipient_last_name": "  ", "boxes_count": 2],
                 headers: ["Idempotency-Key": "k-empty"])
@@ -37,46 +33,46 @@ struct BadInputTests {
                 Set(details.keys) == ["recipient_first_name", "recipient_last_name", "phone", "street", "building_no"])
 
             for boxes in [0, -3] {
-                var body = EndToEndTests.delivery(boxes: boxes)
+                var body = API.delivery(boxes: boxes)
                 body["unknown_field"] = "ignored"
-                let reply = try await endToEnd.send(
+                let reply = try await api.send(
                     suite, "POST", "/v1/orders", token: staff, json: body, headers: ["Idempotency-Key": "k\(boxes)"])
                 #expect(reply.status == 400)
                 #expect((reply.error["details"] as? [String: String])?.keys.sorted() == ["boxes_count"])
             }
-            var withUnknown = EndToEndTests.delivery(boxes: 1)
+            var withUnknown = API.delivery(boxes: 1)
             withUnknown["unknown_field"] = "ignored"
-            let accepted = try await endToEnd.send(
+            let accepted = try await api.send(
                 suite, "POST", "/v1/orders", token: staff, json: withUnknown, headers: ["Idempotency-Key": "k-ok"])
             #expect(accepted.status == 201 && accepted.object["unknown_field"] == nil)
 
-            let noKey = try await endToEnd.send(
-                suite, "POST", "/v1/orders", token: staff, json: EndToEndTests.delivery(boxes: 1))
+            let noKey = try await api.send(
+                suite, "POST", "/v1/orders", token: staff, json: API.delivery(boxes: 1))
             #expect(noKey.status == 400 && (noKey.error["details"] as? [String: String])?["Idempotency-Key"] != nil)
 
-            let wrongType = try await endToEnd.send(
+            let wrongType = try await api.send(
                 suite, "POST", "/v1/orders", token: staff, json: ["boxes_count": "eight"],
                 headers: ["Idempotency-Key": "k-type"])
             #expect(wrongType.status == 400 && (wrongType.error["details"] as? [String: String])?["boxes_count"] != nil)
 
             let big = Data(("{\"notes\":\"" + String(repeating: "x", count: 2 << 20) + "\"}").utf8)
-            let tooLarge = try await endToEnd.send(
+            let tooLarge = try await api.send(
                 suite, "POST", "/v1/orders", token: staff, raw: big, headers: ["Idempotency-Key": "k-big"])
             #expect(tooLarge.status == 413)
 
-            let unauthenticated = try await endToEnd.send(suite, "GET", "/v1/orders")
+            let unauthenticated = try await api.send(suite, "GET", "/v1/orders")
             #expect(unauthenticated.status == 401)
-            let forged = try await endToEnd.send(suite, "GET", "/v1/orders", token: "e30.e30.c2ln")
+            let forged = try await api.send(suite, "GET", "/v1/orders", token: "e30.e30.c2ln")
             #expect(forged.status == 401)
 
             // Ten attempts per account in five minutes; the eleventh is refused, even with the
             // right password.
             for _ in 0..<9 {
-                let wrong = try await endToEnd.send(
+                let wrong = try await api.send(
                     suite, "POST", "/v1/auth/login", json: ["email": "s@a.com", "password": "wrong-password"])
                 #expect(wrong.status == 401 && wrong.error["reason"] as? String == "invalid_credentials")
             }
-            let limited = try await endToEnd.send(
+            let limited = try await api.send(
                 suite, "POST", "/v1/auth/login", json: ["email": "s@a.com", "password": "password-123"])
             #expect(limited.status == 429 && limited.headers["retry-after"] == "300", "\(limited.text)")
         }
@@ -84,10 +80,9 @@ struct BadInputTests {
 
     @Test("junk sent to every route gets a documented 4xx and no process falls over")
     func junkToEveryRoute() async throws {
-        try await RunningSuite.with { suite in
+        try await InProcessSuite.with { suite in
             let admin =
-                try await endToEnd.login(suite, suite.adminEmail, suite.adminPassword)["access_token"] as! String
-            let client = HTTPClient(baseURL: suite.gatewayURL)
+                try await api.login(suite, suite.adminEmail, suite.adminPassword)["access_token"] as! String
             let bodies: [Data] = [
                 Data("{".utf8), Data("[]".utf8), Data("null".utf8), Data("\"text\"".utf8), Data([0xff, 0xfe, 0x00]),
                 Data(#"{"boxes_count": 1e400, "id": "x", "store_id": 5, "on_duty": "yes", "amount": -1}"#.utf8),
@@ -96,7 +91,7 @@ struct BadInputTests {
                         .utf8),
             ]
             var problems: [String] = []
-            for (template, item) in document.paths {
+            for (template, item) in api.document.paths {
                 for method in (item as? [String: Any] ?? [:]).keys
                 where ["get", "post", "put", "patch", "delete"].contains(method) {
                     for id in ["00000000-0000-0000-0000-000000000000", "not-a-uuid", "%00"] {
@@ -107,14 +102,16 @@ struct BadInputTests {
                             // URLSession sends no body with a GET.
                             for body in method == "get" || method == "delete" ? [Data()] : bodies + [Data()] {
                                 let query = method == "get" ? "?limit=-1&after=x&wait=99&status=nope&cursor=%%%" : ""
-                                let reply = try await client.send(
-                                    method.uppercased(), path + query, token: token, raw: body.isEmpty ? nil : body,
-                                    headers: ["Idempotency-Key": String(repeating: "k", count: 300), "If-Match": "x"])
+                                var headers = ["Idempotency-Key": String(repeating: "k", count: 300), "If-Match": "x"]
+                                if let token { headers["Authorization"] = "Bearer \(token)" }
+                                let reply = try await suite.request(
+                                    method.uppercased(), path + query, headers: headers,
+                                    body: body.isEmpty ? nil : body)
                                 if reply.status >= 500 {
                                     problems.append("\(method) \(path): \(reply.status) \(reply.text)")
                                 }
                                 if !id.hasPrefix("%") {
-                                    problems += document.check(
+                                    problems += api.document.check(
                                         method: method.uppercased(), path: path, status: reply.status, body: reply.body,
                                         contentType: reply.headers["content-type"])
                                 }
@@ -124,8 +121,7 @@ struct BadInputTests {
                 }
             }
             #expect(problems.isEmpty, "\(problems.prefix(20).joined(separator: "\n"))")
-            for process in suite.processes { #expect(!process.hasExited(), "\(process.name) exited") }
-            let ready = try await client.send("GET", "/readyz")
+            let ready = try await suite.request("GET", "/readyz", headers: [:], body: nil)
             #expect(ready.status == 200, "\(ready.text)")
         }
     }

@@ -52,7 +52,7 @@ struct OpenAPIDocument: @unchecked Sendable {
         guard contentType?.hasPrefix("application/json") == true else {
             return ["\(method) \(template) \(status): content type \(contentType ?? "none"), not JSON"]
         }
-        guard let value = try? JSONValue(parsing: body) else {
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: body) else {
             return ["\(method) \(template) \(status): body is not JSON"]
         }
         var problems: [String] = []

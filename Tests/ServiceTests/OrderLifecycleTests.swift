@@ -1,16 +1,17 @@
 import Domain
 import Foundation
 import Storage
+import TestSupport
 import Testing
 
-/// Orders after creation, over HTTP against the running suite: items and totals, every action
-/// and its refusals, the claim race, versions, history, filters, the change feed, earnings and
-/// store isolation on every route.
+/// Orders after creation, through the gateway's routes with every service in this process:
+/// items and totals, every action and its refusals, the claim race, versions, history, filters,
+/// the change feed, earnings and store isolation on every route.
 @Suite("Order lifecycle", .serialized)
 struct OrderLifecycleTests {
-    let endToEnd: EndToEndTests
+    let api: API
 
-    init() throws { endToEnd = try EndToEndTests() }
+    init() throws { api = try API() }
 
     /// The people of a test: two stores, their staff, couriers and a customer.
     struct Cast {
@@ -24,26 +25,26 @@ struct OrderLifecycleTests {
         var offDuty: String
     }
 
-    func cast(_ suite: RunningSuite, couriers count: Int) async throws -> Cast {
-        let admin = try await endToEnd.login(suite, suite.adminEmail, suite.adminPassword)["access_token"] as! String
+    func cast(_ suite: any Suite, couriers count: Int) async throws -> Cast {
+        let admin = try await api.login(suite, suite.adminEmail, suite.adminPassword)["access_token"] as! String
         let store =
-            try await endToEnd.send(suite, "POST", "/v1/stores", token: admin, json: ["name": "A"]).object["id"]
+            try await api.send(suite, "POST", "/v1/stores", token: admin, json: ["name": "A"]).object["id"]
             as! String
         let other =
-            try await endToEnd.send(suite, "POST", "/v1/stores", token: admin, json: ["name": "B"]).object["id"]
+            try await api.send(suite, "POST", "/v1/stores", token: admin, json: ["name": "B"]).object["id"]
             as! String
-        _ = try await endToEnd.createUser(
+        _ = try await api.createUser(
             suite, admin: admin, ["email": "staff@a.com", "role": "staff", "store_id": store])
-        _ = try await endToEnd.createUser(
+        _ = try await api.createUser(
             suite, admin: admin, ["email": "owner@b.com", "role": "owner", "store_id": other])
-        _ = try await endToEnd.createUser(suite, admin: admin, ["email": "resting@x.com", "role": "courier"])
+        _ = try await api.createUser(suite, admin: admin, ["email": "resting@x.com", "role": "courier"])
         var couriers: [String] = []
         var courierIDs: [String] = []
         for index in 0..<count {
-            let user = try await endToEnd.createUser(
+            let user = try await api.createUser(
                 suite, admin: admin, ["email": "c\(index)@x.com", "role": "courier"])
-            let token = try await endToEnd.login(suite, "c\(index)@x.com", "password-123")["access_token"] as! String
-            let duty = try await endToEnd.send(
+            let token = try await api.login(suite, "c\(index)@x.com", "password-123")["access_token"] as! String
+            let duty = try await api.send(
                 suite, "PUT", "/v1/couriers/me/availability", token: token, json: ["on_duty": true])
             try #require(duty.status == 200)
             couriers.append(token)
@@ -51,47 +52,46 @@ struct OrderLifecycleTests {
         }
         return Cast(
             admin: admin, store: store, otherStore: other,
-            staff: try await endToEnd.login(suite, "staff@a.com", "password-123")["access_token"] as! String,
-            otherOwner: try await endToEnd.login(suite, "owner@b.com", "password-123")["access_token"] as! String,
+            staff: try await api.login(suite, "staff@a.com", "password-123")["access_token"] as! String,
+            otherOwner: try await api.login(suite, "owner@b.com", "password-123")["access_token"] as! String,
             couriers: couriers, courierIDs: courierIDs,
-            offDuty: try await endToEnd.login(suite, "resting@x.com", "password-123")["access_token"] as! String)
+            offDuty: try await api.login(suite, "resting@x.com", "password-123")["access_token"] as! String)
     }
 
-    func createOrder(_ suite: RunningSuite, _ token: String, boxes: Int = 8, extra: [String: Any] = [:]) async throws
+    func createOrder(_ suite: any Suite, _ token: String, boxes: Int = 8, extra: [String: Any] = [:]) async throws
         -> [String: Any]
     {
-        let reply = try await endToEnd.send(
+        let reply = try await api.send(
             suite, "POST", "/v1/orders", token: token,
-            json: EndToEndTests.delivery(boxes: boxes).merging(extra) { $1 },
+            json: API.delivery(boxes: boxes).merging(extra) { $1 },
             headers: ["Idempotency-Key": UUID().uuidString])
         try #require(reply.status == 201, "\(reply.text)")
         return reply.object
     }
 
     func act(
-        _ suite: RunningSuite, _ token: String, _ order: String, _ action: String, body: [String: Any]? = nil,
+        _ suite: any Suite, _ token: String, _ order: String, _ action: String, body: [String: Any]? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
-    ) async throws -> HTTPClient.Reply {
-        try await endToEnd.send(
+    ) async throws -> Reply {
+        try await api.send(
             suite, "POST", "/v1/orders/\(order)/actions/\(action)", token: token, json: body,
             sourceLocation: sourceLocation)
     }
 
-    /// The types in the caller's inbox, read again for up to five seconds until `until` are all there.
-    func inboxTypes(_ suite: RunningSuite, _ token: String, until: Set<String>) async throws -> Set<String> {
+    /// The types in the caller's inbox, read again for up to ten seconds until `until` are all there.
+    func inboxTypes(_ suite: any Suite, _ token: String, until: Set<String>) async throws -> Set<String> {
         var types = Set<String>()
-        for _ in 0..<50 {
-            let reply = try await endToEnd.send(suite, "GET", "/v1/notifications?after=0&limit=200", token: token)
+        _ = try await waitUntil {
+            let reply = try await api.send(suite, "GET", "/v1/notifications?after=0&limit=200", token: token)
             types = Set((reply.object["data"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String })
-            if until.isSubset(of: types) { break }
-            try await Task.sleep(for: .milliseconds(100))
+            return until.isSubset(of: types)
         }
         return types
     }
 
     @Test("items, totals, actions, history and locking", arguments: [Database.Kind.sqlite, .postgres])
     func itemsActionsAndHistory(on kind: Database.Kind) async throws {
-        try await RunningSuite.with(on: kind) { suite in
+        try await InProcessSuite.with(on: kind) { suite in
             let cast = try await cast(suite, couriers: 1)
             let order = try await createOrder(suite, cast.staff)
             let id = order["id"] as! String
@@ -99,20 +99,20 @@ struct OrderLifecycleTests {
             #expect(order["items"] as? [Any] != nil)
 
             // Lines: VAT from the gross amount, half to even; a device purchase counts negative.
-            let repair = try await endToEnd.send(
+            let repair = try await api.send(
                 suite, "POST", "/v1/orders/\(id)/items", token: cast.staff,
                 json: ["type": "repair", "description": "Screen", "unit_price_gross": 11_800])
             try #require(repair.status == 201, "\(repair.text)")
             let line = (repair.object["items"] as! [[String: Any]])[0]
             #expect(line["vat_rate_bp"] as? Int == 1800 && line["line_net"] as? Int == 10_000)
             #expect(line["line_vat"] as? Int == 1800 && line["quantity"] as? Int == 1)
-            let accessory = try await endToEnd.send(
+            let accessory = try await api.send(
                 suite, "POST", "/v1/orders/\(id)/items", token: cast.staff,
                 json: [
                     "type": "accessory", "description": "Case", "unit_price_gross": 999, "quantity": 3,
                     "vat_rate_bp": 1700,
                 ])
-            let purchase = try await endToEnd.send(
+            let purchase = try await api.send(
                 suite, "POST", "/v1/orders/\(id)/items", token: cast.staff,
                 json: ["type": "device_purchase", "description": "Old phone", "unit_price_gross": 50_000])
             try #require(accessory.status == 201 && purchase.status == 201, "\(accessory.text) \(purchase.text)")
@@ -130,29 +130,29 @@ struct OrderLifecycleTests {
             #expect(current["version"] as? Int == 4)
 
             let caseID = lines[1]["id"] as! String
-            let changed = try await endToEnd.send(
+            let changed = try await api.send(
                 suite, "PATCH", "/v1/orders/\(id)/items/\(caseID)", token: cast.staff, json: ["quantity": 1],
                 headers: ["If-Match": "\"4\""])
             try #require(changed.status == 200, "\(changed.text)")
             current = changed.object
             #expect(current["items_gross"] as? Int == 11_800 + 999 - 50_000)
             #expect(changed.headers["etag"] == "\"5\"")
-            let stale = try await endToEnd.send(
+            let stale = try await api.send(
                 suite, "PATCH", "/v1/orders/\(id)/items/\(caseID)", token: cast.staff, json: ["quantity": 2],
                 headers: ["If-Match": "\"4\""])
             #expect(stale.status == 409 && stale.error["reason"] as? String == "version_conflict")
-            let removed = try await endToEnd.send(
+            let removed = try await api.send(
                 suite, "DELETE", "/v1/orders/\(id)/items/\((lines[2]["id"] as! String))", token: cast.staff)
             #expect(removed.status == 200 && removed.object["items_gross"] as? Int == 12_799, "\(removed.text)")
-            let listed = try await endToEnd.send(suite, "GET", "/v1/orders/\(id)/items", token: cast.staff)
+            let listed = try await api.send(suite, "GET", "/v1/orders/\(id)/items", token: cast.staff)
             #expect((listed.object["data"] as? [Any])?.count == 2)
 
-            let bad = try await endToEnd.send(
+            let bad = try await api.send(
                 suite, "POST", "/v1/orders/\(id)/items", token: cast.staff, json: ["quantity": 0])
             #expect(bad.status == 400)
             let details = bad.error["details"] as? [String: Any] ?? [:]
             #expect(Set(details.keys) == ["type", "description", "unit_price_gross"], "\(bad.text)")
-            let badQuantity = try await endToEnd.send(
+            let badQuantity = try await api.send(
                 suite, "POST", "/v1/orders/\(id)/items", token: cast.staff,
                 json: ["type": "product", "description": "X", "unit_price_gross": 1, "quantity": 0])
             #expect(badQuantity.status == 400 && (badQuantity.error["details"] as? [String: Any])?["quantity"] != nil)
@@ -166,19 +166,20 @@ struct OrderLifecycleTests {
                 ("DELETE", "/v1/orders/\(id)/items/\(caseID)", nil),
                 ("POST", "/v1/orders/\(id)/actions/accept", nil),
             ] as [(String, String, [String: Any]?)] {
-                let reply = try await endToEnd.send(suite, method, path, token: cast.otherOwner, json: body)
+                let reply = try await api.send(suite, method, path, token: cast.otherOwner, json: body)
                 #expect(reply.status == 404, "\(method) \(path) by another store: \(reply.status)")
             }
-            let foreignList = try await endToEnd.send(
+            let foreignList = try await api.send(
                 suite, "GET", "/v1/orders?store_id=\(cast.store)", token: cast.otherOwner)
             #expect((foreignList.object["data"] as? [Any])?.isEmpty == true)
-            let courierEdit = try await endToEnd.send(
+            // A pending order is not yet in the couriers' pool: to them it does not exist.
+            let unseen = try await api.send(
                 suite, "PATCH", "/v1/orders/\(id)", token: cast.couriers[0], json: ["notes": "mine"])
-            #expect(courierEdit.status == 403)
+            #expect(unseen.status == 404)
 
             // The status machine, refusals listing what is legal.
             let early = try await act(suite, cast.couriers[0], id, "claim")
-            #expect(early.status == 422 && early.error["reason"] as? String == "illegal_transition")
+            #expect(early.status == 404)
             let wrong = try await act(suite, cast.staff, id, "deliver")
             #expect(wrong.status == 403)
             let notYet = try await act(suite, cast.staff, id, "mark_ready")
@@ -191,24 +192,34 @@ struct OrderLifecycleTests {
             #expect(accepted.status == 200 && accepted.object["status"] as? String == "accepted", "\(accepted.text)")
             let resting = try await act(suite, cast.offDuty, id, "claim")
             #expect(resting.status == 422 && resting.error["reason"] as? String == "off_duty")
+            // In the pool, a courier sees the order, without the recipient's phone and apartment,
+            // and may not edit it.
+            let pooled = try await api.send(suite, "GET", "/v1/orders/\(id)", token: cast.couriers[0])
+            #expect(pooled.status == 200 && pooled.object["phone"] == nil && pooled.object["apartment"] == nil)
+            #expect(
+                pooled.object["allowed_actions"] as? [String] == ["claim"]
+                    && pooled.object["can_edit"] as? Bool == false)
+            let courierEdit = try await api.send(
+                suite, "PATCH", "/v1/orders/\(id)", token: cast.couriers[0], json: ["notes": "mine"])
+            #expect(courierEdit.status == 403)
 
             // A version-checked edit of the order's own fields recomputes the fee.
             let version = accepted.object["version"] as! Int
-            let staleEdit = try await endToEnd.send(
+            let staleEdit = try await api.send(
                 suite, "PATCH", "/v1/orders/\(id)", token: cast.staff,
                 json: ["boxes_count": 17, "expected_version": version - 1])
             #expect(staleEdit.status == 409)
             #expect(
                 ((staleEdit.error["details"] as? [String: Any])?["current"] as? [String: Any])?["version"] as? Int
                     == version)
-            let edited = try await endToEnd.send(
+            let edited = try await api.send(
                 suite, "PATCH", "/v1/orders/\(id)", token: cast.staff, json: ["boxes_count": 17, "floor": ""],
                 headers: ["If-Match": "\"\(version)\""])
             try #require(edited.status == 200, "\(edited.text)")
             #expect(edited.object["delivery_fee"] as? Int == 10_500 && edited.object["boxes_multiplier"] as? Int == 3)
             #expect(edited.object["total"] as? Int == 12_799 + 10_500)
             #expect(edited.object["floor"] == nil || edited.object["floor"] is NSNull)
-            let blank = try await endToEnd.send(
+            let blank = try await api.send(
                 suite, "PATCH", "/v1/orders/\(id)", token: cast.staff, json: ["street": " "])
             #expect(blank.status == 400)
 
@@ -217,7 +228,9 @@ struct OrderLifecycleTests {
                 claimed.status == 200 && claimed.object["courier_id"] as? String == cast.courierIDs[0],
                 "\(claimed.text)")
             #expect(claimed.object["allowed_actions"] as? [String] == ["release"])
-            let toPickup = try await endToEnd.send(
+            #expect(
+                claimed.object["phone"] as? String == "050-1234567" && claimed.object["apartment"] as? String == "7")
+            let toPickup = try await api.send(
                 suite, "PATCH", "/v1/orders/\(id)", token: cast.staff, json: ["fulfillment": "pickup"])
             #expect(toPickup.status == 422 && toPickup.error["reason"] as? String == "order_claimed")
             for action in ["start_preparing", "mark_ready"] {
@@ -226,18 +239,18 @@ struct OrderLifecycleTests {
             }
             let pickedUp = try await act(suite, cast.couriers[0], id, "pick_up")
             #expect(pickedUp.status == 200 && pickedUp.object["status"] as? String == "out_for_delivery")
-            let locked = try await endToEnd.send(
+            let locked = try await api.send(
                 suite, "POST", "/v1/orders/\(id)/items", token: cast.staff,
                 json: ["type": "repair", "description": "late", "unit_price_gross": 100])
             #expect(locked.status == 422 && locked.error["reason"] as? String == "order_locked")
-            let lateEdit = try await endToEnd.send(
+            let lateEdit = try await api.send(
                 suite, "PATCH", "/v1/orders/\(id)", token: cast.staff, json: ["notes": "x"])
             #expect(lateEdit.status == 422)
             let delivered = try await act(suite, cast.couriers[0], id, "deliver")
             #expect(delivered.status == 200 && delivered.object["delivered_at"] is String, "\(delivered.text)")
             #expect(delivered.object["allowed_actions"] as? [String] == [])
 
-            let history = try await endToEnd.send(suite, "GET", "/v1/orders/\(id)/history", token: cast.staff)
+            let history = try await api.send(suite, "GET", "/v1/orders/\(id)/history", token: cast.staff)
             let changes = (history.object["data"] as? [[String: Any]] ?? []).map { $0["change"] as? String ?? "?" }
             #expect(
                 changes == [
@@ -266,16 +279,16 @@ struct OrderLifecycleTests {
             let now = Date()
             let range =
                 "from=\(RFC3339.format(now.addingTimeInterval(-3600)))&to=\(RFC3339.format(now.addingTimeInterval(3600)))"
-            let earnings = try await endToEnd.send(
+            let earnings = try await api.send(
                 suite, "GET", "/v1/couriers/me/earnings?\(range)", token: cast.couriers[0])
             #expect(earnings.object["deliveries"] as? Int == 1, "\(earnings.text)")
             let totals = earnings.object["totals"] as? [[String: Any]] ?? []
             #expect(totals.first?["delivery_fees"] as? Int == 10_500 && totals.first?["currency"] as? String == "ILS")
             #expect(
-                try await endToEnd.send(suite, "GET", "/v1/couriers/me/earnings?\(range)", token: cast.staff).status
+                try await api.send(suite, "GET", "/v1/couriers/me/earnings?\(range)", token: cast.staff).status
                     == 403)
             #expect(
-                try await endToEnd.send(suite, "GET", "/v1/couriers/me/earnings?from=x", token: cast.couriers[0]).status
+                try await api.send(suite, "GET", "/v1/couriers/me/earnings?from=x", token: cast.couriers[0]).status
                     == 400)
 
             // A pickup order: collected by the store; a customer-free cancel with its reason.
@@ -283,7 +296,7 @@ struct OrderLifecycleTests {
             // An action sent twice with one key happens once; the repeat gets the first answer.
             var answers: [Int] = []
             for _ in 0..<2 {
-                let reply = try await endToEnd.send(
+                let reply = try await api.send(
                     suite, "POST", "/v1/orders/\(pickup["id"] as! String)/actions/accept", token: cast.staff,
                     headers: ["Idempotency-Key": "accept-once"])
                 #expect(reply.status == 200, "\(reply.text)")
@@ -304,22 +317,22 @@ struct OrderLifecycleTests {
 
     @Test("of 50 couriers claiming one order at once exactly one wins", arguments: [Database.Kind.sqlite, .postgres])
     func claimRace(on kind: Database.Kind) async throws {
-        try await RunningSuite.with(on: kind) { suite in
+        try await InProcessSuite.with(on: kind) { suite in
             let cast = try await cast(suite, couriers: 50)
             let order = try await createOrder(suite, cast.staff)
             let id = order["id"] as! String
             #expect(try await act(suite, cast.staff, id, "accept").status == 200)
-            let available = try await endToEnd.send(suite, "GET", "/v1/orders?available=true", token: cast.couriers[7])
+            let available = try await api.send(suite, "GET", "/v1/orders?available=true", token: cast.couriers[7])
             #expect((available.object["data"] as? [[String: Any]])?.map { $0["id"] as? String } == [id])
-            let offDuty = try await endToEnd.send(suite, "GET", "/v1/orders?available=true", token: cast.offDuty)
+            let offDuty = try await api.send(suite, "GET", "/v1/orders?available=true", token: cast.offDuty)
             #expect(offDuty.status == 422)
 
-            let gateway = suite.gatewayURL
             let statuses = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
                 for (index, token) in cast.couriers.enumerated() {
                     group.addTask {
-                        let reply = try await HTTPClient(baseURL: gateway).send(
-                            "POST", "/v1/orders/\(id)/actions/claim", token: token)
+                        let reply = try await suite.request(
+                            "POST", "/v1/orders/\(id)/actions/claim", headers: ["Authorization": "Bearer \(token)"],
+                            body: nil)
                         return (index, reply.status)
                     }
                 }
@@ -328,18 +341,18 @@ struct OrderLifecycleTests {
             let winners = statuses.filter { $0.value == 200 }.map(\.key)
             #expect(winners.count == 1, "\(statuses)")
             #expect(statuses.values.filter { $0 == 409 }.count == 49, "\(statuses)")
-            let final = try await endToEnd.send(suite, "GET", "/v1/orders/\(id)", token: cast.staff)
+            let final = try await api.send(suite, "GET", "/v1/orders/\(id)", token: cast.staff)
             #expect(final.object["courier_id"] as? String == winners.first.map { cast.courierIDs[$0] })
             // The winner releases it; it is available again and another courier takes it.
             let winner = try #require(winners.first)
             let loser = (winner + 1) % cast.couriers.count
             let released = try await act(suite, cast.couriers[winner], id, "release")
             #expect(released.status == 200 && released.object["courier_id"] == nil, "\(released.text)")
-            let again = try await endToEnd.send(suite, "GET", "/v1/orders?available=true", token: cast.couriers[loser])
+            let again = try await api.send(suite, "GET", "/v1/orders?available=true", token: cast.couriers[loser])
             #expect((again.object["data"] as? [[String: Any]])?.map { $0["id"] as? String } == [id])
             #expect(try await act(suite, cast.couriers[winner], id, "release").status == 403)
             #expect(try await act(suite, cast.couriers[loser], id, "claim").status == 200)
-            let claims = try await endToEnd.send(suite, "GET", "/v1/orders/\(id)/history", token: cast.staff)
+            let claims = try await api.send(suite, "GET", "/v1/orders/\(id)/history", token: cast.staff)
             let changes = (claims.object["data"] as? [[String: Any]] ?? []).map { $0["change"] as? String ?? "?" }
             #expect(changes == ["created", "accept", "claim", "release", "claim"])
         }
@@ -347,7 +360,7 @@ struct OrderLifecycleTests {
 
     @Test("filters, search, sorting and the offline change feed")
     func findingAndSyncing() async throws {
-        try await RunningSuite.with { suite in
+        try await InProcessSuite.with { suite in
             let cast = try await cast(suite, couriers: 2)
             let due = Date().addingTimeInterval(86_400)
             var ids: [String] = []
@@ -364,7 +377,7 @@ struct OrderLifecycleTests {
             #expect(try await act(suite, cast.staff, ids[0], "accept").status == 200)
 
             func list(_ query: String, _ token: String? = nil) async throws -> [String] {
-                let reply = try await endToEnd.send(suite, "GET", "/v1/orders?\(query)", token: token ?? cast.staff)
+                let reply = try await api.send(suite, "GET", "/v1/orders?\(query)", token: token ?? cast.staff)
                 #expect(reply.status == 200, "\(query): \(reply.text)")
                 return (reply.object["data"] as? [[String: Any]] ?? []).map { $0["id"] as! String }
             }
@@ -380,7 +393,7 @@ struct OrderLifecycleTests {
                 "due_from=\(RFC3339.format(due.addingTimeInterval(-3 * 3600 - 1)))&due_to=\(RFC3339.format(due))"
             #expect(Set(try await list(dueWindow)) == Set(ids[1...3]))
             #expect(try await list("created_to=2000-01-01T00:00:00Z").isEmpty)
-            let badQuery = try await endToEnd.send(
+            let badQuery = try await api.send(
                 suite, "GET", "/v1/orders?sort=price&due_from=soon", token: cast.staff)
             #expect(Set((badQuery.error["details"] as? [String: Any] ?? [:]).keys) == ["sort", "due_from"])
 
@@ -388,7 +401,7 @@ struct OrderLifecycleTests {
             var seen: [String] = []
             var cursor: String?
             repeat {
-                let reply = try await endToEnd.send(
+                let reply = try await api.send(
                     suite, "GET", "/v1/orders?limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""), token: cast.staff)
                 seen += (reply.object["data"] as? [[String: Any]] ?? []).map { $0["id"] as! String }
                 cursor = reply.object["next_cursor"] as? String
@@ -396,45 +409,46 @@ struct OrderLifecycleTests {
             #expect(seen.count == 6 && Set(seen).count == 6)
 
             // The change feed: everything from 0, then only what changed.
-            let everything = try await endToEnd.send(suite, "GET", "/v1/orders?since=0", token: cast.staff)
+            let everything = try await api.send(suite, "GET", "/v1/orders?since=0", token: cast.staff)
             #expect(
                 (everything.object["data"] as? [Any])?.count == 6 && everything.object["has_more"] as? Bool == false)
             let mark = everything.object["next_cursor"] as! String
-            let quiet = try await endToEnd.send(suite, "GET", "/v1/orders?since=\(mark)", token: cast.staff)
+            let quiet = try await api.send(suite, "GET", "/v1/orders?since=\(mark)", token: cast.staff)
             #expect((quiet.object["data"] as? [Any])?.isEmpty == true && quiet.object["next_cursor"] as? String == mark)
             let courierMark =
-                try await endToEnd.send(suite, "GET", "/v1/orders?since=0", token: cast.couriers[1])
+                try await api.send(suite, "GET", "/v1/orders?since=0", token: cast.couriers[1])
                 .object["next_cursor"] as! String
             #expect(try await act(suite, cast.couriers[0], ids[0], "claim").status == 200)
             #expect(try await act(suite, cast.staff, ids[4], "cancel", body: ["reason": "gone"]).status == 200)
-            let changed = try await endToEnd.send(suite, "GET", "/v1/orders?since=\(mark)", token: cast.staff)
+            let changed = try await api.send(suite, "GET", "/v1/orders?since=\(mark)", token: cast.staff)
             let changedIDs = (changed.object["data"] as? [[String: Any]] ?? []).map { $0["id"] as! String }
             #expect(changedIDs == [ids[0], ids[4]])
-            // The other courier learns that both left the pool.
-            let courierFeed = try await endToEnd.send(
+            // The other courier learns that the claimed one left the pool; the cancelled one,
+            // still pending, was never in it.
+            let courierFeed = try await api.send(
                 suite, "GET", "/v1/orders?since=\(courierMark)", token: cast.couriers[1])
             #expect((courierFeed.object["data"] as? [Any])?.isEmpty == true, "\(courierFeed.text)")
-            #expect(Set(courierFeed.object["removed"] as? [String] ?? []) == [ids[0], ids[4]])
-            let winnerFeed = try await endToEnd.send(
+            #expect(courierFeed.object["removed"] as? [String] == [ids[0]])
+            let winnerFeed = try await api.send(
                 suite, "GET", "/v1/orders?since=\(courierMark)", token: cast.couriers[0])
             #expect((winnerFeed.object["data"] as? [[String: Any]])?.map { $0["id"] as! String } == [ids[0]])
-            let foreignFeed = try await endToEnd.send(suite, "GET", "/v1/orders?since=0", token: cast.otherOwner)
+            let foreignFeed = try await api.send(suite, "GET", "/v1/orders?since=0", token: cast.otherOwner)
             #expect((foreignFeed.object["data"] as? [Any])?.isEmpty == true)
-            let mixed = try await endToEnd.send(suite, "GET", "/v1/orders?since=0&status=pending", token: cast.staff)
+            let mixed = try await api.send(suite, "GET", "/v1/orders?since=0&status=pending", token: cast.staff)
             #expect(mixed.status == 400)
-            #expect(try await endToEnd.send(suite, "GET", "/v1/orders?since=abc", token: cast.staff).status == 400)
+            #expect(try await api.send(suite, "GET", "/v1/orders?since=abc", token: cast.staff).status == 400)
 
             // An order made offline and sent three times exists once.
             let offlineID = UUID().uuidString.lowercased()
-            var body = EndToEndTests.delivery(boxes: 2)
+            var body = API.delivery(boxes: 2)
             body["id"] = offlineID
             for _ in 0..<3 {
-                let reply = try await endToEnd.send(
+                let reply = try await api.send(
                     suite, "POST", "/v1/orders", token: cast.staff, json: body,
                     headers: ["Idempotency-Key": "offline-1"])
                 #expect(reply.status == 201 && reply.object["id"] as? String == offlineID)
             }
-            let afterOffline = try await endToEnd.send(suite, "GET", "/v1/orders?since=\(mark)", token: cast.staff)
+            let afterOffline = try await api.send(suite, "GET", "/v1/orders?since=\(mark)", token: cast.staff)
             #expect(
                 (afterOffline.object["data"] as? [[String: Any]] ?? []).filter { $0["id"] as? String == offlineID }
                     .count == 1)

@@ -12,7 +12,7 @@ import Testing
 /// Redis and the five services as separate processes on free ports, each with its own SQLite
 /// file in a temporary data directory, as `make run` starts them. Logs go to
 /// `<data dir>/<service>.log`, which a failing test prints.
-final class RunningSuite: Sendable {
+final class RunningSuite: Suite {
     let redis: RedisServerProcess
     let dataDirectory: String
     let processes: [ChildProcess]
@@ -117,22 +117,27 @@ final class RunningSuite: Sendable {
         return suite
     }
 
-    /// Waits until every process's `/readyz` answers 200 (up to 60 seconds).
+    func request(_ method: String, _ path: String, headers: [String: String], body: Data?) async throws -> Reply {
+        try await HTTPClient(baseURL: gatewayURL).send(method, path, headers: headers, body: body)
+    }
+
+    /// How many long-polls the gateway holds, from its metrics.
+    func longPollsWaiting() async -> Int {
+        guard let metrics = try? await request("GET", "/metrics", headers: [:], body: nil) else { return 0 }
+        let line = metrics.text.split(separator: "\n").first { $0.hasPrefix("gateway_long_polls_waiting ") }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) } ?? 0
+    }
+
+    /// Waits until every process's `/readyz` answers 200 (up to 60 seconds each).
     func waitUntilReady() async throws {
         let client = HTTPClient(baseURL: "")
         for (name, port) in adminPorts {
-            var ready = false
-            for _ in 0..<600 {
-                if let process = processes.first(where: { $0.name == name }), process.hasExited() {
-                    throw ChildProcessError(reason: "\(name) exited at start")
-                }
-                if let response = try? await client.send("GET", "http://127.0.0.1:\(port)/readyz"),
-                    response.status == 200
-                {
-                    ready = true
-                    break
-                }
-                try await Task.sleep(for: .milliseconds(100))
+            let ready = await waitUntil(within: .seconds(60)) {
+                if let process = processes.first(where: { $0.name == name }), process.hasExited() { return true }
+                return (try? await client.send("GET", "http://127.0.0.1:\(port)/readyz"))?.status == 200
+            }
+            if let process = processes.first(where: { $0.name == name }), process.hasExited() {
+                throw ChildProcessError(reason: "\(name) exited at start")
             }
             if !ready { throw ChildProcessError(reason: "\(name) did not become ready") }
         }
@@ -171,46 +176,5 @@ final class RunningSuite: Sendable {
             throw error
         }
         await suite.stop()
-    }
-}
-
-/// A small HTTP/JSON client over URLSession.
-struct HTTPClient: Sendable {
-    let baseURL: String
-
-    struct Reply: Sendable {
-        var status: Int
-        var headers: [String: String]
-        var body: Data
-
-        /// The body as JSON (an object or array), or nil.
-        var json: Any? { try? JSONSerialization.jsonObject(with: body) }
-        var object: [String: Any] { json as? [String: Any] ?? [:] }
-        var error: [String: Any] { object["error"] as? [String: Any] ?? [:] }
-        var text: String { String(decoding: body, as: UTF8.self) }
-    }
-
-    func send(
-        _ method: String, _ path: String, token: String? = nil, json: Any? = nil, raw: Data? = nil,
-        headers: [String: String] = [:], timeout: TimeInterval = 40
-    ) async throws -> Reply {
-        var request = URLRequest(url: URL(string: baseURL + path)!)
-        request.httpMethod = method
-        request.timeoutInterval = timeout
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        if let json {
-            request.httpBody = try JSONSerialization.data(withJSONObject: json)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        } else if let raw {
-            request.httpBody = raw
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let http = response as! HTTPURLResponse
-        var replyHeaders: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            replyHeaders[String(describing: name).lowercased()] = String(describing: value)
-        }
-        return Reply(status: http.statusCode, headers: replyHeaders, body: data)
     }
 }

@@ -1,5 +1,7 @@
 import Domain
 import Foundation
+import JSON
+import Redis
 import SQLKit
 import Storage
 import Synchronization

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import JSON
 import Logging
 import Redis
 import SQLKit
@@ -27,7 +28,7 @@ struct OutboxTests {
             transaction.publish(
                 DomainEvent(
                     type: "note.created", storeID: nil, aggregateID: "n\(index)",
-                    payload: try .object(["seq": .int(seq), "index": .int(Int64(index))])))
+                    payload: try EventPayload(encoding: ["seq": seq, "index": Int64(index)])))
         }
     }
 

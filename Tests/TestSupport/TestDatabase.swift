@@ -28,10 +28,14 @@ public struct TestDatabase: Sendable {
         return url
     }
 
-    public static func with(_ kind: Database.Kind, _ body: (TestDatabase) async throws -> Void) async throws {
+    /// Removes the database (closing it first).
+    public let remove: @Sendable () async -> Void
+
+    /// A new database; `remove()` it when done.
+    public static func open(_ kind: Database.Kind) async throws -> TestDatabase {
         let name = "orderly_test_\(UUID().uuidString.prefix(8).lowercased())"
         let location: DatabaseLocation
-        var cleanup: @Sendable () async -> Void
+        let cleanup: @Sendable () async -> Void
         switch kind {
         case .sqlite:
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(name).path
@@ -60,15 +64,22 @@ public struct TestDatabase: Sendable {
             await cleanup()
             throw error
         }
-        do {
-            try await body(TestDatabase(kind: kind, location: location, database: database))
-        } catch {
+        return TestDatabase(kind: kind, location: location, database: database) {
             await database.close()
             await cleanup()
+        }
+    }
+
+    /// Runs `body` with a new database, removed afterwards whether it passed or not.
+    public static func with(_ kind: Database.Kind, _ body: (TestDatabase) async throws -> Void) async throws {
+        let test = try await open(kind)
+        do {
+            try await body(test)
+        } catch {
+            await test.remove()
             throw error
         }
-        await database.close()
-        await cleanup()
+        await test.remove()
     }
 }
 

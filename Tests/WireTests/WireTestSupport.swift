@@ -257,3 +257,97 @@ final class Latch: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 }
+
+/// A TCP relay on a port of its own that stays the same while the server behind it is replaced:
+/// what a client sees of a server restarting at its address, without any port being bound again.
+/// While it routes nowhere, it takes each connection and closes it at once, as a port with
+/// nothing listening refuses it.
+final class TCPRelay: Sendable {
+    let port: Int
+    private let listener: any Channel
+    private let state: Shared
+
+    private struct State {
+        var backend: Int?
+        var connections: [ObjectIdentifier: any Channel] = [:]
+    }
+
+    /// The state, shared with the listener's connection handling.
+    private final class Shared: Sendable {
+        let value: Mutex<State>
+        init(backend: Int) { value = Mutex(State(backend: backend)) }
+        func withLock<T>(_ body: (inout State) -> T) -> T { value.withLock { body(&$0) } }
+    }
+
+    private init(listener: any Channel, state: Shared) {
+        self.listener = listener
+        self.port = listener.localAddress!.port!
+        self.state = state
+    }
+
+    static func start(routingTo backend: Int) async throws -> TCPRelay {
+        let state = Shared(backend: backend)
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { inbound in
+                guard let backend = state.withLock({ $0.backend }) else { return inbound.close() }
+                return ClientBootstrap(group: inbound.eventLoop)
+                    .channelInitializer { outbound in
+                        outbound.eventLoop.makeCompletedFuture {
+                            try outbound.pipeline.syncOperations.addHandler(Pipe(partner: inbound))
+                        }
+                    }
+                    .connect(host: "127.0.0.1", port: backend)
+                    .flatMapThrowing { outbound in
+                        try inbound.pipeline.syncOperations.addHandler(Pipe(partner: outbound))
+                        state.withLock { state in
+                            state.connections[ObjectIdentifier(inbound)] = inbound
+                            state.connections[ObjectIdentifier(outbound)] = outbound
+                        }
+                    }
+                    .flatMapError { _ in inbound.close() }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return TCPRelay(listener: listener, state: state)
+    }
+
+    /// Sends new connections to `backend`, or refuses them when it is nil.
+    func route(to backend: Int?) {
+        state.withLock { $0.backend = backend }
+    }
+
+    /// Closes every relayed connection, both sides.
+    func dropConnections() {
+        let open = state.withLock { state in
+            defer { state.connections = [:] }
+            return Array(state.connections.values)
+        }
+        for channel in open { channel.close(promise: nil) }
+    }
+
+    func stop() async throws {
+        dropConnections()
+        try await listener.close()
+    }
+
+    /// Passes what one side reads to the other, and closes the other when this side closes.
+    private final class Pipe: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        let partner: any Channel
+
+        init(partner: any Channel) { self.partner = partner }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            partner.writeAndFlush(unwrapInboundIn(data), promise: nil)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            partner.close(promise: nil)
+            context.fireChannelInactive()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            context.close(promise: nil)
+        }
+    }
+}

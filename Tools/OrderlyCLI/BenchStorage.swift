@@ -1,6 +1,7 @@
 import ArgumentParser
 import Domain
 import Foundation
+import JSON
 import Logging
 import Redis
 import SQLKit
@@ -116,7 +117,7 @@ struct BenchStorage: AsyncParsableCommand {
             let request = try IdempotentRequest(
                 scope: "\(storeID):orders.create", key: UUID.random().lowercasedText,
                 request: Array("POST /v1/orders {\"total\":1250}".utf8))
-            _ = try await store.perform(request) { transaction -> EncodedJSON in
+            _ = try await store.perform(request) { transaction -> BenchResponse in
                 try await transaction.sql.raw(
                     "INSERT INTO bench_orders (id, store_id, total) VALUES (\(bind: id), \(bind: storeID.description), 1250)"
                 ).run()
@@ -124,8 +125,8 @@ struct BenchStorage: AsyncParsableCommand {
                     DomainEvent(
                         type: "order.created", storeID: storeID, aggregateID: id,
                         payload: EventPayload(encodedJSON: #"{"total":1250}"#)))
-                // The response as the orders service gives it: JSON text, stored as it is.
-                return EncodedJSON("{\"id\":\"\(id)\"}")
+                // The answer, stored with the record as a service's is.
+                return BenchResponse(id: id)
             }
         }
         _ = try await runWriters(for: min(1, seconds / 4), write)
@@ -261,4 +262,9 @@ struct BenchStorage: AsyncParsableCommand {
         await consumer.close()
         return Rate(perSecond: Double(events) / elapsed.timeInterval, cost: cost)
     }
+}
+
+/// What a benchmark write answers.
+private struct BenchResponse: Codable, Sendable {
+    var id: String
 }

@@ -42,6 +42,6 @@ struct LoginLimiter: Sendable {
     }
 
     static func digest(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        Hex.lowercased(Array(SHA256.hash(data: Data(text.utf8))).prefix(12))
     }
 }

@@ -1,0 +1,126 @@
+internal import Contracts
+internal import Domain
+internal import Foundation
+internal import Runtime
+internal import Storage
+internal import Wire
+
+/// The catalog's Wire methods: each decodes its request, asks `AccessPolicy`, validates, calls
+/// the repository and publishes the store's events.
+struct CatalogHandlers: Sendable {
+    let database: Database
+    let stores: CatalogRepository
+    let idempotency: IdempotencyStore
+
+    init(database: Database) {
+        self.database = database
+        self.stores = CatalogRepository(database: database)
+        self.idempotency = IdempotencyStore(database: database)
+    }
+
+    func register(in router: inout WireRouter) {
+        router.register(CatalogAPI.createStore) { draft, context in
+            try await createStore(draft, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
+        router.register(CatalogAPI.getStore) { ref, context in
+            try await store(ref.id, principal: context.requirePrincipal())
+        }
+        router.register(CatalogAPI.listStores) { request, context in
+            try await listStores(request, principal: context.requirePrincipal())
+        }
+        router.register(CatalogAPI.updateStore) { patch, context in
+            try await updateStore(patch, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
+    }
+
+    func createStore(_ draft: StoreDraft, principal: Principal, idempotencyKey: String?) async throws -> Store {
+        guard AccessPolicy(principal).canCreateStores else {
+            throw OrderlyError(.permissionDenied, "only admins create stores")
+        }
+        let now = Date.currentMillisecond
+        var store = Store(
+            id: StoreID(), name: "", tier: .free, address: nil, phone: nil, currency: .ils,
+            timezone: "Asia/Jerusalem", vatRates: .standard, deliveryPricing: .standard, lowStockDefault: 5,
+            version: 1, createdAt: now, updatedAt: now)
+        try Self.apply(draft, to: &store, creating: true)
+        let created = store
+        let stores = self.stores
+        return try await idempotency.write(key: idempotencyKey, scope: "catalog.stores.create", request: draft) {
+            transaction in
+            try await stores.insert(created, in: transaction)
+            transaction.publish(try CatalogEvents.storeCreated(created))
+            return created
+        }
+    }
+
+    func store(_ id: StoreID, principal: Principal) async throws -> Store {
+        guard AccessPolicy(principal).canSee(store: id),
+            let store = try await database.read({ try await stores.find(id, in: $0) })
+        else { throw OrderlyError(.notFound, "no store \(id)") }
+        return store
+    }
+
+    func listStores(_ request: PageRequest, principal: Principal) async throws -> Page<Store> {
+        let limit = try KeysetCursor.limit(request.limit)
+        let cursor = try request.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
+        return try await stores.list(AccessPolicy(principal).visibleStores, after: cursor, limit: limit)
+    }
+
+    func updateStore(_ patch: StorePatch, principal: Principal, idempotencyKey: String?) async throws -> Store {
+        let policy = AccessPolicy(principal)
+        guard policy.canSee(store: patch.id) else { throw OrderlyError(.notFound, "no store \(patch.id)") }
+        guard policy.canChange(store: patch.id) else {
+            throw OrderlyError(.permissionDenied, "only admins and the store's owner and managers change a store")
+        }
+        let stores = self.stores
+        return try await idempotency.write(key: idempotencyKey, scope: "catalog.stores.update", request: patch) {
+            transaction in
+            guard var store = try await stores.find(patch.id, in: transaction.sql) else {
+                throw OrderlyError(.notFound, "no store \(patch.id)")
+            }
+            if let expected = patch.expectedVersion, expected != store.version {
+                throw OrderlyError.versionConflict(current: store)
+            }
+            let previousVersion = store.version
+            try Self.apply(patch.changes, to: &store, creating: false)
+            store.version += 1
+            store.updatedAt = Date.currentMillisecond
+            guard try await stores.update(store, previousVersion: previousVersion, in: transaction) else {
+                throw OrderlyError(.conflict, "the store changed meanwhile; retry", reason: "version_conflict")
+            }
+            transaction.publish(try CatalogEvents.storeUpdated(store))
+            return store
+        }
+    }
+
+    /// Applies the fields a draft carries, validating each; on creation `name` is required.
+    static func apply(_ draft: StoreDraft, to store: inout Store, creating: Bool) throws(OrderlyError) {
+        var problems = FieldProblems()
+        if creating || draft.name != nil { store.name = problems.text(draft.name, "name") }
+        if let tier = draft.tier { store.tier = tier }
+        if let address = draft.address { store.address = problems.optionalText(address, "address", maximumLength: 500) }
+        if let phone = draft.phone { store.phone = problems.optionalText(phone, "phone", maximumLength: 32) }
+        if let currency = draft.currency { store.currency = currency }
+        if let timezone = draft.timezone {
+            if Store.isKnownTimeZone(timezone) {
+                store.timezone = timezone
+            } else {
+                problems.add("timezone", "must be an IANA time zone such as Asia/Jerusalem")
+            }
+        }
+        if let rates = draft.vatRates {
+            rates.validate(into: &problems, field: "vat_rates")
+            store.vatRates = rates
+        }
+        if let pricing = draft.deliveryPricing {
+            pricing.validate(into: &problems, field: "delivery_pricing")
+            store.deliveryPricing = pricing
+        }
+        if let threshold = problems.integer(
+            draft.lowStockDefault, "low_stock_default", in: 0...1_000_000, required: false)
+        {
+            store.lowStockDefault = threshold
+        }
+        try problems.check()
+    }
+}

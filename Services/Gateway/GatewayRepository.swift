@@ -1,0 +1,133 @@
+internal import Contracts
+internal import Domain
+internal import Foundation
+internal import SQLKit
+internal import Storage
+
+/// All SQL of the gateway: users and refresh tokens. The password hash stays here: it is in
+/// no `User` value, no response and no event.
+struct GatewayRepository: Sendable {
+    let database: Database
+
+    func insert(_ user: User, passwordHash: String, in transaction: Transaction) async throws {
+        try await transaction.sql.raw(
+            """
+            INSERT INTO users (id, email, password_hash, role, store_id, version, created_at, doc)
+            VALUES (\(bind: user.id.description), \(bind: user.email), \(bind: passwordHash), \(bind: user.role.rawValue),
+                \(bind: user.storeID?.description), \(bind: user.version), \(bind: user.createdAt.millisecondsSince1970),
+                \(bind: try StoredDocument.text(user)))
+            """
+        ).run()
+    }
+
+    /// Replaces a user read at `previousVersion`; false when someone changed it meanwhile.
+    func update(_ user: User, previousVersion: Int64, passwordHash: String?, in transaction: Transaction) async throws
+        -> Bool
+    {
+        var query: SQLQueryString = """
+            UPDATE users SET role = \(bind: user.role.rawValue), store_id = \(bind: user.storeID?.description),
+                version = \(bind: user.version), doc = \(bind: try StoredDocument.text(user))
+            """
+        if let passwordHash { query = query + ", password_hash = \(bind: passwordHash)" }
+        query = query + " WHERE id = \(bind: user.id.description) AND version = \(bind: previousVersion) RETURNING id"
+        return try await transaction.sql.raw(query).first() != nil
+    }
+
+    func find(_ id: UserID, in sql: any SQLDatabase) async throws -> User? {
+        try await sql.raw("SELECT doc FROM users WHERE id = \(bind: id.description)").first()
+            .map { try StoredDocument.decode(User.self, from: $0) }
+    }
+
+    /// The user with this e-mail address and their password hash.
+    func find(email: String) async throws -> (user: User, passwordHash: String)? {
+        try await database.read { sql in
+            guard
+                let row = try await sql.raw("SELECT doc, password_hash FROM users WHERE email = \(bind: email)").first()
+            else { return nil }
+            return (
+                try StoredDocument.decode(User.self, from: row),
+                try row.decode(column: "password_hash", as: String.self)
+            )
+        }
+    }
+
+    func count() async throws -> Int {
+        try await database.read { sql in
+            try await sql.raw("SELECT COUNT(*) AS n FROM users").first()?.decode(column: "n", as: Int.self) ?? 0
+        }
+    }
+
+    /// The users of the stores in `scope`, in creation order.
+    func list(_ scope: StoreScope, role: Role?, after cursor: KeysetCursor?, limit: Int) async throws -> Page<User> {
+        try await database.read { sql in
+            var query: SQLQueryString = "SELECT doc, created_at, id FROM users WHERE 1 = 1"
+            switch scope {
+            case .every: break
+            case .only(let store): query = query + " AND store_id = \(bind: store.description)"
+            case .none: return Page(data: [], nextCursor: nil)
+            }
+            if let role { query = query + " AND role = \(bind: role.rawValue)" }
+            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit)).all()
+            let page = try KeysetCursor.page(rows, limit: limit, as: User.self)
+            return Page(data: page.items, nextCursor: page.next)
+        }
+    }
+
+    // MARK: Refresh tokens
+
+    func insert(_ token: RefreshTokenRecord, in transaction: Transaction) async throws {
+        try await transaction.sql.raw(
+            """
+            INSERT INTO refresh_tokens (token_hash, family_id, user_id, expires_at)
+            VALUES (\(bind: token.hash), \(bind: token.family), \(bind: token.userID.description),
+                \(bind: token.expiresAt))
+            """
+        ).run()
+    }
+
+    /// Spends the refresh token with this hash, atomically: of two requests presenting the same
+    /// token, one gets it and the other is treated as a reuse, which revokes the family.
+    func redeem(refreshToken hash: String, in transaction: Transaction) async throws -> RefreshTokenRedemption {
+        let now = Date.nowMilliseconds
+        if let spent = try await transaction.sql.raw(
+            """
+            UPDATE refresh_tokens SET used_at = \(bind: now)
+            WHERE token_hash = \(bind: hash) AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(bind: now)
+            RETURNING user_id, family_id
+            """
+        ).first() {
+            guard let user = UserID(try spent.decode(column: "user_id", as: String.self)) else { return .invalid }
+            return .valid(userID: user, family: try spent.decode(column: "family_id", as: String.self))
+        }
+        guard
+            let row = try await transaction.sql.raw(
+                "SELECT family_id, used_at, revoked_at FROM refresh_tokens WHERE token_hash = \(bind: hash)"
+            ).first(), try row.decodeNil(column: "used_at") == false
+        else { return .invalid }
+        try await revoke(family: try row.decode(column: "family_id", as: String.self), in: transaction)
+        return .reused
+    }
+
+    /// Revokes every token of the family the token with this hash belongs to (logout), when it
+    /// is `user`'s; other tokens are ignored.
+    func revokeFamily(of hash: String, user: UserID, in transaction: Transaction) async throws {
+        guard
+            let row = try await transaction.sql.raw(
+                """
+                SELECT family_id FROM refresh_tokens
+                WHERE token_hash = \(bind: hash) AND user_id = \(bind: user.description)
+                """
+            ).first()
+        else { return }
+        try await revoke(family: try row.decode(column: "family_id", as: String.self), in: transaction)
+    }
+
+    private func revoke(family: String, in transaction: Transaction) async throws {
+        try await transaction.sql.raw(
+            """
+            UPDATE refresh_tokens SET revoked_at = \(bind: Date.nowMilliseconds)
+            WHERE family_id = \(bind: family) AND revoked_at IS NULL
+            """
+        ).run()
+    }
+}

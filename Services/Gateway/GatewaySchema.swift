@@ -1,0 +1,36 @@
+internal import Storage
+
+/// The gateway's tables: users with their password hashes, and refresh tokens by family.
+enum GatewaySchema {
+    static let migrations = [
+        Migration(
+            1, "users and refresh tokens",
+            sql: [
+                """
+                CREATE TABLE users (
+                    id TEXT PRIMARY KEY,
+                    email TEXT NOT NULL UNIQUE,
+                    password_hash TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    store_id TEXT,
+                    version BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    doc TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX users_by_store ON users (store_id, created_at, id)",
+                "CREATE INDEX users_by_creation ON users (created_at, id)",
+                """
+                CREATE TABLE refresh_tokens (
+                    token_hash TEXT PRIMARY KEY,
+                    family_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    used_at BIGINT,
+                    revoked_at BIGINT
+                )
+                """,
+                "CREATE INDEX refresh_tokens_by_family ON refresh_tokens (family_id)",
+            ])
+    ]
+}

@@ -1,0 +1,28 @@
+internal import Domain
+internal import Hummingbird
+
+/// `/v1/auth/…` and `/v1/me`: signing in and out, refreshing tokens, the caller's own record.
+struct AuthRoutes: Sendable {
+    let identity: GatewayHandlers
+
+    func add(to v1: RouterGroup<GatewayContext>) {
+        v1.post("auth/login") { request, context in
+            let login = try await JSONBody.decode(LoginRequest.self, from: request, context: context)
+            return try JSONBody.response(try await identity.login(login, address: context.clientAddress))
+        }
+        v1.post("auth/refresh") { request, context in
+            let refresh = try await JSONBody.decode(RefreshRequest.self, from: request, context: context)
+            return try JSONBody.response(try await identity.refresh(refresh))
+        }
+        v1.post("auth/logout") { request, context in
+            let caller = try context.principal()
+            let refresh = try await JSONBody.decode(RefreshRequest.self, from: request, context: context)
+            try await identity.logout(refresh, by: caller)
+            return Response(status: .noContent)
+        }
+        v1.get("me") { _, context in
+            let user = try await identity.me(try context.principal())
+            return try JSONBody.response(user, version: user.version)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+internal import Contracts
+internal import Domain
+internal import Foundation
+internal import Hummingbird
+
+/// Reads query parameters, collecting every bad one.
+struct QueryReader {
+    let parameters: Parameters
+    var problems = FieldProblems()
+
+    init(_ request: Request) { self.parameters = request.uri.queryParameters }
+
+    func text(_ name: String) -> String? { parameters.get(name) }
+
+    mutating func int(_ name: String, in range: ClosedRange<Int>) -> Int? {
+        guard let text = parameters.get(name) else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            problems.add(name, "must be an integer from \(range.lowerBound) to \(range.upperBound)")
+            return nil
+        }
+        return value
+    }
+
+    mutating func date(_ name: String) -> Date? {
+        guard let text = parameters.get(name) else { return nil }
+        guard let date = RFC3339.parse(text) else {
+            problems.add(name, "must be an RFC 3339 time such as 2026-11-22T09:00:00Z")
+            return nil
+        }
+        return date
+    }
+
+    mutating func bool(_ name: String) -> Bool? {
+        guard let text = parameters.get(name) else { return nil }
+        guard let value = Bool(text) else {
+            problems.add(name, "must be true or false")
+            return nil
+        }
+        return value
+    }
+
+    mutating func id<Tag>(_ name: String, as: Identifier<Tag>.Type) -> Identifier<Tag>? {
+        guard let text = parameters.get(name) else { return nil }
+        guard let id = Identifier<Tag>(text) else {
+            problems.add(name, "must be a UUID")
+            return nil
+        }
+        return id
+    }
+
+    mutating func choices<Value: RawRepresentable & CaseIterable>(_ name: String, as: Value.Type) -> [Value]?
+    where Value.RawValue == String {
+        guard let text = parameters.get(name) else { return nil }
+        var values: [Value] = []
+        for part in text.split(separator: ",") {
+            guard let value = Value(rawValue: String(part)) else {
+                problems.add(name, "must be one or more of " + Value.allCases.map(\.rawValue).joined(separator: ", "))
+                return nil
+            }
+            values.append(value)
+        }
+        return values
+    }
+
+    func check() throws(OrderlyError) { try problems.check() }
+}
+
+extension QueryReader {
+    /// The page a list asks for: `limit` (1–200) and `cursor`.
+    static func page(_ request: Request) throws(OrderlyError) -> PageRequest {
+        var query = QueryReader(request)
+        let page = PageRequest(
+            limit: query.int("limit", in: 1...PageRequest.maximumLimit), cursor: query.text("cursor"))
+        try query.check()
+        return page
+    }
+}

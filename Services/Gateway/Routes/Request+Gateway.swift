@@ -1,0 +1,36 @@
+internal import Domain
+internal import Foundation
+internal import HTTPTypes
+internal import Hummingbird
+
+extension Request {
+    /// The W3C `traceparent` header when it is well formed (`00-<32 hex>-<16 hex>-<2 hex>`).
+    var traceParent: String? {
+        guard let text = headers[.traceparent], text.utf8.count == 55 else { return nil }
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.map(\.count) == [2, 32, 16, 2],
+            parts.allSatisfy({ $0.allSatisfy { $0.isHexDigit && !$0.isUppercase } })
+        else { return nil }
+        return text
+    }
+
+    /// The `version` an `If-Match` header names (`"3"` or `3`); a malformed one is a 400.
+    func expectedVersion() throws(OrderlyError) -> Int64? {
+        guard let text = headers[.ifMatch] else { return nil }
+        let trimmed = text.trimmingCharacters(in: CharacterSet(charactersIn: "\" W/"))
+        guard let version = Int64(trimmed) else {
+            throw OrderlyError.invalidFields(["If-Match": "must be the ETag of the resource, such as \"3\""])
+        }
+        return version
+    }
+
+    /// The id in the path parameter `name`; a malformed one is a 404, as no such resource exists.
+    func pathID<Tag>(_ name: String, _ context: GatewayContext, as: Identifier<Tag>.Type) throws(OrderlyError)
+        -> Identifier<Tag>
+    {
+        guard let text = context.parameters.get(name), let id = Identifier<Tag>(text) else {
+            throw OrderlyError(.notFound, "no such resource")
+        }
+        return id
+    }
+}

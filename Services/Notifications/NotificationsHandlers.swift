@@ -1,0 +1,33 @@
+internal import Contracts
+internal import Domain
+internal import Runtime
+internal import Storage
+internal import Wire
+
+/// The notifications service's Wire method: a user's own inbox, read by cursor.
+struct NotificationsHandlers: Sendable {
+    let notifications: NotificationsRepository
+
+    init(database: Database) {
+        self.notifications = NotificationsRepository(database: database)
+    }
+
+    func register(in router: inout WireRouter) {
+        router.register(NotificationsAPI.list) { request, context in
+            try await list(request, principal: context.requirePrincipal())
+        }
+    }
+
+    /// The caller's notifications after the cursor, oldest first.
+    func list(_ request: NotificationListRequest, principal: Principal) async throws -> Page<UserNotification> {
+        let limit = try KeysetCursor.limit(request.limit)
+        guard request.after >= 0 else { throw OrderlyError.invalidFields(["after": "must be 0 or more"]) }
+        let user = principal.userID
+        guard AccessPolicy(principal).canRead(inboxOf: user) else {
+            throw OrderlyError(.permissionDenied, "an inbox is read by its user only")
+        }
+        let notifications = try await self.notifications.list(of: user, after: request.after, limit: limit + 1)
+        let page = Array(notifications.prefix(limit))
+        return Page(data: page, nextCursor: notifications.count > limit ? page.last.map { "\($0.seq)" } : nil)
+    }
+}

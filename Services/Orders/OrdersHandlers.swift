@@ -1,0 +1,353 @@
+internal import Contracts
+internal import Domain
+internal import Foundation
+internal import Runtime
+internal import Storage
+internal import Wire
+
+/// The orders service's Wire methods: each decodes its request, asks `AccessPolicy`,
+/// validates, prices, calls the repository, records the history and publishes the event.
+struct OrdersHandlers: Sendable {
+    let database: Database
+    let stores: StoreDirectory
+    let orders: OrdersRepository
+    let idempotency: IdempotencyStore
+
+    init(database: Database, stores: StoreDirectory) {
+        self.database = database
+        self.stores = stores
+        self.orders = OrdersRepository(database: database)
+        self.idempotency = IdempotencyStore(database: database)
+    }
+
+    func register(in router: inout WireRouter) {
+        router.register(OrdersAPI.createOrder) { draft, context in
+            try await create(
+                draft, principal: context.requirePrincipal(),
+                idempotencyKey: context.requireIdempotencyKey(for: "creating an order"))
+        }
+        router.register(OrdersAPI.getOrder) { ref, context in
+            let policy = AccessPolicy(try context.requirePrincipal())
+            return policy.present(try await visibleOrder(ref.id, policy))
+        }
+        router.register(OrdersAPI.listOrders) { request, context in
+            try await list(request, principal: context.requirePrincipal())
+        }
+        router.register(OrdersAPI.changes) { request, context in
+            try await changes(request, principal: context.requirePrincipal())
+        }
+        router.register(OrdersAPI.updateOrder) { patch, context in
+            try await update(patch, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
+        router.register(OrdersAPI.performAction) { request, context in
+            try await perform(request, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
+        router.register(OrdersAPI.history) { request, context in
+            try await history(request, principal: context.requirePrincipal())
+        }
+        router.register(OrdersAPI.listItems) { ref, context in
+            let order = try await visibleOrder(ref.id, AccessPolicy(try context.requirePrincipal()))
+            return Page(data: order.items, nextCursor: nil)
+        }
+        router.register(OrdersAPI.changeItems) { change, context in
+            try await changeItems(change, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
+        router.register(OrdersAPI.earnings) { request, context in
+            try await earnings(request, principal: context.requirePrincipal())
+        }
+    }
+
+    // MARK: Creating and reading
+
+    func create(_ draft: OrderDraft, principal: Principal, idempotencyKey: String) async throws -> Order {
+        let policy = AccessPolicy(principal)
+        let storeID = try policy.storeForWriting(draft.storeID)
+        let valid = try draft.validated()
+        let store = try await stores.store(storeID, for: principal)
+        let quote = try Self.quote(valid, in: store)
+        let orders = self.orders
+        return try await idempotency.write(key: idempotencyKey, scope: "orders.create:\(storeID)", request: draft) {
+            transaction in
+            let id = valid.id ?? OrderID()
+            if valid.id != nil, try await orders.find(id, in: transaction.sql) != nil {
+                throw OrderlyError(.conflict, "an order with id \(id) already exists", reason: "already_exists")
+            }
+            let now = Date.currentMillisecond
+            let order = Order(
+                id: id, number: try await transaction.nextSequence("orders.number.\(storeID)"), storeID: storeID,
+                status: .pending, version: 1, draft: valid, pickupAddress: store.address, quote: quote,
+                currency: store.currency, createdBy: principal.userID, createdAt: now)
+            let document = try await orders.insert(order, in: transaction)
+            try await orders.appendHistory(
+                OrderHistoryEntry(
+                    seq: 1, orderID: id, at: now, actorID: principal.userID, actorRole: principal.role,
+                    change: "created", to: .pending),
+                in: transaction)
+            transaction.publish(OrdersEvents.created(order, document: document))
+            return policy.present(order)
+        }
+    }
+
+    /// The delivery fee of a draft in `store`: from its tiers for a delivery, nothing for a pickup.
+    static func quote(_ draft: ValidOrderDraft, in store: Store) throws(OrderlyError) -> DeliveryQuote {
+        guard draft.fulfillment == .delivery else { return DeliveryQuote(fee: 0, multiplier: 0) }
+        guard let quote = store.deliveryPricing.quote(forBoxes: draft.boxesCount) else {
+            throw OrderlyError.invalidFields(["boxes_count": "has no price in this store's delivery tiers"])
+        }
+        return quote
+    }
+
+    /// The order, if the caller may see it; otherwise `not_found`, as if it did not exist.
+    func visibleOrder(_ id: OrderID, _ policy: AccessPolicy) async throws -> Order {
+        guard let order = try await database.read({ try await orders.find(id, in: $0) }), policy.canSee(order: order)
+        else { throw OrderlyError(.notFound, "no order \(id)") }
+        return order
+    }
+
+    func list(_ request: OrderListRequest, principal: Principal) async throws -> Page<Order> {
+        let policy = AccessPolicy(principal)
+        let limit = try KeysetCursor.limit(request.page.limit)
+        let cursor = try request.page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
+        var filter = OrdersRepository.Filter(
+            statuses: request.statuses ?? [], fulfillment: request.fulfillment, courierID: request.courierID,
+            createdFrom: request.createdFrom?.millisecondsSince1970,
+            createdTo: request.createdTo?.millisecondsSince1970,
+            dueFrom: request.dueFrom?.millisecondsSince1970, dueTo: request.dueTo?.millisecondsSince1970,
+            search: request.search)
+        if request.available == true {
+            try policy.checkPoolListing()
+            filter.poolOnly = true
+        }
+        let page = try await orders.list(
+            policy.visibleOrders(store: request.storeID), filter, sort: request.sort ?? .newest, after: cursor,
+            limit: limit)
+        return Page(data: page.data.map(policy.present), nextCursor: page.nextCursor)
+    }
+
+    /// What changed in the caller's scope after the cursor. An order that changed and left the
+    /// caller's sight (a courier's view of an order another courier claimed) is named in
+    /// `removed`.
+    func changes(_ request: OrderChangesRequest, principal: Principal) async throws -> OrderChangesPage {
+        guard let since = Int64(request.since), since >= 0 else {
+            throw OrderlyError.invalidFields(["since": "must be 0 or a next_cursor this feed returned"])
+        }
+        let limit = try KeysetCursor.limit(request.limit, default: 200, maximum: 1000)
+        let policy = AccessPolicy(principal)
+        let changed = try await orders.changes(policy.visibleOrders(store: request.storeID), since: since, limit: limit)
+        var data: [Order] = []
+        var removed: [OrderID] = []
+        for order in changed.orders {
+            if policy.canSee(order: order) {
+                data.append(policy.present(order))
+            } else {
+                removed.append(order.id)
+            }
+        }
+        return OrderChangesPage(
+            data: data, removed: removed, nextCursor: String(changed.last), hasMore: changed.hasMore)
+    }
+
+    func history(_ request: OrderHistoryRequest, principal: Principal) async throws -> Page<OrderHistoryEntry> {
+        _ = try await visibleOrder(request.id, AccessPolicy(principal))
+        let limit = try KeysetCursor.limit(request.page.limit)
+        let after = try request.page.cursor.map { cursor throws(OrderlyError) in
+            guard let seq = Int64(cursor), seq >= 0 else {
+                throw OrderlyError.invalidFields(["cursor": "is not a cursor this list returned"])
+            }
+            return seq
+        }
+        return try await orders.history(of: request.id, after: after ?? 0, limit: limit)
+    }
+
+    func earnings(_ request: EarningsRequest, principal: Principal) async throws -> Earnings {
+        guard AccessPolicy(principal).hasEarnings else {
+            throw OrderlyError(.permissionDenied, "only couriers have earnings")
+        }
+        guard request.from < request.to else { throw OrderlyError.invalidFields(["to": "must be after from"]) }
+        let totals = try await orders.earnings(
+            of: principal.userID, from: request.from.millisecondsSince1970, to: request.to.millisecondsSince1970)
+        return Earnings(
+            courierID: principal.userID, from: request.from, to: request.to,
+            deliveries: totals.reduce(0) { $0 + $1.deliveries }, totals: totals)
+    }
+
+    // MARK: Changing
+
+    /// What a change did, for the history and the event.
+    struct Change: Sendable {
+        var name: String
+        var event: String
+        var from: OrderStatus?
+        var to: OrderStatus?
+        var details: [String: JSONValue]?
+    }
+
+    /// Applies `apply` to the order in one transaction: the caller must see the order, the
+    /// version must match `expectedVersion` when given, and a change that finds the order
+    /// changed meanwhile is refused with 409. Bumps the version, records the history entry and
+    /// publishes the event; answers with the order as the caller sees it.
+    private func change(
+        _ id: OrderID, by principal: Principal, expectedVersion: Int64?, idempotencyKey: String?, scope: String,
+        request: some Encodable & Sendable, before check: (@Sendable (Order) throws -> Void)? = nil,
+        _ apply: @escaping @Sendable (inout Order) throws -> Change
+    ) async throws -> Order {
+        let orders = self.orders
+        let policy = AccessPolicy(principal)
+        return try await idempotency.write(key: idempotencyKey, scope: "\(scope):\(id)", request: request) {
+            transaction in
+            guard var order = try await orders.find(id, in: transaction.sql) else {
+                throw OrderlyError(.notFound, "no order \(id)")
+            }
+            try check?(order)
+            guard policy.canSee(order: order) else { throw OrderlyError(.notFound, "no order \(id)") }
+            if let expectedVersion, expectedVersion != order.version {
+                throw OrderlyError.versionConflict(current: policy.present(order))
+            }
+            let wasInPool = order.isInPool
+            let change = try apply(&order)
+            let previousVersion = order.version
+            let now = Date.currentMillisecond
+            order.version += 1
+            order.updatedAt = now
+            guard
+                try await orders.update(
+                    order, previousVersion: previousVersion, leftPool: wasInPool && !order.isInPool, in: transaction)
+            else {
+                throw OrderlyError(.conflict, "the order changed meanwhile; read it again", reason: "version_conflict")
+            }
+            let entry = OrderHistoryEntry(
+                seq: order.version, orderID: id, at: now, actorID: principal.userID, actorRole: principal.role,
+                change: change.name, from: change.from, to: change.to, details: change.details)
+            try await orders.appendHistory(entry, in: transaction)
+            transaction.publish(try OrdersEvents.changed(change.event, OrderChange(order: order, change: entry)))
+            return policy.present(order)
+        }
+    }
+
+    func perform(_ request: OrderActionRequest, principal: Principal, idempotencyKey: String?) async throws -> Order {
+        var problems = FieldProblems()
+        let reason = problems.optionalText(
+            request.reason, "reason", maximumLength: 500, required: request.action == .cancel)
+        try problems.check()
+        let action = request.action
+        let policy = AccessPolicy(principal)
+        if action == .claim { try policy.requireOnDutyIfCourier() }
+        return try await change(
+            request.id, by: principal, expectedVersion: request.expectedVersion, idempotencyKey: idempotencyKey,
+            scope: "orders.action", request: request,
+            before: { order in
+                // Couriers racing for an order: the ones that lose learn it was taken, not that it vanished.
+                if action == .claim, principal.role == .courier, order.fulfillment == .delivery,
+                    let courier = order.courierID, courier != principal.userID
+                {
+                    throw OrderlyError(.conflict, "another courier claimed this order first", reason: "already_claimed")
+                }
+            }
+        ) { order in
+            let transition: OrderTransition
+            switch policy.transition(action, on: order) {
+            case .success(let allowed): transition = allowed
+            case .failure(let refusal): throw refusal.error
+            }
+            let now = Date.currentMillisecond
+            let previousCourier = order.courierID
+            order.status = transition.to
+            order.courierID = transition.courierID
+            switch action {
+            case .claim: order.claimedAt = now
+            case .release: order.claimedAt = nil
+            case .deliver: order.deliveredAt = now
+            case .cancel: order.cancellationReason = reason
+            default: break
+            }
+            let event: String
+            switch action {
+            case .claim: event = OrdersAPI.Events.claimed
+            case .release: event = OrdersAPI.Events.released
+            default: event = OrdersAPI.Events.statusChanged
+            }
+            var details: [String: JSONValue] = [:]
+            if let reason { details["reason"] = .string(reason) }
+            if action == .claim || action == .release, let courier = transition.courierID ?? previousCourier {
+                details["courier_id"] = .string(courier.description)
+            }
+            return Change(
+                name: action.rawValue, event: event, from: transition.from, to: transition.to,
+                details: details.isEmpty ? nil : details)
+        }
+    }
+
+    func update(_ patch: OrderPatch, principal: Principal, idempotencyKey: String?) async throws -> Order {
+        let policy = AccessPolicy(principal)
+        let current = try await visibleOrder(patch.id, policy)
+        try policy.checkEdit(current)
+        let store = try await stores.store(current.storeID, for: principal)
+        return try await change(
+            patch.id, by: principal, expectedVersion: patch.expectedVersion, idempotencyKey: idempotencyKey,
+            scope: "orders.update", request: patch
+        ) { order in
+            try policy.checkEdit(order)
+            let valid = try order.merging(patch.changes)
+            if valid.fulfillment == .pickup, order.courierID != nil {
+                throw OrderlyError(
+                    .failedPrecondition,
+                    "a courier has claimed this order; it must be released before it becomes a pickup",
+                    reason: "order_claimed")
+            }
+            let before = try JSONValue(encoding: order)
+            order.assign(valid, quote: try Self.quote(valid, in: store))
+            guard case .object(let old) = before, case .object(let new) = try JSONValue(encoding: order) else {
+                throw OrderlyError(.internal, "an order did not encode as an object")
+            }
+            let fields = Set(old.keys).union(new.keys).filter { old[$0] != new[$0] }.sorted()
+            return Change(
+                name: "updated", event: OrdersAPI.Events.updated,
+                details: ["fields": .array(fields.map { .string($0) })])
+        }
+    }
+
+    func changeItems(_ request: ItemChange, principal: Principal, idempotencyKey: String?) async throws -> Order {
+        let policy = AccessPolicy(principal)
+        let current = try await visibleOrder(request.orderID, policy)
+        try policy.checkEdit(current)
+        let rates = try await stores.store(current.storeID, for: principal).vatRates
+        return try await change(
+            request.orderID, by: principal, expectedVersion: request.expectedVersion, idempotencyKey: idempotencyKey,
+            scope: "orders.items", request: request
+        ) { order in
+            try policy.checkEdit(order)
+            let change: String
+            let item: OrderItem
+            switch request.kind {
+            case .add:
+                guard order.items.count < Order.maximumItems else {
+                    throw OrderlyError(
+                        .failedPrecondition, "an order holds at most \(Order.maximumItems) items",
+                        reason: "too_many_items")
+                }
+                item = try (request.item ?? OrderItemDraft()).newItem(rates: rates)
+                guard !order.items.contains(where: { $0.id == item.id }) else {
+                    throw OrderlyError(.conflict, "the order already has an item \(item.id)", reason: "already_exists")
+                }
+                order.items.append(item)
+                change = "item_added"
+            case .update, .remove:
+                guard let itemID = request.itemID, let index = order.items.firstIndex(where: { $0.id == itemID }) else {
+                    throw OrderlyError(.notFound, "no item \(request.itemID?.description ?? "") in this order")
+                }
+                if request.kind == .update {
+                    item = try (request.item ?? OrderItemDraft()).applied(to: order.items[index], rates: rates)
+                    order.items[index] = item
+                    change = "item_changed"
+                } else {
+                    item = order.items.remove(at: index)
+                    change = "item_removed"
+                }
+            }
+            try order.recomputeTotals()
+            return Change(
+                name: change, event: OrdersAPI.Events.updated,
+                details: ["item_id": .string(item.id.description), "description": .string(item.description)])
+        }
+    }
+}

@@ -1,0 +1,244 @@
+public import Contracts
+public import Domain
+internal import Foundation
+internal import SQLKit
+public import Storage
+
+/// All SQL of the orders service: orders and their history. Public for the order-list
+/// benchmark of the `orderly` command.
+public struct OrdersRepository: Sendable {
+    let database: Database
+
+    public init(database: Database) { self.database = database }
+
+    /// Inserts `order`; returns the JSON stored for it.
+    @discardableResult
+    public func insert(_ order: Order, in transaction: Transaction) async throws -> String {
+        let changeSequence = try await transaction.nextSequence("orders.changes")
+        let document = try StoredDocument.text(order)
+        try await transaction.sql.raw(
+            """
+            INSERT INTO orders (id, store_id, number, fulfillment, status, courier_id, created_by, created_at,
+                updated_at, due_key, delivered_at, delivery_fee, currency, search, change_seq, version, doc)
+            VALUES (\(bind: order.id.description), \(bind: order.storeID.description), \(bind: order.number),
+                \(bind: order.fulfillment.rawValue), \(bind: order.status.rawValue),
+                \(bind: order.courierID?.description), \(bind: order.createdBy.description),
+                \(bind: order.createdAt.millisecondsSince1970), \(bind: order.updatedAt.millisecondsSince1970),
+                \(bind: Self.dueKey(order)), \(bind: order.deliveredAt?.millisecondsSince1970),
+                \(bind: order.deliveryFee), \(bind: order.currency.description), \(bind: Self.searchText(order)),
+                \(bind: changeSequence), \(bind: order.version), \(bind: document))
+            """
+        ).run()
+        return document
+    }
+
+    /// Writes a changed order if it is still at `previousVersion`; false when another change
+    /// came first. `leftPool` marks an order couriers could take and now cannot.
+    func update(_ order: Order, previousVersion: Int64, leftPool: Bool, in transaction: Transaction) async throws
+        -> Bool
+    {
+        let changeSequence = try await transaction.nextSequence("orders.changes")
+        var query: SQLQueryString = """
+            UPDATE orders SET fulfillment = \(bind: order.fulfillment.rawValue), status = \(bind: order.status.rawValue),
+                courier_id = \(bind: order.courierID?.description),
+                updated_at = \(bind: order.updatedAt.millisecondsSince1970), due_key = \(bind: Self.dueKey(order)),
+                delivered_at = \(bind: order.deliveredAt?.millisecondsSince1970),
+                delivery_fee = \(bind: order.deliveryFee), search = \(bind: Self.searchText(order)),
+                change_seq = \(bind: changeSequence), version = \(bind: order.version),
+                doc = \(bind: try StoredDocument.text(order))
+            """
+        if leftPool { query = query + ", left_pool_seq = \(bind: changeSequence)" }
+        let row = try await transaction.sql.raw(
+            query
+                + " WHERE id = \(bind: order.id.description) AND version = \(bind: previousVersion) RETURNING id"
+        ).first()
+        return row != nil
+    }
+
+    func find(_ id: OrderID, in sql: any SQLDatabase) async throws -> Order? {
+        try await sql.raw("SELECT doc FROM orders WHERE id = \(bind: id.description)").first()
+            .map { try StoredDocument.decode(Order.self, from: $0) }
+    }
+
+    func appendHistory(_ entry: OrderHistoryEntry, in transaction: Transaction) async throws {
+        try await transaction.sql.raw(
+            """
+            INSERT INTO order_history (order_id, seq, doc)
+            VALUES (\(bind: entry.orderID.description), \(bind: entry.seq), \(bind: try StoredDocument.text(entry)))
+            """
+        ).run()
+    }
+
+    /// The order's history after entry `after`, oldest first.
+    func history(of id: OrderID, after: Int64, limit: Int) async throws -> Page<OrderHistoryEntry> {
+        try await database.read { sql in
+            let rows = try await sql.raw(
+                """
+                SELECT doc, seq FROM order_history WHERE order_id = \(bind: id.description) AND seq > \(bind: after)
+                ORDER BY seq LIMIT \(bind: limit + 1)
+                """
+            ).all()
+            let entries = try rows.prefix(limit).map { try StoredDocument.decode(OrderHistoryEntry.self, from: $0) }
+            return Page(data: entries, nextCursor: rows.count > limit ? entries.last.map { String($0.seq) } : nil)
+        }
+    }
+
+    /// The SQL condition, to follow `WHERE`, selecting the orders in `scope`
+    /// (`OrderScope.contains`).
+    static func condition(_ scope: OrderScope) -> SQLQueryString {
+        switch scope {
+        case .every: return "1 = 1"
+        case .store(let store): return "store_id = \(bind: store.description)"
+        case .courier(let courier, let pool):
+            let own: SQLQueryString = "courier_id = \(bind: courier.description)"
+            return pool ? "(" + own + " OR " + inPool + ")" : own
+        case .createdBy(let user): return "created_by = \(bind: user.description)"
+        case .none: return "1 = 0"
+        }
+    }
+
+    /// The pool (`Order.isInPool`): unclaimed delivery orders in a claimable status.
+    static let inPool: SQLQueryString =
+        "(courier_id IS NULL AND fulfillment = 'delivery' AND status IN (" + list(Order.claimableStatuses) + "))"
+
+    /// What narrows a list within its scope; times in milliseconds, `to` exclusive.
+    public struct Filter: Sendable {
+        public var statuses: [OrderStatus] = []
+        public var fulfillment: Fulfillment?
+        public var courierID: UserID?
+        /// Only the pool: what a courier can claim now.
+        public var poolOnly = false
+        public var createdFrom: Int64?
+        public var createdTo: Int64?
+        public var dueFrom: Int64?
+        public var dueTo: Int64?
+        public var search: String?
+
+        public init(
+            statuses: [OrderStatus] = [], fulfillment: Fulfillment? = nil, courierID: UserID? = nil,
+            poolOnly: Bool = false, createdFrom: Int64? = nil, createdTo: Int64? = nil, dueFrom: Int64? = nil,
+            dueTo: Int64? = nil, search: String? = nil
+        ) {
+            self.statuses = statuses
+            self.fulfillment = fulfillment
+            self.courierID = courierID
+            self.poolOnly = poolOnly
+            self.createdFrom = createdFrom
+            self.createdTo = createdTo
+            self.dueFrom = dueFrom
+            self.dueTo = dueTo
+            self.search = search
+        }
+    }
+
+    /// Orders in `scope` that pass `filter`, in `sort` order, a keyset page at a time.
+    public func list(_ scope: OrderScope, _ filter: Filter, sort: OrderSort, after cursor: KeysetCursor?, limit: Int)
+        async throws -> Page<Order>
+    {
+        try await database.read { sql in
+            let key = sort == .newest || sort == .oldest ? "created_at" : "due_key"
+            var query: SQLQueryString =
+                "SELECT doc, " + SQLQueryString(key) + ", id FROM orders WHERE " + Self.condition(scope)
+            if !filter.statuses.isEmpty { query = query + " AND status IN (" + Self.list(filter.statuses) + ")" }
+            if let fulfillment = filter.fulfillment {
+                query = query + " AND fulfillment = \(bind: fulfillment.rawValue)"
+            }
+            if let courier = filter.courierID { query = query + " AND courier_id = \(bind: courier.description)" }
+            if filter.poolOnly { query = query + " AND " + Self.inPool }
+            if let from = filter.createdFrom { query = query + " AND created_at >= \(bind: from)" }
+            if let to = filter.createdTo { query = query + " AND created_at < \(bind: to)" }
+            if let from = filter.dueFrom { query = query + " AND due_key >= \(bind: from)" }
+            if let to = filter.dueTo { query = query + " AND due_key < \(bind: to)" }
+            if let search = filter.search.flatMap(Self.searchPattern) {
+                query = query + " AND search LIKE \(bind: search) ESCAPE '\\'"
+            }
+            let descending = sort == .newest || sort == .dueLatest
+            let rows = try await sql.raw(
+                query + KeysetCursor.pageClause(after: cursor, limit: limit, descending: descending, key: key)
+            ).all()
+            let page = try KeysetCursor.page(rows, limit: limit, as: Order.self, key: key)
+            return Page(data: page.items, nextCursor: page.next)
+        }
+    }
+
+    /// Orders that changed after change `since` and are in `scope` now or, for a courier, were
+    /// in the pool when the cursor was taken; oldest change first. Also returns the last change
+    /// read and whether more follow.
+    func changes(_ scope: OrderScope, since: Int64, limit: Int) async throws -> (
+        orders: [Order], last: Int64, hasMore: Bool
+    ) {
+        try await database.read { sql in
+            var condition = Self.condition(scope)
+            if case .courier(_, pool: true) = scope {
+                condition = "(" + condition + " OR left_pool_seq > \(bind: since))"
+            }
+            let rows = try await sql.raw(
+                "SELECT doc, change_seq FROM orders WHERE change_seq > \(bind: since) AND " + condition
+                    + " ORDER BY change_seq LIMIT \(bind: limit + 1)"
+            ).all()
+            let page = rows.prefix(limit)
+            let orders = try page.map { try StoredDocument.decode(Order.self, from: $0) }
+            let last = try page.last?.decode(column: "change_seq", as: Int64.self) ?? since
+            return (orders, last, rows.count > limit)
+        }
+    }
+
+    /// A courier's delivered orders in [`from`, `to`): count and fees per currency.
+    func earnings(of courier: UserID, from: Int64, to: Int64) async throws -> [Earnings.Total] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT currency, COUNT(*) AS deliveries, CAST(SUM(delivery_fee) AS BIGINT) AS fees FROM orders
+                WHERE courier_id = \(bind: courier.description) AND delivered_at >= \(bind: from)
+                    AND delivered_at < \(bind: to) AND status = 'delivered'
+                GROUP BY currency ORDER BY currency
+                """
+            ).all().map { row in
+                guard let currency = CurrencyCode(try row.decode(column: "currency", as: String.self)) else {
+                    throw StorageError.unexpected("an order's currency could not be read")
+                }
+                return Earnings.Total(
+                    currency: currency, deliveries: try row.decode(column: "deliveries", as: Int.self),
+                    deliveryFees: try row.decode(column: "fees", as: Int64.self))
+            }
+        }
+    }
+
+    // MARK: Columns
+
+    private static func list(_ statuses: some Collection<OrderStatus>) -> SQLQueryString {
+        var list: SQLQueryString = ""
+        for (index, status) in statuses.sorted(by: { $0.rawValue < $1.rawValue }).enumerated() {
+            list = list + (index == 0 ? "" : ", ") + "\(bind: status.rawValue)"
+        }
+        return list
+    }
+
+    /// `due_at` in milliseconds; orders without one sort after every dated one.
+    static func dueKey(_ order: Order) -> Int64 { order.dueAt?.millisecondsSince1970 ?? Int64.max }
+
+    /// What a search matches: the number, the recipient's and customer's names, lower-cased,
+    /// and the phone's digits.
+    static func searchText(_ order: Order) -> String {
+        let names = [order.recipientFirstName, order.recipientLastName, order.customerName].compactMap { $0 }
+        return (["#\(order.number)"] + names + [digits(order.phone ?? "")]).joined(separator: " ").lowercased()
+    }
+
+    /// The `LIKE` pattern of a search: a phone-like query matches digits, anything else the
+    /// lower-cased text; nil when nothing is left to match.
+    static func searchPattern(_ query: String) -> String? {
+        let trimmed = query.trimmingCharacters(in: .whitespaces).lowercased()
+        let phoneLike = trimmed.unicodeScalars.allSatisfy {
+            ("0"..."9").contains($0) || " +()-".unicodeScalars.contains($0)
+        }
+        let term = phoneLike && trimmed.count > 3 ? digits(trimmed) : trimmed
+        guard !term.isEmpty else { return nil }
+        let escaped = term.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
+        return "%\(escaped)%"
+    }
+
+    private static func digits(_ text: String) -> String {
+        String(text.unicodeScalars.filter { ("0"..."9").contains($0) }.map(Character.init))
+    }
+}

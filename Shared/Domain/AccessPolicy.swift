@@ -1,0 +1,294 @@
+/// Who may see or change what: stores, users, orders with their items and actions, payments,
+/// receipts and notifications. The one place every service asks, so that each rule is written
+/// once and tested once, as a table of every role, scope and operation.
+///
+/// There are two kinds of answer. Whether the caller may *see* a resource: one who may not is
+/// told it does not exist (`not_found`), so that ids cannot be probed. And whether the caller
+/// may *change* it: one who sees it but may not change it gets `permission_denied`. Every
+/// question checks the caller's store itself; no answer relies on another having been asked
+/// first.
+public struct AccessPolicy: Sendable {
+    public let principal: Principal
+
+    public init(_ principal: Principal) { self.principal = principal }
+
+    private var role: Role { principal.role }
+    private var isAdmin: Bool { role == .admin }
+
+    /// Whether the caller works in `store`: one of its owners, managers or staff.
+    private func worksIn(_ store: StoreID?) -> Bool {
+        role.isStoreRole && store != nil && principal.storeID == store
+    }
+
+    /// Whether the caller runs `store`: its owner or one of its managers.
+    private func runs(_ store: StoreID?) -> Bool {
+        (role == .owner || role == .manager) && worksIn(store)
+    }
+
+    // MARK: Stores
+
+    /// A store's profile: admins, couriers and customers see every store's, store users their own.
+    public func canSee(store: StoreID) -> Bool {
+        switch role {
+        case .admin, .courier, .customer: return true
+        case .owner, .manager, .staff: return worksIn(store)
+        }
+    }
+
+    /// Only admins open stores.
+    public var canCreateStores: Bool { isAdmin }
+
+    /// A store's profile, prices and rates: admins, and the store's owner and managers.
+    public func canChange(store: StoreID) -> Bool { isAdmin || runs(store) }
+
+    /// The stores the caller's lists show: the same as `canSee(store:)`.
+    public var visibleStores: StoreScope {
+        switch role {
+        case .admin, .courier, .customer: return .every
+        case .owner, .manager, .staff: return principal.storeID.map { .only($0) } ?? .none
+        }
+    }
+
+    // MARK: Users
+
+    /// A user's record: everyone sees their own, admins everyone's, owners and managers their
+    /// store's users'.
+    public func canSee(user: User) -> Bool {
+        user.id == principal.userID || isAdmin || runs(user.storeID)
+    }
+
+    /// Creating a user of `role` in `store` (nil for the platform's roles): admins create anyone,
+    /// owners managers and staff of their store, managers staff of theirs.
+    public func canCreate(_ role: Role, in store: StoreID?) -> Bool {
+        switch self.role {
+        case .admin: return true
+        case .owner: return (role == .manager || role == .staff) && worksIn(store)
+        case .manager: return role == .staff && worksIn(store)
+        case .staff, .courier, .customer: return false
+        }
+    }
+
+    /// Changing a user's staff role or status (`active`): admins anyone, owners their store's
+    /// managers and staff, managers their store's staff. Only an admin manages their own account.
+    public func canManage(_ user: User) -> Bool {
+        guard user.id != principal.userID else { return isAdmin }
+        switch role {
+        case .admin: return true
+        case .owner: return worksIn(user.storeID) && (user.role == .manager || user.role == .staff)
+        case .manager: return worksIn(user.storeID) && user.role == .staff
+        case .staff, .courier, .customer: return false
+        }
+    }
+
+    /// Changing a user's role: admins only, of the users they manage.
+    public func canChangeRole(of user: User) -> Bool { isAdmin && canManage(user) }
+
+    /// Changing a user's name, phone or password: the user, and whoever manages them.
+    public func canEditProfile(of user: User) -> Bool { user.id == principal.userID || canManage(user) }
+
+    /// The users a list of `store`'s (every store's when nil) shows: admins any store's, owners
+    /// and managers their own store's (another store's list is empty). Other roles list no users.
+    public func visibleUsers(store: StoreID?) throws(OrderlyError) -> StoreScope {
+        switch role {
+        case .admin: return store.map { .only($0) } ?? .every
+        case .owner, .manager:
+            guard let own = principal.storeID, store == nil || store == own else { return .none }
+            return .only(own)
+        case .staff, .courier, .customer:
+            throw OrderlyError(.permissionDenied, "a \(role.rawValue) cannot list users")
+        }
+    }
+
+    /// Going on and off duty: couriers only.
+    public var canGoOnDuty: Bool { role == .courier }
+
+    // MARK: Orders
+
+    /// An order: admins see every one, store users their store's, customers the ones they
+    /// created, couriers the ones they carry and, while on duty, the pool: unclaimed delivery
+    /// orders in a status a courier can claim from.
+    public func canSee(order: Order) -> Bool {
+        switch role {
+        case .admin: return true
+        case .owner, .manager, .staff: return worksIn(order.storeID)
+        case .courier: return order.courierID == principal.userID || (principal.onDuty && order.isInPool)
+        case .customer: return order.createdBy == principal.userID
+        }
+    }
+
+    /// The orders the caller's lists and change feed cover, narrowed to `store` when one is
+    /// named: the same orders as `canSee(order:)`.
+    public func visibleOrders(store: StoreID?) -> OrderScope {
+        switch role {
+        case .admin: return store.map { .store($0) } ?? .every
+        case .owner, .manager, .staff:
+            guard let own = principal.storeID, store == nil || store == own else { return .none }
+            return .store(own)
+        case .courier: return .courier(principal.userID, pool: principal.onDuty)
+        case .customer: return .createdBy(principal.userID)
+        }
+    }
+
+    /// Refuses an off-duty courier what needs a courier on duty, the pool and claiming from it,
+    /// with 422 `off_duty`; lets everyone else through.
+    public func requireOnDutyIfCourier() throws(OrderlyError) {
+        if role == .courier, !principal.onDuty { throw OrderActionRefusal.offDuty.error }
+    }
+
+    /// Listing the pool alone (`available=true`): couriers on duty and admins.
+    public func checkPoolListing() throws(OrderlyError) {
+        try requireOnDutyIfCourier()
+        guard role == .courier || isAdmin else {
+            throw OrderlyError(.permissionDenied, "only couriers list the orders available to claim")
+        }
+    }
+
+    /// The store a new order or payment goes to: the caller's own (naming another is answered
+    /// as if it did not exist), or the one an admin names. Couriers and customers create
+    /// neither.
+    public func storeForWriting(_ requested: StoreID?) throws(OrderlyError) -> StoreID {
+        switch role {
+        case .admin:
+            guard let requested else { throw OrderlyError.invalidFields(["store_id": "is required for admins"]) }
+            return requested
+        case .owner, .manager, .staff:
+            guard let own = principal.storeID else {
+                throw OrderlyError(.permissionDenied, "this account has no store")
+            }
+            if let requested, requested != own { throw OrderlyError(.notFound, "no store \(requested)") }
+            return own
+        case .courier, .customer:
+            throw OrderlyError(.permissionDenied, "a \(role.rawValue) cannot do this")
+        }
+    }
+
+    /// Changing an order's own fields and its items: admins, and the users of the order's store.
+    /// Whether the order still takes changes is its own rule (`Order.isEditable`).
+    public func mayEdit(_ order: Order) -> Bool { isAdmin || worksIn(order.storeID) }
+
+    /// Whether the caller can change the order and its items now (`can_edit`).
+    public func canEdit(_ order: Order) -> Bool { mayEdit(order) && order.isEditable }
+
+    /// Refuses a change to the order's fields or items: `not_found` when the caller cannot see
+    /// the order, `permission_denied` when they may not edit it, 422 `order_locked` when it no
+    /// longer takes changes.
+    public func checkEdit(_ order: Order) throws(OrderlyError) {
+        guard canSee(order: order) else { throw OrderlyError(.notFound, "no order \(order.id)") }
+        guard mayEdit(order) else {
+            throw OrderlyError(.permissionDenied, "only the store's staff change an order's details and items")
+        }
+        try order.requireEditable()
+    }
+
+    /// Whether the caller may ever do `action` to `order`, whatever its status: the store's users
+    /// accept, prepare, mark ready, mark collected and cancel; a courier on duty claims a
+    /// delivery, and the courier carrying it releases, picks up and delivers it; a customer
+    /// cancels their own order; an admin may do anything but claim (only a courier carries).
+    public func permits(_ action: OrderAction, on order: Order) -> Bool {
+        switch role {
+        case .admin: return action != .claim
+        case .owner, .manager, .staff:
+            return worksIn(order.storeID)
+                && [.accept, .startPreparing, .markReady, .markCollected, .cancel].contains(action)
+        case .courier:
+            switch action {
+            case .claim: return principal.onDuty && order.fulfillment == .delivery
+            case .release, .pickUp, .deliver: return order.courierID == principal.userID
+            case .accept, .startPreparing, .markReady, .markCollected, .cancel: return false
+            }
+        case .customer: return action == .cancel && order.createdBy == principal.userID
+        }
+    }
+
+    /// Whether the status allows the caller's `action`, beyond `Order.fits`: a customer cancels
+    /// only while the order is pending.
+    private func statusAllows(_ action: OrderAction, on order: Order) -> Bool {
+        order.fits(action) && (role != .customer || action != .cancel || order.status == .pending)
+    }
+
+    /// What the caller can do to `order` now, in the order of `OrderAction.allCases`: the
+    /// buttons an app shows.
+    public func allowedActions(on order: Order) -> [OrderAction] {
+        OrderAction.allCases.filter { permits($0, on: order) && statusAllows($0, on: order) }
+    }
+
+    /// The change `action` by the caller makes to `order`, or why it is refused.
+    public func transition(_ action: OrderAction, on order: Order) -> Result<OrderTransition, OrderActionRefusal> {
+        if action == .claim, role == .courier, !principal.onDuty { return .failure(.offDuty) }
+        guard permits(action, on: order) else { return .failure(.notPermitted(action, role)) }
+        guard statusAllows(action, on: order) else {
+            return .failure(.illegal(action, order.status, allowed: allowedActions(on: order)))
+        }
+        return .success(order.transition(action, by: principal.userID))
+    }
+
+    /// The order as the caller receives it: with the actions open to them and whether they may
+    /// edit it, and, for a courier who has not claimed it, without the recipient's phone and
+    /// apartment.
+    public func present(_ order: Order) -> Order {
+        var presented = order
+        presented.allowedActions = allowedActions(on: order)
+        presented.canEdit = canEdit(order)
+        if role == .courier, order.courierID != principal.userID {
+            presented.phone = nil
+            presented.apartment = nil
+            presented.deliveryAddress = presented.formattedDeliveryAddress
+        }
+        return presented
+    }
+
+    /// A courier's earnings: couriers only.
+    public var hasEarnings: Bool { role == .courier }
+
+    // MARK: Payments and receipts
+
+    /// A payment: admins see every one, store users their store's.
+    public func canSee(payment: Payment) -> Bool { isAdmin || worksIn(payment.storeID) }
+
+    /// A receipt: admins see every one, store users their store's.
+    public func canSee(receipt: Receipt) -> Bool { isAdmin || worksIn(receipt.storeID) }
+
+    // MARK: Notifications
+
+    /// An inbox: each user reads only their own.
+    public func canRead(inboxOf user: UserID) -> Bool { user == principal.userID }
+}
+
+/// Which stores (or which stores' users) a list covers.
+public enum StoreScope: Hashable, Sendable {
+    case every
+    case only(StoreID)
+    /// Nothing: a list of a store the caller has no part in.
+    case none
+
+    /// Whether `store` is in the scope.
+    public func contains(_ store: StoreID?) -> Bool {
+        switch self {
+        case .every: return true
+        case .only(let only): return store == only
+        case .none: return false
+        }
+    }
+}
+
+/// Which orders a list or change feed covers (`AccessPolicy.visibleOrders(store:)`).
+public enum OrderScope: Hashable, Sendable {
+    case every
+    case store(StoreID)
+    /// A courier's: the orders they carry and, when `pool`, unclaimed delivery orders in a
+    /// claimable status.
+    case courier(UserID, pool: Bool)
+    case createdBy(UserID)
+    case none
+
+    /// Whether `order` is in the scope (what the orders service's SQL selects).
+    public func contains(_ order: Order) -> Bool {
+        switch self {
+        case .every: return true
+        case .store(let store): return order.storeID == store
+        case .courier(let courier, let pool): return order.courierID == courier || (pool && order.isInPool)
+        case .createdBy(let user): return order.createdBy == user
+        case .none: return false
+        }
+    }
+}

@@ -1,0 +1,318 @@
+/// A small JSON reader for a few flat fields, and a checker for JSON passed along as text.
+///
+/// Foundation's decoders cannot hand back a nested value as raw bytes, yet a Wire envelope's
+/// `body` must reach its handler undecoded (so it is parsed exactly once, into the handler's own
+/// type), and an event's payload travels from the outbox through a stream to its consumers as
+/// text. This scanner reads the envelope's fields, validates the syntax of everything it skips
+/// (with a nesting limit) without building anything, and reports where a value starts and ends.
+/// It never traps on input: every read is bounds-checked and errors are thrown.
+public struct JSONScanner {
+    private let bytes: UnsafeRawBufferPointer
+    /// The offset of the next unread byte.
+    public private(set) var offset: Int
+    private static let maximumDepth = 64
+
+    public init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+        self.offset = 0
+    }
+
+    public enum Failure: Error, Sendable {
+        case syntax(String, at: Int)
+    }
+
+    private func fail(_ what: String) -> Failure { .syntax(what, at: offset) }
+
+    private var current: UInt8? { offset < bytes.count ? bytes[offset] : nil }
+
+    public mutating func skipWhitespace() {
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): offset += 1
+            default: return
+            }
+        }
+    }
+
+    public mutating func expect(_ byte: UInt8) throws(Failure) {
+        skipWhitespace()
+        guard current == byte else { throw fail("expected '\(Character(Unicode.Scalar(byte)))'") }
+        offset += 1
+    }
+
+    /// Consumes `byte` if it comes next (after white space).
+    public mutating func consume(_ byte: UInt8) -> Bool {
+        skipWhitespace()
+        guard current == byte else { return false }
+        offset += 1
+        return true
+    }
+
+    public mutating func expectEnd() throws(Failure) {
+        skipWhitespace()
+        guard offset == bytes.count else { throw fail("unexpected data after the value") }
+    }
+
+    /// Calls `field` for each key of an object; `field` must consume the key's value.
+    public mutating func readObject(_ field: (inout JSONScanner, String) throws -> Void) throws {
+        try expect(UInt8(ascii: "{"))
+        if consume(UInt8(ascii: "}")) { return }
+        repeat {
+            skipWhitespace()
+            let key = try readString()
+            try expect(UInt8(ascii: ":"))
+            try field(&self, key)
+        } while consume(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "}"))
+    }
+
+    /// Calls `element` for each element of an array; `element` must consume it.
+    public mutating func readArray(_ element: (inout JSONScanner) throws -> Void) throws {
+        try expect(UInt8(ascii: "["))
+        if consume(UInt8(ascii: "]")) { return }
+        repeat {
+            try element(&self)
+        } while consume(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "]"))
+    }
+
+    /// Whether the next value is `null` (consumed if so).
+    public mutating func consumeNull() -> Bool {
+        skipWhitespace()
+        guard offset + 4 <= bytes.count, bytes[offset] == UInt8(ascii: "n"), bytes[offset + 1] == UInt8(ascii: "u"),
+            bytes[offset + 2] == UInt8(ascii: "l"), bytes[offset + 3] == UInt8(ascii: "l")
+        else { return false }
+        offset += 4
+        return true
+    }
+
+    /// Reads `true` or `false`.
+    public mutating func readBool() throws(Failure) -> Bool {
+        skipWhitespace()
+        switch current {
+        case UInt8(ascii: "t"):
+            try skipLiteral("true")
+            return true
+        case UInt8(ascii: "f"):
+            try skipLiteral("false")
+            return false
+        default: throw fail("expected true or false")
+        }
+    }
+
+    /// Reads a string value, resolving escapes.
+    public mutating func readString() throws(Failure) -> String {
+        skipWhitespace()
+        guard current == UInt8(ascii: "\"") else { throw fail("expected a string") }
+        offset += 1
+        let start = offset
+        var hasEscapes = false
+        while true {
+            guard let byte = current else { throw fail("unterminated string") }
+            if byte == UInt8(ascii: "\"") { break }
+            if byte < 0x20 { throw fail("control character in string") }
+            if byte == UInt8(ascii: "\\") {
+                hasEscapes = true
+                offset += 2
+            } else {
+                offset += 1
+            }
+        }
+        let end = offset
+        offset += 1
+        let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+        guard hasEscapes else { return String(decoding: raw, as: UTF8.self) }
+        return try Self.unescape(raw, at: start)
+    }
+
+    private static func unescape(_ raw: UnsafeRawBufferPointer, at position: Int) throws(Failure) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(raw.count)
+        var index = 0
+        func hex(_ at: Int) throws(Failure) -> UInt32 {
+            guard at + 4 <= raw.count else { throw .syntax("truncated \\u escape", at: position + at) }
+            var value: UInt32 = 0
+            for byte in raw[at..<at + 4] {
+                let digit: UInt32
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+                default: throw .syntax("bad \\u escape", at: position + at)
+                }
+                value = value << 4 | digit
+            }
+            return value
+        }
+        while index < raw.count {
+            let byte = raw[index]
+            guard byte == UInt8(ascii: "\\") else {
+                output.append(byte)
+                index += 1
+                continue
+            }
+            guard index + 1 < raw.count else { throw .syntax("truncated escape", at: position + index) }
+            let escaped = raw[index + 1]
+            index += 2
+            switch escaped {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(escaped)
+            case UInt8(ascii: "b"): output.append(0x08)
+            case UInt8(ascii: "f"): output.append(0x0C)
+            case UInt8(ascii: "n"): output.append(0x0A)
+            case UInt8(ascii: "r"): output.append(0x0D)
+            case UInt8(ascii: "t"): output.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try hex(index)
+                index += 4
+                if (0xD800...0xDBFF).contains(scalar), index + 6 <= raw.count, raw[index] == UInt8(ascii: "\\"),
+                    raw[index + 1] == UInt8(ascii: "u")
+                {
+                    let low = try hex(index + 2)
+                    if (0xDC00...0xDFFF).contains(low) {
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        index += 6
+                    }
+                }
+                let character = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+                output.append(contentsOf: String(character).utf8)
+            default:
+                throw .syntax("bad escape", at: position + index - 1)
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Reads an integer value (no fraction, no exponent).
+    public mutating func readInteger() throws(Failure) -> Int64 {
+        skipWhitespace()
+        let negative = current == UInt8(ascii: "-")
+        if negative { offset += 1 }
+        let start = offset
+        var value: Int64 = 0
+        while let byte = current, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = shifted.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { throw fail("integer out of range") }
+            value = sum
+            offset += 1
+        }
+        guard offset > start else { throw fail("expected an integer") }
+        if let byte = current, byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+            throw fail("expected an integer")
+        }
+        return negative ? -value : value
+    }
+
+    /// Checks that `bytes` hold exactly one JSON value (white space around it allowed).
+    public static func validate(_ bytes: UnsafeRawBufferPointer) throws(Failure) {
+        var scanner = JSONScanner(bytes)
+        _ = try scanner.skipValue()
+        try scanner.expectEnd()
+    }
+
+    /// Skips one value of any kind, checking its syntax; returns the byte range it occupied.
+    public mutating func skipValue() throws(Failure) -> Range<Int> {
+        skipWhitespace()
+        let start = offset
+        try skipValue(depth: 0)
+        return start..<offset
+    }
+
+    private mutating func skipValue(depth: Int) throws(Failure) {
+        guard depth < Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth)") }
+        skipWhitespace()
+        guard let byte = current else { throw fail("expected a value") }
+        switch byte {
+        case UInt8(ascii: "\""):
+            try skipString()
+        case UInt8(ascii: "{"):
+            offset += 1
+            if consume(UInt8(ascii: "}")) { return }
+            repeat {
+                skipWhitespace()
+                try skipString()
+                try expect(UInt8(ascii: ":"))
+                try skipValue(depth: depth + 1)
+            } while consume(UInt8(ascii: ","))
+            try expect(UInt8(ascii: "}"))
+        case UInt8(ascii: "["):
+            offset += 1
+            if consume(UInt8(ascii: "]")) { return }
+            repeat {
+                try skipValue(depth: depth + 1)
+            } while consume(UInt8(ascii: ","))
+            try expect(UInt8(ascii: "]"))
+        case UInt8(ascii: "t"): try skipLiteral("true")
+        case UInt8(ascii: "f"): try skipLiteral("false")
+        case UInt8(ascii: "n"): try skipLiteral("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            try skipNumber()
+        default:
+            throw fail("expected a value")
+        }
+    }
+
+    /// Skips a string, checking its escapes, without making a `String` of it.
+    private mutating func skipString() throws(Failure) {
+        guard current == UInt8(ascii: "\"") else { throw fail("expected a string") }
+        offset += 1
+        while true {
+            guard let byte = current else { throw fail("unterminated string") }
+            offset += 1
+            switch byte {
+            case UInt8(ascii: "\""): return
+            case ..<0x20: throw fail("control character in string")
+            case UInt8(ascii: "\\"):
+                guard let escaped = current else { throw fail("unterminated string") }
+                offset += 1
+                switch escaped {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    break
+                case UInt8(ascii: "u"):
+                    for _ in 0..<4 {
+                        guard let digit = current, Self.isHexDigit(digit) else { throw fail("bad \\u escape") }
+                        offset += 1
+                    }
+                default: throw fail("bad escape")
+                }
+            default: break
+            }
+        }
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    }
+
+    private mutating func skipLiteral(_ literal: StaticString) throws(Failure) {
+        let count = literal.utf8CodeUnitCount
+        guard offset + count <= bytes.count else { throw fail("bad literal") }
+        for index in 0..<count where bytes[offset + index] != literal.utf8Start[index] {
+            throw fail("bad literal")
+        }
+        offset += count
+    }
+
+    private mutating func skipNumber() throws(Failure) {
+        if current == UInt8(ascii: "-") { offset += 1 }
+        var digits = 0
+        func isDigit(_ byte: UInt8?) -> Bool {
+            byte.map { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ?? false
+        }
+        while isDigit(current) { offset += 1; digits += 1 }
+        guard digits > 0 else { throw fail("bad number") }
+        if current == UInt8(ascii: ".") {
+            offset += 1
+            guard isDigit(current) else { throw fail("bad number") }
+            while isDigit(current) { offset += 1 }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            offset += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { offset += 1 }
+            guard isDigit(current) else { throw fail("bad number") }
+            while isDigit(current) { offset += 1 }
+        }
+    }
+}

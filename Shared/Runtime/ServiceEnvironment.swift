@@ -1,0 +1,56 @@
+public import Domain
+public import Logging
+public import Redis
+public import ServiceLifecycle
+public import Storage
+public import Wire
+
+/// What a service's parts are built over, in its process (`ServiceHost.environment`) or in a
+/// test: its database, Redis, this replica's name, the callers of the services it calls, and a
+/// logger.
+public struct ServiceEnvironment: Sendable {
+    public var database: Database
+    /// For commands (publishing, wake-ups); each event consumer gets a client of its own.
+    public var redis: RedisClient
+    /// This replica's name, unique among the service's replicas (consumer names).
+    public var instance: String
+    /// The services it calls, by name.
+    public var upstreams: [String: any WireCaller]
+    public var logger: Logger
+
+    public init(
+        database: Database, redis: RedisClient, instance: String, upstreams: [String: any WireCaller] = [:],
+        logger: Logger
+    ) {
+        self.database = database
+        self.redis = redis
+        self.instance = instance
+        self.upstreams = upstreams
+        self.logger = logger
+    }
+
+    /// The caller of upstream `service`; an error when it was not given.
+    public func upstream(_ service: String) throws(OrderlyError) -> any WireCaller {
+        guard let caller = upstreams[service] else { throw OrderlyError(.internal, "\(service) is not an upstream") }
+        return caller
+    }
+
+    /// A Redis client for one blocking stream consumer, its thread to itself.
+    public func consumerRedis() -> RedisClient {
+        var configuration = redis.configuration
+        configuration.poolSize = 1
+        return RedisClient(configuration: configuration)
+    }
+}
+
+/// A service without a process around it: the Wire methods it answers and the consumers of
+/// the events it reacts to. Its process adds the outbox relay, the Wire and admin servers.
+public struct ServiceParts: Sendable {
+    public var router: WireRouter
+    public var consumers: [any Service]
+
+    public init(router: WireRouter, consumers: [any Service] = []) {
+        self.router = router
+        self.consumers = consumers
+    }
+}

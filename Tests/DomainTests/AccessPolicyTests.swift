@@ -1,0 +1,251 @@
+import Domain
+import Foundation
+import Testing
+
+/// The access policy as a table: every role, as a caller in the resource's store (`s`), in
+/// another store (`o`) and in none (`n`), against every operation. `Y` is allowed, `.` refused.
+/// The resources all belong to store S; the callers' own ids are theirs alone, so "another
+/// user" is never the caller. Couriers are on duty (the off-duty rules have a test of their own).
+@Suite("Access policy")
+struct AccessPolicyTests {
+    static let roles: [Role] = [.admin, .owner, .manager, .staff, .courier, .customer]
+
+    enum Scope: CaseIterable {
+        case sameStore, otherStore, noStore
+    }
+
+    //                                           admin owner manager staff courier customer
+    //                                            son   son    son    son    son     son
+    static let table: [(operation: String, expected: String)] = [
+        ("store.see", /*                      */ "YYY   Y..    Y..    Y..    YYY     YYY"),
+        ("store.create", /*                   */ "YYY   ...    ...    ...    ...     ..."),
+        ("store.change", /*                   */ "YYY   Y..    Y..    ...    ...     ..."),
+        ("store.list shows it", /*            */ "YYY   Y..    Y..    Y..    YYY     YYY"),
+        ("user.see another of the store", /*  */ "YYY   Y..    Y..    ...    ...     ..."),
+        ("user.see oneself", /*               */ "YYY   YYY    YYY    YYY    YYY     YYY"),
+        ("user.create owner", /*              */ "YYY   ...    ...    ...    ...     ..."),
+        ("user.create manager", /*            */ "YYY   Y..    ...    ...    ...     ..."),
+        ("user.create staff", /*              */ "YYY   Y..    Y..    ...    ...     ..."),
+        ("user.create courier", /*            */ "YYY   ...    ...    ...    ...     ..."),
+        ("user.manage staff", /*              */ "YYY   Y..    Y..    ...    ...     ..."),
+        ("user.manage manager", /*            */ "YYY   Y..    ...    ...    ...     ..."),
+        ("user.manage oneself", /*            */ "YYY   ...    ...    ...    ...     ..."),
+        ("user.change role of staff", /*      */ "YYY   ...    ...    ...    ...     ..."),
+        ("user.edit profile of staff", /*     */ "YYY   Y..    Y..    ...    ...     ..."),
+        ("user.edit own profile", /*          */ "YYY   YYY    YYY    YYY    YYY     YYY"),
+        ("user.list the store's", /*          */ "YYY   Y..    Y..    ...    ...     ..."),
+        ("courier.go on duty", /*             */ "...   ...    ...    ...    YYY     ..."),
+        ("order.see pending", /*              */ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("order.see in the pool", /*          */ "YYY   Y..    Y..    Y..    YYY     ..."),
+        ("order.see carried by the caller", /**/ "YYY   Y..    Y..    Y..    YYY     ..."),
+        ("order.see created by the caller", /**/ "YYY   Y..    Y..    Y..    ...     YYY"),
+        ("order.list shows the pool", /*      */ "YYY   Y..    Y..    Y..    YYY     ..."),
+        ("order.create in the store", /*      */ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("order.edit fields and items", /*    */ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("order.edit when delivered", /*      */ "...   ...    ...    ...    ...     ..."),
+        ("action.accept", /*                  */ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("action.cancel", /*                  */ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("action.cancel own pending order", /**/ "YYY   Y..    Y..    Y..    ...     YYY"),
+        ("action.claim", /*                   */ "...   ...    ...    ...    YYY     ..."),
+        ("pool.list alone", /*                */ "YYY   ...    ...    ...    YYY     ..."),
+        ("action.pick_up carried order", /*   */ "YYY   ...    ...    ...    YYY     ..."),
+        ("action.mark_collected", /*          */ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("courier.earnings", /*               */ "...   ...    ...    ...    YYY     ..."),
+        ("payment.see", /*                    */ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("payment.record in the store", /*    */ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("receipt.see", /*                    */ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("notifications.read own inbox", /*   */ "YYY   YYY    YYY    YYY    YYY     YYY"),
+        ("notifications.read another's", /*   */ "...   ...    ...    ...    ...     ..."),
+    ]
+
+    static let store = StoreID()
+    static let otherStore = StoreID()
+    static let someone = UserID()
+
+    static func principal(_ role: Role, _ scope: Scope) -> Principal {
+        let storeID: StoreID? =
+            switch scope {
+            case .sameStore: store
+            case .otherStore: otherStore
+            case .noStore: nil
+            }
+        return Principal(userID: UserID(), role: role, storeID: storeID, onDuty: role == .courier)
+    }
+
+    static func user(_ role: Role, id: UserID = UserID(), store: StoreID? = Self.store) -> User {
+        User(
+            id: id, email: "\(role.rawValue)@example.com", name: "N", phone: nil, role: role,
+            storeID: role.isStoreRole ? store : nil, staffRole: nil, active: true, onDuty: false, version: 1,
+            createdAt: Date(), updatedAt: Date())
+    }
+
+    static func order(
+        _ status: OrderStatus, _ fulfillment: Fulfillment = .delivery, courier: UserID? = nil,
+        createdBy: UserID = someone
+    ) throws -> Order {
+        let draft = try OrderDraft(
+            fulfillment: fulfillment, recipientFirstName: "A", recipientLastName: "B", phone: "050 1234567",
+            street: "Herzl", buildingNo: "12", floor: "3", apartment: "7", city: "Tel Aviv", boxesCount: 1
+        ).validated()
+        var order = Order(
+            id: OrderID(), number: 1, storeID: store, status: status, version: 1, draft: draft,
+            pickupAddress: nil, quote: DeliveryQuote(fee: 3500, multiplier: 1), currency: .ils, createdBy: createdBy,
+            createdAt: Date())
+        order.courierID = courier
+        return order
+    }
+
+    /// Whether `principal` may do `operation`, asked of the policy.
+    static func decide(_ operation: String, _ principal: Principal) throws -> Bool {
+        let policy = AccessPolicy(principal)
+        let me = principal.userID
+        let payment = Payment(
+            id: PaymentID(), storeID: store, orderID: nil, subtotal: 100, tip: 0, amount: 100, currency: .ils,
+            method: .cash, status: .completed, staffID: someone, receiptID: nil, refundedAmount: 0, createdAt: Date(),
+            completedAt: Date())
+        let receipt = Receipt(
+            id: ReceiptID(), number: 1, storeID: store, paymentID: payment.id, orderID: nil, subtotal: 100, tip: 0,
+            total: 100, currency: .ils, method: .cash, staffID: someone, issuedAt: Date(), text: "")
+        switch operation {
+        case "store.see": return policy.canSee(store: store)
+        case "store.create": return policy.canCreateStores
+        case "store.change": return policy.canChange(store: store)
+        case "store.list shows it": return policy.visibleStores.contains(store)
+        case "user.see another of the store": return policy.canSee(user: user(.staff))
+        case "user.see oneself": return policy.canSee(user: user(principal.role, id: me, store: principal.storeID))
+        case "user.create owner": return policy.canCreate(.owner, in: store)
+        case "user.create manager": return policy.canCreate(.manager, in: store)
+        case "user.create staff": return policy.canCreate(.staff, in: store)
+        case "user.create courier": return policy.canCreate(.courier, in: nil)
+        case "user.manage staff": return policy.canManage(user(.staff))
+        case "user.manage manager": return policy.canManage(user(.manager))
+        case "user.manage oneself": return policy.canManage(user(principal.role, id: me, store: principal.storeID))
+        case "user.change role of staff": return policy.canChangeRole(of: user(.staff))
+        case "user.edit profile of staff": return policy.canEditProfile(of: user(.staff))
+        case "user.edit own profile":
+            return policy.canEditProfile(of: user(principal.role, id: me, store: principal.storeID))
+        case "user.list the store's": return (try? policy.visibleUsers(store: store))?.contains(store) ?? false
+        case "courier.go on duty": return policy.canGoOnDuty
+        case "order.see pending": return policy.canSee(order: try order(.pending))
+        case "order.see in the pool": return policy.canSee(order: try order(.accepted))
+        case "order.see carried by the caller": return policy.canSee(order: try order(.ready, courier: me))
+        case "order.see created by the caller": return policy.canSee(order: try order(.pending, createdBy: me))
+        case "order.list shows the pool": return policy.visibleOrders(store: nil).contains(try order(.accepted))
+        case "order.create in the store", "payment.record in the store":
+            return (try? policy.storeForWriting(store)) == store
+        case "order.edit fields and items": return policy.canEdit(try order(.accepted))
+        case "order.edit when delivered": return policy.canEdit(try order(.delivered, courier: someone))
+        case "action.accept": return policy.allowedActions(on: try order(.pending)).contains(.accept)
+        case "action.cancel": return policy.allowedActions(on: try order(.pending)).contains(.cancel)
+        case "action.cancel own pending order":
+            return policy.allowedActions(on: try order(.pending, createdBy: me)).contains(.cancel)
+        case "action.claim": return policy.allowedActions(on: try order(.accepted)).contains(.claim)
+        case "action.pick_up carried order":
+            return policy.allowedActions(on: try order(.ready, courier: me)).contains(.pickUp)
+        case "action.mark_collected":
+            return policy.allowedActions(on: try order(.ready, .pickup)).contains(.markCollected)
+        case "pool.list alone": return (try? policy.checkPoolListing()) != nil
+        case "courier.earnings": return policy.hasEarnings
+        case "payment.see": return policy.canSee(payment: payment)
+        case "receipt.see": return policy.canSee(receipt: receipt)
+        case "notifications.read own inbox": return policy.canRead(inboxOf: me)
+        case "notifications.read another's": return policy.canRead(inboxOf: someone)
+        default: throw UnknownOperation(name: operation)
+        }
+    }
+
+    struct UnknownOperation: Error {
+        var name: String
+    }
+
+    @Test("every role, in the store, in another and in none, against every operation")
+    func table() throws {
+        var checked = 0
+        for (operation, expected) in Self.table {
+            let cells = Array(expected.filter { $0 != " " })
+            try #require(cells.count == Self.roles.count * Scope.allCases.count, "row \(operation)")
+            for (roleIndex, role) in Self.roles.enumerated() {
+                for (scopeIndex, scope) in Scope.allCases.enumerated() {
+                    let allowed = cells[roleIndex * 3 + scopeIndex] == "Y"
+                    let decided = try Self.decide(operation, Self.principal(role, scope))
+                    #expect(decided == allowed, "\(operation): \(role.rawValue) \(scope) should be \(allowed)")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked == Self.table.count * 18)
+    }
+
+    @Test("an off-duty courier sees no pool, only what they carry")
+    func offDutyCourier() throws {
+        let resting = Principal(userID: UserID(), role: .courier, storeID: nil, onDuty: false)
+        let policy = AccessPolicy(resting)
+        #expect(!policy.canSee(order: try Self.order(.accepted)))
+        #expect(!policy.visibleOrders(store: nil).contains(try Self.order(.accepted)))
+        #expect(policy.canSee(order: try Self.order(.outForDelivery, courier: resting.userID)))
+        #expect(policy.visibleOrders(store: nil) == .courier(resting.userID, pool: false))
+    }
+
+    @Test("the pool is unclaimed delivery orders that are accepted, preparing or ready")
+    func pool() throws {
+        for status in OrderStatus.allCases {
+            let claimable = [.accepted, .preparing, .ready].contains(status)
+            #expect(try Self.order(status).isInPool == claimable, "\(status)")
+            #expect(try !Self.order(status, .pickup).isInPool)
+            #expect(try !Self.order(status, courier: UserID()).isInPool)
+        }
+    }
+
+    @Test("a list covers exactly the orders the caller may see, whoever asks")
+    func listsAgreeWithSight() throws {
+        let callers = Self.roles.flatMap { role in Scope.allCases.map { Self.principal(role, $0) } }
+        for principal in callers {
+            let policy = AccessPolicy(principal)
+            let orders = try OrderStatus.allCases.flatMap { status in
+                try [
+                    Self.order(status), Self.order(status, .pickup), Self.order(status, courier: principal.userID),
+                    Self.order(status, courier: Self.someone), Self.order(status, createdBy: principal.userID),
+                ]
+            }
+            for order in orders {
+                #expect(
+                    policy.visibleOrders(store: nil).contains(order) == policy.canSee(order: order),
+                    "\(principal.role) \(principal.storeID == Self.store ? "same" : "other") on \(order.status)")
+            }
+        }
+    }
+
+    @Test("a courier who has not claimed an order sees it without the recipient's phone and apartment")
+    func courierRedaction() throws {
+        let courier = Principal(userID: UserID(), role: .courier, storeID: nil, onDuty: true)
+        let policy = AccessPolicy(courier)
+        let pooled = policy.present(try Self.order(.accepted))
+        #expect(pooled.phone == nil && pooled.apartment == nil)
+        #expect(pooled.deliveryAddress == "Herzl 12, floor 3, Tel Aviv")
+        #expect(pooled.allowedActions == [.claim] && pooled.canEdit == false)
+        let carried = policy.present(try Self.order(.ready, courier: courier.userID))
+        #expect(carried.phone == "050 1234567" && carried.apartment == "7")
+        #expect(carried.deliveryAddress == "Herzl 12, floor 3, apt. 7, Tel Aviv")
+        let staff = AccessPolicy(Self.principal(.staff, .sameStore)).present(try Self.order(.accepted))
+        #expect(staff.phone == "050 1234567" && staff.canEdit == true)
+    }
+
+    @Test("an edit of another store's order is as if it did not exist; a courier's is 403; a locked order's 422")
+    func editRefusals() throws {
+        func refusal(_ principal: Principal, _ order: Order) -> OrderlyError? {
+            do {
+                try AccessPolicy(principal).checkEdit(order)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let accepted = try Self.order(.accepted)
+        #expect(refusal(Self.principal(.owner, .otherStore), accepted)?.code == .notFound)
+        #expect(refusal(Self.principal(.manager, .noStore), accepted)?.code == .notFound)
+        let carrier = Principal(userID: UserID(), role: .courier, storeID: nil, onDuty: true)
+        #expect(refusal(carrier, try Self.order(.ready, courier: carrier.userID))?.code == .permissionDenied)
+        #expect(refusal(Self.principal(.staff, .sameStore), try Self.order(.delivered))?.reason == "order_locked")
+        #expect(refusal(Self.principal(.staff, .sameStore), accepted) == nil)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Users and stores through the gateway's routes, with every service in this process.
+@Suite("Users and stores", .serialized)
+struct IdentityAndStoresTests {
+    let api: API
+
+    init() throws { api = try API() }
+
+    @Test("owners manage their store's staff and nobody else's; stale versions are refused")
+    func usersAndStores() async throws {
+        try await InProcessSuite.with { suite in
+            let admin = try await api.login(suite, suite.adminEmail, suite.adminPassword)["access_token"] as! String
+            let store =
+                try await api.send(suite, "POST", "/v1/stores", token: admin, json: ["name": "A"]).object["id"]
+                as! String
+            let other =
+                try await api.send(suite, "POST", "/v1/stores", token: admin, json: ["name": "B"]).object["id"]
+                as! String
+            _ = try await api.createUser(
+                suite, admin: admin, ["email": "owner@a.com", "role": "owner", "store_id": store])
+            let foreignStaff = try await api.createUser(
+                suite, admin: admin, ["email": "staff@b.com", "role": "staff", "store_id": other])
+            let owner = try await api.login(suite, "owner@a.com", "password-123")["access_token"] as! String
+
+            let staff = try await api.send(
+                suite, "POST", "/v1/users", token: owner,
+                json: [
+                    "email": "cashier@a.com", "name": "Cash", "role": "staff", "staff_role": "cashier",
+                    "password": "password-123",
+                ])
+            try #require(staff.status == 201, "\(staff.text)")
+            #expect(staff.object["store_id"] as? String == store)
+            let ownerByOwner = try await api.send(
+                suite, "POST", "/v1/users", token: owner,
+                json: ["email": "o2@a.com", "name": "O", "role": "owner", "password": "password-123"])
+            #expect(ownerByOwner.status == 403)
+            let duplicate = try await api.send(
+                suite, "POST", "/v1/users", token: owner,
+                json: ["email": "CASHIER@a.com", "name": "Again", "role": "staff", "password": "password-123"])
+            #expect(duplicate.status == 409 && duplicate.error["reason"] as? String == "email_taken")
+
+            let listed = try await api.send(suite, "GET", "/v1/users", token: owner)
+            let emails = (listed.object["data"] as? [[String: Any]] ?? []).compactMap { $0["email"] as? String }
+            #expect(Set(emails) == ["owner@a.com", "cashier@a.com"])
+            let foreign = try await api.send(suite, "GET", "/v1/users/\(foreignStaff["id"] as! String)", token: owner)
+            #expect(foreign.status == 404)
+
+            let staffID = staff.object["id"] as! String
+            let renamed = try await api.send(
+                suite, "PATCH", "/v1/users/\(staffID)", token: owner, json: ["name": "Cashier One"],
+                headers: ["If-Match": "\"1\""])
+            #expect(renamed.status == 200 && renamed.object["version"] as? Int == 2, "\(renamed.text)")
+            let stale = try await api.send(
+                suite, "PATCH", "/v1/users/\(staffID)", token: owner, json: ["active": false],
+                headers: ["If-Match": "\"1\""])
+            #expect(stale.status == 409 && stale.error["reason"] as? String == "version_conflict")
+            let cashier = try await api.login(suite, "cashier@a.com", "password-123")["access_token"] as! String
+            let byStaff = try await api.send(
+                suite, "POST", "/v1/users", token: cashier,
+                json: ["email": "x@a.com", "name": "X", "role": "staff", "password": "password-123"])
+            #expect(byStaff.status == 403)
+            let notCourier = try await api.send(
+                suite, "PUT", "/v1/couriers/me/availability", token: cashier, json: ["on_duty": true])
+            #expect(notCourier.status == 403)
+
+            // Stores: owners see and change their own; a price change reaches the next order.
+            let stores = try await api.send(suite, "GET", "/v1/stores", token: owner)
+            #expect((stores.object["data"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [store])
+            #expect(try await api.send(suite, "GET", "/v1/stores/\(other)", token: owner).status == 404)
+            let byStaffStore = try await api.send(
+                suite, "PATCH", "/v1/stores/\(store)", token: cashier, json: ["name": "Mine"])
+            #expect(byStaffStore.status == 403)
+            let badTimezone = try await api.send(
+                suite, "PATCH", "/v1/stores/\(store)", token: owner, json: ["timezone": "Mars/Olympus"])
+            #expect(
+                badTimezone.status == 400 && (badTimezone.error["details"] as? [String: String])?["timezone"] != nil)
+            let repriced = try await api.send(
+                suite, "PATCH", "/v1/stores/\(store)", token: owner,
+                json: [
+                    "delivery_pricing": [
+                        "tiers": [
+                            ["max_boxes": 4, "fee": 2000, "multiplier": 1],
+                            ["fee": 5000, "multiplier": 2],
+                        ]
+                    ], "expected_version": 1,
+                ])
+            #expect(repriced.status == 200 && repriced.object["version"] as? Int == 2, "\(repriced.text)")
+            // The orders service hears of the new prices from the catalog's event.
+            let fee = try await eventually {
+                let order = try await api.send(
+                    suite, "POST", "/v1/orders", token: cashier, json: API.delivery(boxes: 6),
+                    headers: ["Idempotency-Key": UUID().uuidString])
+                return order.object["delivery_fee"] as? Int == 5000 ? 5000 : nil
+            }
+            #expect(fee == 5000)
+        }
+    }
+}

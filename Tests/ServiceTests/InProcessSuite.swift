@@ -1,0 +1,140 @@
+import Catalog
+import Contracts
+import Foundation
+import Gateway
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Notifications
+import Orders
+import Payments
+import Redis
+import Runtime
+import ServiceLifecycle
+import Storage
+import TestSupport
+import Testing
+import Wire
+
+/// The five services in this process, each over a database of its own (new SQLite files, or new
+/// PostgreSQL databases), calling each other through their routers, with their outbox relays
+/// and event consumers on a throwaway Redis: the whole of Orderly without a process or a port,
+/// driven through the gateway's routes. Rules are tested here; `RunningSuite` is for flows.
+final class InProcessSuite: Suite {
+    let adminEmail = "admin@example.com"
+    let adminPassword = "admin-password-1"
+    let catalog: WireRouter
+    let orders: WireRouter
+    let payments: WireRouter
+    let notifications: WireRouter
+    /// What the notifications service does with the events it consumes.
+    let notificationsEvents: NotificationsEvents
+    private let client: any TestClientProtocol
+
+    private init(
+        catalog: WireRouter, orders: WireRouter, payments: WireRouter, notifications: WireRouter,
+        notificationsEvents: NotificationsEvents, client: any TestClientProtocol
+    ) {
+        self.catalog = catalog
+        self.orders = orders
+        self.payments = payments
+        self.notifications = notifications
+        self.notificationsEvents = notificationsEvents
+        self.client = client
+    }
+
+    func request(_ method: String, _ path: String, headers: [String: String], body: Data?) async throws -> Reply {
+        var fields = HTTPFields()
+        for (name, value) in headers { fields[HTTPField.Name(name)!] = value }
+        let response = try await client.executeRequest(
+            uri: path, method: HTTPRequest.Method(rawValue: method)!, headers: fields,
+            body: body.map { ByteBuffer(bytes: $0) })
+        var replyHeaders: [String: String] = [:]
+        for field in response.headers { replyHeaders[field.name.canonicalName] = field.value }
+        return Reply(status: response.status.code, headers: replyHeaders, body: Data(response.body.readableBytesView))
+    }
+
+    static let services = ["catalog", "orders", "payments", "notifications", "gateway"]
+
+    /// Runs `body` against a new suite on `kind` databases, removing everything afterwards.
+    static func with(on kind: Database.Kind = .sqlite, _ body: @Sendable (InProcessSuite) async throws -> Void)
+        async throws
+    {
+        var logger = Logger(label: "orderly.tests.in-process")
+        logger.logLevel = .warning
+        let redisServer = try await RedisServerProcess.start()
+        var databases: [String: TestDatabase] = [:]
+        let redis = RedisClient(configuration: redisServer.configuration)
+        do {
+            for name in services { databases[name] = try await TestDatabase.open(kind) }
+            try await databases["catalog"]!.database.migrate(scope: "catalog", CatalogService.migrations)
+            try await databases["orders"]!.database.migrate(scope: "orders", OrdersService.migrations)
+            try await databases["payments"]!.database.migrate(scope: "payments", PaymentsService.migrations)
+            try await databases["notifications"]!.database.migrate(
+                scope: "notifications", NotificationsService.migrations)
+            try await databases["gateway"]!.database.migrate(scope: "gateway", GatewayService.migrations)
+            func environment(_ name: String, upstreams: [String: any WireCaller] = [:]) -> ServiceEnvironment {
+                ServiceEnvironment(
+                    database: databases[name]!.database, redis: redis, instance: "tests", upstreams: upstreams,
+                    logger: logger)
+            }
+            let catalog = try CatalogService.parts(environment("catalog"))
+            let orders = try OrdersService.parts(environment("orders", upstreams: ["catalog": catalog.router]))
+            let payments = try PaymentsService.parts(
+                environment("payments", upstreams: ["catalog": catalog.router, "orders": orders.router]))
+            let notifications = try NotificationsService.parts(environment("notifications"))
+            let gatewayEnvironment = environment(
+                "gateway",
+                upstreams: [
+                    "catalog": catalog.router, "orders": orders.router, "payments": payments.router,
+                    "notifications": notifications.router,
+                ])
+            let router = try await GatewayService.router(
+                settings: try gatewaySettings(), environment: gatewayEnvironment, wakeHub: WakeHub())
+            let streams = ["catalog": "catalog", "orders": "orders", "payments": "payments", "gateway": "identity"]
+            let relays: [any Service] = streams.map { name, stream in
+                OutboxRelay(
+                    database: databases[name]!.database, publisher: EventPublisher(redis: redis, service: stream),
+                    configuration: OutboxRelayConfiguration(pollInterval: .milliseconds(100)), logger: logger)
+            }
+            let notificationsEvents = NotificationsService.events(environment("notifications"))
+            let app = Application(
+                router: router, services: relays + orders.consumers + notifications.consumers, logger: logger)
+            try await app.test(.router) { client in
+                try await body(
+                    InProcessSuite(
+                        catalog: catalog.router, orders: orders.router, payments: payments.router,
+                        notifications: notifications.router,
+                        notificationsEvents: notificationsEvents,
+                        client: client))
+            }
+        } catch {
+            await tearDown(databases, redis, redisServer)
+            throw error
+        }
+        await tearDown(databases, redis, redisServer)
+    }
+
+    private static func tearDown(
+        _ databases: [String: TestDatabase], _ redis: RedisClient, _ server: RedisServerProcess
+    ) async {
+        for database in databases.values { await database.remove() }
+        await redis.shutdown()
+        await server.stop()
+    }
+
+    /// The gateway's settings for tests: cheap password hashes, many logins from one address.
+    static func gatewaySettings() throws -> GatewaySettings {
+        let source = ConfigurationSource.fixed([
+            "internal.secret": "internal-secret-for-tests-0123456789",
+            "jwt.secret": "jwt-secret-for-tests-0123456789abcdef",
+            "bootstrap.admin.email": "admin@example.com", "bootstrap.admin.password": "admin-password-1",
+            "auth.bcryptCost": "4", "auth.loginAttemptsPerAddress": "10000",
+        ])
+        let service = try ServiceSettings.read(
+            service: "gateway", defaultWirePort: 0, defaultAdminPort: 0, upstreams: [:], from: source)
+        return try GatewaySettings.read(service: service, from: source)
+    }
+}

@@ -1,0 +1,307 @@
+import Contracts
+import Domain
+import Foundation
+import JSON
+import Redis
+import TestSupport
+import Testing
+import Wire
+
+/// The services' rules at their Wire methods, called in-process through their routers with the
+/// principal the gateway would state: what each service decides by itself, whoever calls it.
+@Suite("Service rules", .serialized)
+struct ServiceRulesTests {
+    static let admin = Principal(userID: UserID(), role: .admin, storeID: nil)
+
+    static func options(_ principal: Principal, key: String? = nil) -> WireCallOptions {
+        WireCallOptions(principal: principal, idempotencyKey: key)
+    }
+
+    static func store(_ suite: InProcessSuite, _ name: String) async throws -> Store {
+        try await suite.catalog.call(
+            CatalogAPI.createStore, StoreDraft(name: name, address: "Allenby 1"), options: options(admin))
+    }
+
+    static func order(_ suite: InProcessSuite, by principal: Principal) async throws -> Order {
+        let draft = OrderDraft(
+            recipientFirstName: "Dana", recipientLastName: "Levi", phone: "050-1234567", street: "Herzl",
+            buildingNo: "12", apartment: "7", boxesCount: 2)
+        return try await suite.orders.call(
+            OrdersAPI.createOrder, draft, options: options(principal, key: UUID().uuidString))
+    }
+
+    /// The error a call fails with.
+    static func refusal(_ call: () async throws -> Void) async -> OrderlyError? {
+        do {
+            try await call()
+            return nil
+        } catch {
+            return error as? OrderlyError
+        }
+    }
+
+    @Test("the orders service shows couriers on duty the pool only, without phone and apartment until claimed")
+    func courierPool() async throws {
+        try await InProcessSuite.with { suite in
+            let store = try await Self.store(suite, "A")
+            let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
+            let onDuty = Principal(userID: UserID(), role: .courier, storeID: nil, onDuty: true)
+            var offDuty = onDuty
+            offDuty.onDuty = false
+            let order = try await Self.order(suite, by: staff)
+            #expect(order.canEdit == true && order.allowedActions == [.accept, .cancel])
+            let get = ResourceRef(id: order.id)
+
+            // Pending: in nobody's pool.
+            #expect(
+                await Self.refusal {
+                    _ = try await suite.orders.call(OrdersAPI.getOrder, get, options: Self.options(onDuty))
+                }?
+                .code == .notFound)
+            _ = try await suite.orders.call(
+                OrdersAPI.performAction, OrderActionRequest(id: order.id, action: .accept), options: Self.options(staff)
+            )
+
+            // Accepted: in the pool of couriers on duty, redacted; not in an off-duty courier's.
+            let seen = try await suite.orders.call(OrdersAPI.getOrder, get, options: Self.options(onDuty))
+            #expect(seen.phone == nil && seen.apartment == nil && seen.deliveryAddress == "Herzl 12")
+            #expect(seen.allowedActions == [.claim] && seen.canEdit == false)
+            let pool = try await suite.orders.call(
+                OrdersAPI.listOrders, OrderListRequest(available: true), options: Self.options(onDuty))
+            #expect(pool.data.map(\.id) == [order.id] && pool.data.first?.phone == nil)
+            let feed = try await suite.orders.call(
+                OrdersAPI.changes, OrderChangesRequest(since: "0"), options: Self.options(onDuty))
+            #expect(feed.data.map(\.id) == [order.id] && feed.data.first?.apartment == nil)
+            #expect(
+                await Self.refusal {
+                    _ = try await suite.orders.call(OrdersAPI.getOrder, get, options: Self.options(offDuty))
+                }?
+                .code == .notFound)
+            let resting = await Self.refusal {
+                _ = try await suite.orders.call(
+                    OrdersAPI.listOrders, OrderListRequest(available: true), options: Self.options(offDuty))
+            }
+            #expect(resting?.reason == "off_duty")
+            let restingClaim = await Self.refusal {
+                _ = try await suite.orders.call(
+                    OrdersAPI.performAction, OrderActionRequest(id: order.id, action: .claim),
+                    options: Self.options(offDuty))
+            }
+            #expect(restingClaim?.reason == "off_duty")
+            let edit = await Self.refusal {
+                _ = try await suite.orders.call(
+                    OrdersAPI.updateOrder,
+                    OrderPatch(id: order.id, expectedVersion: nil, changes: OrderDraft(notes: "x")),
+                    options: Self.options(onDuty))
+            }
+            #expect(edit?.code == .permissionDenied)
+
+            // Claimed: the courier sees it whole, on duty or off.
+            let claimed = try await suite.orders.call(
+                OrdersAPI.performAction, OrderActionRequest(id: order.id, action: .claim), options: Self.options(onDuty)
+            )
+            #expect(claimed.phone == "050-1234567" && claimed.apartment == "7" && claimed.allowedActions == [.release])
+            let carried = try await suite.orders.call(OrdersAPI.getOrder, get, options: Self.options(offDuty))
+            #expect(carried.phone == "050-1234567")
+            let other = Principal(userID: UserID(), role: .courier, storeID: nil, onDuty: true)
+            #expect(
+                await Self.refusal {
+                    _ = try await suite.orders.call(OrdersAPI.getOrder, get, options: Self.options(other))
+                }?
+                .code == .notFound)
+        }
+    }
+
+    @Test("another store's owner or manager can neither see nor change an order, nor its items")
+    func otherStoresOrders() async throws {
+        try await InProcessSuite.with { suite in
+            let store = try await Self.store(suite, "A")
+            let otherStore = try await Self.store(suite, "B")
+            let order = try await Self.order(suite, by: Principal(userID: UserID(), role: .staff, storeID: store.id))
+            for role in [Role.owner, .manager, .staff] {
+                let outsider = Principal(userID: UserID(), role: role, storeID: otherStore.id)
+                let patch = OrderPatch(id: order.id, expectedVersion: nil, changes: OrderDraft(notes: "mine"))
+                let items = ItemChange(
+                    orderID: order.id, kind: .add,
+                    item: OrderItemDraft(type: .repair, description: "x", unitPriceGross: 100))
+                let action = OrderActionRequest(id: order.id, action: .accept)
+                for refusal in [
+                    await Self.refusal {
+                        _ = try await suite.orders.call(OrdersAPI.updateOrder, patch, options: Self.options(outsider))
+                    },
+                    await Self.refusal {
+                        _ = try await suite.orders.call(OrdersAPI.changeItems, items, options: Self.options(outsider))
+                    },
+                    await Self.refusal {
+                        _ = try await suite.orders.call(
+                            OrdersAPI.performAction, action, options: Self.options(outsider))
+                    },
+                ] {
+                    #expect(refusal?.code == .notFound, "\(role)")
+                }
+            }
+        }
+    }
+
+    @Test("the catalog lets owners and managers change their store, staff only read it, and nobody another's")
+    func catalogAccess() async throws {
+        try await InProcessSuite.with { suite in
+            let store = try await Self.store(suite, "A")
+            let other = try await Self.store(suite, "B")
+            let patch = StorePatch(id: store.id, expectedVersion: nil, changes: StoreDraft(name: "Renamed"))
+            for role in [Role.owner, .manager] {
+                let runner = Principal(userID: UserID(), role: role, storeID: store.id)
+                #expect(
+                    try await suite.catalog.call(CatalogAPI.updateStore, patch, options: Self.options(runner)).name
+                        == "Renamed")
+            }
+            let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
+            #expect(
+                try await suite.catalog.call(
+                    CatalogAPI.getStore, ResourceRef(id: store.id), options: Self.options(staff)
+                ).id == store.id)
+            #expect(
+                await Self.refusal {
+                    _ = try await suite.catalog.call(CatalogAPI.updateStore, patch, options: Self.options(staff))
+                }?
+                .code == .permissionDenied)
+            let outsider = Principal(userID: UserID(), role: .owner, storeID: other.id)
+            #expect(
+                await Self.refusal {
+                    _ = try await suite.catalog.call(CatalogAPI.updateStore, patch, options: Self.options(outsider))
+                }?
+                .code == .notFound)
+            let listed = try await suite.catalog.call(
+                CatalogAPI.listStores, PageRequest(), options: Self.options(outsider))
+            #expect(listed.data.map(\.id) == [other.id])
+            let courier = Principal(userID: UserID(), role: .courier, storeID: nil)
+            let everything = try await suite.catalog.call(
+                CatalogAPI.listStores, PageRequest(), options: Self.options(courier))
+            #expect(Set(everything.data.map(\.id)) == [store.id, other.id])
+            #expect(
+                await Self.refusal {
+                    _ = try await suite.catalog.call(
+                        CatalogAPI.createStore, StoreDraft(name: "C"), options: Self.options(staff))
+                }?
+                .code == .permissionDenied)
+        }
+    }
+
+    @Test("payments and receipts are their store's: others are told they do not exist")
+    func paymentAccess() async throws {
+        try await InProcessSuite.with { suite in
+            let store = try await Self.store(suite, "A")
+            let other = try await Self.store(suite, "B")
+            let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
+            let payment = try await suite.payments.call(
+                PaymentsAPI.recordPayment, PaymentDraft(amount: 1000, tip: 100, method: .cash),
+                options: Self.options(staff, key: "pay-1"))
+            #expect(payment.storeID == store.id && payment.amount == 1100)
+            let receipt = try #require(payment.receiptID)
+            let owner = Principal(userID: UserID(), role: .owner, storeID: store.id)
+            #expect(
+                try await suite.payments.call(
+                    PaymentsAPI.getReceipt, ResourceRef(id: receipt), options: Self.options(owner)
+                ).number == 1)
+            let outsider = Principal(userID: UserID(), role: .manager, storeID: other.id)
+            #expect(
+                await Self.refusal {
+                    _ = try await suite.payments.call(
+                        PaymentsAPI.getPayment, ResourceRef(id: payment.id), options: Self.options(outsider))
+                }?
+                .code == .notFound)
+            #expect(
+                await Self.refusal {
+                    _ = try await suite.payments.call(
+                        PaymentsAPI.getReceipt, ResourceRef(id: receipt), options: Self.options(outsider))
+                }?
+                .code == .notFound)
+            let courier = Principal(userID: UserID(), role: .courier, storeID: nil, onDuty: true)
+            #expect(
+                await Self.refusal {
+                    _ = try await suite.payments.call(
+                        PaymentsAPI.recordPayment, PaymentDraft(storeID: store.id, amount: 1, method: .cash),
+                        options: Self.options(courier, key: "pay-2"))
+                }?.code == .permissionDenied)
+            #expect(
+                await Self.refusal {
+                    _ = try await suite.payments.call(
+                        PaymentsAPI.recordPayment, PaymentDraft(amount: 1, method: .cash),
+                        options: Self.options(Self.admin, key: "pay-3"))
+                }?.details?["store_id"] != nil)
+        }
+    }
+
+    @Test("notifications go to whom the rules name, once per event however often it comes")
+    func notificationRules() async throws {
+        try await InProcessSuite.with { suite in
+            let store = StoreID()
+            let staff = Self.user(.staff, store: store)
+            let otherStaff = Self.user(.staff, store: StoreID())
+            let onDuty = Self.user(.courier, onDuty: true)
+            let offDuty = Self.user(.courier, onDuty: false)
+            let customer = Self.user(.customer)
+            for user in [staff, otherStaff, onDuty, offDuty, customer] {
+                try await suite.notificationsEvents.apply(
+                    DomainEvent(
+                        type: IdentityEvents.userCreated, storeID: user.storeID, aggregateID: user.id.description,
+                        payload: try EventPayload(encoding: user)))
+            }
+            func inbox(_ user: User) async throws -> [String] {
+                try await suite.notifications.call(
+                    NotificationsAPI.list, NotificationListRequest(after: 0), options: Self.options(user.principal)
+                ).data.map(\.type)
+            }
+            var order = try Self.order(in: store, createdBy: customer.id)
+            let created = DomainEvent(
+                type: OrdersAPI.Events.created, storeID: store, aggregateID: order.id.description,
+                payload: try EventPayload(encoding: order))
+            // Delivered twice, stored once.
+            try await suite.notificationsEvents.apply(created)
+            try await suite.notificationsEvents.apply(created)
+            #expect(try await inbox(staff) == ["order.created"])
+            #expect(try await inbox(onDuty) == ["order.created"])
+            for nobody in [offDuty, otherStaff, customer] { #expect(try await inbox(nobody).isEmpty) }
+
+            order.status = .accepted
+            order.courierID = onDuty.id
+            let entry = OrderHistoryEntry(
+                seq: 2, orderID: order.id, at: Date(), actorID: onDuty.id, actorRole: .courier, change: "claim")
+            try await suite.notificationsEvents.apply(
+                DomainEvent(
+                    type: OrdersAPI.Events.claimed, storeID: store, aggregateID: order.id.description,
+                    payload: try EventPayload(encoding: OrderChange(order: order, change: entry))))
+            order.status = .preparing
+            try await suite.notificationsEvents.apply(
+                DomainEvent(
+                    type: OrdersAPI.Events.statusChanged, storeID: store, aggregateID: order.id.description,
+                    payload: try EventPayload(encoding: OrderChange(order: order, change: entry))))
+            #expect(try await inbox(staff) == ["order.created", "order.claimed", "order.status_changed"])
+            #expect(try await inbox(onDuty) == ["order.created", "order.status_changed"])
+            #expect(try await inbox(customer) == ["order.status_changed"])
+            for nobody in [offDuty, otherStaff] { #expect(try await inbox(nobody).isEmpty) }
+
+            // A payload without what the rules need is refused, naming the field.
+            let broken = DomainEvent(
+                type: OrdersAPI.Events.created, storeID: store, aggregateID: "x",
+                payload: EventPayload(encodedJSON: #"{"id":"not-a-uuid"}"#))
+            await #expect(throws: DecodingError.self) { try await suite.notificationsEvents.apply(broken) }
+        }
+    }
+
+    static func user(_ role: Role, store: StoreID? = nil, onDuty: Bool = false) -> User {
+        User(
+            id: UserID(), email: "\(UUID())@example.com", name: "N", phone: nil, role: role, storeID: store,
+            staffRole: nil, active: true, onDuty: onDuty, version: 1, createdAt: Date(), updatedAt: Date())
+    }
+
+    static func order(in store: StoreID, createdBy: UserID) throws -> Order {
+        let draft = try OrderDraft(
+            recipientFirstName: "Dana", recipientLastName: "Levi", phone: "050-1234567", street: "Herzl",
+            buildingNo: "12", boxesCount: 2
+        ).validated()
+        return Order(
+            id: OrderID(), number: 7, storeID: store, status: .pending, version: 1, draft: draft, pickupAddress: nil,
+            quote: DeliveryQuote(fee: 3500, multiplier: 1), currency: .ils, createdBy: createdBy, createdAt: Date())
+    }
+}
