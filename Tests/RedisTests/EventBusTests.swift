@@ -132,7 +132,7 @@ struct EventBusTests {
             let group = ServiceGroup(services: [reader], gracefulShutdownSignals: [], logger: Logger(label: "test"))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
-                while Set(log.all.map(\.1.id)).count < published.count { try await Task.sleep(for: .milliseconds(10)) }
+                #expect(await waitUntil(within: .seconds(30)) { Set(log.all.map(\.1.id)).count == published.count })
                 await group.triggerGracefulShutdown()
                 try await tasks.waitForAll()
             }
@@ -154,10 +154,12 @@ struct EventBusTests {
             try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
             let original = event(1)
             let streamID = try await EventPublisher(redis: redis, service: "orders").publish(original)
-            for _ in 0..<100 where try await redis.send("XLEN", "orderly:dlq:notifications").integer == 0 {
+            // Each poll takes the entry over again once it has been idle for 20 ms.
+            let deadLettered = try await waitUntil {
                 try await failing.poll()
-                try await Task.sleep(for: .milliseconds(25))
+                return try await redis.send("XLEN", "orderly:dlq:notifications").integer == 1
             }
+            #expect(deadLettered)
             #expect(attempts.withLock { $0 } == 5)
             #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
             let dead = try await redis.send("XRANGE", "orderly:dlq:notifications", "-", "+").elements ?? []
@@ -182,8 +184,12 @@ struct EventBusTests {
             let survivor = consumer(redis, name: "alive", reclaimAfter: .milliseconds(100)) { log.add("alive", $0) }
             try await survivor.poll()
             #expect(log.all.isEmpty)
-            try await Task.sleep(for: .milliseconds(150))
-            try await survivor.poll()
+            // Taken over once they have been idle for 100 ms.
+            #expect(
+                try await waitUntil {
+                    try await survivor.poll()
+                    return !log.all.isEmpty
+                })
             #expect(log.all.map(\.1.aggregateID).sorted() == ["order-0", "order-1", "order-2"])
             #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
         }

@@ -87,11 +87,15 @@ struct RedisClientTests {
             for index in 0..<5 { try await redis.xadd("s", fields: [("n", Array("\(index)".utf8))]) }
             let taken = try await redis.xreadgroup("s", group: "g", consumer: "dead", count: 10)
             #expect(taken.count == 5)
-            try await Task.sleep(for: .milliseconds(60))
             let early = try await redis.xautoclaim("s", group: "g", consumer: "alive", minimumIdle: .seconds(60))
             #expect(early.entries.isEmpty)
-            let claimed = try await redis.xautoclaim("s", group: "g", consumer: "alive", minimumIdle: .milliseconds(50))
-            #expect(claimed.entries.map(\.id) == taken.map(\.id))
+            // Taken over once they have been idle for 50 ms.
+            let claimed = try await eventually {
+                let claimed = try await redis.xautoclaim(
+                    "s", group: "g", consumer: "alive", minimumIdle: .milliseconds(50))
+                return claimed.entries.isEmpty ? nil : claimed.entries
+            }
+            #expect(claimed?.map(\.id) == taken.map(\.id))
         }
     }
 
@@ -100,30 +104,19 @@ struct RedisClientTests {
         try await withRedis { redis, server in
             let subscriber = RedisSubscriber(configuration: server.configuration, channels: ["orderly:wake"])
             var messages = subscriber.messages.makeAsyncIterator()
-            try await waitUntil { subscriber.isSubscribed }
+            #expect(await waitUntil { subscriber.isSubscribed })
             try await redis.send("PUBLISH", "orderly:wake", "first")
             #expect(await messages.next()?.payload == Array("first".utf8))
 
             await server.stop()
-            try await waitUntil { !subscriber.isSubscribed }
+            #expect(await waitUntil { !subscriber.isSubscribed })
             try await server.start()
-            try await waitUntil { subscriber.isSubscribed }
+            #expect(await waitUntil { subscriber.isSubscribed })
             try await redis.send("PUBLISH", "orderly:wake", "second")
             let message = await messages.next()
             #expect(message == RedisMessage(channel: "orderly:wake", payload: Array("second".utf8)))
             subscriber.stop()
             #expect(await messages.next() == nil)
-        }
-    }
-
-    private func waitUntil(_ condition: () -> Bool) async throws {
-        let started = ContinuousClock.now
-        while !condition() {
-            guard ContinuousClock.now - started < .seconds(10) else {
-                Issue.record("condition not reached in time")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(20))
         }
     }
 }

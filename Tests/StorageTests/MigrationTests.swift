@@ -1,6 +1,7 @@
 import Foundation
 import SQLKit
 import Storage
+import Synchronization
 import TestSupport
 import Testing
 
@@ -198,12 +199,12 @@ struct MigrationTests {
                 try handle.seek(toOffset: 16)
                 return Array(try handle.read(upToCount: 4) ?? Data())
             }
-            let deadline = ContinuousClock.now + .seconds(2)
-            let salts = try await withThrowingTaskGroup(of: Void.self) { writers in
+            let stop = StopFlag()
+            let startedOver = try await withThrowingTaskGroup(of: Void.self) { writers in
                 for writer in 0..<8 {
                     writers.addTask {
                         var written = 0
-                        while ContinuousClock.now < deadline {
+                        while !stop.isSet {
                             let index = written
                             try await test.database.transaction { transaction in
                                 try await transaction.sql.raw(
@@ -214,15 +215,15 @@ struct MigrationTests {
                         }
                     }
                 }
-                var salts: Set<[UInt8]> = []
-                while ContinuousClock.now < deadline {
-                    salts.insert(try salt())
-                    try await Task.sleep(for: .milliseconds(20))
+                let first = try await eventually { try? salt() }
+                let startedOver = try await waitUntil(within: .seconds(20)) {
+                    (try? salt()).map { $0 != first } ?? false
                 }
+                stop.set()
                 try await writers.waitForAll()
-                return salts
+                return startedOver
             }
-            #expect(salts.count > 1)
+            #expect(startedOver)
         }
     }
 
@@ -248,4 +249,11 @@ struct MigrationTests {
             #expect(values.flatMap { $0 }.sorted() == Array(1...200))
         }
     }
+}
+
+/// Tells writer tasks to stop.
+final class StopFlag: Sendable {
+    private let value = Atomic(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
 }

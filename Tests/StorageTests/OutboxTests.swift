@@ -55,17 +55,6 @@ struct OutboxTests {
         return sequence
     }
 
-    static func eventually(
-        timeout: Duration = .seconds(20), _ condition: () async throws -> Bool
-    ) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return try await condition()
-    }
-
     static func relay(
         _ database: Database, _ redis: RedisClient, pollInterval: Duration = .seconds(60), batchSize: Int = 500
     ) -> OutboxRelay {
@@ -91,7 +80,7 @@ struct OutboxTests {
                         }
                         try await writers.waitForAll()
                     }
-                    let done = try await Self.eventually { try await Self.publishedSequence(redis).count >= 400 }
+                    let done = try await waitUntil { try await Self.publishedSequence(redis).count >= 400 }
                     group.cancelAll()
                     #expect(done)
                 }
@@ -109,19 +98,20 @@ struct OutboxTests {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await relay.run() }
                     for index in 0..<50 { try await Self.write(index, to: test.database) }
-                    #expect(try await Self.eventually { try await Self.publishedSequence(redis).count == 50 })
+                    #expect(try await waitUntil { try await Self.publishedSequence(redis).count == 50 })
                     #expect(try await Self.publishedSequence(redis) == Array(1...50))
 
                     await server.stop()
-                    // Writes go on while Redis is down; their events wait in the outbox.
+                    // Writes go on while Redis is down; their events wait in the outbox, and a
+                    // publish fails without marking any of them sent.
                     for index in 50..<100 { try await Self.write(index, to: test.database) }
-                    try await Task.sleep(for: .milliseconds(300))
+                    await #expect(throws: (any Error).self) { try await relay.drain() }
                     #expect(try await relay.pendingCount() == 50)
 
                     // This Redis keeps nothing across a restart: what matters is that the events
                     // committed while it was down all arrive, in order, once it is back.
                     try await server.start()
-                    #expect(try await Self.eventually { try await relay.pendingCount() == 0 })
+                    #expect(try await waitUntil { try await relay.pendingCount() == 0 })
                     group.cancelAll()
                 }
                 #expect(try await Self.publishedSequence(redis) == Array(51...100))
@@ -147,7 +137,7 @@ struct OutboxTests {
                         writers.addTask { for index in 100..<200 { try await Self.write(index, to: second) } }
                         try await writers.waitForAll()
                     }
-                    #expect(try await Self.eventually { try await Self.publishedSequence(redis).count >= 200 })
+                    #expect(try await waitUntil { try await Self.publishedSequence(redis).count >= 200 })
                     group.cancelAll()
                 }
                 await second.close()
@@ -192,7 +182,7 @@ struct OutboxTests {
                         }
                         try await writers.waitForAll()
                     }
-                    #expect(try await Self.eventually { applied.withLock { $0 } >= 200 })
+                    #expect(try await waitUntil { applied.withLock { $0 } >= 200 })
                     await group.triggerGracefulShutdown()
                     try await tasks.waitForAll()
                 }
@@ -216,18 +206,20 @@ struct OutboxTests {
                 let group = ServiceGroup(services: [relay], gracefulShutdownSignals: [], logger: Self.logger)
                 try await withThrowingTaskGroup(of: Void.self) { tasks in
                     tasks.addTask { try await group.run() }
-                    try await Task.sleep(for: .milliseconds(100))
+                    // Once the relay has published a first event, it runs and waits.
+                    try await Self.write(0, to: test.database)
+                    #expect(try await waitUntil { try await Self.publishedSequence(redis) == [1] })
                     // Written through another connection, whose commits do not wake this relay,
                     // and it polls once a minute: only the drain at shutdown publishes them.
                     let other = try await test.openAgain()
-                    for index in 0..<20 { try await Self.write(index, to: other) }
+                    for index in 1...20 { try await Self.write(index, to: other) }
                     await other.close()
                     #expect(try await relay.pendingCount() == 20)
                     await group.triggerGracefulShutdown()
                     try await tasks.waitForAll()
                 }
                 #expect(try await relay.pendingCount() == 0)
-                #expect(try await Self.publishedSequence(redis) == Array(1...20))
+                #expect(try await Self.publishedSequence(redis) == Array(1...21))
             }
         }
     }

@@ -435,14 +435,13 @@ struct WireServerTests {
         var iterator = entries.makeAsyncIterator()
         await iterator.next()
         draining.server.shutdownGracefully()
-        var refusal: OrderlyError?
-        let started = ContinuousClock.now
-        while refusal == nil && ContinuousClock.now - started < .seconds(10) {
+        // Calls go on being answered until the connection has heard of the drain.
+        let refusal: OrderlyError? = await eventually {
             do {
                 _ = try await connection.call(TestAPI.echo, TestAPI.Echo(text: "late"))
-                try await Task.sleep(for: .milliseconds(5))
-            } catch let error as OrderlyError {
-                refusal = error
+                return nil
+            } catch {
+                return error as? OrderlyError
             }
         }
         release.open()
