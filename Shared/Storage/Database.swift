@@ -89,8 +89,7 @@ public final class Database: Sendable {
                     "PRAGMA busy_timeout = 10000", "PRAGMA foreign_keys = ON",
                     // temp_store stays at its default: each group member's savepoint journal is
                     // then kept in memory in one 64 KiB piece (a temporary file only beyond that),
-                    // where `temp_store = MEMORY` assembles it from 1 KiB allocations, which took
-                    // a fifth of a busy writer's time.
+                    // where `temp_store = MEMORY` assembles it from an allocation per KiB.
                     // Checkpoints (copying the WAL into the database file, with its fsyncs) are
                     // not the writer's job here: the checkpointer above does them. A WAL a burst
                     // left longer than 64 MiB is cut back when it starts over.
@@ -134,8 +133,8 @@ public final class Database: Sendable {
     }
 
     /// Each SQLite connection keeps up to 64 MiB of pages in its own cache and reads the file
-    /// through a memory map, rather than asking the kernel for each page it needs again (which
-    /// showed as a sixth of a busy service's time in `pread` and `pwrite` system calls).
+    /// through a memory map, rather than asking the kernel for each page it needs again with a
+    /// system call.
     static let sqliteCachePragmas = ["PRAGMA cache_size = -65536", "PRAGMA mmap_size = 268435456"]
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.

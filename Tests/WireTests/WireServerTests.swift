@@ -285,8 +285,8 @@ struct WireServerTests {
         try await peer.send(frame.getSlice(at: 0, length: 10)!)
         let started = ContinuousClock.now
         let frames = try await peer.framesUntilClosed()
-        // Well below the test servers' 60 s default: the 1 s configured here did it (the bound
-        // is loose because the other suites load the machine meanwhile; it has taken 9 s).
+        // Well below the test servers' 60 s default: the 1 s configured here did it. The bound
+        // is loose because the other suites load the machine meanwhile.
         #expect(ContinuousClock.now - started < .seconds(30))
         #expect(frames.first?.error?.message.contains("not completed") == true)
         #expect(!peer.isActive)
@@ -349,7 +349,7 @@ struct WireServerTests {
             logger: Logger(label: "test.client"))
 
         // Long deadlines: what is counted is attempts, and a loaded test run must not end a
-        // call before its last attempt (seen once with the default deadline).
+        // call before its last attempt.
         let patient = WireCallOptions(timeout: .seconds(30))
         await #expect(throws: OrderlyError.self) {
             try await client.call(TestAPI.write, TestAPI.Echo(text: "w"), options: patient)

@@ -89,7 +89,7 @@ struct RunningServer {
     }
 
     func connect(secret: WireSecret = testSecret) async throws -> WireConnection {
-        // A long timeout: with the other suites running beside it, a hello has taken over 2 s.
+        // A long timeout: the other suites run beside it and may slow the hello down.
         try await WireConnection.connect(
             host: "127.0.0.1", port: port, callerService: "tests", secret: secret, connectTimeout: .seconds(10))
     }
