@@ -54,3 +54,46 @@ struct CPUTimes {
         return line
     }
 }
+
+/// The CPU time other processes have used, by name, from `/proc/<pid>/stat` (user and system
+/// time): what the suite's processes spend on a phase of load.
+struct ProcessCPUTimes {
+    /// Seconds of CPU by process name; a process that cannot be read is left out.
+    var seconds: [String: Double]
+    var machine: CPUTimes
+
+    /// `name:pid` pairs separated by spaces, as `deploy/local/run.sh` passes them in
+    /// `ORDERLY_PROCESSES`.
+    static func parse(_ text: String) -> [(name: String, pid: Int32)] {
+        text.split(separator: " ").compactMap { pair in
+            let parts = pair.split(separator: ":")
+            guard parts.count == 2, let pid = Int32(parts[1]) else { return nil }
+            return (String(parts[0]), pid)
+        }
+    }
+
+    static func now(_ processes: [(name: String, pid: Int32)]) -> ProcessCPUTimes {
+        let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+        var seconds: [String: Double] = [:]
+        for (name, pid) in processes {
+            // After the command name in parentheses, field 3 on: utime and stime are 14 and 15.
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = text.lastIndex(of: ")")
+            else { continue }
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+            seconds[name, default: 0] += (user + system) / ticksPerSecond
+        }
+        return ProcessCPUTimes(seconds: seconds, machine: CPUTimes.now())
+    }
+
+    /// Each process's CPU per operation from `self` until `later`, in milliseconds, largest
+    /// first, and their total.
+    func perOperation(until later: ProcessCPUTimes, operations: Int) -> (each: [(String, Double)], total: Double) {
+        let each = later.seconds.compactMap { name, after -> (String, Double)? in
+            guard let before = seconds[name] else { return nil }
+            return (name, (after - before) / Double(max(1, operations)) * 1000)
+        }.sorted { $0.1 > $1.1 }
+        return (each, each.reduce(0) { $0 + $1.1 })
+    }
+}

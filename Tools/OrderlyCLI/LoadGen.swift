@@ -51,6 +51,9 @@ struct LoadGen: AsyncParsableCommand {
     @Option(help: "Seconds to wait for every order's notification to reach its store's inbox.")
     var inboxWait: Double = 120
 
+    @Option(help: "The suite's processes as name:pid pairs, to report their CPU per created order.")
+    var processes = ProcessInfo.processInfo.environment["ORDERLY_PROCESSES"] ?? ""
+
     func validate() throws {
         guard (1...100).contains(stores) else { throw ValidationError("--stores must be from 1 to 100") }
         guard (1...1000).contains(couriers) else { throw ValidationError("--couriers must be from 1 to 1000") }
@@ -94,10 +97,20 @@ struct LoadGen: AsyncParsableCommand {
         report.add(ceiling)
 
         say("phase 2/3: order creation, \(clients) clients, \(seconds)s")
+        let suite = ProcessCPUTimes.parse(processes)
+        let cpuBefore = ProcessCPUTimes.now(suite)
         let creation = try await phase("creation", cast: cast) { worker, stats in
             try await worker.create(api, ledger: ledger, stats: &stats, retry: false)
         }
+        let cpuAfter = ProcessCPUTimes.now(suite)
         report.add(creation)
+        let created = Int(creation.histograms["POST /v1/orders"]?.totalCount ?? 0)
+        let createCPU = cpuBefore.perOperation(until: cpuAfter, operations: created)
+        if !suite.isEmpty {
+            let each = createCPU.each.map { String(format: "%@ %.3f", $0.0, $0.1) }.joined(separator: ", ")
+            say(String(format: "  CPU per created order: %.3f ms (", createCPU.total) + each + ")")
+            say("  load generator: " + cpuBefore.machine.report(until: cpuAfter.machine, operations: created, unit: "order"))
+        }
 
         say("phase 3/3: the mix, \(clients) clients, \(count.map { "\($0) operations" } ?? "\(seconds)s")")
         let mix = try await phase("mix", cast: cast, limit: count) { worker, stats in
@@ -117,8 +130,10 @@ struct LoadGen: AsyncParsableCommand {
         let p99 = creation.histograms["POST /v1/orders"].map { Double($0.valueAtPercentile(99)) / 1000 } ?? 0
         say(
             String(
-                format: "create_rps=%.0f ceiling_rps=%.0f ratio=%.3f create_p99_ms=%.1f invariant_failures=%d",
-                createRate, ceilingRate, ceilingRate > 0 ? createRate / ceilingRate : 0, p99, failures.count))
+                format:
+                    "create_rps=%.0f ceiling_rps=%.0f ratio=%.3f create_p99_ms=%.1f create_cpu_ms=%.3f invariant_failures=%d",
+                createRate, ceilingRate, ceilingRate > 0 ? createRate / ceilingRate : 0, p99, createCPU.total,
+                failures.count))
         return failures.count
     }
 

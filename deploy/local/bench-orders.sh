@@ -2,8 +2,9 @@
 # `make bench-orders`: the suite from a release build (Redis with its append-only file, the five
 # services on SQLite) driven by `orderly loadgen` — the ceiling (GET /v1/me), order creation
 # alone, then the mix, then the invariants — and then order lists timed at a million orders.
-# The last line sums it up:
-#   create_rps=<n> ceiling_rps=<n> ratio=<n> create_p99_ms=<n> invariant_failures=<n>
+# Under the creation phase it prints each process's CPU per created order and the machine's
+# steal. The last line sums it up:
+#   create_rps=<n> ceiling_rps=<n> ratio=<n> create_p99_ms=<n> create_cpu_ms=<n> invariant_failures=<n>
 # Extra arguments go to `orderly loadgen` (see `orderly loadgen --help`). The suite listens on
 # its usual wire and admin ports (7201–7204, 9200–9204), so stop a `make run` first.
 set -euo pipefail
@@ -26,5 +27,5 @@ echo "== order lists at a million orders (SQLite)"
 "$orderly" bench-order-lists --directory "$work/lists"
 
 echo
-grep '^create_rps=' "$work/loadgen.txt" | tail -1 || echo "create_rps=0 ceiling_rps=0 ratio=0 create_p99_ms=0 invariant_failures=unknown"
+grep '^create_rps=' "$work/loadgen.txt" | tail -1 || echo "create_rps=0 ceiling_rps=0 ratio=0 create_p99_ms=0 create_cpu_ms=0 invariant_failures=unknown"
 exit "$status"

@@ -40,6 +40,7 @@ export ORDERLY_BOOTSTRAP_ADMIN_EMAIL="${ORDERLY_BOOTSTRAP_ADMIN_EMAIL:-admin@ord
 export ORDERLY_BOOTSTRAP_ADMIN_PASSWORD="${ORDERLY_BOOTSTRAP_ADMIN_PASSWORD:-$(local_secret bootstrap-admin-password | head -c 20)}"
 
 pids=()
+names=()
 stop() {
     trap - INT TERM EXIT
     echo
@@ -59,6 +60,7 @@ start() {
     shift
     "$@" > >(sed -u "s/^/[$name] /") 2>&1 &
     pids+=($!)
+    names+=("$name")
 }
 
 wait_ready() {
@@ -91,6 +93,10 @@ done
 
 url="http://127.0.0.1:$http_port"
 if [ $# -gt 0 ]; then
+    # The command learns the processes (name:pid …), to measure what they spend.
+    processes=()
+    for i in "${!pids[@]}"; do processes+=("${names[$i]}:${pids[$i]}"); done
+    export ORDERLY_PROCESSES="${processes[*]}"
     status=0
     "$@" || status=$?
     exit "$status"
