@@ -1,4 +1,4 @@
-internal import Storage
+import Storage
 
 /// The catalog's tables. `doc` holds the whole store as JSON; the other columns are what
 /// queries filter and sort on.

@@ -1,11 +1,11 @@
-internal import Contracts
-internal import Domain
-internal import Foundation
-internal import JSON
-internal import Logging
-internal import Metrics
-internal import Redis
-internal import ServiceLifecycle
+import Contracts
+import Domain
+import Foundation
+import JSON
+import Logging
+import Metrics
+import Redis
+import ServiceLifecycle
 
 /// The gateway's events: what it publishes on `orderly:events:identity`, `user.created` and
 /// `user.updated` with the user as payload, and what it consumes: the notifications service's

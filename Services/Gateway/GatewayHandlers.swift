@@ -1,9 +1,9 @@
-internal import Contracts
-internal import Domain
-internal import Foundation
-internal import Logging
-internal import Storage
-internal import Wire
+import Contracts
+import Domain
+import Foundation
+import Logging
+import Storage
+import Wire
 
 /// The gateway's own methods, on what it owns: logins, tokens and users. Each validates its
 /// request, asks `AccessPolicy`, calls the repository and publishes `user.created` or

@@ -1,8 +1,8 @@
-internal import Contracts
-internal import Domain
-internal import Foundation
-internal import SQLKit
-internal import Storage
+import Contracts
+import Domain
+import Foundation
+import SQLKit
+import Storage
 
 /// All SQL of the gateway: users and refresh tokens. The password hash stays here: it is in
 /// no `User` value, no response and no event.

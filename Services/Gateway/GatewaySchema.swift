@@ -1,4 +1,4 @@
-internal import Storage
+import Storage
 
 /// The gateway's tables: users with their password hashes, and refresh tokens by family.
 enum GatewaySchema {

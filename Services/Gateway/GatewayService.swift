@@ -1,13 +1,13 @@
-internal import Contracts
-internal import Domain
-internal import Foundation
+import Contracts
+import Domain
+import Foundation
 public import Hummingbird
 public import Logging
-internal import NIOCore
+import NIOCore
 public import Runtime
 public import ServiceLifecycle
 public import Storage
-internal import Wire
+import Wire
 
 /// The gateway: the public HTTP API, identity (users, logins, tokens), and long-polls.
 public enum GatewayService {

@@ -1,12 +1,12 @@
-internal import Contracts
-internal import Domain
-internal import Foundation
-internal import Logging
+import Contracts
+import Domain
+import Foundation
+import Logging
 public import Redis
-internal import Runtime
-internal import ServiceLifecycle
-internal import Storage
-internal import Synchronization
+import Runtime
+import ServiceLifecycle
+import Storage
+import Synchronization
 
 /// What the notifications service makes of the events it consumes: the identity events keep
 /// its copy of who is where and who is on duty; the order events become notifications, each

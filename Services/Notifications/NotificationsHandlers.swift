@@ -1,8 +1,8 @@
-internal import Contracts
-internal import Domain
-internal import Runtime
-internal import Storage
-internal import Wire
+import Contracts
+import Domain
+import Runtime
+import Storage
+import Wire
 
 /// The notifications service's Wire method: a user's own inbox, read by cursor.
 struct NotificationsHandlers: Sendable {

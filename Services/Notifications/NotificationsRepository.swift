@@ -1,8 +1,8 @@
-internal import Contracts
-internal import Domain
-internal import Foundation
-internal import SQLKit
-internal import Storage
+import Contracts
+import Domain
+import Foundation
+import SQLKit
+import Storage
 
 /// All SQL of the notifications service: the inboxes, and `recipients`, the service's own copy
 /// of who is in which store and which couriers are on duty.

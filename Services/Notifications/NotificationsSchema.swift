@@ -1,5 +1,5 @@
-internal import SQLKit
-internal import Storage
+import SQLKit
+import Storage
 
 /// The notifications service's tables: each user's inbox, and `recipients`, its own copy of
 /// who is in which store and which couriers are on duty, kept from the identity events.

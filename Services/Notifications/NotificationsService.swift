@@ -1,24 +1,16 @@
-internal import Contracts
-public import Logging
+import Contracts
 public import Runtime
-public import ServiceLifecycle
 public import Storage
-internal import Wire
+import Wire
 
 /// The notifications service: turns the other services' events into notifications in each
 /// user's inbox, and announces each one on `orderly:wake` so a waiting long-poll answers at once.
-public enum NotificationsService {
+public enum NotificationsService: ServiceDefinition {
     public static let name = NotificationsAPI.service
     public static let wirePort = 7204
     public static let adminPort = 9204
     /// The schema, applied at start before anything is served.
     public static let migrations = NotificationsSchema.migrations
-
-    /// The process's parts, ready for `ServiceRunner`.
-    public static func services(settings: ServiceSettings, logger: Logger) async throws -> [any Service] {
-        let host = try await ServiceHost.start(settings: settings, logger: logger, migrations: migrations)
-        return host.services(try parts(host.environment))
-    }
 
     /// The service over `environment`: what the process runs, and what tests run in-process.
     public static func parts(_ environment: ServiceEnvironment) throws -> ServiceParts {

@@ -1,11 +1,11 @@
-internal import Contracts
-internal import Domain
-internal import Foundation
-internal import JSON
-internal import Redis
-internal import Runtime
-internal import ServiceLifecycle
-internal import Wire
+import Contracts
+import Domain
+import Foundation
+import JSON
+import Redis
+import Runtime
+import ServiceLifecycle
+import Wire
 
 /// The orders service's events: what it publishes (`order.created` with the order, the others
 /// with an `OrderChange`), and what it consumes: the catalog's `store.created` and

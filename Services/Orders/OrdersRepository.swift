@@ -1,7 +1,7 @@
 public import Contracts
 public import Domain
-internal import Foundation
-internal import SQLKit
+import Foundation
+import SQLKit
 public import Storage
 
 /// All SQL of the orders service: orders and their history. Public for the order-list

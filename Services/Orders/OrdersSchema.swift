@@ -1,4 +1,4 @@
-internal import Storage
+import Storage
 
 /// The orders service's tables. `doc` holds the whole order as JSON; the other columns are what
 /// queries filter and sort on. `change_seq` orders changes for the offline sync feed;

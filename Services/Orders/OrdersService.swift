@@ -1,12 +1,10 @@
-internal import Contracts
-public import Logging
+import Contracts
 public import Runtime
-public import ServiceLifecycle
 public import Storage
-internal import Wire
+import Wire
 
 /// The orders service: orders of every store, created by store staff and taken by couriers.
-public enum OrdersService {
+public enum OrdersService: ServiceDefinition {
     public static let name = OrdersAPI.service
     public static let wirePort = 7201
     public static let adminPort = 9201
@@ -14,12 +12,6 @@ public enum OrdersService {
     public static let upstreams = [CatalogAPI.service: "127.0.0.1:7202"]
     /// The schema, applied at start before anything is served.
     public static let migrations = OrdersSchema.migrations
-
-    /// The process's parts, ready for `ServiceRunner`.
-    public static func services(settings: ServiceSettings, logger: Logger) async throws -> [any Service] {
-        let host = try await ServiceHost.start(settings: settings, logger: logger, migrations: migrations)
-        return host.services(try parts(host.environment))
-    }
 
     /// The service over `environment`, asking its catalog upstream for stores: what the process
     /// runs, and what tests run in-process.

@@ -1,9 +1,9 @@
-internal import Contracts
-internal import Domain
-internal import JSON
-internal import Redis
-internal import Runtime
-internal import ServiceLifecycle
+import Contracts
+import Domain
+import JSON
+import Redis
+import Runtime
+import ServiceLifecycle
 
 /// The payments service's events: what it publishes, `payment.completed` with the payment as
 /// payload, and what it consumes: no other service's events so far.

@@ -1,9 +1,9 @@
-internal import Contracts
-internal import Domain
-internal import Foundation
-internal import Runtime
-internal import Storage
-internal import Wire
+import Contracts
+import Domain
+import Foundation
+import Runtime
+import Storage
+import Wire
 
 /// The payments service's Wire methods: each decodes its request, asks `AccessPolicy`,
 /// validates, calls the repository and publishes `payment.completed`.

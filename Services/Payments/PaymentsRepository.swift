@@ -1,7 +1,7 @@
-internal import Domain
-internal import Foundation
-internal import SQLKit
-internal import Storage
+import Domain
+import Foundation
+import SQLKit
+import Storage
 
 /// All SQL of the payments service: payments and receipts, each kept whole as JSON beside the
 /// columns queries use.

@@ -1,4 +1,4 @@
-internal import Storage
+import Storage
 
 /// The payments service's tables; `doc` holds each payment or receipt whole as JSON.
 enum PaymentsSchema {

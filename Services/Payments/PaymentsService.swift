@@ -1,13 +1,11 @@
-internal import Contracts
-public import Logging
+import Contracts
 public import Runtime
-public import ServiceLifecycle
 public import Storage
-internal import Wire
+import Wire
 
 /// The payments service: payments and their receipts. For now cash payments, recorded as
 /// completed when they are taken; the card lifecycle comes later.
-public enum PaymentsService {
+public enum PaymentsService: ServiceDefinition {
     public static let name = PaymentsAPI.service
     public static let wirePort = 7203
     public static let adminPort = 9203
@@ -15,12 +13,6 @@ public enum PaymentsService {
     public static let upstreams = [CatalogAPI.service: "127.0.0.1:7202", OrdersAPI.service: "127.0.0.1:7201"]
     /// The schema, applied at start before anything is served.
     public static let migrations = PaymentsSchema.migrations
-
-    /// The process's parts, ready for `ServiceRunner`.
-    public static func services(settings: ServiceSettings, logger: Logger) async throws -> [any Service] {
-        let host = try await ServiceHost.start(settings: settings, logger: logger, migrations: migrations)
-        return host.services(try parts(host.environment))
-    }
 
     /// The service over `environment`, calling its catalog and orders upstreams: what the
     /// process runs, and what tests run in-process.

@@ -1,4 +1,4 @@
-internal import Foundation
+import Foundation
 
 extension JSONValue {
     private static let encoder: JSONEncoder = {

@@ -1,5 +1,5 @@
-internal import Domain
-internal import Foundation
+import Domain
+import Foundation
 
 /// An event's payload as JSON text.
 ///

@@ -1,6 +1,6 @@
-internal import Domain
-internal import Foundation
-internal import JSON
+import Domain
+import Foundation
+import JSON
 
 /// The Redis stream a service's events go to: `orderly:events:<service>`.
 public func eventStream(of service: String) -> String { "orderly:events:\(service)" }

@@ -1,5 +1,5 @@
-internal import Domain
-internal import Foundation
+import Domain
+import Foundation
 public import Logging
 public import ServiceLifecycle
 

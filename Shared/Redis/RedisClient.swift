@@ -1,5 +1,5 @@
-internal import NIOPosix
-internal import Synchronization
+import NIOPosix
+import Synchronization
 
 /// Where Redis is and how to talk to it.
 public struct RedisConfiguration: Sendable {

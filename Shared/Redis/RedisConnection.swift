@@ -1,5 +1,5 @@
-internal import CHiredis
-internal import Foundation
+import CHiredis
+import Foundation
 
 /// One hiredis connection. Every call blocks, so it is only ever used from a thread of its own
 /// (`RedisClient`'s thread pool, or a subscriber's thread), never from an event loop or the

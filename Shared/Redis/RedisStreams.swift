@@ -1,4 +1,4 @@
-internal import Domain
+import Domain
 
 /// One entry of a stream: its id and its fields.
 public struct RedisStreamEntry: Sendable, Hashable {

@@ -1,6 +1,6 @@
-internal import Domain
-internal import Foundation
-internal import Synchronization
+import Domain
+import Foundation
+import Synchronization
 
 /// A message published on a channel.
 public struct RedisMessage: Sendable, Hashable {

@@ -1,4 +1,4 @@
-internal import Foundation
+import Foundation
 public import Hummingbird
 public import Logging
 public import NIOCore

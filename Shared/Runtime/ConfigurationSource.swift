@@ -1,6 +1,6 @@
-internal import Configuration
+import Configuration
 public import Foundation
-internal import SystemPackage
+import SystemPackage
 
 /// Where settings come from, highest priority first: command-line flags (`--wire-port 7101`),
 /// environment variables (`ORDERLY_WIRE_PORT`), a JSON file named by `ORDERLY_CONFIG_FILE`

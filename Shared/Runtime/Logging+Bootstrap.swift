@@ -1,5 +1,5 @@
-internal import Domain
-internal import Foundation
+import Domain
+import Foundation
 public import Logging
 
 /// How log lines look: `plain` for people at a terminal, `json` (one object per line) for

@@ -1,4 +1,4 @@
-internal import Metrics
+import Metrics
 public import Prometheus
 
 /// The process's metrics registry and its Prometheus text exposition.

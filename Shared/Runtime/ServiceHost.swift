@@ -1,9 +1,9 @@
-internal import Foundation
+import Foundation
 public import Logging
-internal import NIOCore
-internal import NIOPosix
+import NIOCore
+import NIOPosix
 public import Redis
-internal import SQLKit
+import SQLKit
 public import ServiceLifecycle
 public import Storage
 public import Wire
@@ -132,6 +132,18 @@ public enum ServiceMain {
         } catch {
             logger.critical("stopped by an error", metadata: ["error": "\(error)"])
             exit(1)
+        }
+    }
+}
+
+extension ServiceMain {
+    /// Runs `service` as this process until SIGTERM or SIGINT.
+    public static func run<Definition: ServiceDefinition>(_ service: Definition.Type) async -> Never {
+        await run(
+            service: service.name, wirePort: service.wirePort, adminPort: service.adminPort,
+            upstreams: service.upstreams
+        ) { settings, _, logger in
+            try await service.services(settings: settings, logger: logger)
         }
     }
 }

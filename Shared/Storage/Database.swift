@@ -1,10 +1,10 @@
-internal import Foundation
+import Foundation
 public import Logging
-internal import NIOSSL
-internal import PostgresKit
-internal import PostgresNIO
+import NIOSSL
+import PostgresKit
+import PostgresNIO
 public import SQLKit
-internal import Synchronization
+import Synchronization
 
 /// A service's own database: SQLite (the embedded default) or PostgreSQL, with the same SQL.
 ///

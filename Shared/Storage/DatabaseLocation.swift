@@ -1,4 +1,4 @@
-internal import Foundation
+import Foundation
 
 /// Where a service's database lives, parsed from the URL in its configuration.
 ///

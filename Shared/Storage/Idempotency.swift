@@ -1,7 +1,7 @@
-internal import Crypto
+import Crypto
 public import Domain
 public import Foundation
-internal import SQLKit
+import SQLKit
 
 /// A write that carries an `Idempotency-Key`: where the key lives (the caller's store and the
 /// operation), the key, and a hash of the request it came with.

@@ -1,7 +1,7 @@
-internal import Domain
+import Domain
 public import Foundation
 public import Redis
-internal import SQLKit
+import SQLKit
 
 extension Transaction {
     /// Records that `consumer` applied the event `id` in this transaction; false when it

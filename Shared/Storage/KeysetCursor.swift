@@ -1,5 +1,5 @@
 public import Domain
-internal import Foundation
+import Foundation
 public import SQLKit
 
 /// Where a keyset-paginated list continues: the sort key and the id of the last row served.

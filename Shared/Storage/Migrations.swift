@@ -1,5 +1,5 @@
-internal import Foundation
-internal import SQLKit
+import Foundation
+import SQLKit
 
 /// One step of a service's schema. Versions start at 1 and go up by one; a version, once
 /// released, never changes (its name is recorded and checked at every start).

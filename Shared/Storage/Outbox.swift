@@ -1,9 +1,9 @@
-internal import Domain
-internal import Foundation
-internal import JSON
+import Domain
+import Foundation
+import JSON
 public import Logging
 public import Redis
-internal import SQLKit
+import SQLKit
 public import ServiceLifecycle
 
 /// Names and encodings of the outbox table.

@@ -1,9 +1,9 @@
-internal import CSQLite
-internal import Foundation
-internal import Logging
-internal import NIOCore
-internal import NIOPosix
-internal import SQLKit
+import CSQLite
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import SQLKit
 
 /// One SQLite connection, on a thread of its own (the system's libsqlite3, through its C API).
 ///

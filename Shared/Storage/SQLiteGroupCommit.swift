@@ -1,5 +1,5 @@
-internal import SQLKit
-internal import Synchronization
+import SQLKit
+import Synchronization
 
 /// Write transactions on SQLite's one writer connection, committed in groups.
 ///

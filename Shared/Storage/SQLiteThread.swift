@@ -1,6 +1,6 @@
-internal import Foundation
-internal import NIOCore
-internal import Synchronization
+import Foundation
+import NIOCore
+import Synchronization
 
 /// A thread of its own for one SQLite connection, usable as a task executor.
 ///

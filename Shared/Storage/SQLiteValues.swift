@@ -1,5 +1,5 @@
-internal import Foundation
-internal import SQLKit
+import Foundation
+import SQLKit
 
 /// A value as SQLite stores it.
 enum SQLiteValue: Sendable, Hashable {

@@ -1,6 +1,6 @@
-internal import Foundation
-internal import SQLKit
-internal import Synchronization
+import Foundation
+import SQLKit
+import Synchronization
 
 /// Runs the storage layer's own statements (idempotency records, the outbox, the inbox,
 /// sequences): on SQLite straight on the connection, prepared once, without building and

@@ -1,5 +1,5 @@
-internal import Domain
-internal import Foundation
+import Domain
+import Foundation
 public import SQLKit
 
 /// A value kept whole as JSON in a text column, beside the columns queries filter and sort on.

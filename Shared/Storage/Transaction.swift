@@ -1,8 +1,8 @@
-internal import Domain
-internal import Foundation
+import Domain
+import Foundation
 public import Redis
 public import SQLKit
-internal import Synchronization
+import Synchronization
 
 /// One open transaction: its SQL connection and what it will publish when it commits.
 public final class Transaction: Sendable {

@@ -1,5 +1,5 @@
-internal import Domain
-internal import Logging
+import Domain
+import Logging
 public import NIOCore
 
 /// What calls a service's Wire methods: a pool of connections to it (`WireClient`), or its own

@@ -1,10 +1,10 @@
 public import Domain
-internal import Foundation
+import Foundation
 public import Logging
-internal import Metrics
+import Metrics
 public import NIOCore
 public import NIOPosix
-internal import Synchronization
+import Synchronization
 
 /// Where a service listens.
 public struct WireEndpoint: Hashable, Sendable, CustomStringConvertible {

@@ -1,8 +1,8 @@
-internal import Domain
-internal import Foundation
+import Domain
+import Foundation
 public import NIOCore
 public import NIOPosix
-internal import Synchronization
+import Synchronization
 
 /// Why a call failed before the server could answer it: decides whether it may be retried.
 enum WireTransportFailure: Error, Sendable {

@@ -1,6 +1,6 @@
 public import Domain
 public import Foundation
-internal import JSON
+import JSON
 public import NIOCore
 
 /// The kinds of frame on a Wire connection.

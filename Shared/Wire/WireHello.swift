@@ -1,5 +1,5 @@
-internal import Crypto
-internal import Domain
+import Crypto
+import Domain
 public import Foundation
 
 /// The first frame of every connection: who is calling and proof that it holds the shared

@@ -1,8 +1,8 @@
 public import Domain
-internal import Foundation
-internal import JSON
+import Foundation
+import JSON
 public import Logging
-internal import Metrics
+import Metrics
 public import NIOCore
 
 /// A remote method with its request and response types: the contract between a service and

@@ -1,11 +1,11 @@
-internal import Domain
-internal import Foundation
-internal import JSON
+import Domain
+import Foundation
+import JSON
 public import Logging
 public import NIOCore
 public import NIOPosix
 public import ServiceLifecycle
-internal import Synchronization
+import Synchronization
 
 /// Settings of a Wire server.
 public struct WireServerConfiguration: Sendable {

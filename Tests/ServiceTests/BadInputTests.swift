@@ -12,14 +12,10 @@ struct BadInputTests {
     @Test("missing, empty and out-of-range fields are named; unknown fields are ignored; big bodies are 413")
     func validation() async throws {
         try await InProcessSuite.with { suite in
-            let admin =
-                try await api.login(suite, suite.adminEmail, suite.adminPassword)["access_token"] as! String
-            let store =
-                try await api.send(suite, "POST", "/v1/stores", token: admin, json: ["name": "S"])
-                .object["id"] as! String
-            _ = try await api.createUser(
-                suite, admin: admin, ["email": "s@a.com", "role": "staff", "store_id": store])
-            let staff = try await api.login(suite, "s@a.com", "password-123")["access_token"] as! String
+            let admin = try await api.admin(suite)
+            let store = try await api.createStore(suite, admin: admin, ["name": "S"])
+            _ = try await api.createUser(suite, admin: admin, ["email": "s@a.com", "role": "staff", "store_id": store])
+            let staff = try await api.token(suite, "s@a.com")
 
             let empty = try await api.send(
                 suite, "POST", "/v1/orders", token: staff,
@@ -81,8 +77,7 @@ struct BadInputTests {
     @Test("junk sent to every route gets a documented 4xx and no process falls over")
     func junkToEveryRoute() async throws {
         try await InProcessSuite.with { suite in
-            let admin =
-                try await api.login(suite, suite.adminEmail, suite.adminPassword)["access_token"] as! String
+            let admin = try await api.admin(suite)
             let bodies: [Data] = [
                 Data("{".utf8), Data("[]".utf8), Data("null".utf8), Data("\"text\"".utf8), Data([0xff, 0xfe, 0x00]),
                 Data(#"{"boxes_count": 1e400, "id": "x", "store_id": 5, "on_duty": "yes", "amount": -1}"#.utf8),

@@ -15,15 +15,13 @@ struct EndToEndTests {
     @Test("an order goes from the store's iPad to the courier's phone", arguments: [Database.Kind.sqlite, .postgres])
     func orderFromIPadToCourier(on kind: Database.Kind) async throws {
         try await RunningSuite.with(on: kind) { suite in
-            let admin = try await api.login(suite, suite.adminEmail, suite.adminPassword)["access_token"] as! String
+            let admin = try await api.admin(suite)
 
             let storeReply = try await api.send(
                 suite, "POST", "/v1/stores", token: admin, json: ["name": "Falafel Levi", "address": "Allenby 1"])
             try #require(storeReply.status == 201, "\(storeReply.text)")
             let store = storeReply.object["id"] as! String
-            let other =
-                try await api.send(suite, "POST", "/v1/stores", token: admin, json: ["name": "Other"]).object["id"]
-                as! String
+            let other = try await api.createStore(suite, admin: admin, ["name": "Other"])
 
             _ = try await api.createUser(
                 suite, admin: admin, ["email": "owner@a.com", "role": "owner", "store_id": store])
@@ -33,7 +31,7 @@ struct EndToEndTests {
             _ = try await api.createUser(
                 suite, admin: admin, ["email": "owner@b.com", "role": "owner", "store_id": other])
 
-            let courier = try await api.login(suite, "courier@x.com", "password-123")["access_token"] as! String
+            let courier = try await api.token(suite, "courier@x.com")
             let duty = try await api.send(
                 suite, "PUT", "/v1/couriers/me/availability", token: courier, json: ["on_duty": true])
             #expect(duty.status == 200 && duty.object["on_duty"] as? Bool == true, "\(duty.text)")
@@ -48,7 +46,7 @@ struct EndToEndTests {
             let waiting = await waitUntil { await suite.longPollsWaiting() >= 1 }
             #expect(waiting, "the courier's long-poll never started waiting")
 
-            let staff = try await api.login(suite, "staff@a.com", "password-123")["access_token"] as! String
+            let staff = try await api.token(suite, "staff@a.com")
             var created: [[String: Any]] = []
             var firstCreated: ContinuousClock.Instant?
             for (boxes, fee, multiplier) in [(8, 3500, 1), (9, 7000, 2), (17, 10_500, 3)] {
@@ -99,14 +97,14 @@ struct EndToEndTests {
             #expect(reused.error["reason"] as? String == "idempotency_key_reused", "\(reused.text)")
 
             // Another store's owner does not see it, in a read or a list.
-            let otherOwner = try await api.login(suite, "owner@b.com", "password-123")["access_token"] as! String
+            let otherOwner = try await api.token(suite, "owner@b.com")
             let firstID = created[0]["id"] as! String
             let foreign = try await api.send(suite, "GET", "/v1/orders/\(firstID)", token: otherOwner)
             #expect(foreign.status == 404)
             #expect(foreign.error["request_id"] as? String == foreign.headers["x-request-id"])
             let foreignList = try await api.send(suite, "GET", "/v1/orders", token: otherOwner)
             #expect((foreignList.object["data"] as? [Any])?.isEmpty == true)
-            let owner = try await api.login(suite, "owner@a.com", "password-123")["access_token"] as! String
+            let owner = try await api.token(suite, "owner@a.com")
             let own = try await api.send(suite, "GET", "/v1/orders/\(firstID)", token: owner)
             #expect(own.status == 200)
 

@@ -12,18 +12,14 @@ struct IdentityAndStoresTests {
     @Test("owners manage their store's staff and nobody else's; stale versions are refused")
     func usersAndStores() async throws {
         try await InProcessSuite.with { suite in
-            let admin = try await api.login(suite, suite.adminEmail, suite.adminPassword)["access_token"] as! String
-            let store =
-                try await api.send(suite, "POST", "/v1/stores", token: admin, json: ["name": "A"]).object["id"]
-                as! String
-            let other =
-                try await api.send(suite, "POST", "/v1/stores", token: admin, json: ["name": "B"]).object["id"]
-                as! String
+            let admin = try await api.admin(suite)
+            let store = try await api.createStore(suite, admin: admin, ["name": "A"])
+            let other = try await api.createStore(suite, admin: admin, ["name": "B"])
             _ = try await api.createUser(
                 suite, admin: admin, ["email": "owner@a.com", "role": "owner", "store_id": store])
             let foreignStaff = try await api.createUser(
                 suite, admin: admin, ["email": "staff@b.com", "role": "staff", "store_id": other])
-            let owner = try await api.login(suite, "owner@a.com", "password-123")["access_token"] as! String
+            let owner = try await api.token(suite, "owner@a.com")
 
             let staff = try await api.send(
                 suite, "POST", "/v1/users", token: owner,
@@ -57,7 +53,7 @@ struct IdentityAndStoresTests {
                 suite, "PATCH", "/v1/users/\(staffID)", token: owner, json: ["active": false],
                 headers: ["If-Match": "\"1\""])
             #expect(stale.status == 409 && stale.error["reason"] as? String == "version_conflict")
-            let cashier = try await api.login(suite, "cashier@a.com", "password-123")["access_token"] as! String
+            let cashier = try await api.token(suite, "cashier@a.com")
             let byStaff = try await api.send(
                 suite, "POST", "/v1/users", token: cashier,
                 json: ["email": "x@a.com", "name": "X", "role": "staff", "password": "password-123"])

@@ -26,24 +26,18 @@ struct OrderLifecycleTests {
     }
 
     func cast(_ suite: any Suite, couriers count: Int) async throws -> Cast {
-        let admin = try await api.login(suite, suite.adminEmail, suite.adminPassword)["access_token"] as! String
-        let store =
-            try await api.send(suite, "POST", "/v1/stores", token: admin, json: ["name": "A"]).object["id"]
-            as! String
-        let other =
-            try await api.send(suite, "POST", "/v1/stores", token: admin, json: ["name": "B"]).object["id"]
-            as! String
-        _ = try await api.createUser(
-            suite, admin: admin, ["email": "staff@a.com", "role": "staff", "store_id": store])
-        _ = try await api.createUser(
-            suite, admin: admin, ["email": "owner@b.com", "role": "owner", "store_id": other])
+        let admin = try await api.admin(suite)
+        let store = try await api.createStore(suite, admin: admin, ["name": "A"])
+        let other = try await api.createStore(suite, admin: admin, ["name": "B"])
+        _ = try await api.createUser(suite, admin: admin, ["email": "staff@a.com", "role": "staff", "store_id": store])
+        _ = try await api.createUser(suite, admin: admin, ["email": "owner@b.com", "role": "owner", "store_id": other])
         _ = try await api.createUser(suite, admin: admin, ["email": "resting@x.com", "role": "courier"])
         var couriers: [String] = []
         var courierIDs: [String] = []
         for index in 0..<count {
             let user = try await api.createUser(
                 suite, admin: admin, ["email": "c\(index)@x.com", "role": "courier"])
-            let token = try await api.login(suite, "c\(index)@x.com", "password-123")["access_token"] as! String
+            let token = try await api.token(suite, "c\(index)@x.com")
             let duty = try await api.send(
                 suite, "PUT", "/v1/couriers/me/availability", token: token, json: ["on_duty": true])
             try #require(duty.status == 200)
@@ -52,10 +46,10 @@ struct OrderLifecycleTests {
         }
         return Cast(
             admin: admin, store: store, otherStore: other,
-            staff: try await api.login(suite, "staff@a.com", "password-123")["access_token"] as! String,
-            otherOwner: try await api.login(suite, "owner@b.com", "password-123")["access_token"] as! String,
+            staff: try await api.token(suite, "staff@a.com"),
+            otherOwner: try await api.token(suite, "owner@b.com"),
             couriers: couriers, courierIDs: courierIDs,
-            offDuty: try await api.login(suite, "resting@x.com", "password-123")["access_token"] as! String)
+            offDuty: try await api.token(suite, "resting@x.com"))
     }
 
     func createOrder(_ suite: any Suite, _ token: String, boxes: Int = 8, extra: [String: Any] = [:]) async throws

@@ -67,6 +67,11 @@ struct API: Sendable {
         try await login(suite, suite.adminEmail, suite.adminPassword)["access_token"] as! String
     }
 
+    /// The access token of a user made by `createUser`.
+    func token(_ suite: any Suite, _ email: String) async throws -> String {
+        try await login(suite, email, "password-123")["access_token"] as! String
+    }
+
     /// A user made by `admin` with the password `password-123`.
     func createUser(_ suite: any Suite, admin: String, _ fields: [String: Any]) async throws -> [String: Any] {
         var body = fields

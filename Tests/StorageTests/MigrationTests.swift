@@ -215,8 +215,8 @@ struct MigrationTests {
                         }
                     }
                 }
-                let first = try await eventually { try? salt() }
-                let startedOver = try await waitUntil(within: .seconds(20)) {
+                let first = await eventually { try? salt() }
+                let startedOver = await waitUntil(within: .seconds(20)) {
                     (try? salt()).map { $0 != first } ?? false
                 }
                 stop.set()

@@ -1,5 +1,5 @@
 public import Foundation
-internal import Synchronization
+import Synchronization
 
 /// A process a test starts and stops: spawned directly with `posix_spawn` (Foundation's
 /// `Process` does not notice the exit of its children reliably here), killed if the test forgets.

@@ -329,7 +329,7 @@ struct WireServerTests {
         }
         server = try await RunningServer.start()
         relay.route(to: server.port)
-        let answer = try await eventually(within: .seconds(5)) {
+        let answer = await eventually(within: .seconds(5)) {
             try? await pool.call(TestAPI.echo, TestAPI.Echo(text: "after")).text
         }
         #expect(answer == "after")

@@ -1,8 +1,8 @@
-internal import Crypto
-internal import Domain
-internal import Foundation
-internal import Logging
-internal import Redis
+import Crypto
+import Domain
+import Foundation
+import Logging
+import Redis
 
 /// Counts login attempts per account and per client address in Redis, in fixed windows, and
 /// refuses once either passes its limit. When Redis cannot be reached logins are let through

@@ -1,5 +1,5 @@
-internal import HummingbirdBcrypt
-internal import NIOPosix
+import HummingbirdBcrypt
+import NIOPosix
 
 /// bcrypt, run on NIO's blocking thread pool: a hash takes tens to hundreds of milliseconds
 /// of CPU, which must not hold up an event loop.

@@ -1,7 +1,7 @@
-internal import Crypto
-internal import Domain
-internal import Foundation
-internal import JWTKit
+import Crypto
+import Domain
+import Foundation
+import JWTKit
 
 /// What an access token says about its bearer; signed HS256 by the gateway.
 struct AccessClaims: JWTPayload {

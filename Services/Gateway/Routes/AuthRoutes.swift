@@ -1,5 +1,5 @@
-internal import Domain
-internal import Hummingbird
+import Domain
+import Hummingbird
 
 /// `/v1/auth/…` and `/v1/me`: signing in and out, refreshing tokens, the caller's own record.
 struct AuthRoutes: Sendable {

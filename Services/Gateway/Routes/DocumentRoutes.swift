@@ -1,5 +1,5 @@
-internal import Hummingbird
-internal import NIOCore
+import Hummingbird
+import NIOCore
 
 /// `/openapi.yaml`: the gateway's OpenAPI document.
 struct DocumentRoutes: Sendable {

@@ -1,10 +1,10 @@
-internal import Domain
-internal import Foundation
-internal import HTTPTypes
+import Domain
+import Foundation
+import HTTPTypes
 public import Hummingbird
-internal import Logging
-internal import NIOCore
-internal import Wire
+import Logging
+import NIOCore
+import Wire
 
 /// What the gateway knows about a request while handling it: its id (echoed as
 /// `X-Request-Id`, and in every error), the client's address, the largest body it takes, and

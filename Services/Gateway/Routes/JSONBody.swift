@@ -1,10 +1,10 @@
-internal import Contracts
-internal import Domain
-internal import Foundation
-internal import HTTPTypes
-internal import Hummingbird
-internal import NIOCore
-internal import Wire
+import Contracts
+import Domain
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Wire
 
 /// JSON in and out of the gateway, in the same shape as Wire bodies: `snake_case` keys from
 /// each type's `CodingKeys`, RFC 3339 times. Unknown fields in a request are ignored.

@@ -1,7 +1,7 @@
-internal import Contracts
-internal import Domain
-internal import Hummingbird
-internal import Wire
+import Contracts
+import Domain
+import Hummingbird
+import Wire
 
 /// `GET /v1/notifications?after=&limit=&wait=`, the inbox, from the notifications service:
 /// answers at once when there is something after the cursor; otherwise holds the request up to

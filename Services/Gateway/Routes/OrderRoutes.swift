@@ -1,9 +1,9 @@
-internal import Contracts
-internal import Domain
-internal import HTTPTypes
-internal import Hummingbird
-internal import NIOCore
-internal import Wire
+import Contracts
+import Domain
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Wire
 
 /// `/v1/orders…` and `/v1/couriers/me/earnings`, forwarded to the orders service, whose JSON is
 /// passed on as it wrote it. A courier's calls carry whether they are on duty now, which the

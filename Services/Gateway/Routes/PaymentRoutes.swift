@@ -1,7 +1,7 @@
-internal import Contracts
-internal import Domain
-internal import Hummingbird
-internal import Wire
+import Contracts
+import Domain
+import Hummingbird
+import Wire
 
 /// `/v1/payments…` and `/v1/receipts/{id}`, forwarded to the payments service.
 struct PaymentRoutes: Sendable {

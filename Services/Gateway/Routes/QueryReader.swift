@@ -1,7 +1,7 @@
-internal import Contracts
-internal import Domain
-internal import Foundation
-internal import Hummingbird
+import Contracts
+import Domain
+import Foundation
+import Hummingbird
 
 /// Reads query parameters, collecting every bad one.
 struct QueryReader {

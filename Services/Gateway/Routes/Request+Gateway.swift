@@ -1,7 +1,7 @@
-internal import Domain
-internal import Foundation
-internal import HTTPTypes
-internal import Hummingbird
+import Domain
+import Foundation
+import HTTPTypes
+import Hummingbird
 
 extension Request {
     /// The W3C `traceparent` header when it is well formed (`00-<32 hex>-<16 hex>-<2 hex>`).

@@ -1,7 +1,7 @@
-internal import Contracts
-internal import Domain
-internal import Hummingbird
-internal import Wire
+import Contracts
+import Domain
+import Hummingbird
+import Wire
 
 /// `/v1/stores…`, forwarded to the catalog.
 struct StoreRoutes: Sendable {

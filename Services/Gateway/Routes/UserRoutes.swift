@@ -1,6 +1,6 @@
-internal import Contracts
-internal import Domain
-internal import Hummingbird
+import Contracts
+import Domain
+import Hummingbird
 
 /// `/v1/users…` and `/v1/couriers/me/availability`: the users the gateway owns.
 struct UserRoutes: Sendable {
