@@ -53,8 +53,8 @@ struct BenchWire: AsyncParsableCommand {
                 + "\(rounds) rounds of \(seconds)s (median, with the range); "
                 + "body: {\"text\":\"\(BenchEcho.sample.text)\",\"n\":\(BenchEcho.sample.n)}")
         say("")
-        say("case                                    round trips/s   (range)")
-        say("--------------------------------------------------------------------")
+        say("case                                    round trips/s   (range)          machine meanwhile")
+        say("---------------------------------------------------------------------------------------------------")
 
         let connection = try await WireConnection.connect(
             host: "127.0.0.1", port: servers.wirePort, callerService: "bench", secret: secret)
@@ -114,7 +114,8 @@ struct BenchWire: AsyncParsableCommand {
     private func report(_ name: String, _ rate: Measurement) {
         say(
             name.padding(toLength: 40, withPad: " ", startingAt: 0) + String(format: "%12.0f", rate.median)
-                + String(format: "   (%.0f–%.0f)", rate.low, rate.high))
+                + String(format: "   (%.0f–%.0f)", rate.low, rate.high).padding(
+                    toLength: 20, withPad: " ", startingAt: 0) + (rate.machine ?? ""))
     }
 
     /// Round trips per second over `rounds` windows of `seconds`: the median and the range.
@@ -122,12 +123,15 @@ struct BenchWire: AsyncParsableCommand {
         var median: Double
         var low: Double
         var high: Double
+        /// The machine's stolen and idle shares over the rounds.
+        var machine: String?
 
-        init(_ rates: [Double]) {
+        init(_ rates: [Double], machine: String?) {
             let sorted = rates.sorted()
             median = sorted[sorted.count / 2]
             low = sorted.first!
             high = sorted.last!
+            self.machine = machine
         }
     }
 
@@ -148,6 +152,7 @@ struct BenchWire: AsyncParsableCommand {
             }
             try await Task.sleep(for: .seconds(warmup))
             var rates: [Double] = []
+            let cpu = CPUTimes.now()
             for _ in 0..<rounds {
                 let before = flags.completed.load(ordering: .relaxed)
                 let started = ContinuousClock.now
@@ -157,9 +162,10 @@ struct BenchWire: AsyncParsableCommand {
                 let elapsedSeconds = elapsed.timeInterval
                 rates.append(Double(count) / elapsedSeconds)
             }
+            let machine = cpu.machineShares(until: CPUTimes.now())
             flags.stop.store(true, ordering: .relaxed)
             try await group.waitForAll()
-            return Measurement(rates)
+            return Measurement(rates, machine: machine)
         }
     }
 

@@ -45,13 +45,18 @@ struct CPUTimes {
         let perOperation = (later.process - process) / Double(max(1, operations)) * 1e6
         var line = String(format: "%.0f µs of CPU per ", perOperation) + unit + " in this process"
         if let uncounted { line += " (\(uncounted) not counted)" }
-        if let before = machine, let after = later.machine, after.total > before.total {
-            let total = Double(after.total - before.total)
-            line += String(
-                format: "; machine: %.0f%% stolen by the hypervisor, %.0f%% idle",
-                Double(after.steal - before.steal) / total * 100, Double(after.idle - before.idle) / total * 100)
-        }
+        if let shares = machineShares(until: later) { line += "; machine: " + shares }
         return line
+    }
+
+    /// The machine's stolen and idle shares from `self` until `later`: `3% stolen by the
+    /// hypervisor, 40% idle`; nil where `/proc/stat` is missing.
+    func machineShares(until later: CPUTimes) -> String? {
+        guard let before = machine, let after = later.machine, after.total > before.total else { return nil }
+        let total = Double(after.total - before.total)
+        return String(
+            format: "%.0f%% stolen by the hypervisor, %.0f%% idle", Double(after.steal - before.steal) / total * 100,
+            Double(after.idle - before.idle) / total * 100)
     }
 }
 
