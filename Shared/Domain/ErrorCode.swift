@@ -1,4 +1,4 @@
-/// The error vocabulary every service speaks (DESIGN §3): one code per thing a caller can act on.
+/// The error vocabulary every service speaks: one code per thing a caller can act on.
 public enum ErrorCode: String, Hashable, Sendable, Codable, CaseIterable {
     case invalidArgument = "invalid_argument"
     case unauthenticated

@@ -1,4 +1,4 @@
-/// VAT arithmetic on VAT-inclusive amounts (DESIGN §6): the net part of a gross amount is
+/// VAT arithmetic on VAT-inclusive amounts: the net part of a gross amount is
 /// `round(gross × 10000 / (10000 + rate))`, half to even; the VAT is what remains, so net and
 /// VAT always add up to the gross to the minor unit.
 public enum VAT {

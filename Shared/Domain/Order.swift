@@ -1,6 +1,6 @@
 public import Foundation
 
-/// Where an order's status stands (DESIGN §6).
+/// Where an order's status stands.
 public enum OrderStatus: String, Hashable, Sendable, Codable, CaseIterable {
     case pending, accepted, preparing, ready
     case outForDelivery = "out_for_delivery"

@@ -1,4 +1,4 @@
-/// A line of an order (DESIGN §6): what staff type (type, description, quantity, the
+/// A line of an order: what staff type (type, description, quantity, the
 /// VAT-inclusive unit price) and what the server derives from it (net price, line amounts).
 public struct OrderItem: Hashable, Sendable, Codable {
     public var id: OrderItemID

@@ -45,7 +45,7 @@ public enum OrderActionRefusal: Error, Hashable, Sendable {
     }
 }
 
-/// The order status machine of DESIGN §6, for the services and for the apps' offline buttons.
+/// The order status machine, for the services and for the apps' offline buttons.
 ///
 /// `pending → accepted → preparing → ready → out_for_delivery → delivered`; `ready → collected`
 /// for pickups; `cancelled` from pending, accepted, preparing or ready. A courier claims an

@@ -5,7 +5,7 @@ public enum PaymentMethod: String, Hashable, Sendable, Codable, CaseIterable {
     case cash, card, nfc, wallet, other
 }
 
-/// Where a payment stands (DESIGN §6). Terminal: completed, failed, cancelled, expired.
+/// Where a payment stands. Terminal: completed, failed, cancelled, expired.
 public enum PaymentStatus: String, Hashable, Sendable, Codable, CaseIterable {
     case pending, confirmed, processing, completed, failed, cancelled, expired
 }

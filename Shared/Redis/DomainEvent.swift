@@ -2,7 +2,7 @@ public import Domain
 public import Foundation
 public import JSON
 
-/// A fact a service announces to the others (DESIGN §4): `order.created`, `store.updated`, …
+/// A fact a service announces to the others: `order.created`, `store.updated`, …
 ///
 /// `id` is the deduplication key consumers record in their inbox; `payload` is the event's own
 /// JSON text; `trace` is the W3C traceparent of the request that caused it.

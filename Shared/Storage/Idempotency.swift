@@ -36,7 +36,7 @@ public struct IdempotentResult<Response: Sendable>: Sendable {
     public var replayed: Bool
 }
 
-/// Idempotency records (DESIGN §5): the first request with a key runs and its response is
+/// Idempotency records: the first request with a key runs and its response is
 /// stored in the same transaction as its effect; the same key with the same request replays
 /// that response; with another request it is refused (`idempotency_key_reused`); while the
 /// first still runs it is refused (`request_in_progress`). Records expire after `retention`.

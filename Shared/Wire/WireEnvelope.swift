@@ -8,7 +8,7 @@ public enum WireMessageType: String, Sendable, Hashable {
     case hello, request, response, error, ping, pong
 }
 
-/// One Wire message (DESIGN §3). `body` stays raw JSON bytes until the handler or caller decodes
+/// One Wire message (docs/ARCHITECTURE.md, "Wire"). `body` stays raw JSON bytes until the handler or caller decodes
 /// it into its own type, so a body is parsed once and encoded once.
 public struct WireEnvelope: Sendable {
     public var version: Int64

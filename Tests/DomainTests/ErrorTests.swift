@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Error vocabulary")
 struct ErrorTests {
-    @Test("each code maps to the HTTP status of DESIGN §3")
+    @Test("each code maps to its HTTP status")
     func httpStatuses() {
         let expected: [ErrorCode: Int] = [
             .invalidArgument: 400, .unauthenticated: 401, .permissionDenied: 403, .notFound: 404, .conflict: 409,

@@ -40,7 +40,7 @@ struct OrderStatusMachineTests {
         return order
     }
 
-    /// The rules of DESIGN §6 written out as a table: what each caller may do in each state.
+    /// The status machine's rules written out as a table: what each caller may do in each state.
     static func expected(_ caller: Caller, _ status: OrderStatus, _ fulfillment: Fulfillment, claimed: Bool)
         -> [OrderAction]
     {
@@ -68,7 +68,7 @@ struct OrderStatusMachineTests {
         }
     }
 
-    @Test("every (state, action, caller): allowed exactly as DESIGN §6 says, with the right outcome")
+    @Test("every (state, action, caller): allowed exactly as the rules say, with the right outcome")
     func everyCombination() throws {
         var checked = 0
         for status in OrderStatus.allCases {

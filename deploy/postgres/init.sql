@@ -1,4 +1,4 @@
--- One database per service (DESIGN §5), created when the PostgreSQL volume is first initialised.
+-- One database per service, created when the PostgreSQL volume is first initialised.
 CREATE DATABASE orderly_gateway;
 CREATE DATABASE orderly_orders;
 CREATE DATABASE orderly_catalog;

@@ -72,7 +72,7 @@ extension HTTPField.Name {
     static let traceparent = Self("traceparent")!
 }
 
-/// Answers every failure with the error envelope of DESIGN §7,
+/// Answers every failure with the error envelope
 /// `{"error": {"code", "message", "details", "request_id"}}`, and stamps `X-Request-Id` on
 /// every response. A client's own `X-Request-Id` (up to 64 letters, digits, `-`, `_`, `.`) is
 /// kept. Unknown errors are logged with the request id and answered as `internal`. Also sets
