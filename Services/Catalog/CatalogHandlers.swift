@@ -45,7 +45,9 @@ struct CatalogHandlers: Sendable {
         try Self.apply(draft, to: &store, creating: true)
         let created = store
         let stores = self.stores
-        return try await idempotency.write(key: idempotencyKey, scope: "catalog.stores.create", request: draft) {
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: "catalog.stores.create", request: draft
+        ) {
             transaction in
             try await stores.insert(created, in: transaction)
             transaction.publish(try CatalogEvents.storeCreated(created))
@@ -73,7 +75,9 @@ struct CatalogHandlers: Sendable {
             throw OrderlyError(.permissionDenied, "only admins and the store's owner and managers change a store")
         }
         let stores = self.stores
-        return try await idempotency.write(key: idempotencyKey, scope: "catalog.stores.update", request: patch) {
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: "catalog.stores.update:\(patch.id)", request: patch
+        ) {
             transaction in
             guard var store = try await stores.find(patch.id, in: transaction.sql) else {
                 throw OrderlyError(.notFound, "no store \(patch.id)")

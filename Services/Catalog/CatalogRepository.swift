@@ -40,12 +40,7 @@ struct CatalogRepository: Sendable {
     /// The stores in `scope`, in creation order.
     func list(_ scope: StoreScope, after cursor: KeysetCursor?, limit: Int) async throws -> Page<Store> {
         try await database.read { sql in
-            var query: SQLQueryString = "SELECT doc, created_at, id FROM stores WHERE 1 = 1"
-            switch scope {
-            case .every: break
-            case .only(let store): query = query + " AND id = \(bind: store.description)"
-            case .none: return Page(data: [], nextCursor: nil)
-            }
+            let query: SQLQueryString = "SELECT doc, created_at, id FROM stores WHERE " + scope.condition(on: "id")
             let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit)).all()
             let page = try KeysetCursor.page(rows, limit: limit, as: Store.self)
             return Page(data: page.items, nextCursor: page.next)

@@ -137,7 +137,7 @@ struct GatewayHandlers: Sendable {
         withoutPassword.password = nil
         let hashed = HashedUserDraft(draft: withoutPassword, passwordDigest: TokenIssuer.hash(password))
         return try await idempotency.write(
-            key: idempotencyKey, scope: "users.create:\(principal.userID)", request: hashed
+            key: idempotencyKey, caller: principal.userID, scope: "users.create", request: hashed
         ) {
             transaction in
             if try await users.find(email: email) != nil {

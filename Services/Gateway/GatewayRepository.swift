@@ -60,12 +60,7 @@ struct GatewayRepository: Sendable {
     /// The users of the stores in `scope`, in creation order.
     func list(_ scope: StoreScope, role: Role?, after cursor: KeysetCursor?, limit: Int) async throws -> Page<User> {
         try await database.read { sql in
-            var query: SQLQueryString = "SELECT doc, created_at, id FROM users WHERE 1 = 1"
-            switch scope {
-            case .every: break
-            case .only(let store): query = query + " AND store_id = \(bind: store.description)"
-            case .none: return Page(data: [], nextCursor: nil)
-            }
+            var query: SQLQueryString = "SELECT doc, created_at, id FROM users WHERE " + scope.condition(on: "store_id")
             if let role { query = query + " AND role = \(bind: role.rawValue)" }
             let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit)).all()
             let page = try KeysetCursor.page(rows, limit: limit, as: User.self)

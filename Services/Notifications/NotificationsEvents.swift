@@ -9,19 +9,26 @@ import Storage
 import Synchronization
 
 /// What the notifications service makes of the events it consumes: the identity events keep
-/// its copy of who is where and who is on duty; the order events become notifications, each
-/// stored once per event however often it is delivered, then announced on `orderly:wake`.
+/// its copy of who is where and who is on duty; the order events become notifications, stored
+/// once per event however often it is delivered, then announced on `orderly:wake`.
 ///
-/// - `order.created`: the store's users and, for a delivery, the couriers on duty.
+/// - `order.created`: the store's users.
 /// - `order.claimed`: the store's users.
 /// - `order.status_changed`: the store's users, the courier carrying the order and the customer
-///   who placed it.
+///   who placed it; and when a delivery order enters the pool (accepted, unclaimed), the
+///   couriers on duty (`order.available`).
+/// - `order.released`: the store's users, and the couriers on duty (`order.available`).
+///
+/// What couriers are told of an order they have not claimed leaves out the recipient's
+/// apartment, as their view of the order does.
 public struct NotificationsEvents: Sendable {
     let notifications: NotificationsRepository
     let wakes: WakePublisher
 
     /// The name the inbox records applied events under.
     static let consumer = "notifications"
+    /// The type of the notification that tells couriers of an order they can claim.
+    static let available = "order.available"
 
     init(database: Database, redis: RedisClient, logger: Logger) {
         self.notifications = NotificationsRepository(database: database)
@@ -33,7 +40,7 @@ public struct NotificationsEvents: Sendable {
         [
             IdentityEvents.userCreated: recordUser, IdentityEvents.userUpdated: recordUser,
             OrdersAPI.Events.created: orderCreated, OrdersAPI.Events.claimed: orderClaimed,
-            OrdersAPI.Events.statusChanged: orderStatusChanged,
+            OrdersAPI.Events.statusChanged: orderStatusChanged, OrdersAPI.Events.released: orderReleased,
         ]
     }
 
@@ -66,18 +73,23 @@ public struct NotificationsEvents: Sendable {
     func orderCreated(_ event: DomainEvent) async throws {
         let order = try event.payload.decode(as: OrderFacts.self)
         var summary = order.fulfillment == .delivery ? "Delivery" : "Pickup"
-        if let address = order.deliveryAddress { summary += " to \(address)" }
+        if let address = order.address(withApartment: true) { summary += " to \(address)" }
         if order.fulfillment == .delivery { summary += ", \(order.boxesCount) boxes" }
         try await notify(
-            event, order: order, title: "New order #\(order.number)", body: summary,
-            audience: Audience(store: order.storeID, couriersOnDuty: order.fulfillment == .delivery))
+            event, order,
+            [(Audience(store: order.storeID), Telling(title: "New order #\(order.number)", body: summary))])
     }
 
     func orderClaimed(_ event: DomainEvent) async throws {
         let order = try event.payload.decode(as: OrderFactsChange.self).order
         try await notify(
-            event, order: order, title: "Order #\(order.number) claimed", body: "A courier is on the way to pick it up",
-            audience: Audience(store: order.storeID))
+            event, order,
+            [
+                (
+                    Audience(store: order.storeID),
+                    Telling(title: "Order #\(order.number) claimed", body: "A courier is on the way to pick it up")
+                )
+            ])
     }
 
     func orderStatusChanged(_ event: DomainEvent) async throws {
@@ -85,28 +97,68 @@ public struct NotificationsEvents: Sendable {
         let status = order.status.rawValue.replacingOccurrences(of: "_", with: " ")
         var body = "Now \(status)"
         if let reason = order.cancellationReason, order.status == .cancelled { body += ": \(reason)" }
-        try await notify(
-            event, order: order, title: "Order #\(order.number) \(status)", body: body,
-            audience: Audience(store: order.storeID, customer: order.createdBy, courier: order.courierID))
+        var tellings = [
+            (
+                Audience(store: order.storeID, customer: order.createdBy, courier: order.courierID),
+                Telling(title: "Order #\(order.number) \(status)", body: body)
+            )
+        ]
+        if order.status == .accepted, order.entersPool { tellings.append(Self.available(order)) }
+        try await notify(event, order, tellings)
     }
 
-    /// Stores the notification for every active user in `audience`, once per event, then wakes
-    /// their long-polls.
-    private func notify(
-        _ event: DomainEvent, order: OrderFacts, title: String, body: String, audience: Audience
-    ) async throws {
-        let message = NotificationMessage(
-            type: event.type, title: title, body: body,
-            data: ["order_id": order.id.description, "store_id": order.storeID.description],
-            createdAt: Date.currentMillisecond)
+    func orderReleased(_ event: DomainEvent) async throws {
+        let order = try event.payload.decode(as: OrderFactsChange.self).order
+        var tellings = [
+            (
+                Audience(store: order.storeID),
+                Telling(title: "Order #\(order.number) released", body: "It waits for another courier")
+            )
+        ]
+        if order.entersPool { tellings.append(Self.available(order)) }
+        try await notify(event, order, tellings)
+    }
+
+    /// What the couriers on duty are told of an order they can claim now.
+    private static func available(_ order: OrderFacts) -> (Audience, Telling) {
+        var body = "\(order.boxesCount) boxes"
+        if let address = order.address(withApartment: false) { body += " to \(address)" }
+        return (
+            Audience(couriersOnDuty: true),
+            Telling(title: "Delivery #\(order.number) can be claimed", body: body, type: Self.available)
+        )
+    }
+
+    /// Stores, once per event, each telling for every active user in its audience (a user in
+    /// several audiences hears only the first), then wakes their long-polls.
+    private func notify(_ event: DomainEvent, _ order: OrderFacts, _ tellings: [(Audience, Telling)]) async throws {
+        let now = Date.currentMillisecond
+        let data = ["order_id": order.id.description, "store_id": order.storeID.description]
         let notifications = self.notifications
         let wakeUps = try await notifications.database.transaction { transaction -> [WakeUp] in
             guard try await transaction.recordApplied(event: event.id, consumer: Self.consumer) else { return [] }
-            let users = try await notifications.users(in: audience, in: transaction)
-            return try await notifications.insert(message, for: users, in: transaction)
+            var told: Set<UserID> = []
+            var wakeUps: [WakeUp] = []
+            for (audience, telling) in tellings {
+                let users = try await notifications.users(in: audience, in: transaction).filter {
+                    told.insert($0).inserted
+                }
+                let message = NotificationMessage(
+                    type: telling.type ?? event.type, title: telling.title, body: telling.body, data: data,
+                    createdAt: now)
+                wakeUps += try await notifications.insert(message, for: users, in: transaction)
+            }
+            return wakeUps
         }
         wakes.publish(wakeUps)
     }
+}
+
+/// What one audience of an event is told; `type` is the event's unless given.
+struct Telling: Sendable {
+    var title: String
+    var body: String
+    var type: String?
 }
 
 /// What the notifications take from an order in an event's payload; the order's other fields
@@ -117,20 +169,36 @@ struct OrderFacts: Decodable, Sendable, Hashable {
     var storeID: StoreID
     var fulfillment: Fulfillment
     var status: OrderStatus
-    var deliveryAddress: String?
+    var street: String?
+    var buildingNo: String?
+    var floor: String?
+    var apartment: String?
+    var city: String?
     var boxesCount: Int
     var courierID: UserID?
     var createdBy: UserID
     var cancellationReason: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, number, fulfillment, status
+        case id, number, fulfillment, status, street, floor, apartment, city
         case storeID = "store_id"
-        case deliveryAddress = "delivery_address"
+        case buildingNo = "building_no"
         case boxesCount = "boxes_count"
         case courierID = "courier_id"
         case createdBy = "created_by"
         case cancellationReason = "cancellation_reason"
+    }
+
+    /// The recipient's address on one line, with or without the apartment.
+    func address(withApartment: Bool) -> String? {
+        Order.addressLine(
+            fulfillment: fulfillment, street: street, buildingNo: buildingNo, floor: floor,
+            apartment: withApartment ? apartment : nil, city: city)
+    }
+
+    /// Whether couriers can claim it now: an unclaimed delivery order in a claimable status.
+    var entersPool: Bool {
+        fulfillment == .delivery && courierID == nil && Order.claimableStatuses.contains(status)
     }
 }
 

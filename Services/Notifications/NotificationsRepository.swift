@@ -26,7 +26,8 @@ struct NotificationsRepository: Sendable {
 
     /// The active users in `audience`, in id order.
     func users(in audience: Audience, in transaction: Transaction) async throws -> [UserID] {
-        var who: SQLQueryString = "store_id = \(bind: audience.store.description)"
+        var who: SQLQueryString = "1 = 0"
+        if let store = audience.store { who = who + " OR store_id = \(bind: store.description)" }
         if audience.couriersOnDuty { who = who + " OR (role = 'courier' AND on_duty = 1)" }
         if let customer = audience.customer {
             who = who + " OR (user_id = \(bind: customer.description) AND role = 'customer')"
@@ -84,10 +85,10 @@ struct NotificationsRepository: Sendable {
     }
 }
 
-/// Who hears of an event: the users of `store`, and as the event has it, the couriers on duty,
-/// the customer who placed the order and the courier carrying it.
+/// Who hears of an event: the users of `store`, the couriers on duty, the customer who placed
+/// the order and the courier carrying it, as the event has it.
 struct Audience: Sendable, Hashable {
-    var store: StoreID
+    var store: StoreID?
     var couriersOnDuty = false
     var customer: UserID?
     var courier: UserID?

@@ -66,7 +66,9 @@ struct OrdersHandlers: Sendable {
         let store = try await stores.store(storeID, for: principal)
         let quote = try Self.quote(valid, in: store)
         let orders = self.orders
-        return try await idempotency.write(key: idempotencyKey, scope: "orders.create:\(storeID)", request: draft) {
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: "orders.create:\(storeID)", request: draft
+        ) {
             transaction in
             let id = valid.id ?? OrderID()
             if valid.id != nil, try await orders.find(id, in: transaction.sql) != nil {
@@ -114,6 +116,8 @@ struct OrdersHandlers: Sendable {
             createdTo: request.createdTo?.millisecondsSince1970,
             dueFrom: request.dueFrom?.millisecondsSince1970, dueTo: request.dueTo?.millisecondsSince1970,
             search: request.search)
+        filter.phoneSearchLimitedTo = policy.phoneSearchLimitedTo
+        filter.storeID = request.storeID
         if request.available == true {
             try policy.checkPoolListing()
             filter.poolOnly = true
@@ -180,6 +184,8 @@ struct OrdersHandlers: Sendable {
         var from: OrderStatus?
         var to: OrderStatus?
         var details: [String: JSONValue]?
+        /// The courier who released the order, on a release.
+        var releasedBy: UserID?
     }
 
     /// Applies `apply` to the order in one transaction: the caller must see the order, the
@@ -193,7 +199,9 @@ struct OrdersHandlers: Sendable {
     ) async throws -> Order {
         let orders = self.orders
         let policy = AccessPolicy(principal)
-        return try await idempotency.write(key: idempotencyKey, scope: "\(scope):\(id)", request: request) {
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: "\(scope):\(id)", request: request
+        ) {
             transaction in
             guard var order = try await orders.find(id, in: transaction.sql) else {
                 throw OrderlyError(.notFound, "no order \(id)")
@@ -211,7 +219,8 @@ struct OrdersHandlers: Sendable {
             order.updatedAt = now
             guard
                 try await orders.update(
-                    order, previousVersion: previousVersion, leftPool: wasInPool && !order.isInPool, in: transaction)
+                    order, previousVersion: previousVersion, leftPool: wasInPool && !order.isInPool,
+                    releasedBy: change.releasedBy, in: transaction)
             else {
                 throw OrderlyError(.conflict, "the order changed meanwhile; read it again", reason: "version_conflict")
             }
@@ -231,14 +240,16 @@ struct OrdersHandlers: Sendable {
         try problems.check()
         let action = request.action
         let policy = AccessPolicy(principal)
-        if action == .claim { try policy.requireOnDutyIfCourier() }
+        if action == .claim { try policy.requireOnDutyIfCourier() }  // before the pool is out of sight
         return try await change(
             request.id, by: principal, expectedVersion: request.expectedVersion, idempotencyKey: idempotencyKey,
             scope: "orders.action", request: request,
             before: { order in
-                // Couriers racing for an order: the ones that lose learn it was taken, not that it vanished.
+                // Couriers racing for an order in the pool: the ones that lose learn it was taken,
+                // not that it vanished. Any other order stays unseen.
                 if action == .claim, principal.role == .courier, order.fulfillment == .delivery,
-                    let courier = order.courierID, courier != principal.userID
+                    Order.claimableStatuses.contains(order.status), let courier = order.courierID,
+                    courier != principal.userID
                 {
                     throw OrderlyError(.conflict, "another courier claimed this order first", reason: "already_claimed")
                 }
@@ -273,7 +284,7 @@ struct OrdersHandlers: Sendable {
             }
             return Change(
                 name: action.rawValue, event: event, from: transition.from, to: transition.to,
-                details: details.isEmpty ? nil : details)
+                details: details.isEmpty ? nil : details, releasedBy: action == .release ? previousCourier : nil)
         }
     }
 

@@ -33,10 +33,11 @@ public struct OrdersRepository: Sendable {
     }
 
     /// Writes a changed order if it is still at `previousVersion`; false when another change
-    /// came first. `leftPool` marks an order couriers could take and now cannot.
-    func update(_ order: Order, previousVersion: Int64, leftPool: Bool, in transaction: Transaction) async throws
-        -> Bool
-    {
+    /// came first. `leftPool` marks an order couriers could take and now cannot; `releasedBy`
+    /// the courier who just released it.
+    func update(
+        _ order: Order, previousVersion: Int64, leftPool: Bool, releasedBy: UserID?, in transaction: Transaction
+    ) async throws -> Bool {
         let changeSequence = try await transaction.nextSequence("orders.changes")
         var query: SQLQueryString = """
             UPDATE orders SET fulfillment = \(bind: order.fulfillment.rawValue), status = \(bind: order.status.rawValue),
@@ -48,6 +49,7 @@ public struct OrdersRepository: Sendable {
                 doc = \(bind: try StoredDocument.text(order))
             """
         if leftPool { query = query + ", left_pool_seq = \(bind: changeSequence)" }
+        if let releasedBy { query = query + ", released_by = \(bind: releasedBy.description)" }
         let row = try await transaction.sql.raw(
             query
                 + " WHERE id = \(bind: order.id.description) AND version = \(bind: previousVersion) RETURNING id"
@@ -113,6 +115,10 @@ public struct OrdersRepository: Sendable {
         public var dueFrom: Int64?
         public var dueTo: Int64?
         public var search: String?
+        /// A search that may match phone digits matches only the orders this courier carries.
+        public var phoneSearchLimitedTo: UserID?
+        /// Only the orders of this store.
+        public var storeID: StoreID?
 
         public init(
             statuses: [OrderStatus] = [], fulfillment: Fulfillment? = nil, courierID: UserID? = nil,
@@ -140,6 +146,7 @@ public struct OrdersRepository: Sendable {
             var query: SQLQueryString =
                 "SELECT doc, " + SQLQueryString(key) + ", id FROM orders WHERE " + Self.condition(scope)
             if !filter.statuses.isEmpty { query = query + " AND status IN (" + Self.list(filter.statuses) + ")" }
+            if let store = filter.storeID { query = query + " AND store_id = \(bind: store.description)" }
             if let fulfillment = filter.fulfillment {
                 query = query + " AND fulfillment = \(bind: fulfillment.rawValue)"
             }
@@ -151,6 +158,9 @@ public struct OrdersRepository: Sendable {
             if let to = filter.dueTo { query = query + " AND due_key < \(bind: to)" }
             if let search = filter.search.flatMap(Self.searchPattern) {
                 query = query + " AND search LIKE \(bind: search) ESCAPE '\\'"
+                if let courier = filter.phoneSearchLimitedTo, Self.mayMatchPhone(search) {
+                    query = query + " AND courier_id = \(bind: courier.description)"
+                }
             }
             let descending = sort == .newest || sort == .dueLatest
             let rows = try await sql.raw(
@@ -161,16 +171,17 @@ public struct OrdersRepository: Sendable {
         }
     }
 
-    /// Orders that changed after change `since` and are in `scope` now or, for a courier, were
-    /// in the pool when the cursor was taken; oldest change first. Also returns the last change
-    /// read and whether more follow.
+    /// Orders that changed after change `since` and are in `scope` now or, for a courier, may
+    /// have left their sight meanwhile (it left the pool, or they released it); oldest change
+    /// first. Also returns the last change read and whether more follow.
     func changes(_ scope: OrderScope, since: Int64, limit: Int) async throws -> (
         orders: [Order], last: Int64, hasMore: Bool
     ) {
         try await database.read { sql in
             var condition = Self.condition(scope)
-            if case .courier(_, pool: true) = scope {
-                condition = "(" + condition + " OR left_pool_seq > \(bind: since))"
+            if case .courier(let courier, let pool) = scope {
+                condition = "(" + condition + " OR released_by = \(bind: courier.description)"
+                condition = condition + (pool ? " OR left_pool_seq > \(bind: since))" : ")")
             }
             let rows = try await sql.raw(
                 "SELECT doc, change_seq FROM orders WHERE change_seq > \(bind: since) AND " + condition
@@ -236,6 +247,12 @@ public struct OrdersRepository: Sendable {
         let escaped = term.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
             .replacingOccurrences(of: "_", with: "\\_")
         return "%\(escaped)%"
+    }
+
+    /// Whether a search pattern could match the phone's digits: it holds a digit and is not a
+    /// number (`#12`).
+    static func mayMatchPhone(_ pattern: String) -> Bool {
+        !pattern.hasPrefix("%#") && pattern.unicodeScalars.contains { ("0"..."9").contains($0) }
     }
 
     private static func digits(_ text: String) -> String {

@@ -2,8 +2,9 @@ import Storage
 
 /// The orders service's tables. `doc` holds the whole order as JSON; the other columns are what
 /// queries filter and sort on. `change_seq` orders changes for the offline sync feed;
-/// `left_pool_seq` is the change at which an unclaimed open delivery order last stopped being
-/// one (claimed, cancelled, made a pickup), so that couriers' feeds can tell them it is gone.
+/// `left_pool_seq` is the change at which an order last left the couriers' pool (claimed,
+/// cancelled, made a pickup), and `released_by` the courier who last released it, so that
+/// couriers' feeds can tell them it is gone.
 /// `due_key` is `due_at` with orders that have none sorting last; `search` is the lower-cased
 /// text a search matches (number, recipient, phone digits). `order_history` keeps one row per
 /// change, numbered by the order's version.
@@ -58,5 +59,8 @@ enum OrdersSchema {
                 "CREATE INDEX orders_by_store_change ON orders (store_id, change_seq)",
                 "CREATE INDEX orders_by_delivery ON orders (courier_id, delivered_at)",
             ]),
+        Migration(
+            3, "the courier who last released an order",
+            sql: ["ALTER TABLE orders ADD COLUMN released_by TEXT"]),
     ]
 }

@@ -60,7 +60,9 @@ struct PaymentsHandlers: Sendable {
             guard order.storeID == storeID else { throw OrderlyError(.notFound, "no order \(orderID)") }
         }
         let payments = self.payments
-        return try await idempotency.write(key: idempotencyKey, scope: "payments.record:\(storeID)", request: draft) {
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: "payments.record:\(storeID)", request: draft
+        ) {
             transaction in
             let now = Date.currentMillisecond
             let receiptID = ReceiptID()

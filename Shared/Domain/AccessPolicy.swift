@@ -1,12 +1,13 @@
-/// Who may see or change what: stores, users, orders with their items and actions, payments,
-/// receipts and notifications. The one place every service asks, so that each rule is written
-/// once and tested once, as a table of every role, scope and operation.
+/// Who may see or change what: stores, users, orders with their items and actions, payments
+/// and receipts. The one place every service asks, so that each rule is written once and tested
+/// once, as a table of every role, scope and operation. (Notifications need no rule here: every
+/// notifications method reads or changes the caller's own inbox, by the caller's user id.)
 ///
 /// There are two kinds of answer. Whether the caller may *see* a resource: one who may not is
 /// told it does not exist (`not_found`), so that ids cannot be probed. And whether the caller
 /// may *change* it: one who sees it but may not change it gets `permission_denied`. Every
-/// question checks the caller's store itself; no answer relies on another having been asked
-/// first.
+/// question checks the caller's store itself, so none relies on another having been asked
+/// first; an action is allowed by `permits` and the order's state together (`allowedActions`).
 public struct AccessPolicy: Sendable {
     public let principal: Principal
 
@@ -116,8 +117,9 @@ public struct AccessPolicy: Sendable {
         }
     }
 
-    /// The orders the caller's lists and change feed cover, narrowed to `store` when one is
-    /// named: the same orders as `canSee(order:)`.
+    /// The orders the caller's lists and change feed cover: the same orders as
+    /// `canSee(order:)`. An admin naming a store gets that store's; a store user naming another
+    /// store gets none.
     public func visibleOrders(store: StoreID?) -> OrderScope {
         switch role {
         case .admin: return store.map { .store($0) } ?? .every
@@ -214,7 +216,7 @@ public struct AccessPolicy: Sendable {
 
     /// The change `action` by the caller makes to `order`, or why it is refused.
     public func transition(_ action: OrderAction, on order: Order) -> Result<OrderTransition, OrderActionRefusal> {
-        if action == .claim, role == .courier, !principal.onDuty { return .failure(.offDuty) }
+        if action == .claim, (try? requireOnDutyIfCourier()) == nil { return .failure(.offDuty) }
         guard permits(action, on: order) else { return .failure(.notPermitted(action, role)) }
         guard statusAllows(action, on: order) else {
             return .failure(.illegal(action, order.status, allowed: allowedActions(on: order)))
@@ -237,6 +239,11 @@ public struct AccessPolicy: Sendable {
         return presented
     }
 
+    /// Whose orders a search may match by the recipient's phone: for a courier only the ones they
+    /// carry (no other's phone is theirs to see, nor to find out digit by digit); nil for every
+    /// order the caller sees.
+    public var phoneSearchLimitedTo: UserID? { role == .courier ? principal.userID : nil }
+
     /// A courier's earnings: couriers only.
     public var hasEarnings: Bool { role == .courier }
 
@@ -247,11 +254,6 @@ public struct AccessPolicy: Sendable {
 
     /// A receipt: admins see every one, store users their store's.
     public func canSee(receipt: Receipt) -> Bool { isAdmin || worksIn(receipt.storeID) }
-
-    // MARK: Notifications
-
-    /// An inbox: each user reads only their own.
-    public func canRead(inboxOf user: UserID) -> Bool { user == principal.userID }
 }
 
 /// Which stores (or which stores' users) a list covers.

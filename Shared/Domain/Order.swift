@@ -182,7 +182,7 @@ public struct Order: Hashable, Sendable, Codable {
     }
 
     /// `Herzl 12, floor 3, apt. 7, Tel Aviv`; nil for a pickup or without street and building.
-    static func addressLine(
+    public static func addressLine(
         fulfillment: Fulfillment, street: String?, buildingNo: String?, floor: String?, apartment: String?,
         city: String?
     ) -> String? {

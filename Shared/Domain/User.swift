@@ -50,8 +50,8 @@ public struct User: Hashable, Sendable, Codable {
         case updatedAt = "updated_at"
     }
 
-    /// The principal this user acts as.
-    public var principal: Principal { Principal(userID: id, role: role, storeID: storeID) }
+    /// The principal this user acts as, on duty or not.
+    public var principal: Principal { Principal(userID: id, role: role, storeID: storeID, onDuty: onDuty) }
 
     /// Whether `text` looks like an e-mail address: one `@`, something on each side, a dot in
     /// the domain, no spaces.

@@ -66,16 +66,6 @@ public struct JSONScanner {
         try expect(UInt8(ascii: "}"))
     }
 
-    /// Calls `element` for each element of an array; `element` must consume it.
-    public mutating func readArray(_ element: (inout JSONScanner) throws -> Void) throws {
-        try expect(UInt8(ascii: "["))
-        if consume(UInt8(ascii: "]")) { return }
-        repeat {
-            try element(&self)
-        } while consume(UInt8(ascii: ","))
-        try expect(UInt8(ascii: "]"))
-    }
-
     /// Whether the next value is `null` (consumed if so).
     public mutating func consumeNull() -> Bool {
         skipWhitespace()

@@ -126,16 +126,18 @@ public struct IdempotencyStore: Sendable {
 }
 
 extension IdempotencyStore {
-    /// Runs a write in one transaction; with an `Idempotency-Key` at most once per key within
-    /// `scope` (a repeat with the same request gets the stored response, a different request
-    /// is refused). The request is hashed in a canonical form: its JSON with sorted keys.
+    /// Runs a write in one transaction; with an `Idempotency-Key` at most once per key, `caller`
+    /// and `scope` (the operation and what it acts on): a repeat by the same caller with the
+    /// same request gets the stored response, a different request is refused. Keys are the
+    /// caller's own, so no one is answered with what another was told. The request is hashed in
+    /// a canonical form: its JSON with sorted keys.
     public func write<Request: Encodable & Sendable, Response: Codable & Sendable>(
-        key: String?, scope: String, request: Request,
+        key: String?, caller: UserID, scope: String, request: Request,
         _ body: @Sendable @escaping (Transaction) async throws -> Response
     ) async throws -> Response {
         guard let key else { return try await database.transaction(body) }
         let idempotent = try IdempotentRequest(
-            scope: scope, key: key, request: Array(try StoredDocument.text(request).utf8))
+            scope: "\(caller):\(scope)", key: key, request: Array(try StoredDocument.text(request).utf8))
         return try await perform(idempotent, body).response
     }
 }

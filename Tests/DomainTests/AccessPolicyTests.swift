@@ -54,8 +54,6 @@ struct AccessPolicyTests {
         ("payment.see", /*                    */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("payment.record in the store", /*    */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("receipt.see", /*                    */ "YYY   Y..    Y..    Y..    ...     ..."),
-        ("notifications.read own inbox", /*   */ "YYY   YYY    YYY    YYY    YYY     YYY"),
-        ("notifications.read another's", /*   */ "...   ...    ...    ...    ...     ..."),
     ]
 
     static let store = StoreID()
@@ -148,8 +146,6 @@ struct AccessPolicyTests {
         case "courier.earnings": return policy.hasEarnings
         case "payment.see": return policy.canSee(payment: payment)
         case "receipt.see": return policy.canSee(receipt: receipt)
-        case "notifications.read own inbox": return policy.canRead(inboxOf: me)
-        case "notifications.read another's": return policy.canRead(inboxOf: someone)
         default: throw UnknownOperation(name: operation)
         }
     }

@@ -48,12 +48,10 @@ struct EndToEndTests {
 
             let staff = try await api.token(suite, "staff@a.com")
             var created: [[String: Any]] = []
-            var firstCreated: ContinuousClock.Instant?
             for (boxes, fee, multiplier) in [(8, 3500, 1), (9, 7000, 2), (17, 10_500, 3)] {
                 let reply = try await api.send(
                     suite, "POST", "/v1/orders", token: staff, json: API.delivery(boxes: boxes),
                     headers: ["Idempotency-Key": "order-\(boxes)"])
-                firstCreated = firstCreated ?? ContinuousClock.now
                 try #require(reply.status == 201, "\(reply.text)")
                 #expect(reply.object["delivery_fee"] as? Int == fee)
                 #expect(reply.object["boxes_multiplier"] as? Int == multiplier)
@@ -65,6 +63,19 @@ struct EndToEndTests {
             }
             #expect(created.map { $0["number"] as? Int } == [1, 2, 3])
 
+            // The store's staff hear of each; the cursor moves on.
+            let staffNotifications = try await eventually {
+                let inbox = try await api.send(suite, "GET", "/v1/notifications?after=0&wait=1", token: staff)
+                let data = inbox.object["data"] as? [[String: Any]] ?? []
+                return data.count >= 3 ? data : nil
+            }
+            #expect(staffNotifications?.map { $0["type"] as? String } == Array(repeating: "order.created", count: 3))
+
+            // Accepted, the first order enters the pool: the courier's long-poll answers at once.
+            let firstID = created[0]["id"] as! String
+            let accepted = try await api.send(suite, "POST", "/v1/orders/\(firstID)/actions/accept", token: staff)
+            let acceptedAt = ContinuousClock.now
+            #expect(accepted.status == 200, "\(accepted.text)")
             let (pollReply, answered) = try await poll.value
             #expect(pollReply.status == 200, "\(pollReply.text)")
             let problems = api.document.check(
@@ -72,17 +83,13 @@ struct EndToEndTests {
                 contentType: pollReply.headers["content-type"])
             #expect(problems.isEmpty, "\(problems)")
             let notifications = pollReply.object["data"] as? [[String: Any]] ?? []
-            #expect(notifications.first?["type"] as? String == "order.created")
-            let waited = answered - firstCreated!
-            #expect(waited < .seconds(1), "the long-poll answered \(waited) after the order")
-
-            // The store's staff hear of it too; the cursor moves on.
-            let staffNotifications = try await eventually {
-                let inbox = try await api.send(suite, "GET", "/v1/notifications?after=0&wait=1", token: staff)
-                let data = inbox.object["data"] as? [Any] ?? []
-                return data.count >= 3 ? data : nil
-            }
-            #expect(staffNotifications?.count == 3)
+            #expect(notifications.first?["type"] as? String == "order.available")
+            #expect((notifications.first?["body"] as? String)?.contains("apt.") == false)
+            let waited = answered - acceptedAt
+            #expect(waited < .seconds(1), "the long-poll answered \(waited) after the order was accepted")
+            let pool = try await api.send(suite, "GET", "/v1/orders?available=true", token: courier)
+            let pooled = pool.object["data"] as? [[String: Any]] ?? []
+            #expect(pooled.map { $0["id"] as? String } == [firstID] && pooled.first?["phone"] == nil)
 
             // Same key, same body: the very same answer. Same key, other body: refused.
             let replay = try await api.send(
@@ -98,7 +105,6 @@ struct EndToEndTests {
 
             // Another store's owner does not see it, in a read or a list.
             let otherOwner = try await api.token(suite, "owner@b.com")
-            let firstID = created[0]["id"] as! String
             let foreign = try await api.send(suite, "GET", "/v1/orders/\(firstID)", token: otherOwner)
             #expect(foreign.status == 404)
             #expect(foreign.error["request_id"] as? String == foreign.headers["x-request-id"])

@@ -112,6 +112,74 @@ struct ServiceRulesTests {
         }
     }
 
+    @Test("a courier finds no phone they may not see, learns of an order they released, and reuses no one's key")
+    func courierEdges() async throws {
+        try await InProcessSuite.with { suite in
+            let store = try await Self.store(suite, "A")
+            let other = try await Self.store(suite, "B")
+            let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
+            let first = Principal(userID: UserID(), role: .courier, storeID: nil, onDuty: true)
+            let second = Principal(userID: UserID(), role: .courier, storeID: nil, onDuty: true)
+            let order = try await Self.order(suite, by: staff)
+            _ = try await suite.orders.call(
+                OrdersAPI.performAction, OrderActionRequest(id: order.id, action: .accept), options: Self.options(staff)
+            )
+            func search(_ q: String, by courier: Principal, store: StoreID? = nil) async throws -> [OrderID] {
+                try await suite.orders.call(
+                    OrdersAPI.listOrders, OrderListRequest(storeID: store, search: q), options: Self.options(courier)
+                ).data.map(\.id)
+            }
+            // The phone's digits find the order only for the courier who carries it.
+            #expect(try await search("050-1234567", by: first).isEmpty)
+            #expect(try await search("0501", by: first).isEmpty)
+            #expect(try await search("levi", by: first) == [order.id])
+            #expect(try await search("#\(order.number)", by: first) == [order.id])
+            #expect(try await search("levi", by: first, store: other.id).isEmpty)
+
+            // The first courier claims with a key; the second, sending the same key and body, is
+            // not answered with the first one's order but refused for themself.
+            let claim = OrderActionRequest(id: order.id, action: .claim)
+            let claimed = try await suite.orders.call(
+                OrdersAPI.performAction, claim, options: Self.options(first, key: "claim-1"))
+            #expect(claimed.courierID == first.userID)
+            let raced = await Self.refusal {
+                _ = try await suite.orders.call(
+                    OrdersAPI.performAction, claim, options: Self.options(second, key: "claim-1"))
+            }
+            #expect(raced?.reason == "already_claimed")
+            #expect(try await search("050-1234567", by: first) == [order.id])
+
+            // Released while off duty, the order leaves the first courier's feed as removed.
+            let mark = try await suite.orders.call(
+                OrdersAPI.changes, OrderChangesRequest(since: "0"), options: Self.options(first)
+            ).nextCursor
+            var resting = first
+            resting.onDuty = false
+            _ = try await suite.orders.call(
+                OrdersAPI.performAction, OrderActionRequest(id: order.id, action: .release),
+                options: Self.options(resting))
+            let feed = try await suite.orders.call(
+                OrdersAPI.changes, OrderChangesRequest(since: mark), options: Self.options(resting))
+            #expect(feed.data.isEmpty && feed.removed == [order.id])
+
+            // Once it left the pool for good, a claim by another courier finds nothing to race for.
+            _ = try await suite.orders.call(
+                OrdersAPI.performAction, claim, options: Self.options(first, key: "claim-2"))
+            for action in [OrderAction.startPreparing, .markReady] {
+                _ = try await suite.orders.call(
+                    OrdersAPI.performAction, OrderActionRequest(id: order.id, action: action),
+                    options: Self.options(staff))
+            }
+            _ = try await suite.orders.call(
+                OrdersAPI.performAction, OrderActionRequest(id: order.id, action: .pickUp), options: Self.options(first)
+            )
+            let late = await Self.refusal {
+                _ = try await suite.orders.call(OrdersAPI.performAction, claim, options: Self.options(second))
+            }
+            #expect(late?.code == .notFound)
+        }
+    }
+
     @Test("another store's owner or manager can neither see nor change an order, nor its items")
     func otherStoresOrders() async throws {
         try await InProcessSuite.with { suite in
@@ -247,39 +315,60 @@ struct ServiceRulesTests {
                         type: IdentityEvents.userCreated, storeID: user.storeID, aggregateID: user.id.description,
                         payload: try EventPayload(encoding: user)))
             }
-            func inbox(_ user: User) async throws -> [String] {
+            func inbox(_ user: User) async throws -> [UserNotification] {
                 try await suite.notifications.call(
                     NotificationsAPI.list, NotificationListRequest(after: 0), options: Self.options(user.principal)
-                ).data.map(\.type)
+                ).data
             }
+            func types(_ user: User) async throws -> [String] { try await inbox(user).map(\.type) }
             var order = try Self.order(in: store, createdBy: customer.id)
+            func apply(_ type: String, change: String) async throws {
+                let entry = OrderHistoryEntry(
+                    seq: order.version, orderID: order.id, at: Date(), actorID: staff.id, actorRole: .staff,
+                    change: change)
+                try await suite.notificationsEvents.apply(
+                    DomainEvent(
+                        type: type, storeID: store, aggregateID: order.id.description,
+                        payload: try EventPayload(encoding: OrderChange(order: order, change: entry))))
+            }
             let created = DomainEvent(
                 type: OrdersAPI.Events.created, storeID: store, aggregateID: order.id.description,
                 payload: try EventPayload(encoding: order))
-            // Delivered twice, stored once.
+            // Delivered twice, stored once. A pending order is not in the pool: couriers are not told.
             try await suite.notificationsEvents.apply(created)
             try await suite.notificationsEvents.apply(created)
-            #expect(try await inbox(staff) == ["order.created"])
-            #expect(try await inbox(onDuty) == ["order.created"])
-            for nobody in [offDuty, otherStaff, customer] { #expect(try await inbox(nobody).isEmpty) }
+            #expect(try await types(staff) == ["order.created"])
+            #expect(try await inbox(staff).first?.body.contains("apt. 7") == true)
+            for nobody in [onDuty, offDuty, otherStaff, customer] { #expect(try await types(nobody).isEmpty) }
 
+            // Accepted, it enters the pool: the couriers on duty are told, without the apartment.
             order.status = .accepted
+            try await apply(OrdersAPI.Events.statusChanged, change: "accept")
+            #expect(try await types(staff) == ["order.created", "order.status_changed"])
+            #expect(try await types(customer) == ["order.status_changed"])
+            let available = try await inbox(onDuty)
+            #expect(available.map(\.type) == ["order.available"])
+            #expect(available.first?.body == "2 boxes to Herzl 12, floor 3, Tel Aviv")
+            for nobody in [offDuty, otherStaff] { #expect(try await types(nobody).isEmpty) }
+
+            // Claimed, then released: the store hears of both, the couriers of the order back in the pool.
             order.courierID = onDuty.id
-            let entry = OrderHistoryEntry(
-                seq: 2, orderID: order.id, at: Date(), actorID: onDuty.id, actorRole: .courier, change: "claim")
-            try await suite.notificationsEvents.apply(
-                DomainEvent(
-                    type: OrdersAPI.Events.claimed, storeID: store, aggregateID: order.id.description,
-                    payload: try EventPayload(encoding: OrderChange(order: order, change: entry))))
+            try await apply(OrdersAPI.Events.claimed, change: "claim")
+            order.courierID = nil
+            try await apply(OrdersAPI.Events.released, change: "release")
+            #expect(
+                try await types(staff) == [
+                    "order.created", "order.status_changed", "order.claimed", "order.released",
+                ])
+            #expect(try await types(onDuty) == ["order.available", "order.available"])
+
+            // The courier carrying it hears of its status changes.
+            order.courierID = onDuty.id
             order.status = .preparing
-            try await suite.notificationsEvents.apply(
-                DomainEvent(
-                    type: OrdersAPI.Events.statusChanged, storeID: store, aggregateID: order.id.description,
-                    payload: try EventPayload(encoding: OrderChange(order: order, change: entry))))
-            #expect(try await inbox(staff) == ["order.created", "order.claimed", "order.status_changed"])
-            #expect(try await inbox(onDuty) == ["order.created", "order.status_changed"])
-            #expect(try await inbox(customer) == ["order.status_changed"])
-            for nobody in [offDuty, otherStaff] { #expect(try await inbox(nobody).isEmpty) }
+            try await apply(OrdersAPI.Events.statusChanged, change: "start_preparing")
+            #expect(try await types(onDuty) == ["order.available", "order.available", "order.status_changed"])
+            #expect(try await types(customer) == ["order.status_changed", "order.status_changed"])
+            for nobody in [offDuty, otherStaff] { #expect(try await types(nobody).isEmpty) }
 
             // A payload without what the rules need is refused, naming the field.
             let broken = DomainEvent(
@@ -298,7 +387,7 @@ struct ServiceRulesTests {
     static func order(in store: StoreID, createdBy: UserID) throws -> Order {
         let draft = try OrderDraft(
             recipientFirstName: "Dana", recipientLastName: "Levi", phone: "050-1234567", street: "Herzl",
-            buildingNo: "12", boxesCount: 2
+            buildingNo: "12", floor: "3", apartment: "7", city: "Tel Aviv", boxesCount: 2
         ).validated()
         return Order(
             id: OrderID(), number: 7, storeID: store, status: .pending, version: 1, draft: draft, pickupAddress: nil,

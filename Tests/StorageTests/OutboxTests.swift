@@ -182,7 +182,7 @@ struct OutboxTests {
                         }
                         try await writers.waitForAll()
                     }
-                    #expect(try await waitUntil { applied.withLock { $0 } >= 200 })
+                    #expect(await waitUntil { applied.withLock { $0 } >= 200 })
                     await group.triggerGracefulShutdown()
                     try await tasks.waitForAll()
                 }
