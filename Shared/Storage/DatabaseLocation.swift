@@ -3,9 +3,10 @@ import Foundation
 /// Where a service's database lives, parsed from the URL in its configuration.
 ///
 /// - `sqlite:data/orders.sqlite` or `sqlite:///var/lib/orderly/orders.sqlite`: one SQLite file
-///   (created when missing), in WAL mode. `?synchronous=full` makes every commit wait for the
-///   disk; the default (`normal`) keeps every commit across a process crash and may lose the
-///   last few commits, never consistency, on a power loss.
+///   (created when missing), in WAL mode. By default (`?synchronous=full`) a commit is on the disk
+///   before it returns, so an answered write survives a power cut; group commit lets one sync
+///   serve many transactions. `?synchronous=normal` keeps every commit across a process crash
+///   but may lose the last few, never consistency, on a power loss: for those who accept that.
 /// - `postgres://user:password@host:5432/database?sslmode=disable|prefer|require` (or
 ///   `postgresql://`): a PostgreSQL database; `?pool=N` sets the most connections (default 10).
 public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
@@ -34,7 +35,7 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
             }
             if rest.hasPrefix("//") { rest.removeFirst(2) }
             guard !rest.isEmpty else { throw .init("sqlite URL names no file (sqlite:path/to/file.sqlite)") }
-            var synchronousFull = false
+            var synchronousFull = true
             for (name, value) in Self.parameters(query) {
                 switch (name, value) {
                 case ("synchronous", "full"): synchronousFull = true

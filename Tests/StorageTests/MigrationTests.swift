@@ -186,6 +186,23 @@ struct MigrationTests {
         }
     }
 
+    @Test("an SQLite commit reaches the disk before it returns, unless the URL asks for synchronous=normal")
+    func durableByDefault() async throws {
+        #expect(
+            try DatabaseLocation(url: "sqlite:data/orders.sqlite")
+                == .sqlite(path: "data/orders.sqlite", synchronousFull: true))
+        #expect(
+            try DatabaseLocation(url: "sqlite:data/orders.sqlite?synchronous=normal")
+                == .sqlite(path: "data/orders.sqlite", synchronousFull: false))
+        try await TestDatabase.with(.sqlite) { test in
+            // The writer's setting: 2 is FULL (a sync per commit, shared by a group), 1 NORMAL.
+            let level = try await test.database.transaction { transaction in
+                try await transaction.sql.raw("PRAGMA synchronous").first()?.decode(column: "synchronous", as: Int.self)
+            }
+            #expect(level == 2)
+        }
+    }
+
     @Test("under a steady stream of commits SQLite's WAL starts over instead of growing")
     func walStartsOver() async throws {
         try await TestDatabase.with(.sqlite) { test in

@@ -6,7 +6,9 @@
 #
 # With arguments, runs them as a command once the suite is ready (the suite's settings are in
 # its environment), then stops everything and exits with the command's status: what
-# `make bench-orders` does. ORDERLY_BUILD=release builds and runs the release build.
+# `make bench-orders` does. ORDERLY_BUILD=release builds and runs the release build;
+# ORDERLY_SQLITE_SYNCHRONOUS=normal runs the services' SQLite files with synchronous=normal
+# instead of the durable default (full).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -82,11 +84,15 @@ if [ -z "${ORDERLY_REDIS_URL:-}" ]; then
     for _ in $(seq 1 100); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
 fi
 
-start catalog "$bin/orderly-catalog"
-start orders "$bin/orderly-orders"
-start payments "$bin/orderly-payments"
-start notifications "$bin/orderly-notifications"
-start gateway "$bin/orderly-gateway"
+# database NAME: the service's database URL, when ORDERLY_SQLITE_SYNCHRONOUS chooses a setting.
+database() {
+    if [ -n "${ORDERLY_SQLITE_SYNCHRONOUS:-}" ] && [ -z "${ORDERLY_DATABASE_URL:-}" ]; then
+        echo "ORDERLY_DATABASE_URL=sqlite:$data/$1.sqlite?synchronous=$ORDERLY_SQLITE_SYNCHRONOUS"
+    fi
+}
+for service in catalog orders payments notifications gateway; do
+    start "$service" env $(database "$service") "$bin/orderly-$service"
+done
 for service in catalog:9202 orders:9201 payments:9203 notifications:9204 gateway:9200; do
     wait_ready "${service%%:*}" "http://127.0.0.1:${service##*:}/readyz"
 done
