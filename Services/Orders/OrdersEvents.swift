@@ -35,14 +35,15 @@ struct OrdersEvents: Sendable {
     }
 
     /// The consumers the process runs beside its Wire server. Every replica keeps its own store
-    /// cache, so each reads the catalog's events in a group of its own.
+    /// cache, so each reads the catalog's events in a group of its own, for as long as it runs.
     func consumers(_ environment: ServiceEnvironment) -> [any Service] {
         let instance = environment.instance
         return [
             EventConsumer(
                 redis: environment.consumerRedis(),
                 configuration: EventConsumerConfiguration(
-                    stream: eventStream(of: CatalogAPI.service), group: "orders.stores.\(instance)", consumer: instance),
+                    stream: eventStream(of: CatalogAPI.service), group: "orders.stores.\(instance)", consumer: instance,
+                    durableGroup: false),
                 handlers: handlers, logger: environment.logger)
         ]
     }

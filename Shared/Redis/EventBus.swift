@@ -58,33 +58,181 @@ public struct EventDecodingError: Error, Hashable, Sendable, CustomStringConvert
     public var description: String { "malformed event: \(reason)" }
 }
 
-/// Publishes a service's events to its stream.
+/// Publishes a service's events to its stream, and trims the stream of what every consumer
+/// group has acknowledged.
 public struct EventPublisher: Sendable {
     private let redis: RedisClient
     private let stream: String
-    private let maximumLength: Int
 
-    /// Events of `service`, trimmed to about `maximumLength` entries.
-    public init(redis: RedisClient, service: String, maximumLength: Int = 1_000_000) {
+    private let mark: String
+
+    /// Events of `service`, on `orderly:events:<service>`.
+    public init(redis: RedisClient, service: String) {
         self.redis = redis
         self.stream = eventStream(of: service)
-        self.maximumLength = maximumLength
+        self.mark = "orderly:published:\(service)"
     }
 
     /// Appends the event; returns its stream id.
     @discardableResult
     public func publish(_ event: DomainEvent) async throws -> String {
-        try await redis.xadd(stream, fields: EventFields.encode(event), maxLength: maximumLength)
+        try await redis.xadd(stream, fields: EventFields.encode(event))
     }
 
     /// Appends the events in order, in one round trip. When it throws, any prefix of them may
     /// have been appended: publish them all again (consumers drop the repeats by event id).
     public func publish(_ events: [DomainEvent]) async throws {
         let commands = events.map { event in
-            RedisClient.xaddArguments(stream, fields: EventFields.encode(event), maxLength: maximumLength)
+            RedisClient.xaddArguments(stream, fields: EventFields.encode(event))
         }
         for reply in try await redis.pipeline(commands) {
             if case .error(let message) = reply { throw RedisError.server(message) }
         }
     }
+
+    /// What a publish under a mark found in Redis.
+    public enum MarkedPublish: Sendable, Hashable {
+        /// The events were appended and the mark moved to the batch's number; `previous` is the
+        /// mark Redis had, at or past the one expected.
+        case published(previous: Int64)
+        /// Redis's mark is behind the one expected: it lost what was appended after `mark`.
+        /// Nothing was appended.
+        case behind(mark: Int64)
+    }
+
+    /// Appends the events, all or none, if Redis still has everything published up to
+    /// `expected`, and marks `last` as published; or finds that Redis is behind.
+    ///
+    /// The mark is a number kept beside the stream (`orderly:published:<service>`), written in
+    /// the same script as the entries, so Redis loses both or neither. A Redis that restarted
+    /// from a file without its last second, or came back empty, has a mark behind the number of
+    /// the last row the outbox marked sent: those rows must be published again. An empty batch
+    /// with `last == expected` only checks.
+    public func publish(
+        _ events: [DomainEvent], through last: Int64, expecting expected: Int64
+    ) async throws -> MarkedPublish {
+        var arguments: [RedisArgument] = [
+            "EVAL", RedisArgument(Self.markedPublish), "2", RedisArgument(stream), RedisArgument(mark),
+            RedisArgument(String(expected)), RedisArgument(String(last)),
+        ]
+        for event in events {
+            let fields = EventFields.encode(event)
+            arguments.append(RedisArgument(fields.count))
+            for (name, value) in fields { arguments += [RedisArgument(name), RedisArgument(value)] }
+        }
+        let reply = try await redis.send(arguments)
+        guard let parts = reply.elements, parts.count == 2, let appended = parts[0].integer,
+            let mark = parts[1].integer
+        else { throw RedisError.unexpectedReply("publish script answered \(reply)") }
+        return appended == 1 ? .published(previous: mark) : .behind(mark: mark)
+    }
+
+    /// KEYS: the stream, the mark. ARGV: the mark expected, the mark to set, then per event its
+    /// field count and its names and values.
+    private static let markedPublish = """
+        local mark = tonumber(redis.call('GET', KEYS[2]) or '0')
+        if not mark then return redis.error_reply('ERR ' .. KEYS[2] .. ' does not hold a number') end
+        if mark < tonumber(ARGV[1]) then return {0, mark} end
+        local i = 3
+        while i <= #ARGV do
+          local n = tonumber(ARGV[i])
+          redis.call('XADD', KEYS[1], '*', unpack(ARGV, i + 1, i + 2 * n))
+          i = i + 1 + 2 * n
+        end
+        redis.call('SET', KEYS[2], ARGV[2])
+        return {1, mark}
+        """
+
+    /// What a trim removed, and what it had to keep.
+    public struct Trim: Sendable, Hashable {
+        /// How many entries went.
+        public var removed: Int
+        /// The oldest entry left; nil when none is left or the stream has no group.
+        public var oldestKept: StreamID?
+        /// The group that still needs `oldestKept`.
+        public var neededBy: String?
+    }
+
+    /// Removes the entries every consumer group has acknowledged: those before the oldest entry
+    /// any group still has pending or has not read yet. Never by length alone: with no group,
+    /// nothing is removed.
+    @discardableResult
+    public func trimAcknowledged() async throws -> Trim {
+        let groups: RedisValue
+        do {
+            groups = try await redis.send("XINFO", "GROUPS", RedisArgument(stream))
+        } catch RedisError.server(let message) where message.contains("no such key") {
+            return Trim(removed: 0, oldestKept: nil, neededBy: nil)
+        }
+        var keep: (from: StreamID, group: String)?
+        for group in groups.elements ?? [] {
+            guard let name = Self.field("name", of: group)?.text,
+                let delivered = Self.field("last-delivered-id", of: group)?.text.flatMap(StreamID.init)
+            else { throw RedisError.unexpectedReply("XINFO GROUPS: \(group)") }
+            var needed = delivered.next
+            if Self.field("pending", of: group)?.integer ?? 0 > 0 {
+                let pending = try await redis.send("XPENDING", RedisArgument(stream), RedisArgument(name))
+                if let oldest = pending.elements?.dropFirst().first?.text.flatMap(StreamID.init) {
+                    needed = min(needed, oldest)
+                }
+            }
+            if keep == nil || needed < keep!.from { keep = (needed, name) }
+        }
+        guard let keep else { return Trim(removed: 0, oldestKept: nil, neededBy: nil) }
+        let replies = try await redis.pipeline([
+            ["XTRIM", RedisArgument(stream), "MINID", RedisArgument(keep.from.description)],
+            ["XRANGE", RedisArgument(stream), RedisArgument(keep.from.description), "+", "COUNT", "1"],
+        ])
+        guard let removed = replies[0].integer, let range = replies[1].elements else {
+            throw RedisError.unexpectedReply("XTRIM, XRANGE: \(replies)")
+        }
+        let oldest = range.first?.elements?.first?.text.flatMap(StreamID.init)
+        return Trim(removed: Int(removed), oldestKept: oldest, neededBy: oldest == nil ? nil : keep.group)
+    }
+
+    /// The value after `name` in a reply of alternating names and values (`XINFO`).
+    private static func field(_ name: String, of reply: RedisValue) -> RedisValue? {
+        guard let elements = reply.elements else { return nil }
+        var index = 0
+        while index + 1 < elements.count {
+            if elements[index].text == name { return elements[index + 1] }
+            index += 2
+        }
+        return nil
+    }
+}
+
+/// A stream entry's id, `<milliseconds>-<sequence>`, ordered as Redis orders them.
+public struct StreamID: Comparable, Hashable, Sendable, CustomStringConvertible {
+    public var milliseconds: UInt64
+    public var sequence: UInt64
+
+    public init(milliseconds: UInt64, sequence: UInt64) {
+        self.milliseconds = milliseconds
+        self.sequence = sequence
+    }
+
+    /// Parses `1700000000000-3`; nil for anything else.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let milliseconds = UInt64(parts[0]), let sequence = UInt64(parts[1]) else {
+            return nil
+        }
+        self.init(milliseconds: milliseconds, sequence: sequence)
+    }
+
+    public static let zero = StreamID(milliseconds: 0, sequence: 0)
+
+    /// The smallest id after this one.
+    public var next: StreamID {
+        sequence == .max
+            ? StreamID(milliseconds: milliseconds + 1, sequence: 0)
+            : StreamID(milliseconds: milliseconds, sequence: sequence + 1)
+    }
+
+    public static func < (lhs: StreamID, rhs: StreamID) -> Bool {
+        (lhs.milliseconds, lhs.sequence) < (rhs.milliseconds, rhs.sequence)
+    }
+
+    public var description: String { "\(milliseconds)-\(sequence)" }
 }

@@ -11,6 +11,11 @@ public struct EventConsumerConfiguration: Sendable {
     public var group: String
     /// This replica's name within the group.
     public var consumer: String
+    /// Whether the group outlives the process: true for a service's group, which its replicas
+    /// share and which must see every event from the stream's start. False for a group of one
+    /// replica's own (a cache): it is made at the stream's end when the consumer starts and
+    /// removed when it stops, so that it does not hold back trimming once the replica is gone.
+    public var durableGroup: Bool
     public var batchSize: Int
     /// How long one read waits for new entries.
     public var block: Duration
@@ -27,13 +32,14 @@ public struct EventConsumerConfiguration: Sendable {
     public var executor: (any TaskExecutor)?
 
     public init(
-        stream: String, group: String, consumer: String, batchSize: Int = 100, block: Duration = .seconds(1),
-        reclaimAfter: Duration = .seconds(30), maximumDeliveries: Int = 5, concurrency: Int = 32,
-        executor: (any TaskExecutor)? = nil
+        stream: String, group: String, consumer: String, durableGroup: Bool = true, batchSize: Int = 100,
+        block: Duration = .seconds(1), reclaimAfter: Duration = .seconds(30), maximumDeliveries: Int = 5,
+        concurrency: Int = 32, executor: (any TaskExecutor)? = nil
     ) {
         self.stream = stream
         self.group = group
         self.consumer = consumer
+        self.durableGroup = durableGroup
         self.batchSize = batchSize
         self.block = block
         self.reclaimAfter = reclaimAfter
@@ -79,7 +85,7 @@ public struct EventConsumer: Service {
     /// once a second (every `reclaimAfter` when that is shorter). On graceful shutdown the batch
     /// in hand is handled and acknowledged, and nothing more is read.
     public func run() async throws {
-        try await redis.xgroupCreate(configuration.stream, group: configuration.group)
+        try await createGroup()
         let scanInterval = min(configuration.reclaimAfter, .seconds(1))
         await withGracefulShutdownHandler {
             var batch: [RedisStreamEntry] = []
@@ -103,16 +109,28 @@ public struct EventConsumer: Service {
                     // Entries of a batch not handled stay pending, and are taken over once stale.
                     unacknowledged += handled
                     batch = []
+                    if case RedisError.server(let message) = error, message.hasPrefix("NOGROUP") {
+                        // Redis came back without the group: make it again (a durable group from
+                        // the stream's start; what it redelivers, the inbox drops).
+                        logger.warning("consumer group missing from Redis; creating it again")
+                        if (try? await createGroup()) != nil { continue }
+                    }
                     logger.warning("event consumer cannot read; retrying", metadata: ["error": "\(error)"])
                     try? await Task.sleep(for: .seconds(1))
                     continue
                 }
                 if stopping {
                     do {
-                        try await redis.xack(configuration.stream, group: configuration.group, ids: unacknowledged)
+                        if configuration.durableGroup {
+                            try await redis.xack(configuration.stream, group: configuration.group, ids: unacknowledged)
+                        } else {
+                            try await redis.send(
+                                "XGROUP", "DESTROY", RedisArgument(configuration.stream),
+                                RedisArgument(configuration.group))
+                        }
                     } catch {
                         logger.warning(
-                            "event consumer stopped without acknowledging its last entries; they will be delivered again",
+                            "event consumer stopped without acknowledging its last entries",
                             metadata: ["error": "\(error)"])
                     }
                     return
@@ -120,6 +138,11 @@ public struct EventConsumer: Service {
             }
         } onGracefulShutdown: {
         }
+    }
+
+    private func createGroup() async throws {
+        try await redis.xgroupCreate(
+            configuration.stream, group: configuration.group, startingAt: configuration.durableGroup ? "0" : "$")
     }
 
     /// One round trip: acknowledges `ids`, then takes over stale entries from `scan`, or reads

@@ -8,19 +8,17 @@ public struct RedisStreamEntry: Sendable, Hashable {
 
 /// Stream commands (`XADD`, consumer groups, reclaiming).
 extension RedisClient {
-    /// Appends an entry and returns its id, trimming the stream to about `maxLength` entries.
+    /// Appends an entry and returns its id.
     @discardableResult
-    public func xadd(_ stream: String, fields: [(String, [UInt8])], maxLength: Int? = nil) async throws -> String {
-        let arguments = Self.xaddArguments(stream, fields: fields, maxLength: maxLength)
+    public func xadd(_ stream: String, fields: [(String, [UInt8])]) async throws -> String {
+        let arguments = Self.xaddArguments(stream, fields: fields)
         guard let id = try await send(arguments).text else { throw RedisError.unexpectedReply("XADD without an id") }
         return id
     }
 
     /// The `XADD` command, for sending alone or in a pipeline.
-    static func xaddArguments(_ stream: String, fields: [(String, [UInt8])], maxLength: Int?) -> [RedisArgument] {
-        var arguments: [RedisArgument] = ["XADD", RedisArgument(stream)]
-        if let maxLength { arguments += ["MAXLEN", "~", RedisArgument(maxLength)] }
-        arguments.append("*")
+    static func xaddArguments(_ stream: String, fields: [(String, [UInt8])]) -> [RedisArgument] {
+        var arguments: [RedisArgument] = ["XADD", RedisArgument(stream), "*"]
         for (name, value) in fields { arguments += [RedisArgument(name), RedisArgument(value)] }
         return arguments
     }

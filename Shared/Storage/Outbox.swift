@@ -10,7 +10,8 @@ public import ServiceLifecycle
 enum OutboxSchema {
     /// The sequence outbox rows take their numbers from.
     static let sequence = "orderly.outbox"
-    /// The row a relay locks while it publishes, so replicas take turns.
+    /// The relay's row: locked while a batch is published, so replicas take turns; its value is
+    /// the number of the last row published.
     static let relayLock = "orderly.outbox.relay"
 
     static func event(from row: any SQLRow) throws -> DomainEvent {
@@ -69,6 +70,14 @@ public struct OutboxRelayConfiguration: Sendable {
 /// publishing and marking, rows are published again; consumers drop the repeats by event id
 /// (the inbox). On PostgreSQL, replicas take turns through a row lock held while a batch is
 /// published. On graceful shutdown the relay publishes what is pending once more and stops.
+///
+/// Redis may lose what it acknowledged: with `appendfsync everysec` a crash drops up to its last
+/// second, and a Redis that comes back empty has lost everything. So the relay keeps a mark, the
+/// number of the last row published, both in the database and beside the stream, and every
+/// publish (and every poll with nothing to publish) compares them in one script: when Redis's
+/// mark is behind, the rows after it are marked pending and published again, before anything
+/// newer (sent rows are kept for `sentRetention`). Every ten polls the relay trims the stream of
+/// what every consumer group has acknowledged.
 public struct OutboxRelay: Service {
     private let database: Database
     private let publisher: EventPublisher
@@ -107,6 +116,7 @@ public struct OutboxRelay: Service {
                         if lastPrune.duration(to: .now) > configuration.pollInterval * 10 {
                             lastPrune = .now
                             try await pruneSent()
+                            try await trim()
                         }
                     } catch {
                         if Task.isCancelled { break }
@@ -132,56 +142,121 @@ public struct OutboxRelay: Service {
         }
     }
 
-    /// Publishes every pending row, batch by batch; returns how many.
+    /// Publishes every pending row, batch by batch; returns how many. Finding that Redis lost
+    /// rows marked sent, it marks them pending and publishes them first.
     @discardableResult
     public func drain() async throws -> Int {
         var total = 0
         while true {
-            let count = try await publishBatch()
-            total += count
-            if count < configuration.batchSize { return total }
+            switch try await publishBatch() {
+            case .published(let count):
+                total += count
+                if count < configuration.batchSize { return total }
+            case .rewound:
+                continue
+            }
         }
     }
 
-    private func publishBatch() async throws -> Int {
+    private enum BatchOutcome {
+        /// This many rows were published and marked sent.
+        case published(Int)
+        /// Redis was behind: the rows it lost are pending again.
+        case rewound
+    }
+
+    /// Publishes the next batch of pending rows under the relay's mark: the number of the last
+    /// row published, kept in the relay's row of `orderly_sequences` and beside the stream in
+    /// Redis. With nothing pending it only compares the marks.
+    private func publishBatch() async throws -> BatchOutcome {
         let select: SQLQueryString =
             "SELECT seq, event_id, type, store_id, aggregate_id, occurred_at, payload, trace FROM orderly_outbox WHERE sent_at IS NULL ORDER BY seq LIMIT \(bind: configuration.batchSize)"
+        let mark: SQLQueryString = "SELECT value FROM orderly_sequences WHERE name = \(bind: OutboxSchema.relayLock)"
         switch database.kind {
         case .postgres:
-            // The lock row makes replicas' relays take turns, so batches reach the stream in order.
+            // The lock on the relay's row makes replicas' relays take turns, so batches reach
+            // the stream in order.
             return try await database.transaction { transaction in
-                try await transaction.sql.raw(
-                    "SELECT value FROM orderly_sequences WHERE name = \(bind: OutboxSchema.relayLock) FOR UPDATE"
-                ).run()
+                let expected = try await Self.value(transaction.sql.raw(mark + " FOR UPDATE").first())
                 let rows = try await transaction.sql.raw(select).all()
-                guard let range = try await publish(rows) else { return 0 }
-                try await markSent(range, in: transaction)
-                return rows.count
+                let outcome = try await publish(rows, expecting: expected)
+                return try await record(outcome, rows: rows, expected: expected, in: transaction)
             }
         case .sqlite:
             // One process owns an SQLite file: read, publish, then mark, without holding the
             // only writer while Redis answers.
-            let rows = try await database.read { try await $0.raw(select).all() }
-            guard let range = try await publish(rows) else { return 0 }
-            try await database.transaction { try await markSent(range, in: $0) }
-            return rows.count
+            let (expected, rows) = try await database.read { sql in
+                (try await Self.value(sql.raw(mark).first()), try await sql.raw(select).all())
+            }
+            let outcome = try await publish(rows, expecting: expected)
+            return try await database.transaction { try await record(outcome, rows: rows, expected: expected, in: $0) }
         }
     }
 
-    /// Publishes the rows' events in order; returns the range of their numbers.
-    private func publish(_ rows: [any SQLRow]) async throws -> ClosedRange<Int64>? {
-        guard let first = rows.first, let last = rows.last else { return nil }
-        try await publisher.publish(try rows.map(OutboxSchema.event(from:)))
-        return try first.decode(column: "seq", as: Int64.self)...last.decode(column: "seq", as: Int64.self)
+    private static func value(_ row: (any SQLRow)?) throws -> Int64 {
+        guard let row else { throw StorageError.unexpected("the outbox relay's row is missing") }
+        return try row.decode(column: "value", as: Int64.self)
     }
 
-    private func markSent(_ range: ClosedRange<Int64>, in transaction: Transaction) async throws {
+    private func publish(_ rows: [any SQLRow], expecting expected: Int64) async throws -> EventPublisher.MarkedPublish {
+        let last = try rows.last?.decode(column: "seq", as: Int64.self) ?? expected
+        return try await publisher.publish(try rows.map(OutboxSchema.event(from:)), through: last, expecting: expected)
+    }
+
+    /// Marks the published rows sent; or, when Redis was behind, marks pending again the rows
+    /// it lost.
+    private func record(
+        _ outcome: EventPublisher.MarkedPublish, rows: [any SQLRow], expected: Int64, in transaction: Transaction
+    ) async throws -> BatchOutcome {
+        switch outcome {
+        case .published(let previous):
+            if previous > expected {
+                logger.warning(
+                    "Redis has more of this service's events than its database says were published: two deployments share a Redis and a service name, or the database was restored from an older backup",
+                    metadata: ["outbox.redis_mark": "\(previous)", "outbox.database_mark": "\(expected)"])
+            }
+            guard let first = rows.first, let last = rows.last else { return .published(0) }
+            let range = try first.decode(column: "seq", as: Int64.self)...last.decode(column: "seq", as: Int64.self)
+            try await transaction.sql.raw(
+                """
+                UPDATE orderly_outbox SET sent_at = \(bind: Date.nowMilliseconds)
+                WHERE seq >= \(bind: range.lowerBound) AND seq <= \(bind: range.upperBound) AND sent_at IS NULL
+                """
+            ).run()
+            try await setMark(range.upperBound, in: transaction)
+            return .published(rows.count)
+        case .behind(let mark):
+            let lost = try await transaction.sql.raw(
+                "UPDATE orderly_outbox SET sent_at = NULL WHERE seq > \(bind: mark) AND sent_at IS NOT NULL RETURNING seq"
+            ).all().count
+            try await setMark(mark, in: transaction)
+            logger.warning(
+                "Redis lost events it had acknowledged; publishing them again",
+                metadata: [
+                    "outbox.redis_mark": "\(mark)", "outbox.database_mark": "\(expected)", "events.count": "\(lost)",
+                ])
+            return .rewound
+        }
+    }
+
+    private func setMark(_ value: Int64, in transaction: Transaction) async throws {
         try await transaction.sql.raw(
-            """
-            UPDATE orderly_outbox SET sent_at = \(bind: Date.nowMilliseconds)
-            WHERE seq >= \(bind: range.lowerBound) AND seq <= \(bind: range.upperBound) AND sent_at IS NULL
-            """
+            "UPDATE orderly_sequences SET value = \(bind: value) WHERE name = \(bind: OutboxSchema.relayLock)"
         ).run()
+    }
+
+    /// Trims the stream of what every group has acknowledged, and says which group holds back
+    /// events older than `sentRetention`: a service that is down, or the group of a replica that
+    /// is gone, which stays until an operator removes it (`XGROUP DESTROY`).
+    private func trim() async throws {
+        let trim = try await publisher.trimAcknowledged()
+        guard let oldest = trim.oldestKept, let group = trim.neededBy else { return }
+        let age = Date.nowMilliseconds - Int64(clamping: oldest.milliseconds)
+        if age > Int64(configuration.sentRetention.wholeMilliseconds) {
+            logger.warning(
+                "a consumer group has not acknowledged old events; the stream keeps everything after them",
+                metadata: ["events.group": "\(group)", "events.oldest_age_ms": "\(age)"])
+        }
     }
 
     private func pruneSent() async throws {

@@ -230,4 +230,109 @@ struct EventBusTests {
             #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
         }
     }
+
+    @Test("a publish under a mark appends only while Redis has everything up to the mark")
+    func markedPublish() async throws {
+        try await withRedis { redis, server in
+            let publisher = EventPublisher(redis: redis, service: "orders")
+            let stream = RedisArgument(eventStream(of: "orders"))
+            #expect(
+                try await publisher.publish([event(1), event(2)], through: 2, expecting: 0) == .published(previous: 0))
+            #expect(try await publisher.publish([event(3)], through: 3, expecting: 2) == .published(previous: 2))
+            // A database that believes more was published than Redis has: nothing is appended.
+            #expect(try await publisher.publish([event(4)], through: 9, expecting: 5) == .behind(mark: 3))
+            #expect(try await redis.send("XLEN", stream).integer == 3)
+            // An empty batch only checks.
+            #expect(try await publisher.publish([], through: 3, expecting: 3) == .published(previous: 3))
+            await server.stop()
+            try await server.start()
+            #expect(try await publisher.publish([], through: 3, expecting: 3) == .behind(mark: 0))
+        }
+    }
+
+    @Test("trimming removes only what every group has acknowledged, and nothing without a group")
+    func trimming() async throws {
+        try await withRedis { redis, server in
+            let stream = eventStream(of: "orders")
+            let publisher = EventPublisher(redis: redis, service: "orders")
+            try await publisher.publish((0..<10).map { event($0) })
+            #expect(try await publisher.trimAcknowledged().removed == 0)
+
+            try await redis.xgroupCreate(stream, group: "fast")
+            try await redis.xgroupCreate(stream, group: "slow")
+            let fast = try await redis.xreadgroup(stream, group: "fast", consumer: "a", count: 10)
+            try await redis.xack(stream, group: "fast", ids: fast.map(\.id))
+            // The slow group has read six, acknowledged the first four; two are pending.
+            let slow = try await redis.xreadgroup(stream, group: "slow", consumer: "a", count: 6)
+            try await redis.xack(stream, group: "slow", ids: slow.prefix(4).map(\.id))
+
+            let trim = try await publisher.trimAcknowledged()
+            #expect(trim.removed == 4)
+            #expect(trim.oldestKept?.description == slow[4].id)
+            #expect(trim.neededBy == "slow")
+            #expect(try await redis.send("XLEN", RedisArgument(stream)).integer == 6)
+
+            try await redis.xack(stream, group: "slow", ids: slow.suffix(2).map(\.id))
+            #expect(try await publisher.trimAcknowledged().removed == 2)
+            let rest = try await redis.xreadgroup(stream, group: "slow", consumer: "a", count: 10)
+            try await redis.xack(stream, group: "slow", ids: rest.map(\.id))
+            let last = try await publisher.trimAcknowledged()
+            #expect(last.removed == 4)
+            #expect(last.oldestKept == nil)
+            #expect(try await redis.send("XLEN", RedisArgument(stream)).integer == 0)
+        }
+    }
+
+    @Test("a consumer whose group Redis lost makes it again and reads the stream from its start")
+    func groupLost() async throws {
+        try await withRedis { redis, server in
+            let log = Log()
+            let reader = consumer(redis, name: "a") { log.add("a", $0) }
+            let group = ServiceGroup(services: [reader], gracefulShutdownSignals: [], logger: Logger(label: "test"))
+            let publisher = EventPublisher(redis: redis, service: "orders")
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                try await publisher.publish(event(1))
+                #expect(await waitUntil { log.all.count == 1 })
+                // Redis comes back empty: no stream, no group. An event published before the
+                // consumer notices must still reach it.
+                await server.stop()
+                try await server.start()
+                try await publisher.publish(event(2))
+                #expect(await waitUntil { log.all.count == 2 })
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+            #expect(log.all.map(\.1.aggregateID) == ["order-1", "order-2"])
+        }
+    }
+
+    @Test("a group of one process's own starts at the stream's end and is removed when the process stops")
+    func processGroup() async throws {
+        try await withRedis { redis, server in
+            let stream = eventStream(of: "orders")
+            try await EventPublisher(redis: redis, service: "orders").publish(event(0))
+            let log = Log()
+            let reader = EventConsumer(
+                redis: redis,
+                configuration: EventConsumerConfiguration(
+                    stream: stream, group: "orders.stores.host-1", consumer: "host-1", durableGroup: false,
+                    block: .milliseconds(10)),
+                handlers: ["order.created": { log.add("a", $0) }], logger: Logger(label: "test.events"))
+            let group = ServiceGroup(services: [reader], gracefulShutdownSignals: [], logger: Logger(label: "test"))
+            func groups() async throws -> Int {
+                try await redis.send("XINFO", "GROUPS", RedisArgument(stream)).elements?.count ?? 0
+            }
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                #expect(try await waitUntil { try await groups() == 1 })
+                try await EventPublisher(redis: redis, service: "orders").publish(event(1))
+                #expect(await waitUntil { log.all.count == 1 })
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+            #expect(log.all.map(\.1.aggregateID) == ["order-1"])
+            #expect(try await groups() == 0)
+        }
+    }
 }

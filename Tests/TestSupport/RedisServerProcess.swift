@@ -3,18 +3,26 @@ public import Redis
 import Synchronization
 
 /// A throwaway `redis-server` on a free loopback port, which a test can stop and start again.
+///
+/// It writes no file of its own accord. With a `directory`, `SAVE` writes a snapshot there and
+/// the server loads it when started again: a test can kill it and bring it back without what it
+/// acknowledged after the snapshot, as a crash under `appendfsync everysec` would.
 public final class RedisServerProcess: Sendable {
     public let port: Int
+    private let directory: String?
     private let process = Mutex<ChildProcess?>(nil)
 
-    private init(port: Int) { self.port = port }
+    private init(port: Int, directory: String?) {
+        self.port = port
+        self.directory = directory
+    }
 
     /// Starts a server on a free port. Two tests may be offered the same free port at once; the
     /// server that loses the race exits at once, and is started again on another port.
-    public static func start() async throws -> RedisServerProcess {
+    public static func start(directory: String? = nil) async throws -> RedisServerProcess {
         var attempt = 0
         while true {
-            let server = RedisServerProcess(port: try ChildProcess.freePort())
+            let server = RedisServerProcess(port: try ChildProcess.freePort(), directory: directory)
             do {
                 try await server.start()
                 return server
@@ -28,11 +36,11 @@ public final class RedisServerProcess: Sendable {
 
     /// Starts `redis-server` and waits until it answers `PING`.
     public func start() async throws {
-        let child = try ChildProcess(
-            name: "redis",
-            arguments: [
-                "/usr/bin/redis-server", "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-            ])
+        var arguments = [
+            "/usr/bin/redis-server", "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+        ]
+        if let directory { arguments += ["--dir", directory] }
+        let child = try ChildProcess(name: "redis", arguments: arguments)
         process.withLock { $0 = child }
         let probe = RedisClient(configuration: RedisConfiguration(host: "127.0.0.1", port: port, poolSize: 1))
         defer { Task { await probe.shutdown() } }
@@ -55,6 +63,11 @@ public final class RedisServerProcess: Sendable {
     /// Stops the server and waits until it has exited, so its port is free again.
     public func stop() async {
         await process.withLock({ $0 })?.stop(grace: .seconds(4))
+    }
+
+    /// Kills the server with SIGKILL, as a crash or a power cut would, and waits until it is gone.
+    public func kill() async {
+        await process.withLock({ $0 })?.stop(signal: SIGKILL, grace: .seconds(4))
     }
 }
 

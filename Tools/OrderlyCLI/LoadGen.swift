@@ -109,7 +109,9 @@ struct LoadGen: AsyncParsableCommand {
         if !suite.isEmpty {
             let each = createCPU.each.map { String(format: "%@ %.3f", $0.0, $0.1) }.joined(separator: ", ")
             say(String(format: "  CPU per created order: %.3f ms (", createCPU.total) + each + ")")
-            say("  load generator: " + cpuBefore.machine.report(until: cpuAfter.machine, operations: created, unit: "order"))
+            say(
+                "  load generator: "
+                    + cpuBefore.machine.report(until: cpuAfter.machine, operations: created, unit: "order"))
         }
 
         say("phase 3/3: the mix, \(clients) clients, \(count.map { "\($0) operations" } ?? "\(seconds)s")")
