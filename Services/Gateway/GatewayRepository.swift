@@ -117,6 +117,18 @@ struct GatewayRepository: Sendable {
         try await revoke(family: try row.decode(column: "family_id", as: String.self), in: transaction)
     }
 
+    /// Deletes the refresh tokens of families whose every token has expired; returns how many.
+    /// A family with a live token keeps its spent ones: presenting one again revokes the family.
+    func removeExpiredRefreshTokens() async throws -> Int {
+        let now = Date.nowMilliseconds
+        return try await database.deleteRows(
+            of: "refresh_tokens", where: "expires_at", below: now + 1,
+            and: """
+                NOT EXISTS (SELECT 1 FROM refresh_tokens AS live
+                WHERE live.family_id = refresh_tokens.family_id AND live.expires_at > \(now))
+                """)
+    }
+
     private func revoke(family: String, in transaction: Transaction) async throws {
         try await transaction.sql.raw(
             """

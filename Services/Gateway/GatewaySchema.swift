@@ -1,6 +1,7 @@
 import Storage
 
-/// The gateway's tables: users with their password hashes, and refresh tokens by family.
+/// The gateway's tables: users with their password hashes, and refresh tokens by family and
+/// by expiry.
 enum GatewaySchema {
     static let migrations = [
         Migration(
@@ -31,6 +32,9 @@ enum GatewaySchema {
                 )
                 """,
                 "CREATE INDEX refresh_tokens_by_family ON refresh_tokens (family_id)",
-            ])
+            ]),
+        Migration(
+            2, "refresh tokens by expiry, for housekeeping",
+            sql: ["CREATE INDEX refresh_tokens_by_expiry ON refresh_tokens (expires_at)"]),
     ]
 }

@@ -39,7 +39,13 @@ public enum GatewayService {
             },
             logger: logger)
         let consumers = GatewayEvents.consumers(hub: hub, redis: settings.service.redis, logger: logger)
-        return host.services(router: nil, parts: consumers + [app])
+        return host.services(router: nil, parts: consumers + [app], housekeeping: housekeeping(host.database))
+    }
+
+    /// The gateway's clean-ups beside every service's: refresh tokens of expired families.
+    public static func housekeeping(_ database: Database) -> [Housekeeping.Job] {
+        let users = GatewayRepository(database: database)
+        return [Housekeeping.Job("refresh tokens") { try await users.removeExpiredRefreshTokens() }]
     }
 
     /// The HTTP routes over `environment` (the gateway's database, Redis, and callers of the

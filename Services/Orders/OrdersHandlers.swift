@@ -67,7 +67,8 @@ struct OrdersHandlers: Sendable {
         let quote = try Self.quote(valid, in: store)
         let orders = self.orders
         return try await idempotency.write(
-            key: idempotencyKey, caller: principal.userID, scope: "orders.create:\(storeID)", request: draft
+            key: idempotencyKey, caller: principal.userID, scope: "orders.create:\(storeID)", request: draft,
+            replay: replay(for: policy)
         ) {
             transaction in
             let id = valid.id ?? OrderID()
@@ -97,6 +98,13 @@ struct OrdersHandlers: Sendable {
             throw OrderlyError.invalidFields(["boxes_count": "has no price in this store's delivery tiers"])
         }
         return quote
+    }
+
+    /// How a repeated keyed write is answered: with the order as the caller may see it now, or
+    /// `not_found`, since what they were told then (a claimed order's phone, say) may no longer
+    /// be theirs to see.
+    private func replay(for policy: AccessPolicy) -> @Sendable (Order) async throws -> Order {
+        { [self] stored in policy.present(try await visibleOrder(stored.id, policy)) }
     }
 
     /// The order, if the caller may see it; otherwise `not_found`, as if it did not exist.
@@ -200,7 +208,8 @@ struct OrdersHandlers: Sendable {
         let orders = self.orders
         let policy = AccessPolicy(principal)
         return try await idempotency.write(
-            key: idempotencyKey, caller: principal.userID, scope: "\(scope):\(id)", request: request
+            key: idempotencyKey, caller: principal.userID, scope: "\(scope):\(id)", request: request,
+            replay: replay(for: policy)
         ) {
             transaction in
             guard var order = try await orders.find(id, in: transaction.sql) else {

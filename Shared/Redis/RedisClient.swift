@@ -2,9 +2,15 @@ import NIOPosix
 import Synchronization
 
 /// Where Redis is and how to talk to it.
-public struct RedisConfiguration: Sendable {
+public struct RedisConfiguration: Sendable, CustomStringConvertible {
     public var host: String
     public var port: Int
+    /// An ACL user (`AUTH username password`); nil with a password alone is the `default` user.
+    public var username: String?
+    /// Sent with `AUTH` on every new connection; never printed.
+    public var password: String?
+    /// The logical database (`SELECT`); 0 by default.
+    public var database: Int
     /// Connections (and threads) for commands.
     public var poolSize: Int
     public var connectTimeout: Duration
@@ -12,25 +18,53 @@ public struct RedisConfiguration: Sendable {
     public var commandTimeout: Duration
 
     public init(
-        host: String = "127.0.0.1", port: Int = 6379, poolSize: Int = 4, connectTimeout: Duration = .seconds(1),
+        host: String = "127.0.0.1", port: Int = 6379, username: String? = nil, password: String? = nil,
+        database: Int = 0, poolSize: Int = 4, connectTimeout: Duration = .seconds(1),
         commandTimeout: Duration = .seconds(10)
     ) {
         self.host = host
         self.port = port
+        self.username = username
+        self.password = password
+        self.database = database
         self.poolSize = max(1, poolSize)
         self.connectTimeout = connectTimeout
         self.commandTimeout = commandTimeout
     }
 
-    /// Parses `redis://host:port`; `nil` when it is not of that form.
+    /// Parses `redis://[[username]:password@]host:port[/database]`, the user and password
+    /// percent-encoded; `nil` when it is not of that form.
     public init?(url: String) {
         guard url.hasPrefix("redis://") else { return nil }
-        let rest = url.dropFirst("redis://".count).split(separator: "/").first.map(String.init) ?? ""
-        let parts = rest.split(separator: ":")
+        var rest = Substring(url.dropFirst("redis://".count))
+        var username: String?
+        var password: String?
+        if let at = rest.lastIndex(of: "@") {
+            let credentials = rest[..<at]
+            rest = rest[rest.index(after: at)...]
+            let user = credentials.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            guard user.count == 2, let name = user[0].removingPercentEncoding,
+                let secret = user[1].removingPercentEncoding, !secret.isEmpty
+            else { return nil }
+            username = name.isEmpty ? nil : name
+            password = secret
+        }
+        let path = rest.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        var database = 0
+        if path.count == 2, !path[1].isEmpty {
+            guard let number = Int(path[1]), number >= 0 else { return nil }
+            database = number
+        }
+        let parts = path[0].split(separator: ":")
         guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) else {
             return nil
         }
-        self.init(host: String(parts[0]), port: port)
+        self.init(host: String(parts[0]), port: port, username: username, password: password, database: database)
+    }
+
+    /// The address and database, without credentials: what logs may show.
+    public var description: String {
+        "redis://\(password == nil ? "" : "\(username ?? ""):***@")\(host):\(port)/\(database)"
     }
 }
 
@@ -105,9 +139,7 @@ public final class RedisClient: Sendable {
     }
 
     private func connect() throws(RedisError) -> RedisConnection {
-        try RedisConnection(
-            host: configuration.host, port: configuration.port, timeout: configuration.connectTimeout,
-            readTimeout: configuration.commandTimeout)
+        try RedisConnection(configuration, readTimeout: configuration.commandTimeout)
     }
 
     private func checkIn(_ connection: RedisConnection) {

@@ -15,12 +15,13 @@ final class RedisConnection: @unchecked Sendable {
     /// does for idle connections when Redis restarts: no command of ours was running then.
     private(set) var closedByServer = false
 
-    /// Connects; throws `RedisError.unavailable` when Redis cannot be reached. A read that takes
-    /// longer than `readTimeout` fails the connection (zero: wait forever).
-    init(host: String, port: Int, timeout: Duration, readTimeout: Duration) throws(RedisError) {
-        guard let context = redisConnectWithTimeout(host, Int32(port), Self.timeval(timeout)) else {
-            throw .unavailable("cannot allocate a redis context")
-        }
+    /// Connects, authenticates and selects the database; throws `RedisError.unavailable` when
+    /// Redis cannot be reached, `RedisError.server` when it refuses the credentials. A read that
+    /// takes longer than `readTimeout` fails the connection (zero: wait forever).
+    init(_ configuration: RedisConfiguration, readTimeout: Duration) throws(RedisError) {
+        let (host, port) = (configuration.host, configuration.port)
+        guard let context = redisConnectWithTimeout(host, Int32(port), Self.timeval(configuration.connectTimeout))
+        else { throw .unavailable("cannot allocate a redis context") }
         if context.pointee.err != 0 {
             let message = Self.errorString(context)
             redisFree(context)
@@ -29,6 +30,19 @@ final class RedisConnection: @unchecked Sendable {
         redisSetTimeout(context, Self.timeval(readTimeout))
         redisEnableKeepAlive(context)
         self.context = context
+        var setup: [[RedisArgument]] = []
+        if let password = configuration.password {
+            setup.append(
+                ["AUTH"] + (configuration.username.map { [RedisArgument($0)] } ?? []) + [RedisArgument(password)])
+        }
+        if configuration.database != 0 { setup.append(["SELECT", RedisArgument(String(configuration.database))]) }
+        for reply in setup.isEmpty ? [] : try pipeline(setup) {
+            if case .error(let message) = reply {
+                close()
+                // The reply names no secret (WRONGPASS, NOAUTH, an unknown database).
+                throw .server("\(host):\(port) refused the connection's setup: \(message)")
+            }
+        }
     }
 
     deinit { close() }

@@ -53,9 +53,7 @@ public final class RedisSubscriber: Sendable {
         var backoff = Duration.milliseconds(50)
         while !state.withLock({ $0.stopped }) {
             do {
-                let connection = try RedisConnection(
-                    host: configuration.host, port: configuration.port, timeout: configuration.connectTimeout,
-                    readTimeout: .zero)
+                let connection = try RedisConnection(configuration, readTimeout: .zero)
                 defer {
                     state.withLock {
                         $0.socket = nil

@@ -137,6 +137,32 @@ public struct SettingsReader {
         return value?.isEmpty == false ? value : nil
     }
 
+    /// A URL that may carry a password (`scheme://user:password@host…`): taken from the
+    /// environment when set there, password and all; from a flag or the file only without a
+    /// password, which would otherwise sit in a file or a process listing. `default` when unset.
+    /// Problems never echo the value.
+    public mutating func urlWithCredentials(_ key: String, default defaultValue: String) -> String {
+        let configKey = ConfigKey(key.split(separator: ".").map(String.init))
+        if let fromEnvironment = secretReader.string(forKey: configKey, isSecret: true), !fromEnvironment.isEmpty {
+            return fromEnvironment
+        }
+        guard let text = raw(key) else { return defaultValue }
+        if Self.hasPassword(text) {
+            problems.append(
+                "\(Self.variable(for: key)) (\(key)): a URL with a password is read from the environment only")
+            return defaultValue
+        }
+        return text
+    }
+
+    /// Whether `url` has a password in its authority (`scheme://[user]:password@host`).
+    static func hasPassword(_ url: String) -> Bool {
+        guard let scheme = url.range(of: "://") else { return false }
+        let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" }
+        guard let at = authority.lastIndex(of: "@") else { return false }
+        return authority[..<at].contains(":")
+    }
+
     /// Records a problem found by the caller's own checks.
     public mutating func report(_ key: String, _ message: String) {
         problems.append("\(Self.variable(for: key)) (\(key)): \(message)")

@@ -48,10 +48,13 @@ public struct ServiceEnvironment: Sendable {
 public struct ServiceParts: Sendable {
     public var router: WireRouter
     public var consumers: [any Service]
+    /// Clean-ups of its own tables, beside those every service runs (`Housekeeping`).
+    public var housekeeping: [Housekeeping.Job]
 
-    public init(router: WireRouter, consumers: [any Service] = []) {
+    public init(router: WireRouter, consumers: [any Service] = [], housekeeping: [Housekeeping.Job] = []) {
         self.router = router
         self.consumers = consumers
+        self.housekeeping = housekeeping
     }
 }
 

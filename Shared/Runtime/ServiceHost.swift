@@ -58,21 +58,25 @@ public struct ServiceHost: Sendable {
     }
 
     /// The process's parts in start order: closing the database and Redis last, the outbox
-    /// relay, the service's consumers, its Wire server, and the admin server, which stops
-    /// first on SIGTERM.
+    /// relay, housekeeping, the service's consumers, its Wire server, and the admin server,
+    /// which stops first on SIGTERM.
     public func services(_ parts: ServiceParts) -> [any Service] {
-        services(router: parts.router, parts: parts.consumers)
+        services(router: parts.router, parts: parts.consumers, housekeeping: parts.housekeeping)
     }
 
     /// The same for a process that serves no Wire methods (`router` nil) or runs more `parts`.
-    public func services(router: WireRouter?, parts: [any Service]) -> [any Service] {
+    public func services(router: WireRouter?, parts: [any Service], housekeeping: [Housekeeping.Job] = [])
+        -> [any Service]
+    {
         let closer = ResourceCloser { [database, redis, upstreams] in
             for client in upstreams.values { await client.close() }
             await database.close()
             await redis.shutdown()
         }
         let relay = OutboxRelay(database: database, publisher: publisher, logger: logger)
-        var services: [any Service] = [closer, relay] + parts
+        let housekeeping = Housekeeping(
+            jobs: Housekeeping.standardJobs(database: database) + housekeeping, logger: logger)
+        var services: [any Service] = [closer, relay, housekeeping] + parts
         if let router {
             services.append(WireServer(configuration: settings.process.wireServer, router: router, logger: logger))
         }

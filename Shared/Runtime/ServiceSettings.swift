@@ -13,6 +13,8 @@ public import Wire
 /// | `data.dir` | `ORDERLY_DATA_DIR` | `./.orderly` |
 /// | `database.url` | `ORDERLY_DATABASE_URL` | `sqlite:<data dir>/<service>.sqlite` |
 /// | `redis.url` | `ORDERLY_REDIS_URL` | `redis://127.0.0.1:6379` |
+///
+/// A database or Redis URL with a password is read from the environment only.
 /// | `instance` | `ORDERLY_INSTANCE` | the host name |
 /// | `<upstream>.address` | `ORDERLY_<UPSTREAM>_ADDRESS` | per upstream, `host:port[,host:port…]` |
 public struct ServiceSettings: Sendable {
@@ -40,16 +42,17 @@ public struct ServiceSettings: Sendable {
         }
         var reader = source.settings()
         let dataDirectory = reader.string("data.dir", default: "./.orderly")
-        let databaseURL = reader.string("database.url", default: "sqlite:\(dataDirectory)/\(service).sqlite")
+        let databaseURL = reader.urlWithCredentials(
+            "database.url", default: "sqlite:\(dataDirectory)/\(service).sqlite")
         var database: DatabaseLocation?
         do {
             database = try DatabaseLocation(url: databaseURL)
         } catch {
             reader.report("database.url", error.reason)
         }
-        let redisURL = reader.string("redis.url", default: "redis://127.0.0.1:6379")
+        let redisURL = reader.urlWithCredentials("redis.url", default: "redis://127.0.0.1:6379")
         let redis = RedisConfiguration(url: redisURL)
-        if redis == nil { reader.report("redis.url", "expected redis://host:port") }
+        if redis == nil { reader.report("redis.url", "expected redis://[[user]:password@]host:port[/database]") }
         let instance = reader.string("instance", default: ProcessInfo.processInfo.hostName)
         var endpoints: [String: [WireEndpoint]] = [:]
         for (name, defaultAddress) in upstreams {

@@ -32,6 +32,22 @@ public final class Database: Sendable {
         case postgres(PostgresClient, runner: Task<Void, Never>)
     }
 
+    /// Creates the directory (mode 0700) and an empty file (mode 0600) when missing, so that
+    /// only the service's user can read the data; SQLite gives its WAL and shared-memory files
+    /// the database file's mode. An existing file or directory is left as it is.
+    static func createPrivately(sqliteFile path: String) throws {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if !FileManager.default.fileExists(atPath: directory) {
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        let descriptor = Glibc.open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw StorageError.unexpected("cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        Glibc.close(descriptor)
+    }
+
     private init(kind: Kind, location: DatabaseLocation, backend: Backend, logger: Logger) {
         self.kind = kind
         self.location = location
@@ -39,13 +55,13 @@ public final class Database: Sendable {
         self.logger = logger
     }
 
-    /// Opens (creating an SQLite file and its directory when missing) and checks the
-    /// connection with a first query, so a wrong URL fails at start, not at the first request.
+    /// Opens (creating an SQLite file and its directory when missing, for their owner alone) and
+    /// checks the connection with a first query, so a wrong URL fails at start, not at the first
+    /// request.
     public static func open(_ location: DatabaseLocation, logger: Logger) async throws -> Database {
         switch location {
         case .sqlite(let path, let synchronousFull):
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try createPrivately(sqliteFile: path)
             let writer = try await EmbeddedSQLiteConnection.open(path: path, name: "sqlite-writer")
             let reader: EmbeddedSQLiteConnection
             do {

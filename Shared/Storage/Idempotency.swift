@@ -115,13 +115,10 @@ public struct IdempotencyStore: Sendable {
         .conflict, "a request with this Idempotency-Key is still in progress; retry later",
         reason: "request_in_progress")
 
-    /// Deletes records past their retention.
-    public func removeExpired() async throws {
-        try await database.transaction { transaction in
-            try await transaction.sql.raw(
-                "DELETE FROM orderly_idempotency WHERE expires_at <= \(bind: Date.nowMilliseconds)"
-            ).run()
-        }
+    /// Deletes records past their retention; returns how many.
+    @discardableResult
+    public func removeExpired() async throws -> Int {
+        try await database.deleteRows(of: "orderly_idempotency", where: "expires_at", below: Date.nowMilliseconds + 1)
     }
 }
 
@@ -131,13 +128,20 @@ extension IdempotencyStore {
     /// same request gets the stored response, a different request is refused. Keys are the
     /// caller's own, so no one is answered with what another was told. The request is hashed in
     /// a canonical form: its JSON with sorted keys.
+    ///
+    /// `replay`, when given, turns a stored response into the answer to a repeat: where the
+    /// caller's access may have changed since, it checks access again and answers with what the
+    /// caller may see now (or throws).
     public func write<Request: Encodable & Sendable, Response: Codable & Sendable>(
         key: String?, caller: UserID, scope: String, request: Request,
+        replay: (@Sendable (Response) async throws -> Response)? = nil,
         _ body: @Sendable @escaping (Transaction) async throws -> Response
     ) async throws -> Response {
         guard let key else { return try await database.transaction(body) }
         let idempotent = try IdempotentRequest(
             scope: "\(caller):\(scope)", key: key, request: Array(try StoredDocument.text(request).utf8))
-        return try await perform(idempotent, body).response
+        let result = try await perform(idempotent, body)
+        guard result.replayed, let replay else { return result.response }
+        return try await replay(result.response)
     }
 }

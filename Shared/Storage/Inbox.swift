@@ -32,11 +32,10 @@ extension Database {
     }
 
     /// Deletes inbox records older than `retention`, which must be longer than any event stays
-    /// in a stream or pending.
-    public func pruneInbox(olderThan retention: Duration) async throws {
-        let cutoff = Date.nowMilliseconds - Int64(retention.wholeMilliseconds)
-        try await transaction { transaction in
-            try await transaction.sql.raw("DELETE FROM orderly_inbox WHERE applied_at < \(bind: cutoff)").run()
-        }
+    /// in a stream or pending; returns how many.
+    @discardableResult
+    public func pruneInbox(olderThan retention: Duration) async throws -> Int {
+        try await deleteRows(
+            of: "orderly_inbox", where: "applied_at", below: Date.nowMilliseconds - Int64(retention.wholeMilliseconds))
     }
 }

@@ -260,10 +260,9 @@ public struct OutboxRelay: Service {
     }
 
     private func pruneSent() async throws {
-        let cutoff = Date.nowMilliseconds - Int64(configuration.sentRetention.wholeMilliseconds)
-        try await database.transaction { transaction in
-            try await transaction.sql.raw("DELETE FROM orderly_outbox WHERE sent_at < \(bind: cutoff)").run()
-        }
+        try await database.deleteRows(
+            of: "orderly_outbox", where: "sent_at",
+            below: Date.nowMilliseconds - Int64(configuration.sentRetention.wholeMilliseconds))
     }
 
     /// How many rows wait to be published.

@@ -59,6 +59,52 @@ struct RedisClientTests {
         }
     }
 
+    @Test("URLs carry a user, a password and a database; their text shows no password")
+    func urls() throws {
+        let full = try #require(RedisConfiguration(url: "redis://alice:p%40ss%3Aword@cache.internal:6380/2"))
+        #expect(full.host == "cache.internal" && full.port == 6380 && full.database == 2)
+        #expect(full.username == "alice" && full.password == "p@ss:word")
+        #expect(full.description == "redis://alice:***@cache.internal:6380/2")
+        let passwordOnly = try #require(RedisConfiguration(url: "redis://:secret@127.0.0.1:6379"))
+        #expect(passwordOnly.username == nil && passwordOnly.password == "secret" && passwordOnly.database == 0)
+        let plain = try #require(RedisConfiguration(url: "redis://127.0.0.1:6379/"))
+        #expect(plain.password == nil && plain.description == "redis://127.0.0.1:6379/0")
+        for bad in [
+            "redis://127.0.0.1", "http://127.0.0.1:6379", "redis://alice@127.0.0.1:6379", "redis://:@127.0.0.1:6379",
+            "redis://127.0.0.1:6379/x", "redis://127.0.0.1:6379/-1", "redis://127.0.0.1:70000",
+        ] {
+            #expect(RedisConfiguration(url: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test("a server that asks for a password, or an ACL user, is reached with them, and refuses without")
+    func authentication() async throws {
+        try await withRedis(
+            password: "default-secret",
+            extraArguments: ["--user", "orders", "on", ">orders-secret", "~*", "&*", "+@all"]
+        ) { asDefault, server in
+            let asUser = try #require(
+                RedisConfiguration(url: "redis://orders:orders-secret@127.0.0.1:\(server.port)/3"))
+            let user = RedisClient(configuration: asUser)
+            try await user.send("SET", "k", "in three")
+            #expect(try await user.send("ACL", "WHOAMI") == .bulk(Array("orders".utf8)))
+            await user.shutdown()
+
+            #expect(try await asDefault.send("GET", "k") == .null)
+            let inThree = RedisClient(
+                configuration: try #require(
+                    RedisConfiguration(url: "redis://:default-secret@127.0.0.1:\(server.port)/3")))
+            #expect(try await inThree.send("GET", "k") == .bulk(Array("in three".utf8)))
+            await inThree.shutdown()
+
+            for url in ["redis://127.0.0.1:\(server.port)", "redis://orders:wrong@127.0.0.1:\(server.port)"] {
+                let refused = RedisClient(configuration: try #require(RedisConfiguration(url: url)))
+                await #expect(throws: RedisError.self) { try await refused.send("PING") }
+                await refused.shutdown()
+            }
+        }
+    }
+
     @Test("two consumers of one group share a stream; acknowledged entries leave the pending list")
     func consumerGroups() async throws {
         try await withRedis { redis, server in

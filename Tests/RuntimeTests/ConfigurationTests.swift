@@ -89,6 +89,39 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("database and Redis URLs with a password come from the environment only, and are never echoed")
+    func credentialsFromEnvironmentOnly() async throws {
+        func service(_ environment: [String: String], arguments: [String] = ["orderly"]) async throws
+            -> ServiceSettings
+        {
+            try ServiceSettings.read(
+                service: "orders", defaultWirePort: 7101, defaultAdminPort: 9101, upstreams: [:],
+                from: try await ConfigurationSource.load(arguments: arguments, environment: environment))
+        }
+        let redisURL = "redis://orders:r3dis-pass@cache:6380/1"
+        let databaseURL = "postgres://orders:pg-pass@db:5432/orders"
+        let fromEnvironment = try await service(
+            secret.merging(["ORDERLY_REDIS_URL": redisURL, "ORDERLY_DATABASE_URL": databaseURL]) { a, _ in a })
+        #expect(fromEnvironment.redis.password == "r3dis-pass" && fromEnvironment.redis.database == 1)
+        #expect(fromEnvironment.database.description == "postgres://orders@db:5432/orders")
+
+        // Without a password a flag is fine; with one it is refused, naming the variable, not the value.
+        let plain = try await service(secret, arguments: ["orderly", "--redis-url", "redis://cache:6380"])
+        #expect(plain.redis.host == "cache" && plain.redis.password == nil)
+        do {
+            _ = try await service(
+                secret, arguments: ["orderly", "--redis-url", redisURL, "--database-url", databaseURL])
+            Issue.record("passwords in flags were accepted")
+        } catch let error as ConfigurationError {
+            #expect(error.problems.count == 2)
+            #expect(
+                error.description.contains(
+                    "ORDERLY_REDIS_URL (redis.url): a URL with a password is read from the environment only"))
+            #expect(error.description.contains("ORDERLY_DATABASE_URL (database.url)"))
+            #expect(!error.description.contains("r3dis-pass") && !error.description.contains("pg-pass"))
+        }
+    }
+
     @Test("camelCase keys map to upper snake-case variables")
     func variableNames() {
         #expect(SettingsReader.variable(for: "wire.maxFrameBytes") == "ORDERLY_WIRE_MAX_FRAME_BYTES")

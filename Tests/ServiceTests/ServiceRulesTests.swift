@@ -162,6 +162,13 @@ struct ServiceRulesTests {
                 OrdersAPI.changes, OrderChangesRequest(since: mark), options: Self.options(resting))
             #expect(feed.data.isEmpty && feed.removed == [order.id])
 
+            // Repeating the first claim's key now answers with the order as it is, back in the
+            // pool, not with the phone and apartment the claim once showed.
+            let replayed = try await suite.orders.call(
+                OrdersAPI.performAction, claim, options: Self.options(first, key: "claim-1"))
+            #expect(replayed.courierID == nil && replayed.phone == nil && replayed.apartment == nil)
+            #expect(replayed.version > claimed.version)
+
             // Once it left the pool for good, a claim by another courier finds nothing to race for.
             _ = try await suite.orders.call(
                 OrdersAPI.performAction, claim, options: Self.options(first, key: "claim-2"))

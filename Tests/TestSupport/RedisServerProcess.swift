@@ -10,19 +10,30 @@ import Synchronization
 public final class RedisServerProcess: Sendable {
     public let port: Int
     private let directory: String?
+    /// The `default` user's password (`requirepass`), when it has one.
+    public let password: String?
+    private let extraArguments: [String]
     private let process = Mutex<ChildProcess?>(nil)
 
-    private init(port: Int, directory: String?) {
+    private init(port: Int, directory: String?, password: String?, extraArguments: [String]) {
         self.port = port
         self.directory = directory
+        self.password = password
+        self.extraArguments = extraArguments
     }
 
     /// Starts a server on a free port. Two tests may be offered the same free port at once; the
     /// server that loses the race exits at once, and is started again on another port.
-    public static func start(directory: String? = nil) async throws -> RedisServerProcess {
+    /// `password` is required of clients; `extraArguments` are more of the server's settings
+    /// (`["--user", "alice", "on", ">secret", "+@all"]`).
+    public static func start(directory: String? = nil, password: String? = nil, extraArguments: [String] = [])
+        async throws -> RedisServerProcess
+    {
         var attempt = 0
         while true {
-            let server = RedisServerProcess(port: try ChildProcess.freePort(), directory: directory)
+            let server = RedisServerProcess(
+                port: try ChildProcess.freePort(), directory: directory, password: password,
+                extraArguments: extraArguments)
             do {
                 try await server.start()
                 return server
@@ -32,7 +43,9 @@ public final class RedisServerProcess: Sendable {
         }
     }
 
-    public var configuration: RedisConfiguration { RedisConfiguration(host: "127.0.0.1", port: port, poolSize: 4) }
+    public var configuration: RedisConfiguration {
+        RedisConfiguration(host: "127.0.0.1", port: port, password: password, poolSize: 4)
+    }
 
     /// Starts `redis-server` and waits until it answers `PING`.
     public func start() async throws {
@@ -40,9 +53,12 @@ public final class RedisServerProcess: Sendable {
             "/usr/bin/redis-server", "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
         ]
         if let directory { arguments += ["--dir", directory] }
-        let child = try ChildProcess(name: "redis", arguments: arguments)
+        if let password { arguments += ["--requirepass", password] }
+        let child = try ChildProcess(name: "redis", arguments: arguments + extraArguments)
         process.withLock { $0 = child }
-        let probe = RedisClient(configuration: RedisConfiguration(host: "127.0.0.1", port: port, poolSize: 1))
+        var probeConfiguration = configuration
+        probeConfiguration.poolSize = 1
+        let probe = RedisClient(configuration: probeConfiguration)
         defer { Task { await probe.shutdown() } }
         for _ in 0..<100 {
             if child.hasExited() {
@@ -71,10 +87,14 @@ public final class RedisServerProcess: Sendable {
     }
 }
 
-/// Runs `body` with a fresh `redis-server` and a client for it; both are stopped afterwards,
-/// whether `body` returns or throws.
-public func withRedis(_ body: (RedisClient, RedisServerProcess) async throws -> Void) async throws {
-    let server = try await RedisServerProcess.start()
+/// Runs `body` with a fresh `redis-server` (started with `password` and `extraArguments`, as
+/// `RedisServerProcess.start`) and a client for it; both are stopped afterwards, whether `body`
+/// returns or throws.
+public func withRedis(
+    password: String? = nil, extraArguments: [String] = [],
+    _ body: (RedisClient, RedisServerProcess) async throws -> Void
+) async throws {
+    let server = try await RedisServerProcess.start(password: password, extraArguments: extraArguments)
     let redis = RedisClient(configuration: server.configuration)
     do {
         try await body(redis, server)

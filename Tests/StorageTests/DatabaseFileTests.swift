@@ -1,0 +1,28 @@
+import Foundation
+import Logging
+import Storage
+import Testing
+
+@Suite("SQLite files")
+struct DatabaseFileTests {
+    static func mode(_ path: String) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+
+    @Test("a new database and its directory are readable by their owner only")
+    func ownerOnly() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("orderly-files-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let path = root.appendingPathComponent("data/orders.sqlite").path
+        let database = try await Database.open(
+            .sqlite(path: path, synchronousFull: true), logger: Logger(label: "orderly.tests.files"))
+        try await database.migrate(scope: "tests", [])
+        await database.close()
+        #expect(try Self.mode(root.appendingPathComponent("data").path) == 0o700)
+        #expect(try Self.mode(path) == 0o600)
+        for companion in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + companion) {
+            #expect(try Self.mode(path + companion) == 0o600, "\(companion)")
+        }
+    }
+}
