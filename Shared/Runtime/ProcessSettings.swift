@@ -13,6 +13,7 @@ public struct ProcessSettings: Sendable {
     public var adminHost: String
     public var adminPort: Int
     public var maximumFrameLength: Int
+    public var maximumConnections: Int
     public var stallTimeout: TimeAmount
     public var shutdownGracePeriod: TimeAmount
     public var internalSecret: WireSecret
@@ -26,6 +27,7 @@ public struct ProcessSettings: Sendable {
     /// | `wire.host`, `wire.port` | `ORDERLY_WIRE_HOST`, `ORDERLY_WIRE_PORT` | `127.0.0.1`, per service |
     /// | `admin.host`, `admin.port` | `ORDERLY_ADMIN_HOST`, `ORDERLY_ADMIN_PORT` | `127.0.0.1`, per service |
     /// | `wire.maxFrameBytes` | `ORDERLY_WIRE_MAX_FRAME_BYTES` | 4194304 |
+    /// | `wire.maxConnections` | `ORDERLY_WIRE_MAX_CONNECTIONS` | 1024 |
     /// | `wire.stallTimeoutMs` | `ORDERLY_WIRE_STALL_TIMEOUT_MS` | 10000 |
     /// | `shutdown.graceSeconds` | `ORDERLY_SHUTDOWN_GRACE_SECONDS` | 30 |
     /// | `internal.secret` | `ORDERLY_INTERNAL_SECRET` (environment only) | none: required |
@@ -41,6 +43,8 @@ public struct ProcessSettings: Sendable {
         let adminPort = reader.int("admin.port", default: defaultAdminPort, in: 0...65535)
         let frame = reader.int(
             "wire.maxFrameBytes", default: WireDefaults.maximumFrameLength, in: 1024...(256 * 1024 * 1024))
+        let connections = reader.int(
+            "wire.maxConnections", default: WireDefaults.maximumConnections, in: 1...1_000_000)
         let stall = reader.int("wire.stallTimeoutMs", default: 10_000, in: 100...600_000)
         let grace = reader.int("shutdown.graceSeconds", default: 30, in: 0...3600)
         let secretText = reader.secret("internal.secret")
@@ -50,7 +54,7 @@ public struct ProcessSettings: Sendable {
         try reader.finish()
         return ProcessSettings(
             service: service, logLevel: logLevel, logFormat: logFormat, wireHost: wireHost, wirePort: wirePort,
-            adminHost: adminHost, adminPort: adminPort, maximumFrameLength: frame,
+            adminHost: adminHost, adminPort: adminPort, maximumFrameLength: frame, maximumConnections: connections,
             stallTimeout: .milliseconds(Int64(stall)), shutdownGracePeriod: .seconds(Int64(grace)),
             internalSecret: WireSecret(secretText!)!)
     }
@@ -59,7 +63,7 @@ public struct ProcessSettings: Sendable {
     public var wireServer: WireServerConfiguration {
         WireServerConfiguration(
             host: wireHost, port: wirePort, serviceName: service, secret: internalSecret,
-            maximumFrameLength: maximumFrameLength, stallTimeout: stallTimeout, shutdownGracePeriod: shutdownGracePeriod
-        )
+            maximumFrameLength: maximumFrameLength, stallTimeout: stallTimeout, maximumConnections: maximumConnections,
+            shutdownGracePeriod: shutdownGracePeriod)
     }
 }

@@ -3,9 +3,13 @@ public import NIOCore
 /// Splits a byte stream into Wire frames: a 4-byte big-endian length `N`, then `N` bytes.
 ///
 /// A length above `maximumFrameLength` fails the stream with `WireProtocolError.frameTooLarge`
-/// (the connection handler answers with an error frame and closes). A frame that has begun but
-/// is not complete within `stallTimeout` fails it with `WireProtocolError.stalledFrame`, so a peer
-/// that sends half a frame and goes quiet cannot hold a connection forever.
+/// (the connection handler answers with an error frame and closes); so does a first frame above
+/// `firstFrameLimit`, which a server sets low: the first frame is the hello, and a peer that has
+/// not proved who it is must not make the server buffer megabytes. A frame that has begun but is
+/// not complete within `stallTimeout` fails it with `WireProtocolError.stalledFrame`, so a peer
+/// that sends half a frame and goes quiet cannot hold a connection forever; the timer starts
+/// again with each complete frame, so a busy connection whose reads always end mid-frame is
+/// never taken for a stalled one.
 public struct WireFrameDecoder: ByteToMessageDecoder {
     public typealias InboundOut = ByteBuffer
 
@@ -16,11 +20,17 @@ public struct WireFrameDecoder: ByteToMessageDecoder {
 
     private let maximumFrameLength: Int
     private let stallTimeout: TimeAmount?
+    /// The limit of the next frame while it is the first, then nil.
+    private var firstFrameLimit: Int?
     private var state = ReadState.waitingForHeader
     private var stallTimer: Scheduled<Void>?
 
-    public init(maximumFrameLength: Int = WireDefaults.maximumFrameLength, stallTimeout: TimeAmount? = .seconds(10)) {
+    public init(
+        maximumFrameLength: Int = WireDefaults.maximumFrameLength, firstFrameLimit: Int? = nil,
+        stallTimeout: TimeAmount? = .seconds(10)
+    ) {
         self.maximumFrameLength = maximumFrameLength
+        self.firstFrameLimit = firstFrameLimit.map { min($0, maximumFrameLength) }
         self.stallTimeout = stallTimeout
     }
 
@@ -30,9 +40,11 @@ public struct WireFrameDecoder: ByteToMessageDecoder {
                 armStallTimer(context: context, pending: buffer.readableBytes > 0)
                 return .needMoreData
             }
-            guard length <= maximumFrameLength else {
-                throw WireProtocolError.frameTooLarge(length: Int(length), limit: maximumFrameLength)
+            let limit = firstFrameLimit ?? maximumFrameLength
+            guard length <= limit else {
+                throw WireProtocolError.frameTooLarge(length: Int(length), limit: limit)
             }
+            firstFrameLimit = nil
             state = .waitingForPayload(length: Int(length))
         }
         // Read the payload in the same call: a zero-length payload leaves nothing in the buffer
@@ -42,6 +54,9 @@ public struct WireFrameDecoder: ByteToMessageDecoder {
             return .needMoreData
         }
         state = .waitingForHeader
+        // A complete frame is progress: the next one gets a stall timeout of its own.
+        stallTimer?.cancel()
+        stallTimer = nil
         armStallTimer(context: context, pending: buffer.readableBytes > 0)
         context.fireChannelRead(Self.wrapInboundOut(payload))
         return .continue
@@ -105,4 +120,8 @@ public enum WireDefaults {
     public static let protocolVersion: Int64 = 1
     /// The default largest frame: 4 MiB.
     public static let maximumFrameLength = 4 * 1024 * 1024
+    /// The largest frame a server reads before the hello: 4 KiB.
+    public static let maximumHelloLength = 4 * 1024
+    /// The default cap on a server's open connections.
+    public static let maximumConnections = 1024
 }

@@ -20,13 +20,16 @@ public struct WireServerConfiguration: Sendable {
     public var stallTimeout: TimeAmount
     /// Requests one connection may have running at once; more are refused with `resource_exhausted`.
     public var maximumRequestsInFlightPerConnection: Int
+    /// Connections open at once; one more is closed as soon as it is accepted.
+    public var maximumConnections: Int
     /// How long a graceful shutdown waits for in-flight requests before closing connections.
     public var shutdownGracePeriod: TimeAmount
 
     public init(
         host: String = "127.0.0.1", port: Int, serviceName: String, secret: WireSecret,
         maximumFrameLength: Int = WireDefaults.maximumFrameLength, stallTimeout: TimeAmount = .seconds(10),
-        maximumRequestsInFlightPerConnection: Int = 1024, shutdownGracePeriod: TimeAmount = .seconds(30)
+        maximumRequestsInFlightPerConnection: Int = 1024, maximumConnections: Int = WireDefaults.maximumConnections,
+        shutdownGracePeriod: TimeAmount = .seconds(30)
     ) {
         self.host = host
         self.port = port
@@ -35,6 +38,7 @@ public struct WireServerConfiguration: Sendable {
         self.maximumFrameLength = maximumFrameLength
         self.stallTimeout = stallTimeout
         self.maximumRequestsInFlightPerConnection = maximumRequestsInFlightPerConnection
+        self.maximumConnections = maximumConnections
         self.shutdownGracePeriod = shutdownGracePeriod
     }
 }
@@ -55,6 +59,8 @@ public final class WireServer: Service, Sendable {
         var channels: [ObjectIdentifier: any Channel] = [:]
         var draining = false
         var allClosed: CheckedContinuation<Void, Never>?
+        /// Connections refused for the cap, counted to log the first and every thousandth.
+        var refused = 0
     }
 
     public init(
@@ -152,6 +158,7 @@ public final class WireServer: Service, Sendable {
                         ByteToMessageHandler(
                             WireFrameDecoder(
                                 maximumFrameLength: configuration.maximumFrameLength,
+                                firstFrameLimit: WireDefaults.maximumHelloLength,
                                 stallTimeout: configuration.stallTimeout)),
                         MessageToByteHandler(WireFrameEncoder(maximumFrameLength: configuration.maximumFrameLength)),
                         WireServerHandler(configuration: configuration, router: router, logger: logger),
@@ -160,15 +167,27 @@ public final class WireServer: Service, Sendable {
             }
     }
 
-    /// Tracks an accepted connection until it closes; refuses it while draining.
+    /// Tracks an accepted connection until it closes; refuses it while draining or when
+    /// `maximumConnections` are open.
     private func register(_ channel: any Channel) -> Bool {
         let key = ObjectIdentifier(channel)
-        let accepted = connections.withLock { registry in
-            guard !registry.draining else { return false }
+        enum Admission { case accepted, draining, full(open: Int, refused: Int) }
+        let admission = connections.withLock { registry -> Admission in
+            guard !registry.draining else { return .draining }
+            guard registry.channels.count < configuration.maximumConnections else {
+                registry.refused += 1
+                return .full(open: registry.channels.count, refused: registry.refused)
+            }
             registry.channels[key] = channel
-            return true
+            return .accepted
         }
-        guard accepted else { return false }
+        if case .full(let open, let refused) = admission, refused == 1 || refused % 1000 == 0 {
+            logger.warning(
+                "connection refused: too many open",
+                metadata: ["wire.connections": "\(open)", "wire.refused_total": "\(refused)"])
+        }
+        guard case .accepted = admission else { return false }
+
         channel.closeFuture.whenComplete { _ in
             let waiter = self.connections.withLock { registry -> CheckedContinuation<Void, Never>? in
                 registry.channels[key] = nil

@@ -80,6 +80,47 @@ struct FrameCodecTests {
         _ = try? channel.finish()
     }
 
+    @Test("the stall timer starts again with each complete frame: a busy connection is not stalled")
+    func busyIsNotStalled() throws {
+        let loop = EmbeddedEventLoop()
+        let channel = EmbeddedChannel(
+            handler: ByteToMessageHandler(WireFrameDecoder(stallTimeout: .seconds(2))), loop: loop)
+        // Every read completes one frame and ends in the middle of the next, a second after the
+        // one before: for ten seconds, far past the timeout, a frame is always pending.
+        var stream = ByteBuffer()
+        for index in 0..<10 { stream.writeImmutableBuffer(frame("frame \(index)")) }
+        var cuts = [0] + (0..<10).map { 11 * $0 + 5 }
+        cuts.append(stream.readableBytes)
+        var received: [String] = []
+        for (start, end) in zip(cuts, cuts.dropFirst()) {
+            loop.advanceTime(by: .seconds(1))
+            try channel.throwIfErrorCaught()
+            try channel.writeInbound(stream.getSlice(at: start, length: end - start)!)
+            while let frame = try channel.readInbound(as: ByteBuffer.self) { received.append(String(buffer: frame)) }
+        }
+        #expect(received == (0..<10).map { "frame \($0)" })
+        #expect(throws: Never.self) { try channel.throwIfErrorCaught() }
+        _ = try? channel.finish()
+    }
+
+    @Test("the first frame has a limit of its own; later frames have the full one")
+    func firstFrameLimit() throws {
+        let small = EmbeddedChannel(
+            handler: ByteToMessageHandler(WireFrameDecoder(maximumFrameLength: 1024, firstFrameLimit: 16)))
+        try small.writeInbound(frame("a hello of 16 b."))
+        #expect(try small.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "a hello of 16 b."))
+        try small.writeInbound(frame(String(repeating: "x", count: 1000)))
+        #expect(try small.readInbound(as: ByteBuffer.self)?.readableBytes == 1000)
+        _ = try? small.finish()
+
+        let large = EmbeddedChannel(
+            handler: ByteToMessageHandler(WireFrameDecoder(maximumFrameLength: 1024, firstFrameLimit: 16)))
+        #expect(throws: WireProtocolError.frameTooLarge(length: 17, limit: 16)) {
+            try large.writeInbound(frame("a hello of 17 b.."))
+        }
+        _ = try? large.finish()
+    }
+
     @Test("the encoder writes the big-endian length, then the payload")
     func encoder() throws {
         let channel = EmbeddedChannel(handler: MessageToByteHandler(WireFrameEncoder()))

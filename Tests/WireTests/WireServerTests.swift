@@ -212,6 +212,42 @@ struct WireServerTests {
         try await server.stop()
     }
 
+    @Test("before the hello, a frame over 4 KiB is refused and the connection closed")
+    func oversizedHello() async throws {
+        let server = try await RunningServer.start()
+        let peer = try await RawPeer(port: server.port)
+        var header = ByteBuffer()
+        header.writeInteger(UInt32(WireDefaults.maximumHelloLength + 1))
+        header.writeString("{\"v\":1")
+        try await peer.send(header)
+        let frames = try await peer.framesUntilClosed()
+        #expect(frames.count == 1 && frames.first?.error?.message.contains("exceeds the limit") == true)
+        #expect(!peer.isActive)
+        try await server.stop()
+    }
+
+    @Test("a server keeps at most its maximum of connections open; one more is closed at once")
+    func connectionCap() async throws {
+        let server = try await RunningServer.start(maximumConnections: 2)
+        let first = try await RawPeer(port: server.port)
+        #expect(try await first.hello()?.type == .hello)
+        let second = try await RawPeer(port: server.port)
+        #expect(try await second.hello()?.type == .hello)
+        let third = try await RawPeer(port: server.port)
+        #expect(try await third.framesUntilClosed().isEmpty)
+        #expect(!third.isActive)
+        // Once one closes, the server accepts again.
+        await first.close()
+        #expect(
+            await waitUntil {
+                guard let peer = try? await RawPeer(port: server.port) else { return false }
+                let answered = (try? await peer.hello())??.type == .hello
+                await peer.close()
+                return answered
+            })
+        try await server.stop()
+    }
+
     @Test("a response over the frame limit fails that call only; the connection stays usable")
     func oversizedResponse() async throws {
         let server = try await RunningServer.start(maximumFrameLength: 1024)

@@ -70,13 +70,13 @@ struct RunningServer {
     static func start(
         port: Int = 0, stallTimeout: TimeAmount = .seconds(60),
         maximumFrameLength: Int = WireDefaults.maximumFrameLength, maximumInFlight: Int = 1024,
-        router: WireRouter = TestAPI.router
+        maximumConnections: Int = WireDefaults.maximumConnections, router: WireRouter = TestAPI.router
     ) async throws -> RunningServer {
         let server = WireServer(
             configuration: WireServerConfiguration(
                 port: port, serviceName: "test", secret: testSecret, maximumFrameLength: maximumFrameLength,
                 stallTimeout: stallTimeout, maximumRequestsInFlightPerConnection: maximumInFlight,
-                shutdownGracePeriod: .seconds(5)),
+                maximumConnections: maximumConnections, shutdownGracePeriod: .seconds(5)),
             router: router, logger: Logger(label: "test.server"))
         let task = Task { try await server.run() }
         let address = try await server.localAddress()
@@ -167,6 +167,11 @@ final class RawPeer {
     }
 
     var isActive: Bool { channel.channel.isActive }
+
+    func close() async {
+        channel.outbound.finish()
+        try? await channel.channel.close()
+    }
 }
 
 /// A server that answers the hello, then drops the connection on every request it receives,
