@@ -22,8 +22,13 @@ public struct EventConsumerConfiguration: Sendable {
     /// Entries pending longer than this (their consumer died, or their handler failed) are
     /// taken over and tried again.
     public var reclaimAfter: Duration
-    /// Deliveries after which a failing entry goes to the dead-letter stream.
+    /// Failures of the event itself (see `isTransient(_:)`) after which it goes to the
+    /// dead-letter stream. Transient failures do not count: they are retried until they pass.
     public var maximumDeliveries: Int
+    /// The wait before trying a failed event again, doubled after each failure up to
+    /// `maximumBackoff`.
+    public var initialBackoff: Duration
+    public var maximumBackoff: Duration
     /// How many handlers run at once. Events of one aggregate always run one after another,
     /// in stream order; events of different aggregates may run side by side.
     public var concurrency: Int
@@ -34,7 +39,8 @@ public struct EventConsumerConfiguration: Sendable {
     public init(
         stream: String, group: String, consumer: String, durableGroup: Bool = true, batchSize: Int = 100,
         block: Duration = .seconds(1), reclaimAfter: Duration = .seconds(30), maximumDeliveries: Int = 5,
-        concurrency: Int = 32, executor: (any TaskExecutor)? = nil
+        initialBackoff: Duration = .milliseconds(100), maximumBackoff: Duration = .seconds(5), concurrency: Int = 32,
+        executor: (any TaskExecutor)? = nil
     ) {
         self.stream = stream
         self.group = group
@@ -44,6 +50,8 @@ public struct EventConsumerConfiguration: Sendable {
         self.block = block
         self.reclaimAfter = reclaimAfter
         self.maximumDeliveries = maximumDeliveries
+        self.initialBackoff = initialBackoff
+        self.maximumBackoff = max(initialBackoff, maximumBackoff)
         self.concurrency = max(1, concurrency)
         self.executor = executor
     }
@@ -52,12 +60,18 @@ public struct EventConsumerConfiguration: Sendable {
 /// Reads a stream with a consumer group and hands each event to the handler for its type.
 ///
 /// An entry is acknowledged only after its handler succeeded (or when no handler wants its
-/// type). A failed entry stays pending and is tried again once it has been idle for
-/// `reclaimAfter`; entries a dead replica left pending are taken over the same way. After
-/// `maximumDeliveries` the entry, with the last error, moves to `orderly:dlq:<group>`; so does
-/// an entry that is not a valid event. Delivery is at least once: handlers record the event id
-/// (the inbox) to apply each event once. A read blocks one of the `RedisClient`'s threads for
-/// up to `block`: give consumers a client of their own, or a pool with threads to spare.
+/// type). A handler that fails is tried again in place, after a backoff, before anything after
+/// it in its lane, so an aggregate's events are applied in stream order even across failures.
+/// A transient failure (`isTransient(_:)`: the database, Redis or a peer unavailable) is retried
+/// until it passes or the process stops, and does not count; a failure of the event itself
+/// counts, and after `maximumDeliveries` (earlier deliveries included) the entry, with the last
+/// error, moves to `orderly:dlq:<group>`; so does an entry that is not a valid event. While it
+/// retries, the consumer keeps its pending entries claimed, so another replica does not take
+/// them over as a dead replica's and apply later events first. Entries a dead replica left
+/// pending are taken over once idle for `reclaimAfter`. Delivery is at least once: handlers
+/// record the event id (the inbox) to apply each event once. A read blocks one of the
+/// `RedisClient`'s threads for up to `block`: give consumers a client of their own, or a pool
+/// with threads to spare.
 public struct EventConsumer: Service {
     public typealias Handler = @Sendable (DomainEvent) async throws -> Void
 
@@ -199,9 +213,11 @@ public struct EventConsumer: Service {
     /// succeeded and those no handler wants. Should the process die before they are
     /// acknowledged, they are delivered again and the inbox drops them.
     ///
-    /// The batch is split into lanes by aggregate: a lane runs its events in stream order, and
-    /// lanes run side by side (up to `concurrency`), so an aggregate's events are never
-    /// reordered while a slow handler does not hold up every other aggregate.
+    /// The batch is split into lanes by aggregate: a lane runs its events in stream order, each
+    /// only once the one before is done, and lanes run side by side (up to `concurrency`), so an
+    /// aggregate's events are never reordered while a slow handler does not hold up every
+    /// other aggregate. A lane left on graceful shutdown leaves its event and those after it
+    /// pending.
     private func handle(_ entries: [RedisStreamEntry]) async throws -> [String] {
         guard !entries.isEmpty else { return [] }
         var lanes = Array(
@@ -223,12 +239,17 @@ public struct EventConsumer: Service {
                 try await deadLetter(entry, error: error.description)
             }
         }
+        let keeper = PendingKeeper(consumer: self)
         return try await withThrowingTaskGroup(of: [String].self) { group in
             for lane in lanes where !lane.isEmpty {
                 group.addTask(executorPreference: configuration.executor) {
                     var succeeded: [String] = []
-                    for (entry, event, handler) in lane where try await handle(entry, event, with: handler) {
-                        succeeded.append(entry.id)
+                    for (entry, event, handler) in lane {
+                        switch try await handle(entry, event, with: handler, keeper: keeper) {
+                        case .succeeded: succeeded.append(entry.id)
+                        case .deadLettered: continue
+                        case .leftPending: return succeeded
+                        }
                     }
                     return succeeded
                 }
@@ -237,26 +258,100 @@ public struct EventConsumer: Service {
         }
     }
 
-    /// Runs the event's handler; true when it succeeded and the entry is to be acknowledged.
-    private func handle(_ entry: RedisStreamEntry, _ event: DomainEvent, with handler: Handler) async throws -> Bool {
-        do {
-            try await handler(event)
-            return true
-        } catch {
-            let deliveries = try await deliveryCount(of: entry.id)
-            var logger = logger
-            logger[metadataKey: "event.id"] = "\(event.id)"
-            logger[metadataKey: "event.type"] = "\(event.type)"
-            if deliveries >= configuration.maximumDeliveries {
-                logger.error(
-                    "event failed \(deliveries) times; moved to the dead-letter stream", metadata: ["error": "\(error)"]
-                )
-                try await deadLetter(entry, error: "\(error)")
-            } else {
-                logger.warning("event handler failed; will retry", metadata: ["error": "\(error)"])
+    private enum Outcome { case succeeded, deadLettered, leftPending }
+
+    /// Runs the event's handler until it succeeds, the event's own failures reach
+    /// `maximumDeliveries` (then it is dead-lettered), or the process stops.
+    private func handle(
+        _ entry: RedisStreamEntry, _ event: DomainEvent, with handler: Handler, keeper: PendingKeeper
+    ) async throws -> Outcome {
+        var logger = logger
+        logger[metadataKey: "event.id"] = "\(event.id)"
+        logger[metadataKey: "event.type"] = "\(event.type)"
+        var failures = 0
+        var transientFailures = 0
+        var earlierDeliveries: Int?
+        var backoff = configuration.initialBackoff
+        while true {
+            do {
+                try await handler(event)
+                if transientFailures > 0 {
+                    logger.info(
+                        "event handled after transient failures", metadata: ["events.retries": "\(transientFailures)"])
+                }
+                return .succeeded
+            } catch {
+                if Task.isCancelled || Task.isShuttingDownGracefully { return .leftPending }
+                if isTransient(error) {
+                    transientFailures += 1
+                    if transientFailures == 1 || transientFailures.isMultiple(of: 20) {
+                        logger.warning(
+                            "event handler failed for a reason of the moment; retrying without counting it",
+                            metadata: ["error": "\(error)", "events.retries": "\(transientFailures)"])
+                    }
+                } else {
+                    failures += 1
+                    if earlierDeliveries == nil { earlierDeliveries = try await deliveryCount(of: entry.id) - 1 }
+                    let deliveries = (earlierDeliveries ?? 0) + failures
+                    if deliveries >= configuration.maximumDeliveries {
+                        logger.error(
+                            "event failed \(deliveries) times; moved to the dead-letter stream",
+                            metadata: ["error": "\(error)"])
+                        try await deadLetter(entry, error: "\(error)")
+                        return .deadLettered
+                    }
+                    logger.warning(
+                        "event handler failed; will retry",
+                        metadata: ["error": "\(error)", "events.failures": "\(deliveries)"])
+                }
             }
-            return false
+            guard await pause(backoff) else { return .leftPending }
+            backoff = min(backoff * 2, configuration.maximumBackoff)
+            await keeper.refresh()
         }
+    }
+
+    /// Waits `duration`, in short steps so that a graceful shutdown ends the wait; false when it
+    /// did (or the task was cancelled).
+    private func pause(_ duration: Duration) async -> Bool {
+        let end = ContinuousClock.now + duration
+        while ContinuousClock.now < end {
+            if Task.isCancelled || Task.isShuttingDownGracefully { return false }
+            try? await Task.sleep(for: min(.milliseconds(100), ContinuousClock.now.duration(to: end)))
+        }
+        return !(Task.isCancelled || Task.isShuttingDownGracefully)
+    }
+
+    /// Keeps this consumer's pending entries claimed while it retries: their idle time starts
+    /// again (`XCLAIM … JUSTID`, which does not count a delivery), at most every half
+    /// `reclaimAfter`, so no other replica takes them over.
+    private actor PendingKeeper {
+        let consumer: EventConsumer
+        var last = ContinuousClock.now
+
+        init(consumer: EventConsumer) { self.consumer = consumer }
+
+        func refresh() async {
+            guard last.duration(to: .now) >= consumer.configuration.reclaimAfter / 2 else { return }
+            last = .now
+            do {
+                try await consumer.claimOwnPending()
+            } catch {
+                consumer.logger.warning("cannot keep pending entries claimed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Resets the idle time of every entry pending for this consumer.
+    private func claimOwnPending() async throws {
+        let (stream, group, consumer) = (
+            RedisArgument(configuration.stream), RedisArgument(configuration.group),
+            RedisArgument(configuration.consumer)
+        )
+        let pending = try await redis.send("XPENDING", stream, group, "-", "+", 10_000, consumer)
+        let ids = (pending.elements ?? []).compactMap { $0.elements?.first?.text }
+        guard !ids.isEmpty else { return }
+        try await redis.send(["XCLAIM", stream, group, consumer, 0] + ids.map { RedisArgument($0) } + ["JUSTID"])
     }
 
     private func deliveryCount(of id: String) async throws -> Int {

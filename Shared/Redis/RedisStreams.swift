@@ -108,7 +108,7 @@ extension RedisClient {
         return count
     }
 
-    private static func entry(_ value: RedisValue) throws -> RedisStreamEntry {
+    static func entry(_ value: RedisValue) throws -> RedisStreamEntry {
         guard let parts = value.elements, parts.count == 2, let id = parts[0].text, let flat = parts[1].elements,
             flat.count % 2 == 0
         else { throw RedisError.unexpectedReply("stream entry: \(value)") }

@@ -1,3 +1,5 @@
+public import Domain
+
 /// A reply from Redis.
 public enum RedisValue: Hashable, Sendable {
     /// A bulk string: bytes, binary-safe.
@@ -64,5 +66,12 @@ public enum RedisError: Error, Hashable, Sendable, CustomStringConvertible {
         case .server(let message): return "redis error: \(message)"
         case .unexpectedReply(let what): return "unexpected redis reply: \(what)"
         }
+    }
+}
+
+extension RedisError: TransientFailure {
+    public var isTransient: Bool {
+        if case .unavailable = self { return true }
+        return false
     }
 }

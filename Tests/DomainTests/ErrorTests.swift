@@ -61,4 +61,15 @@ struct ErrorTests {
         let decoded = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
         #expect(decoded == value)
     }
+
+    @Test("unavailable, out of time and out of capacity are failures of the moment; the rest are of the work")
+    func transience() {
+        for code in ErrorCode.allCases {
+            let expected = [ErrorCode.unavailable, .deadlineExceeded, .resourceExhausted].contains(code)
+            #expect(isTransient(OrderlyError(code, "x")) == expected, "\(code)")
+        }
+        struct Unclassified: Error {}
+        #expect(!isTransient(Unclassified()))
+        #expect(!isTransient(CancellationError()))
+    }
 }

@@ -39,14 +39,15 @@ struct EventBusTests {
     }
 
     private func consumer(
-        _ redis: RedisClient, name: String, reclaimAfter: Duration = .seconds(30),
+        _ redis: RedisClient, name: String, reclaimAfter: Duration = .seconds(30), maximumDeliveries: Int = 5,
         handler: @escaping EventConsumer.Handler
     ) -> EventConsumer {
         EventConsumer(
             redis: redis,
             configuration: EventConsumerConfiguration(
                 stream: eventStream(of: "orders"), group: "notifications", consumer: name, batchSize: 8,
-                block: .milliseconds(10), reclaimAfter: reclaimAfter),
+                block: .milliseconds(10), reclaimAfter: reclaimAfter, maximumDeliveries: maximumDeliveries,
+                initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(20)),
             handlers: ["order.created": handler], logger: Logger(label: "test.events"))
     }
 
@@ -168,6 +169,102 @@ struct EventBusTests {
             #expect(fields.contains("database is on fire"))
             #expect(fields.contains(streamID))
             #expect(fields.contains(original.id.uuidString.lowercased()))
+        }
+    }
+
+    @Test("an operator lists, reads and replays dead letters; the replayed event is applied")
+    func replayDeadLetters() async throws {
+        try await withRedis { redis, server in
+            let broken = Mutex(true)
+            let applied = Mutex<[UUID]>([])
+            struct Broken: Error, CustomStringConvertible { var description: String { "a bug, since fixed" } }
+            let handler = consumer(redis, name: "a", maximumDeliveries: 2) { event in
+                if broken.withLock({ $0 }) { throw Broken() }
+                applied.withLock { $0.append(event.id) }
+            }
+            try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
+            let publisher = EventPublisher(redis: redis, service: "orders")
+            let original = event(1)
+            try await publisher.publish(original)
+            try await handler.poll()
+            // A malformed entry too, which cannot be replayed.
+            try await redis.xadd(eventStream(of: "orders"), fields: [("type", Array("order.created".utf8))])
+            try await handler.poll()
+
+            let deadLetters = DeadLetters(redis: redis)
+            #expect(try await deadLetters.groups().map { "\($0.group)=\($0.count)" } == ["notifications=2"])
+            let entries = try await deadLetters.list(group: "notifications")
+            #expect(entries.count == 2)
+            let first = try #require(entries.first)
+            #expect(first.error == "a bug, since fixed" && first.sourceStream == eventStream(of: "orders"))
+            #expect(first.fields["id"] == original.id.lowercasedText && first.fields["type"] == "order.created")
+            #expect(try await deadLetters.entry(group: "notifications", id: first.id) == first)
+            #expect(try await deadLetters.list(group: "notifications", after: first.id).map(\.id) == [entries[1].id])
+
+            await #expect(throws: OrderlyError.self) {
+                try await deadLetters.replay(group: "notifications", id: entries[1].id)
+            }
+            await #expect(throws: OrderlyError.self) { try await deadLetters.replay(group: "notifications", id: "1-1") }
+            broken.withLock { $0 = false }
+            try await deadLetters.replay(group: "notifications", id: first.id)
+            #expect(try await deadLetters.list(group: "notifications").map(\.id) == [entries[1].id])
+            try await handler.poll()
+            #expect(applied.withLock { $0 } == [original.id])
+        }
+    }
+
+    @Test("a failure of the moment is retried until it passes and never counts towards dead-lettering")
+    func transientFailures() async throws {
+        try await withRedis { redis, server in
+            let attempts = Mutex(0)
+            let flaky = consumer(redis, name: "a", maximumDeliveries: 3) { _ in
+                // Ten times the database is away, more than the three failures allowed.
+                let attempt = attempts.withLock {
+                    $0 += 1
+                    return $0
+                }
+                if attempt <= 10 { throw OrderlyError(.unavailable, "the database is away") }
+            }
+            try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
+            try await EventPublisher(redis: redis, service: "orders").publish(event(1))
+            #expect(try await flaky.poll() == 1)
+            #expect(attempts.withLock { $0 } == 11)
+            #expect(try await redis.send("XLEN", "orderly:dlq:notifications").integer == 0)
+            #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
+        }
+    }
+
+    @Test("an aggregate's events are applied in stream order even when one of them fails first")
+    func orderAfterRetry() async throws {
+        try await withRedis { redis, server in
+            struct Broken: Error {}
+            let applied = Mutex<[Int]>([])
+            let failedOnce = Mutex(false)
+            let ordered = consumer(redis, name: "a") { event in
+                let index = Int(event.payload.json.filter(\.isNumber))!
+                if index == 1,
+                    failedOnce.withLock({ failed in
+                        defer { failed = true }; return !failed
+                    })
+                {
+                    throw Broken()
+                }
+                applied.withLock { $0.append(index) }
+            }
+            try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
+            let publisher = EventPublisher(redis: redis, service: "orders")
+            // Events 1, 2 and 3 of one order, 4 of another.
+            for index in 1...4 {
+                let original = event(index)
+                try await publisher.publish(
+                    DomainEvent(
+                        type: original.type, storeID: original.storeID, aggregateID: index < 4 ? "order-a" : "order-b",
+                        payload: original.payload))
+            }
+            #expect(try await ordered.poll() == 4)
+            let sequence = applied.withLock { $0 }
+            #expect(sequence.filter { $0 < 4 } == [1, 2, 3])
+            #expect(Set(sequence) == [1, 2, 3, 4])
         }
     }
 
