@@ -20,7 +20,7 @@ struct GatewayHandlers: Sendable {
 
     // MARK: Logins
 
-    func login(_ request: LoginRequest, address: String?) async throws -> TokenPair {
+    func login(_ request: LoginRequest, address: IPAddress?) async throws -> TokenPair {
         var problems = FieldProblems()
         let email = problems.text(request.email, "email", maximumLength: 254).lowercased()
         let password = problems.text(request.password, "password", maximumLength: 1000)

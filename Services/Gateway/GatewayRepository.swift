@@ -81,40 +81,51 @@ struct GatewayRepository: Sendable {
     }
 
     /// Spends the refresh token with this hash, atomically: of two requests presenting the same
-    /// token, one gets it and the other is treated as a reuse, which revokes the family.
+    /// token, one gets it and the other is treated as a reuse, which revokes the family. Holds the
+    /// family's lock until the transaction ends, so the successor the caller issues is in place
+    /// before a logout or a reuse of the same family looks for tokens to revoke.
     func redeem(refreshToken hash: String, in transaction: Transaction) async throws -> RefreshTokenRedemption {
+        guard let token = try await lockedFamily(of: hash, in: transaction) else { return .invalid }
         let now = Date.nowMilliseconds
         if let spent = try await transaction.sql.raw(
             """
             UPDATE refresh_tokens SET used_at = \(bind: now)
             WHERE token_hash = \(bind: hash) AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(bind: now)
-            RETURNING user_id, family_id
+            RETURNING user_id
             """
         ).first() {
             guard let user = UserID(try spent.decode(column: "user_id", as: String.self)) else { return .invalid }
-            return .valid(userID: user, family: try spent.decode(column: "family_id", as: String.self))
+            return .valid(userID: user, family: token.family)
         }
-        guard
-            let row = try await transaction.sql.raw(
-                "SELECT family_id, used_at, revoked_at FROM refresh_tokens WHERE token_hash = \(bind: hash)"
-            ).first(), try row.decodeNil(column: "used_at") == false
-        else { return .invalid }
-        try await revoke(family: try row.decode(column: "family_id", as: String.self), in: transaction)
+        let row = try await transaction.sql.raw("SELECT used_at FROM refresh_tokens WHERE token_hash = \(bind: hash)")
+            .first()
+        guard let row, try row.decodeNil(column: "used_at") == false else { return .invalid }
+        try await revoke(family: token.family, in: transaction)
         return .reused
     }
 
     /// Revokes every token of the family the token with this hash belongs to (logout), when it
     /// is `user`'s; other tokens are ignored.
     func revokeFamily(of hash: String, user: UserID, in transaction: Transaction) async throws {
+        guard let token = try await lockedFamily(of: hash, in: transaction), token.user == user.description else {
+            return
+        }
+        try await revoke(family: token.family, in: transaction)
+    }
+
+    /// The family and user of the token with this hash, with the family's lock held until the
+    /// transaction ends; nil for an unknown token.
+    private func lockedFamily(of hash: String, in transaction: Transaction) async throws -> (
+        family: String, user: String
+    )? {
         guard
             let row = try await transaction.sql.raw(
-                """
-                SELECT family_id FROM refresh_tokens
-                WHERE token_hash = \(bind: hash) AND user_id = \(bind: user.description)
-                """
+                "SELECT family_id, user_id FROM refresh_tokens WHERE token_hash = \(bind: hash)"
             ).first()
-        else { return }
-        try await revoke(family: try row.decode(column: "family_id", as: String.self), in: transaction)
+        else { return nil }
+        let family = try row.decode(column: "family_id", as: String.self)
+        try await transaction.lock("refresh_tokens.family:" + family)
+        return (family, try row.decode(column: "user_id", as: String.self))
     }
 
     /// Deletes the refresh tokens of families whose every token has expired; returns how many.

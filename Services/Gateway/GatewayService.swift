@@ -77,7 +77,8 @@ public enum GatewayService {
         AdminServer.addRoutes(to: router, checks: readinessChecks)
         DocumentRoutes(document: try openAPIDocument()).add(to: router)
         let v1 = router.group("v1")
-        AuthRoutes(identity: identity).add(to: v1)
+        AuthRoutes(identity: identity, clients: ClientAddressResolver(trustedProxies: settings.trustedProxies)).add(
+            to: v1)
         UserRoutes(identity: identity).add(to: v1)
         StoreRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)
         OrderRoutes(orders: try upstream(OrdersAPI.service), identity: identity).add(to: v1)

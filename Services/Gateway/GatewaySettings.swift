@@ -12,6 +12,7 @@ public import Runtime
 /// | `auth.bcryptCost` | `ORDERLY_AUTH_BCRYPT_COST` | 12 |
 /// | `auth.loginAttemptsPerAccount` | `ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ACCOUNT` | 10 per 5 minutes |
 /// | `auth.loginAttemptsPerAddress` | `ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ADDRESS` | 50 per 5 minutes |
+/// | `http.trustedProxies` | `ORDERLY_HTTP_TRUSTED_PROXIES` | none (`10.0.0.0/8,fd00::/8`: believe their `X-Forwarded-For`) |
 /// | `bootstrap.admin.email` | `ORDERLY_BOOTSTRAP_ADMIN_EMAIL` | `admin@orderly.local` |
 /// | `bootstrap.admin.password` | `ORDERLY_BOOTSTRAP_ADMIN_PASSWORD` (environment only) | generated, printed once |
 /// | `notifications.recheckSeconds` | `ORDERLY_NOTIFICATIONS_RECHECK_SECONDS` | 2 |
@@ -26,6 +27,8 @@ public struct GatewaySettings: Sendable {
     public var bcryptCost: Int
     public var loginAttemptsPerAccount: Int
     public var loginAttemptsPerAddress: Int
+    /// Proxies whose `X-Forwarded-For` is believed (addresses or networks); none by default.
+    var trustedProxies: [IPNetwork]
     public var bootstrapAdminEmail: String
     public var bootstrapAdminPassword: String?
     public var longPollRecheck: Duration
@@ -45,6 +48,18 @@ public struct GatewaySettings: Sendable {
         let cost = reader.int("auth.bcryptCost", default: 12, in: 4...16)
         let perAccount = reader.int("auth.loginAttemptsPerAccount", default: 10, in: 1...10_000)
         let perAddress = reader.int("auth.loginAttemptsPerAddress", default: 50, in: 1...100_000)
+        let proxiesText = reader.string("http.trustedProxies", default: "none")
+        var proxies: [IPNetwork] = []
+        if proxiesText != "none" {
+            for item in proxiesText.split(separator: ",") {
+                if let network = IPNetwork(item.trimmingCharacters(in: .whitespaces)) {
+                    proxies.append(network)
+                } else {
+                    reader.report(
+                        "http.trustedProxies", "expected addresses or networks (10.0.0.0/8, fd00::/8), got '\(item)'")
+                }
+            }
+        }
         let email = reader.string("bootstrap.admin.email", default: "admin@orderly.local").lowercased()
         let password = reader.optionalSecret("bootstrap.admin.password")
         if let password, !(8...72).contains(password.utf8.count) {
@@ -56,6 +71,7 @@ public struct GatewaySettings: Sendable {
             service: service, httpHost: host, httpPort: port, maximumBodyBytes: body, jwtSecret: secret!,
             accessTokenLifetime: .seconds(access), refreshTokenLifetime: .seconds(refresh * 86_400),
             bcryptCost: cost, loginAttemptsPerAccount: perAccount, loginAttemptsPerAddress: perAddress,
+            trustedProxies: proxies,
             bootstrapAdminEmail: email, bootstrapAdminPassword: password, longPollRecheck: .seconds(recheck))
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Domain
 import Foundation
 public import Redis
@@ -24,6 +25,15 @@ public final class Transaction: Sendable {
     /// transaction commits, so the event exists exactly when the change it reports does.
     public func publish(_ event: DomainEvent) {
         events.withLock { $0.append(event) }
+    }
+
+    /// Holds the lock named `name` until this transaction ends, waiting for another transaction
+    /// holding it: on PostgreSQL a transaction-level advisory lock keyed by the name's SHA-256;
+    /// on SQLite nothing, as its one writer runs transactions one at a time anyway.
+    public func lock(_ name: String) async throws {
+        guard kind == .postgres else { return }
+        let key = SHA256.hash(data: Array(name.utf8)).withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }
+        try await sql.raw("SELECT pg_advisory_xact_lock(\(bind: key))").run()
     }
 
     /// The next number of the named sequence (1, 2, 3, …). The counter row stays locked until

@@ -4,9 +4,13 @@ import Foundation
 import Logging
 import Redis
 
-/// Counts login attempts per account and per client address in Redis, in fixed windows, and
-/// refuses once either passes its limit. When Redis cannot be reached logins are let through
-/// (and a warning logged): a Redis outage should not lock every user out.
+/// Counts login attempts per account and per client address (an IPv6 client by its /64) in
+/// Redis, in windows, and refuses once either passes its limit, telling the client when to try
+/// again. An account that passes its limit again soon after waits longer each time: the window
+/// doubles with each strike in the last day, up to 64 windows. One script counts and sets every
+/// expiry, so no counter is ever left without one (an account locked for good). When Redis
+/// cannot be reached logins are let through (and a warning logged): a Redis outage should not
+/// lock every user out.
 struct LoginLimiter: Sendable {
     let redis: RedisClient
     let perAccount: Int
@@ -14,30 +18,48 @@ struct LoginLimiter: Sendable {
     let window: Duration
     let logger: Logger
 
-    /// Counts this attempt; throws `resource_exhausted` (429) when over a limit.
-    func admit(email: String, address: String?) async throws(OrderlyError) {
-        let seconds = Int(window.components.seconds)
-        // Keys hold a hash, never the address itself.
-        let accountKey = "orderly:ratelimit:login:account:\(Self.digest(email))"
-        let addressKey = "orderly:ratelimit:login:address:\(Self.digest(address ?? "unknown"))"
-        let replies: [RedisValue]
+    /// KEYS: the account's counter, its strikes, the address's counter. ARGV: the window in
+    /// seconds, the account's limit, the address's limit. Returns each counter and its time to
+    /// live.
+    static let script = """
+        local window = tonumber(ARGV[1])
+        local account = redis.call('INCR', KEYS[1])
+        if account == 1 or redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], window) end
+        if account == tonumber(ARGV[2]) + 1 then
+          local strikes = redis.call('INCR', KEYS[2])
+          redis.call('EXPIRE', KEYS[2], 86400)
+          redis.call('EXPIRE', KEYS[1], window * math.pow(2, math.min(strikes - 1, 6)))
+        end
+        local address = redis.call('INCR', KEYS[3])
+        if address == 1 or redis.call('TTL', KEYS[3]) < 0 then redis.call('EXPIRE', KEYS[3], window) end
+        return {account, redis.call('TTL', KEYS[1]), address, redis.call('TTL', KEYS[3])}
+        """
+
+    /// Counts this attempt; throws `resource_exhausted` (429, with `retry_after_seconds`) when
+    /// over a limit.
+    func admit(email: String, address: IPAddress?) async throws(OrderlyError) {
+        // Keys hold a hash, never the address or e-mail itself.
+        let account = "orderly:ratelimit:login:account:\(Self.digest(email))"
+        let client = "orderly:ratelimit:login:address:\(Self.digest(address?.rateLimitKey ?? "unknown"))"
+        let counts: [Int64]
         do {
-            replies = try await redis.pipeline([
-                ["INCR", RedisArgument(accountKey)],
-                ["EXPIRE", RedisArgument(accountKey), RedisArgument(seconds), "NX"],
-                ["INCR", RedisArgument(addressKey)],
-                ["EXPIRE", RedisArgument(addressKey), RedisArgument(seconds), "NX"],
-            ])
+            let reply = try await redis.send(
+                "EVAL", RedisArgument(Self.script), 3, RedisArgument(account), RedisArgument(account + ":strikes"),
+                RedisArgument(client), RedisArgument(Int(window.components.seconds)), RedisArgument(perAccount),
+                RedisArgument(perAddress))
+            counts = (reply.elements ?? []).compactMap(\.integer)
+            guard counts.count == 4 else { throw RedisError.unexpectedReply("login limit: \(reply)") }
         } catch {
             logger.warning("login rate limit not checked: Redis unavailable", metadata: ["error": "\(error)"])
             return
         }
-        let account = replies[0].integer ?? 0
-        let client = replies[2].integer ?? 0
-        guard account <= perAccount, client <= perAddress else {
+        var wait: Int64 = 0
+        if counts[0] > perAccount { wait = max(wait, counts[1]) }
+        if counts[2] > perAddress { wait = max(wait, counts[3]) }
+        guard wait == 0 else {
             throw OrderlyError(
-                .resourceExhausted, "too many login attempts; try again in a few minutes", reason: "rate_limited",
-                details: ["retry_after_seconds": .int(Int64(seconds))])
+                .resourceExhausted, "too many login attempts; try again in \(wait) seconds", reason: "rate_limited",
+                details: ["retry_after_seconds": .int(max(1, wait))])
         }
     }
 

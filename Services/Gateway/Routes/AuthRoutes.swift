@@ -4,11 +4,14 @@ import Hummingbird
 /// `/v1/auth/…` and `/v1/me`: signing in and out, refreshing tokens, the caller's own record.
 struct AuthRoutes: Sendable {
     let identity: GatewayHandlers
+    let clients: ClientAddressResolver
 
     func add(to v1: RouterGroup<GatewayContext>) {
         v1.post("auth/login") { request, context in
             let login = try await JSONBody.decode(LoginRequest.self, from: request, context: context)
-            return try JSONBody.response(try await identity.login(login, address: context.clientAddress))
+            let client = clients.client(
+                peer: context.clientAddress, forwardedFor: request.headers[values: .xForwardedFor])
+            return try JSONBody.response(try await identity.login(login, address: client))
         }
         v1.post("auth/refresh") { request, context in
             let refresh = try await JSONBody.decode(RefreshRequest.self, from: request, context: context)

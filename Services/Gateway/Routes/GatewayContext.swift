@@ -12,7 +12,8 @@ import Wire
 public struct GatewayContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var requestID: String
-    /// The peer's IP address; behind a proxy, the proxy's.
+    /// The peer's IP address; behind a proxy, the proxy's (`ClientAddressResolver` looks
+    /// further).
     public var clientAddress: String?
     /// Set from the settings by `ErrorEnvelopeMiddleware`.
     public var maxUploadSize: Int = 1 << 20
@@ -70,6 +71,7 @@ extension HTTPField.Name {
     static let requestID = Self("X-Request-Id")!
     static let idempotencyKey = Self("Idempotency-Key")!
     static let traceparent = Self("traceparent")!
+    static let xForwardedFor = Self("X-Forwarded-For")!
 }
 
 /// Answers every failure with the error envelope
