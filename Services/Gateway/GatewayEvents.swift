@@ -21,9 +21,15 @@ enum GatewayEvents {
             payload: try EventPayload(encoding: user))
     }
 
-    /// The consumers the process runs beside its HTTP server.
-    static func consumers(hub: WakeHub, redis: RedisConfiguration, logger: Logger) -> [any Service] {
-        [WakeListener(hub: hub, redis: redis, logger: logger)]
+    /// The consumers the process runs beside its HTTP server: wake-ups, and other replicas'
+    /// word of ended sessions (`Sessions`).
+    static func consumers(hub: WakeHub, sessions: Sessions, redis: RedisConfiguration, logger: Logger)
+        -> [any Service]
+    {
+        [
+            WakeListener(hub: hub, redis: redis, logger: logger),
+            SessionsEndedListener(sessions: sessions, redis: redis, logger: logger),
+        ]
     }
 }
 

@@ -16,6 +16,7 @@ struct GatewayHandlers: Sendable {
     let limiter: LoginLimiter
     let catalog: any WireCaller
     let idempotency: IdempotencyStore
+    let sessions: Sessions
     let logger: Logger
 
     // MARK: Logins
@@ -34,7 +35,7 @@ struct GatewayHandlers: Sendable {
         }
         let (users, tokens) = (self.users, self.tokens)
         return try await database.transaction { transaction in
-            let pair = try await tokens.issue(for: found.user)
+            let pair = try await tokens.issue(for: found.user, tokenVersion: found.tokenVersion)
             try await users.insert(pair.refresh, in: transaction)
             return pair.tokens
         }
@@ -58,10 +59,12 @@ struct GatewayHandlers: Sendable {
                         "this refresh token was already used; every session of this login is now ended",
                         reason: "refresh_token_reused"))
             case .valid(let userID, let family):
-                guard let user = try await users.find(userID, in: transaction.sql), user.active else {
+                guard let user = try await users.find(userID, in: transaction.sql), user.active,
+                    let version = try await users.tokenVersion(of: userID, in: transaction.sql)
+                else {
                     return .failure(OrderlyError(.unauthenticated, "the account is disabled", reason: "invalid_token"))
                 }
-                let pair = try await tokens.issue(for: user, family: family)
+                let pair = try await tokens.issue(for: user, tokenVersion: version, family: family)
                 try await users.insert(pair.refresh, in: transaction)
                 return .success(pair.tokens)
             }
@@ -166,7 +169,9 @@ struct GatewayHandlers: Sendable {
     }
 
     /// Admins change anything; owners and managers their store's staff (owners also managers);
-    /// everyone their own name, phone and password.
+    /// everyone their own name, phone and password, their own password only with the current
+    /// one. A new password, a deactivation or a new role ends every session of the user: their
+    /// refresh tokens are revoked and their access tokens stop working (`Sessions`).
     func update(_ id: UserID, _ patch: UserPatch, expectedVersion: Int64?, by principal: Principal) async throws -> User
     {
         var problems = FieldProblems()
@@ -175,16 +180,26 @@ struct GatewayHandlers: Sendable {
         if let password = patch.password, !(8...72).contains(password.utf8.count) {
             problems.add("password", "must be 8 to 72 bytes long")
         }
+        if patch.password != nil, id == principal.userID, (patch.currentPassword ?? "").isEmpty {
+            problems.add("current_password", "is required to change your own password")
+        }
         try problems.check()
+        if patch.password != nil, id == principal.userID, let current = patch.currentPassword {
+            let stored = try await database.read { try await self.users.passwordHash(of: id, in: $0) }
+            guard try await passwords.verify(current, against: stored ?? passwords.decoy), stored != nil else {
+                throw OrderlyError.invalidFields(["current_password": "is not your current password"])
+            }
+        }
         var newHash: String?
         if let password = patch.password { newHash = try await passwords.hash(password) }
         let hash = newHash
         let users = self.users
         let policy = AccessPolicy(principal)
-        return try await database.transaction { transaction in
+        let (updated, ended) = try await database.transaction { transaction in
             guard var user = try await users.find(id, in: transaction.sql), policy.canSee(user: user) else {
                 throw OrderlyError(.notFound, "no user \(id)")
             }
+            let before = user
             if let expectedVersion, expectedVersion != user.version {
                 throw OrderlyError.versionConflict(current: user)
             }
@@ -207,8 +222,13 @@ struct GatewayHandlers: Sendable {
             if let phone { user.phone = phone }
             if let staffRole = patch.staffRole { user.staffRole = staffRole }
             if let active = patch.active { user.active = active }
-            return try await Self.save(user, passwordHash: hash, users: users, in: transaction)
+            let endsSessions = hash != nil || (before.active && !user.active) || before.role != user.role
+            let saved = try await Self.save(user, passwordHash: hash, users: users, in: transaction)
+            if endsSessions { try await users.endSessions(of: id, in: transaction) }
+            return (saved, endsSessions)
         }
+        if ended { await sessions.ended(id) }
+        return updated
     }
 
     /// A courier going on or off duty.
@@ -314,10 +334,13 @@ struct UserPatch: Codable, Sendable {
     var staffRole: StaffRole?
     var active: Bool?
     var password: String?
+    /// Required with `password` when users change their own.
+    var currentPassword: String?
     var expectedVersion: Int64?
 
     enum CodingKeys: String, CodingKey {
         case name, phone, role, active, password
+        case currentPassword = "current_password"
         case staffRole = "staff_role"
         case expectedVersion = "expected_version"
     }

@@ -38,17 +38,50 @@ struct GatewayRepository: Sendable {
             .map { try StoredDocument.decode(User.self, from: $0) }
     }
 
-    /// The user with this e-mail address and their password hash.
-    func find(email: String) async throws -> (user: User, passwordHash: String)? {
+    /// The user with this e-mail address, their password hash and token version.
+    func find(email: String) async throws -> (user: User, passwordHash: String, tokenVersion: Int64)? {
         try await database.read { sql in
             guard
-                let row = try await sql.raw("SELECT doc, password_hash FROM users WHERE email = \(bind: email)").first()
+                let row = try await sql.raw(
+                    "SELECT doc, password_hash, token_version FROM users WHERE email = \(bind: email)"
+                ).first()
             else { return nil }
             return (
                 try StoredDocument.decode(User.self, from: row),
-                try row.decode(column: "password_hash", as: String.self)
+                try row.decode(column: "password_hash", as: String.self),
+                try row.decode(column: "token_version", as: Int64.self)
             )
         }
+    }
+
+    /// The user's password hash, for checking their current password.
+    func passwordHash(of id: UserID, in sql: any SQLDatabase) async throws -> String? {
+        try await sql.raw("SELECT password_hash FROM users WHERE id = \(bind: id.description)").first()?
+            .decode(column: "password_hash", as: String.self)
+    }
+
+    /// The version access tokens of this user must carry; nil when there is no such user.
+    func tokenVersion(of id: UserID, in sql: any SQLDatabase) async throws -> Int64? {
+        try await sql.raw("SELECT token_version FROM users WHERE id = \(bind: id.description)").first()?
+            .decode(column: "token_version", as: Int64.self)
+    }
+
+    /// The lock that refreshing, revoking and ending a user's sessions take in turn (PostgreSQL).
+    static func sessionsLock(of user: String) -> String { "gateway.sessions:" + user }
+
+    /// Ends every session of the user: their token version moves on, so access tokens issued
+    /// before stop working, and every refresh-token family is revoked.
+    func endSessions(of id: UserID, in transaction: Transaction) async throws {
+        try await transaction.lock(Self.sessionsLock(of: id.description))
+        try await transaction.sql.raw(
+            "UPDATE users SET token_version = token_version + 1 WHERE id = \(bind: id.description)"
+        ).run()
+        try await transaction.sql.raw(
+            """
+            UPDATE refresh_tokens SET revoked_at = \(bind: Date.nowMilliseconds)
+            WHERE user_id = \(bind: id.description) AND revoked_at IS NULL
+            """
+        ).run()
     }
 
     func count() async throws -> Int {
@@ -82,8 +115,9 @@ struct GatewayRepository: Sendable {
 
     /// Spends the refresh token with this hash, atomically: of two requests presenting the same
     /// token, one gets it and the other is treated as a reuse, which revokes the family. Holds the
-    /// family's lock until the transaction ends, so the successor the caller issues is in place
-    /// before a logout or a reuse of the same family looks for tokens to revoke.
+    /// lock on the user's sessions until the transaction ends, so the successor the caller issues
+    /// is in place before a logout, a reuse or the end of every session looks for tokens to
+    /// revoke.
     func redeem(refreshToken hash: String, in transaction: Transaction) async throws -> RefreshTokenRedemption {
         guard let token = try await lockedFamily(of: hash, in: transaction) else { return .invalid }
         let now = Date.nowMilliseconds
@@ -113,8 +147,8 @@ struct GatewayRepository: Sendable {
         try await revoke(family: token.family, in: transaction)
     }
 
-    /// The family and user of the token with this hash, with the family's lock held until the
-    /// transaction ends; nil for an unknown token.
+    /// The family and user of the token with this hash, with the lock on the user's sessions
+    /// held until the transaction ends; nil for an unknown token.
     private func lockedFamily(of hash: String, in transaction: Transaction) async throws -> (
         family: String, user: String
     )? {
@@ -123,9 +157,9 @@ struct GatewayRepository: Sendable {
                 "SELECT family_id, user_id FROM refresh_tokens WHERE token_hash = \(bind: hash)"
             ).first()
         else { return nil }
-        let family = try row.decode(column: "family_id", as: String.self)
-        try await transaction.lock("refresh_tokens.family:" + family)
-        return (family, try row.decode(column: "user_id", as: String.self))
+        let user = try row.decode(column: "user_id", as: String.self)
+        try await transaction.lock(Self.sessionsLock(of: user))
+        return (try row.decode(column: "family_id", as: String.self), user)
     }
 
     /// Deletes the refresh tokens of families whose every token has expired; returns how many.

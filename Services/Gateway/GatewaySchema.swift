@@ -1,7 +1,7 @@
 import Storage
 
-/// The gateway's tables: users with their password hashes, and refresh tokens by family and
-/// by expiry.
+/// The gateway's tables: users with their password hashes and token versions, and refresh
+/// tokens by family and by expiry.
 enum GatewaySchema {
     static let migrations = [
         Migration(
@@ -36,5 +36,11 @@ enum GatewaySchema {
         Migration(
             2, "refresh tokens by expiry, for housekeeping",
             sql: ["CREATE INDEX refresh_tokens_by_expiry ON refresh_tokens (expires_at)"]),
+        Migration(
+            3, "users' token versions",
+            sql: [
+                "ALTER TABLE users ADD COLUMN token_version BIGINT NOT NULL DEFAULT 0",
+                "CREATE INDEX refresh_tokens_by_user ON refresh_tokens (user_id)",
+            ]),
     ]
 }

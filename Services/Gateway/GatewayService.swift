@@ -28,8 +28,10 @@ public enum GatewayService {
         let host = try await ServiceHost.start(
             settings: settings.service, logger: logger, migrations: migrations, events: IdentityEvents.service)
         let hub = WakeHub()
+        let sessions = Sessions(users: GatewayRepository(database: host.database), redis: host.redis, logger: logger)
         let router = try await router(
-            settings: settings, environment: host.environment, wakeHub: hub, readinessChecks: host.readinessChecks)
+            settings: settings, environment: host.environment, wakeHub: hub, sessions: sessions,
+            readinessChecks: host.readinessChecks)
         let app = Application(
             router: router,
             configuration: ApplicationConfiguration(
@@ -38,7 +40,8 @@ public enum GatewayService {
                 if let port = channel.localAddress?.port { await onListening("http://\(settings.httpHost):\(port)") }
             },
             logger: logger)
-        let consumers = GatewayEvents.consumers(hub: hub, redis: settings.service.redis, logger: logger)
+        let consumers = GatewayEvents.consumers(
+            hub: hub, sessions: sessions, redis: settings.service.redis, logger: logger)
         return host.services(router: nil, parts: consumers + [app], housekeeping: housekeeping(host.database))
     }
 
@@ -49,13 +52,16 @@ public enum GatewayService {
     }
 
     /// The HTTP routes over `environment` (the gateway's database, Redis, and callers of the
-    /// four services), releasing long-polls through `wakeHub`: what the process serves, and what
-    /// tests drive in-process. Creates the bootstrap admin when there are no users.
+    /// four services), releasing long-polls through `wakeHub` and checking tokens against
+    /// `sessions` (made here when nil): what the process serves, and what tests drive
+    /// in-process. Creates the bootstrap admin when there are no users.
     public static func router(
-        settings: GatewaySettings, environment: ServiceEnvironment, wakeHub: WakeHub,
+        settings: GatewaySettings, environment: ServiceEnvironment, wakeHub: WakeHub, sessions: Sessions? = nil,
         readinessChecks: [ReadinessCheck] = []
     ) async throws -> Router<GatewayContext> {
         let (database, logger) = (environment.database, environment.logger)
+        let sessions =
+            sessions ?? Sessions(users: GatewayRepository(database: database), redis: environment.redis, logger: logger)
         let upstream = environment.upstream
         let tokens = await TokenIssuer.make(
             secret: settings.jwtSecret, accessLifetime: settings.accessTokenLifetime,
@@ -67,13 +73,13 @@ public enum GatewayService {
                 redis: environment.redis, perAccount: settings.loginAttemptsPerAccount,
                 perAddress: settings.loginAttemptsPerAddress, window: .seconds(300), logger: logger),
             catalog: try upstream(CatalogAPI.service), idempotency: IdempotencyStore(database: database),
-            logger: logger)
+            sessions: sessions, logger: logger)
         try await bootstrapAdmin(settings: settings, identity: identity, logger: logger)
 
         let router = Router(context: GatewayContext.self)
         router.add(middleware: ErrorEnvelopeMiddleware(maximumBodyBytes: settings.maximumBodyBytes))
         router.add(middleware: MetricsMiddleware())
-        router.add(middleware: BearerAuthentication(tokens: tokens))
+        router.add(middleware: BearerAuthentication(tokens: tokens, sessions: sessions))
         AdminServer.addRoutes(to: router, checks: readinessChecks)
         DocumentRoutes(document: try openAPIDocument()).add(to: router)
         let v1 = router.group("v1")

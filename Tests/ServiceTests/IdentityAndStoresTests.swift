@@ -9,6 +9,53 @@ struct IdentityAndStoresTests {
 
     init() throws { api = try API() }
 
+    @Test("a new password, a deactivation or a new role ends every session of the user at once")
+    func endingSessions() async throws {
+        try await InProcessSuite.with { suite in
+            let admin = try await api.admin(suite)
+            let store = try await api.createStore(suite, admin: admin, ["name": "A"])
+            let staff = try await api.createUser(
+                suite, admin: admin, ["email": "staff@a.com", "role": "staff", "store_id": store])
+            let staffID = staff["id"] as! String
+            let session = try await api.login(suite, "staff@a.com", "password-123")
+            let (access, refresh) = (session["access_token"] as! String, session["refresh_token"] as! String)
+
+            // Their own password only with the current one.
+            for (body, problem) in [
+                (["password": "new-password-1"], "is required to change your own password"),
+                (["password": "new-password-1", "current_password": "wrong-one"], "is not your current password"),
+            ] {
+                let refused = try await api.send(suite, "PATCH", "/v1/users/\(staffID)", token: access, json: body)
+                #expect(refused.status == 400, "\(refused.text)")
+                #expect(refused.text.contains("current_password") && refused.text.contains(problem))
+            }
+            let changed = try await api.send(
+                suite, "PATCH", "/v1/users/\(staffID)", token: access,
+                json: ["password": "new-password-1", "current_password": "password-123"])
+            #expect(changed.status == 200, "\(changed.text)")
+            #expect(try await api.send(suite, "GET", "/v1/me", token: access).status == 401)
+            let refreshed = try await api.send(suite, "POST", "/v1/auth/refresh", json: ["refresh_token": refresh])
+            #expect(refreshed.status == 401)
+            let again = try await api.login(suite, "staff@a.com", "new-password-1")
+            let fresh = again["access_token"] as! String
+            #expect(try await api.send(suite, "GET", "/v1/me", token: fresh).status == 200)
+
+            // A new role ends the sessions; so does a deactivation. A name does not.
+            let renamed = try await api.send(suite, "PATCH", "/v1/users/\(staffID)", token: admin, json: ["name": "S"])
+            #expect(renamed.status == 200)
+            #expect(try await api.send(suite, "GET", "/v1/me", token: fresh).status == 200)
+            let promoted = try await api.send(
+                suite, "PATCH", "/v1/users/\(staffID)", token: admin, json: ["role": "manager"])
+            #expect(promoted.status == 200, "\(promoted.text)")
+            #expect(try await api.send(suite, "GET", "/v1/me", token: fresh).status == 401)
+            let manager = try await api.login(suite, "staff@a.com", "new-password-1")["access_token"] as! String
+            #expect(try await api.send(suite, "GET", "/v1/me", token: manager).status == 200)
+            let off = try await api.send(suite, "PATCH", "/v1/users/\(staffID)", token: admin, json: ["active": false])
+            #expect(off.status == 200)
+            #expect(try await api.send(suite, "GET", "/v1/me", token: manager).status == 401)
+        }
+    }
+
     @Test("owners manage their store's staff and nobody else's; stale versions are refused")
     func usersAndStores() async throws {
         try await InProcessSuite.with { suite in

@@ -11,10 +11,14 @@ struct AccessClaims: JWTPayload {
     var iss: IssuerClaim
     var role: String
     var storeID: String?
+    /// The user's token version when it was issued: a password change, deactivation or role
+    /// change moves the version on, and every token issued before stops working.
+    var tokenVersion: Int64?
 
     enum CodingKeys: String, CodingKey {
         case sub, exp, iat, iss, role
         case storeID = "store_id"
+        case tokenVersion = "tv"
     }
 
     static let issuer = "orderly"
@@ -86,8 +90,9 @@ struct TokenIssuer: Sendable {
         return TokenIssuer(keys: keys, accessLifetime: accessLifetime, refreshLifetime: refreshLifetime)
     }
 
-    /// The principal of a valid access token; `unauthenticated` otherwise.
-    func verify(accessToken: String) async throws(OrderlyError) -> Principal {
+    /// The principal of a validly signed, unexpired access token and the token version it was
+    /// issued under; `unauthenticated` otherwise.
+    func verify(accessToken: String) async throws(OrderlyError) -> (principal: Principal, tokenVersion: Int64) {
         let claims: AccessClaims
         do {
             claims = try await keys.verify(accessToken, as: AccessClaims.self)
@@ -97,12 +102,12 @@ struct TokenIssuer: Sendable {
         guard let principal = claims.principal else {
             throw OrderlyError(.unauthenticated, "the access token is invalid", reason: "invalid_token")
         }
-        return principal
+        return (principal, claims.tokenVersion ?? 0)
     }
 
     /// A new pair for `user`, in a new family at login and in the same family at a refresh, and
     /// the refresh token's record to store.
-    func issue(for user: User, family: String = UUID.random().lowercasedText) async throws
+    func issue(for user: User, tokenVersion: Int64, family: String = UUID.random().lowercasedText) async throws
         -> (tokens: TokenPair, refresh: RefreshTokenRecord)
     {
         let now = Date()
@@ -110,7 +115,7 @@ struct TokenIssuer: Sendable {
             sub: SubjectClaim(value: user.id.description),
             exp: ExpirationClaim(value: now.addingTimeInterval(accessLifetime.timeInterval)),
             iat: IssuedAtClaim(value: now), iss: IssuerClaim(value: AccessClaims.issuer), role: user.role.rawValue,
-            storeID: user.storeID?.description)
+            storeID: user.storeID?.description, tokenVersion: tokenVersion)
         let access = try await keys.sign(claims)
         let refresh = Self.randomToken()
         let record = RefreshTokenRecord(

@@ -41,12 +41,14 @@ public struct GatewayContext: RequestContext {
     }
 }
 
-/// Reads the bearer token of every request that carries one. Routes that need a caller ask
+/// Reads the bearer token of every request that carries one, and checks that its session has
+/// not ended (`Sessions`). Routes that need a caller ask
 /// the context (`GatewayContext.principal()`), so a stale token sent along to the login or
 /// refresh routes does no harm.
 struct BearerAuthentication: RouterMiddleware {
     typealias Context = GatewayContext
     let tokens: TokenIssuer
+    let sessions: Sessions
 
     func handle(
         _ request: Request, context: GatewayContext, next: (Request, GatewayContext) async throws -> Response
@@ -56,7 +58,9 @@ struct BearerAuthentication: RouterMiddleware {
         if header.utf8.count > 7, header.prefix(7).lowercased() == "bearer " {
             let token = String(header.dropFirst(7))
             do {
-                context.caller = .success(try await tokens.verify(accessToken: token))
+                let (principal, version) = try await tokens.verify(accessToken: token)
+                try await sessions.check(principal, tokenVersion: version)
+                context.caller = .success(principal)
             } catch {
                 context.caller = .failure(error)
             }
