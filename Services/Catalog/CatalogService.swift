@@ -1,7 +1,7 @@
 import Contracts
 public import Runtime
 public import Storage
-import Wire
+public import Wire
 
 /// The catalog service: stores, the tenants' profiles with their money and tax settings.
 public enum CatalogService: ServiceDefinition {
@@ -10,6 +10,11 @@ public enum CatalogService: ServiceDefinition {
     public static let adminPort = 9202
     /// The schema, applied at start before anything is served.
     public static let migrations = CatalogSchema.migrations
+    /// The gateway calls everything; orders and payments read stores.
+    public static let callers = WireCallers([
+        GatewayCaller.service: WireCallers.everything, OrdersAPI.service: WireCallers.only(CatalogAPI.getStore.name),
+        PaymentsAPI.service: WireCallers.only(CatalogAPI.getStore.name),
+    ])
 
     /// The service over `environment`: what the process runs, and what tests run in-process.
     public static func parts(_ environment: ServiceEnvironment) throws -> ServiceParts {

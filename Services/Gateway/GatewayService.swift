@@ -11,7 +11,7 @@ import Wire
 
 /// The gateway: the public HTTP API, identity (users, logins, tokens), and long-polls.
 public enum GatewayService {
-    public static let name = "gateway"
+    public static let name = GatewayCaller.service
     public static let adminPort = 9200
     /// The services it calls, with their default addresses.
     public static let upstreams = [

@@ -1,7 +1,7 @@
 import Contracts
 public import Runtime
 public import Storage
-import Wire
+public import Wire
 
 /// The notifications service: turns the other services' events into notifications in each
 /// user's inbox, and announces each one on `orderly:wake` so a waiting long-poll answers at once.
@@ -11,6 +11,8 @@ public enum NotificationsService: ServiceDefinition {
     public static let adminPort = 9204
     /// The schema, applied at start before anything is served.
     public static let migrations = NotificationsSchema.migrations
+    /// Only the gateway calls it.
+    public static let callers = WireCallers([GatewayCaller.service: WireCallers.everything])
 
     /// The service over `environment`: what the process runs, and what tests run in-process.
     public static func parts(_ environment: ServiceEnvironment) throws -> ServiceParts {

@@ -1,7 +1,7 @@
 import Contracts
 public import Runtime
 public import Storage
-import Wire
+public import Wire
 
 /// The orders service: orders of every store, created by store staff and taken by couriers.
 public enum OrdersService: ServiceDefinition {
@@ -12,6 +12,10 @@ public enum OrdersService: ServiceDefinition {
     public static let upstreams = [CatalogAPI.service: "127.0.0.1:7202"]
     /// The schema, applied at start before anything is served.
     public static let migrations = OrdersSchema.migrations
+    /// The gateway calls everything; payments reads the order a payment is for.
+    public static let callers = WireCallers([
+        GatewayCaller.service: WireCallers.everything, PaymentsAPI.service: WireCallers.only(OrdersAPI.getOrder.name),
+    ])
 
     /// The service over `environment`, asking its catalog upstream for stores: what the process
     /// runs, and what tests run in-process.

@@ -1,7 +1,7 @@
 import Contracts
 public import Runtime
 public import Storage
-import Wire
+public import Wire
 
 /// The payments service: payments and their receipts. For now cash payments, recorded as
 /// completed when they are taken; the card lifecycle comes later.
@@ -13,6 +13,8 @@ public enum PaymentsService: ServiceDefinition {
     public static let upstreams = [CatalogAPI.service: "127.0.0.1:7202", OrdersAPI.service: "127.0.0.1:7201"]
     /// The schema, applied at start before anything is served.
     public static let migrations = PaymentsSchema.migrations
+    /// Only the gateway calls it.
+    public static let callers = WireCallers([GatewayCaller.service: WireCallers.everything])
 
     /// The service over `environment`, calling its catalog and orders upstreams: what the
     /// process runs, and what tests run in-process.

@@ -5,3 +5,8 @@ public enum IdentityEvents {
     public static let userCreated = "user.created"
     public static let userUpdated = "user.updated"
 }
+
+/// The gateway as the services know it: the caller that states which user a call is for.
+public enum GatewayCaller {
+    public static let service = "gateway"
+}

@@ -71,6 +71,8 @@ public protocol ServiceDefinition {
     static var migrations: [Migration] { get }
     /// Its Wire methods and event consumers over `environment`.
     static func parts(_ environment: ServiceEnvironment) throws -> ServiceParts
+    /// Which services may call which of its methods (`WireCallers`).
+    static var callers: WireCallers { get }
 }
 
 extension ServiceDefinition {
@@ -80,6 +82,8 @@ extension ServiceDefinition {
     /// the service's parts with the outbox relay, the Wire server and the admin server around.
     public static func services(settings: ServiceSettings, logger: Logger) async throws -> [any Service] {
         let host = try await ServiceHost.start(settings: settings, logger: logger, migrations: migrations)
-        return host.services(try parts(host.environment))
+        var parts = try parts(host.environment)
+        parts.router.callers = callers
+        return host.services(parts)
     }
 }

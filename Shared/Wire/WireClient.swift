@@ -277,7 +277,8 @@ public final class WireClient: WireCaller {
             let endpoint = configuration.endpoints[state.withLock { $0.slots[index].endpoint }]
             do {
                 let connection = try await WireConnection.open(
-                    host: endpoint.host, port: endpoint.port, callerService: configuration.callerService,
+                    host: endpoint.host, port: endpoint.port, server: configuration.service,
+                    callerService: configuration.callerService,
                     secret: configuration.secret, maximumFrameLength: configuration.maximumFrameLength,
                     connectTimeout: configuration.connectTimeout, group: group)
                 connected(slot: index, connection: connection)

@@ -32,16 +32,17 @@ public final class WireConnection: Sendable {
         self.maximumFrameLength = maximumFrameLength
     }
 
-    /// Connects, sends the signed hello and waits for the server's answer. Throws `OrderlyError`:
-    /// `unavailable` when the server cannot be reached, `unauthenticated` when it refuses the hello.
+    /// Connects to the service `server` and proves to it that this is `callerService`
+    /// (`WireHello`). Throws `OrderlyError`: `unavailable` when the server cannot be reached,
+    /// `unauthenticated` when it refuses the hello.
     public static func connect(
-        host: String, port: Int, callerService: String, secret: WireSecret,
+        host: String, port: Int, server: String, callerService: String, secret: WireSecret,
         maximumFrameLength: Int = WireDefaults.maximumFrameLength, connectTimeout: TimeAmount = .seconds(2),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> WireConnection {
         do {
             return try await open(
-                host: host, port: port, callerService: callerService, secret: secret,
+                host: host, port: port, server: server, callerService: callerService, secret: secret,
                 maximumFrameLength: maximumFrameLength, connectTimeout: connectTimeout, group: group)
         } catch let failure as WireTransportFailure {
             throw failure.asOrderlyError
@@ -51,7 +52,7 @@ public final class WireConnection: Sendable {
     /// `connect`, but failing with `WireTransportFailure.notSent` when no connection was made,
     /// which the pool treats as always safe to retry.
     static func open(
-        host: String, port: Int, callerService: String, secret: WireSecret, maximumFrameLength: Int,
+        host: String, port: Int, server: String, callerService: String, secret: WireSecret, maximumFrameLength: Int,
         connectTimeout: TimeAmount, group: any EventLoopGroup
     ) async throws -> WireConnection {
         let channel: any Channel
@@ -74,28 +75,19 @@ public final class WireConnection: Sendable {
         } catch {
             throw WireTransportFailure.notSent("cannot connect to \(host):\(port): \(error)")
         }
-        var body = channel.allocator.buffer(capacity: 256)
-        body.writeBytes(try WireJSON.encoder.encode(WireHello(service: callerService, secret: secret)))
-        let hello = WireEnvelope(type: .hello, id: 0, body: body)
-        let promise = channel.eventLoop.makePromise(of: WireEnvelope.self)
         let deadline = NIODeadline.now() + connectTimeout
-        channel.writeAndFlush(
-            WireClientHandler.Call(
-                id: 0, frame: hello.encoded(allocator: channel.allocator),
-                deadline: deadline, promise: promise)
-        ).whenFailure { error in
-            promise.fail(WireTransportFailure.notSent("hello not sent: \(error)"))
-        }
         do {
-            let answer = try await promise.futureResult.get()
-            guard answer.type == .hello else {
-                throw answer.error ?? OrderlyError(.unauthenticated, "server did not answer the hello")
+            // The proof is for the service meant, whatever name the server gives, so a server
+            // cannot relay it to another.
+            let challenge = try await exchangeHello(
+                WireHello(service: callerService), on: channel, deadline: deadline, host: host, port: port)
+            guard let nonce = challenge.challenge else {
+                throw OrderlyError(.unauthenticated, "\(host):\(port) sent no challenge")
             }
-            let service = answer.body.flatMap {
-                try? WireJSON.decode([String: String].self, from: $0)["service"]
-            }
+            let answer = WireHello.answer(caller: callerService, server: server, challenge: nonce, keys: secret)
+            let accepted = try await exchangeHello(answer, on: channel, deadline: deadline, host: host, port: port)
             return WireConnection(
-                channel: channel, serverService: service ?? "unknown", maximumFrameLength: maximumFrameLength)
+                channel: channel, serverService: accepted.service, maximumFrameLength: maximumFrameLength)
         } catch {
             channel.close(promise: nil)
             switch error {
@@ -108,6 +100,27 @@ public final class WireConnection: Sendable {
                 throw error
             }
         }
+    }
+
+    /// Sends one hello frame and returns the server's hello in answer.
+    private static func exchangeHello(
+        _ hello: WireHello, on channel: any Channel, deadline: NIODeadline, host: String, port: Int
+    ) async throws -> WireHello {
+        var body = channel.allocator.buffer(capacity: 256)
+        body.writeBytes(try WireJSON.encoder.encode(hello))
+        let promise = channel.eventLoop.makePromise(of: WireEnvelope.self)
+        channel.writeAndFlush(
+            WireClientHandler.Call(
+                id: 0, frame: WireEnvelope(type: .hello, id: 0, body: body).encoded(allocator: channel.allocator),
+                deadline: deadline, promise: promise)
+        ).whenFailure { error in
+            promise.fail(WireTransportFailure.notSent("hello not sent: \(error)"))
+        }
+        let answer = try await promise.futureResult.get()
+        guard answer.type == .hello, let answerBody = answer.body,
+            let hello = try? WireJSON.decode(WireHello.self, from: answerBody)
+        else { throw answer.error ?? OrderlyError(.unauthenticated, "\(host):\(port) did not answer the hello") }
+        return hello
     }
 
     /// Whether the connection is still open.

@@ -1,47 +1,55 @@
 import Crypto
 import Domain
-public import Foundation
+import Foundation
 
-/// The first frame of every connection: who is calling and proof that it holds the shared
-/// internal secret.
+/// The handshake that opens every connection: the caller names itself, the server answers with
+/// a challenge (16 random bytes, new for each connection), and the caller proves, with the key
+/// of this caller and this server, that it is the service it named:
+/// `HMAC-SHA256(key(caller, server), "orderly-wire/2|caller|server|challenge")`, hex-encoded.
+/// The server checks the proof in constant time. The challenge is the server's own, so a
+/// recorded handshake proves nothing on another connection; the key belongs to the pair, so a
+/// server, which holds the keys of its callers, cannot pass for one of them anywhere else.
 ///
-/// The proof is `HMAC-SHA256(secret, "orderly-wire/1|service|timestamp_ms|nonce")`, hex-encoded.
-/// The server checks it in constant time and refuses timestamps more than five minutes away
-/// from its own clock, so a captured hello is useless soon after. The secret never travels.
+/// Frames (all of type `hello`, id 0): the caller's `{"service"}`, the server's `{"service",
+/// "challenge"}`, the caller's `{"service", "challenge", "proof"}`, the server's `{"service"}`.
 public struct WireHello: Codable, Sendable, Hashable {
     public var service: String
-    public var timestampMilliseconds: Int64
-    public var nonce: String
-    public var proof: String
+    public var challenge: String?
+    public var proof: String?
 
-    enum CodingKeys: String, CodingKey {
-        case service
-        case timestampMilliseconds = "timestamp_ms"
-        case nonce
-        case proof
-    }
-
-    /// How far a hello's timestamp may be from the server's clock.
-    public static let allowedClockSkew: Int64 = 5 * 60 * 1000
-
-    /// A signed hello for `service`.
-    public init(service: String, secret: WireSecret, now: Date = Date()) {
+    public init(service: String, challenge: String? = nil, proof: String? = nil) {
         self.service = service
-        self.timestampMilliseconds = Int64(now.timeIntervalSince1970 * 1000)
-        self.nonce = UUID().uuidString
-        self.proof = ""
-        self.proof = Hex.lowercased(secret.authenticationCode(for: signedText))
+        self.challenge = challenge
+        self.proof = proof
     }
 
-    private var signedText: String { "orderly-wire/1|\(service)|\(timestampMilliseconds)|\(nonce)" }
+    /// A new challenge: 16 random bytes, hex.
+    public static func makeChallenge() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Hex.lowercased((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
 
-    /// Whether the proof is valid for `secret` and the timestamp is fresh.
-    public func isValid(secret: WireSecret, now: Date = Date()) -> Bool {
-        let nowMilliseconds = Int64(now.timeIntervalSince1970 * 1000)
-        guard abs(nowMilliseconds - timestampMilliseconds) <= Self.allowedClockSkew,
-            let proofBytes = Self.bytes(fromHex: proof)
-        else { return false }
-        return secret.isValid(authenticationCode: proofBytes, for: signedText)
+    /// The caller's answer to `challenge` from `server`.
+    public static func answer(
+        caller: String, server: String, challenge: String, keys: WireSecret
+    ) -> WireHello {
+        let key = keys.pairKey(caller: caller, server: server)
+        let proof = HMAC<SHA256>.authenticationCode(
+            for: Array(signedText(caller: caller, server: server, challenge: challenge).utf8), using: key)
+        return WireHello(service: caller, challenge: challenge, proof: Hex.lowercased(Array(proof)))
+    }
+
+    /// Whether this is the right answer of `service` to `challenge` from `server`.
+    public func proves(challenge expected: String, to server: String, keys: WireSecret) -> Bool {
+        guard challenge == expected, let proof, let proofBytes = Self.bytes(fromHex: proof) else { return false }
+        return HMAC<SHA256>.isValidAuthenticationCode(
+            proofBytes,
+            authenticating: Array(Self.signedText(caller: service, server: server, challenge: expected).utf8),
+            using: keys.pairKey(caller: service, server: server))
+    }
+
+    private static func signedText(caller: String, server: String, challenge: String) -> String {
+        "orderly-wire/2|\(caller)|\(server)|\(challenge)"
     }
 
     private static func bytes(fromHex text: String) -> [UInt8]? {
@@ -68,7 +76,8 @@ public struct WireHello: Codable, Sendable, Hashable {
     }
 }
 
-/// The shared internal secret. Its description never shows the value, so it cannot leak into logs.
+/// The operator's internal secret, from which the key of each caller and server pair is
+/// derived (`pairKey`). Its description never shows the value, so it cannot leak into logs.
 public struct WireSecret: Sendable, CustomStringConvertible {
     private let key: SymmetricKey
 
@@ -80,12 +89,11 @@ public struct WireSecret: Sendable, CustomStringConvertible {
 
     public var description: String { "WireSecret(redacted)" }
 
-    func authenticationCode(for text: String) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: key))
-    }
-
-    /// Constant-time comparison (swift-crypto's `isValidAuthenticationCode`).
-    func isValid(authenticationCode: [UInt8], for text: String) -> Bool {
-        HMAC<SHA256>.isValidAuthenticationCode(authenticationCode, authenticating: Array(text.utf8), using: key)
+    /// The key `caller` proves itself to `server` with:
+    /// `HMAC-SHA256(secret, "orderly-wire/2 key|caller|server")`.
+    func pairKey(caller: String, server: String) -> SymmetricKey {
+        SymmetricKey(
+            data: Array(
+                HMAC<SHA256>.authenticationCode(for: Array("orderly-wire/2 key|\(caller)|\(server)".utf8), using: key)))
     }
 }

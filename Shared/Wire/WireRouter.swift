@@ -92,6 +92,43 @@ public struct WireRequestContext: Sendable {
     }
 }
 
+/// Which services may call which methods of a service, and which of them may carry a user's
+/// principal: only the gateway states which user a call is made for, and a service that passes
+/// on the principal it was given (payments asking the catalog for a store) is named here for the
+/// methods it needs. Anyone else is refused at the hello, and any other call with
+/// `permission_denied`.
+public struct WireCallers: Sendable {
+    public struct Grant: Sendable {
+        /// The methods it may call; nil for every method.
+        public var methods: Set<String>?
+        public var mayCarryPrincipal: Bool
+    }
+
+    public var grants: [String: Grant]
+
+    public init(_ grants: [String: Grant]) { self.grants = grants }
+
+    /// Every method, with the user's principal: the gateway.
+    public static var everything: Grant { Grant(methods: nil, mayCarryPrincipal: true) }
+
+    /// These methods only, passing on the principal it was given.
+    public static func only(_ methods: String...) -> Grant { Grant(methods: Set(methods), mayCarryPrincipal: true) }
+
+    /// Why `caller` may not make this call; nil when it may.
+    func refusal(caller: String, method: String, carriesPrincipal: Bool) -> OrderlyError? {
+        guard let grant = grants[caller] else {
+            return OrderlyError(.permissionDenied, "\(caller) may not call this service")
+        }
+        if let methods = grant.methods, !methods.contains(method) {
+            return OrderlyError(.permissionDenied, "\(caller) may not call \(method)")
+        }
+        if carriesPrincipal, !grant.mayCarryPrincipal {
+            return OrderlyError(.permissionDenied, "\(caller) may not state which user a call is for")
+        }
+        return nil
+    }
+}
+
 /// Maps method names to handlers. Built before the server starts, then only read.
 public struct WireRouter: Sendable {
     typealias ErasedHandler = @Sendable (ByteBuffer?, WireRequestContext) async throws -> Data
@@ -103,8 +140,15 @@ public struct WireRouter: Sendable {
     }
 
     private(set) var routes: [String: Route] = [:]
+    /// Who may call over the network; nil takes every caller whose hello is valid (tests).
+    /// Calls made in-process (`WireRouter.call`) come from the process itself and are not
+    /// checked.
+    public var callers: WireCallers?
 
     public init() {}
+
+    /// Whether `caller` may open a connection at all.
+    func mayConnect(_ caller: String) -> Bool { callers.map { $0.grants[caller] != nil } ?? true }
 
     /// Registers the handler for `method`. A later registration of the same name replaces it.
     public mutating func register<Request, Response>(
@@ -144,6 +188,14 @@ public struct WireRouter: Sendable {
             .increment()
             return Self.errorEnvelope(
                 id: request.id, OrderlyError(.unimplemented, "no method named '\(methodName)'"))
+        }
+        if callerService != Self.inProcessCaller,
+            let refusal = callers?.refusal(
+                caller: callerService, method: methodName, carriesPrincipal: request.principal != nil)
+        {
+            logger.warning(
+                "call refused", metadata: ["rpc.method": "\(methodName)", "wire.refusal": "\(refusal.message)"])
+            return Self.errorEnvelope(id: request.id, refusal)
         }
         var deadline: NIODeadline?
         if let milliseconds = request.deadlineMilliseconds {

@@ -214,6 +214,8 @@ final class WireServerHandler: ChannelInboundHandler {
 
     private enum State {
         case awaitingHello
+        /// The caller named itself and was sent `challenge`.
+        case awaitingProof(caller: String, challenge: String)
         case ready(caller: String)
         case closing
     }
@@ -272,7 +274,7 @@ final class WireServerHandler: ChannelInboundHandler {
             return
         }
         switch state {
-        case .awaitingHello:
+        case .awaitingHello, .awaitingProof:
             receiveHello(envelope)
         case .ready(let caller):
             receive(envelope, caller: caller, context: context)
@@ -281,26 +283,45 @@ final class WireServerHandler: ChannelInboundHandler {
         }
     }
 
+    /// The handshake (`WireHello`): a caller's name is answered with a challenge, the proof
+    /// with the server's name; anything else closes the connection.
     private func receiveHello(_ envelope: WireEnvelope) {
         guard envelope.type == .hello, let body = envelope.body,
-            let hello = try? WireJSON.decode(WireHello.self, from: body),
-            hello.isValid(secret: configuration.secret)
-        else {
-            logger.warning("hello refused")
-            fail(
-                OrderlyError(.unauthenticated, "hello required with a valid proof of the internal secret"),
-                id: envelope.id)
-            return
+            let hello = try? WireJSON.decode(WireHello.self, from: body), !hello.service.isEmpty,
+            hello.service.utf8.count <= 64
+        else { return refuseHello(envelope, "hello required") }
+        switch state {
+        case .awaitingHello:
+            guard router.mayConnect(hello.service) else {
+                return refuseHello(envelope, "\(hello.service) may not call \(configuration.serviceName)")
+            }
+            let challenge = WireHello.makeChallenge()
+            state = .awaitingProof(caller: hello.service, challenge: challenge)
+            answerHello(
+                WireHello(service: configuration.serviceName, challenge: challenge), id: envelope.id)
+        case .awaitingProof(let caller, let challenge):
+            guard hello.service == caller,
+                hello.proves(challenge: challenge, to: configuration.serviceName, keys: configuration.secret)
+            else { return refuseHello(envelope, "the proof of \(caller)'s key is not valid") }
+            helloTimer?.cancel()
+            helloTimer = nil
+            state = .ready(caller: caller)
+            logger[metadataKey: "wire.caller"] = "\(caller)"
+            answerHello(WireHello(service: configuration.serviceName), id: envelope.id)
+        case .ready, .closing:
+            break
         }
-        helloTimer?.cancel()
-        helloTimer = nil
-        state = .ready(caller: hello.service)
-        logger[metadataKey: "wire.caller"] = "\(hello.service)"
-        var answer = ByteBufferAllocator().buffer(capacity: 64)
-        answer.writeStaticString("{\"service\":")
-        JSONStringWriter.write(configuration.serviceName, into: &answer)
-        answer.writeStaticString("}")
-        send(WireEnvelope(type: .hello, id: envelope.id, body: answer))
+    }
+
+    private func refuseHello(_ envelope: WireEnvelope, _ why: String) {
+        logger.warning("hello refused", metadata: ["wire.refusal": "\(why)"])
+        fail(OrderlyError(.unauthenticated, why), id: envelope.id)
+    }
+
+    private func answerHello(_ hello: WireHello, id: UInt64) {
+        var answer = ByteBufferAllocator().buffer(capacity: 96)
+        answer.writeBytes((try? WireJSON.encoder.encode(hello)) ?? Data())
+        send(WireEnvelope(type: .hello, id: id, body: answer))
     }
 
     private func receive(_ envelope: WireEnvelope, caller: String, context: ChannelHandlerContext) {

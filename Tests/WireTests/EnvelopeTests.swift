@@ -122,29 +122,32 @@ struct EnvelopeTests {
 struct HelloTests {
     let secret = WireSecret("a-shared-internal-secret")!
 
-    @Test("a hello signed with the shared secret is accepted")
+    @Test("the answer to a server's challenge proves the caller's name with the pair's key")
     func valid() {
-        #expect(WireHello(service: "gateway", secret: secret).isValid(secret: secret))
+        let challenge = WireHello.makeChallenge()
+        #expect(challenge.count == 32 && challenge != WireHello.makeChallenge())
+        let answer = WireHello.answer(caller: "gateway", server: "orders", challenge: challenge, keys: secret)
+        #expect(answer.proves(challenge: challenge, to: "orders", keys: secret))
     }
 
-    @Test("a hello signed with another secret is refused")
-    func wrongSecret() {
-        let hello = WireHello(service: "gateway", secret: WireSecret("some-other-secret-value")!)
-        #expect(!hello.isValid(secret: secret))
-    }
-
-    @Test("a tampered service name, a stale timestamp or a garbled proof is refused")
+    @Test("another secret, another challenge, another name, another server or a garbled proof is refused")
     func tampering() {
-        var renamed = WireHello(service: "gateway", secret: secret)
-        renamed.service = "admin"
-        #expect(!renamed.isValid(secret: secret))
-        let stale = WireHello(service: "gateway", secret: secret, now: Date().addingTimeInterval(-600))
-        #expect(!stale.isValid(secret: secret))
-        var garbled = WireHello(service: "gateway", secret: secret)
-        garbled.proof = "zz" + garbled.proof.dropFirst(2)
-        #expect(!garbled.isValid(secret: secret))
-        garbled.proof = ""
-        #expect(!garbled.isValid(secret: secret))
+        let challenge = WireHello.makeChallenge()
+        let answer = WireHello.answer(caller: "gateway", server: "orders", challenge: challenge, keys: secret)
+        #expect(!answer.proves(challenge: challenge, to: "orders", keys: WireSecret("some-other-secret-value")!))
+        // A recorded answer does not meet a new challenge.
+        #expect(!answer.proves(challenge: WireHello.makeChallenge(), to: "orders", keys: secret))
+        var renamed = answer
+        renamed.service = "notifications"
+        #expect(!renamed.proves(challenge: challenge, to: "orders", keys: secret))
+        // An answer meant for the catalog, relayed to orders, proves nothing there.
+        let relayed = WireHello.answer(caller: "gateway", server: "catalog", challenge: challenge, keys: secret)
+        #expect(!relayed.proves(challenge: challenge, to: "orders", keys: secret))
+        var garbled = answer
+        garbled.proof = "zz" + (answer.proof ?? "").dropFirst(2)
+        #expect(!garbled.proves(challenge: challenge, to: "orders", keys: secret))
+        garbled.proof = nil
+        #expect(!garbled.proves(challenge: challenge, to: "orders", keys: secret))
     }
 
     @Test("the secret never shows in descriptions")

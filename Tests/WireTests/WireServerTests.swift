@@ -92,6 +92,46 @@ struct WireServerTests {
         try await server.stop()
     }
 
+    @Test("a recorded answer to one challenge opens no other connection")
+    func replayedHello() async throws {
+        let server = try await RunningServer.start()
+        let first = try await RawPeer(port: server.port)
+        let challenge = try #require(try await first.sendHello(WireHello(service: "tests"))?.body)
+        let nonce = try #require(try WireJSON.decode(WireHello.self, from: challenge).challenge)
+        let recorded = WireHello.answer(caller: "tests", server: "test", challenge: nonce, keys: testSecret)
+        await first.close()
+        let second = try await RawPeer(port: server.port)
+        #expect(try await second.sendHello(WireHello(service: "tests"))?.type == .hello)
+        #expect(try await second.sendHello(recorded)?.error?.code == .unauthenticated)
+        #expect(try await second.framesUntilClosed().isEmpty)
+        try await server.stop()
+    }
+
+    @Test("only named callers connect, each to its methods, and only those allowed state a user")
+    func callerTable() async throws {
+        let server = try await RunningServer.start(
+            callers: WireCallers([
+                "tests": WireCallers.Grant(methods: ["test.echo", "test.who"], mayCarryPrincipal: false),
+                "gateway": WireCallers.everything,
+            ]))
+        await #expect(throws: OrderlyError.self) { try await server.connect(as: "intruder") }
+        let limited = try await server.connect()
+        #expect(try await limited.call(TestAPI.echo, TestAPI.Echo(text: "hi")).text == "hi")
+        let user = Principal(userID: UserID(), role: .admin, storeID: nil)
+        for refused in [
+            { _ = try await limited.call(TestAPI.write, TestAPI.Echo(text: "x")) },
+            { _ = try await limited.call(TestAPI.who, WireEmpty(), options: WireCallOptions(principal: user)) },
+        ] as [() async throws -> Void] {
+            await #expect(throws: OrderlyError.self) { try await refused() }
+        }
+        let gateway = try await server.connect(as: "gateway")
+        let who = try await gateway.call(TestAPI.who, WireEmpty(), options: WireCallOptions(principal: user))
+        #expect(who.caller == "gateway")
+        await limited.close()
+        await gateway.close()
+        try await server.stop()
+    }
+
     @Test("every frame before a valid hello is refused and the connection closed")
     func helloFirst() async throws {
         let server = try await RunningServer.start()
@@ -497,7 +537,7 @@ struct WireServerTests {
             tasks.addTask { try await group.run() }
             let port = try await server.localAddress().port!
             let connection = try await WireConnection.connect(
-                host: "127.0.0.1", port: port, callerService: "tests", secret: testSecret)
+                host: "127.0.0.1", port: port, server: "test", callerService: "tests", secret: testSecret)
             async let slow = connection.call(TestAPI.echo, TestAPI.Echo(text: "slow", delayMilliseconds: 300))
             var iterator = entries.makeAsyncIterator()
             await iterator.next()

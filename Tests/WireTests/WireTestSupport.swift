@@ -70,8 +70,11 @@ struct RunningServer {
     static func start(
         port: Int = 0, stallTimeout: TimeAmount = .seconds(60),
         maximumFrameLength: Int = WireDefaults.maximumFrameLength, maximumInFlight: Int = 1024,
-        maximumConnections: Int = WireDefaults.maximumConnections, router: WireRouter = TestAPI.router
+        maximumConnections: Int = WireDefaults.maximumConnections, router: WireRouter = TestAPI.router,
+        callers: WireCallers? = nil
     ) async throws -> RunningServer {
+        var router = router
+        router.callers = callers
         let server = WireServer(
             configuration: WireServerConfiguration(
                 port: port, serviceName: "test", secret: testSecret, maximumFrameLength: maximumFrameLength,
@@ -88,10 +91,11 @@ struct RunningServer {
         try await task.value
     }
 
-    func connect(secret: WireSecret = testSecret) async throws -> WireConnection {
+    func connect(secret: WireSecret = testSecret, as caller: String = "tests") async throws -> WireConnection {
         // A long timeout: the other suites run beside it and may slow the hello down.
         try await WireConnection.connect(
-            host: "127.0.0.1", port: port, callerService: "tests", secret: secret, connectTimeout: .seconds(10))
+            host: "127.0.0.1", port: port, server: "test", callerService: caller, secret: secret,
+            connectTimeout: .seconds(10))
     }
 
     func pool(connections: Int = 2, maximumAttempts: Int = 3) -> WireClient {
@@ -146,9 +150,18 @@ final class RawPeer {
         try await channel.channel.writeAndFlush(bytes)
     }
 
-    func hello(secret: WireSecret = testSecret) async throws -> WireEnvelope? {
+    /// The whole handshake as `caller`; returns the server's last answer.
+    func hello(secret: WireSecret = testSecret, caller: String = "raw") async throws -> WireEnvelope? {
+        guard let challenge = try await sendHello(WireHello(service: caller)) else { return nil }
+        guard challenge.type == .hello, let body = challenge.body,
+            let nonce = try WireJSON.decode(WireHello.self, from: body).challenge
+        else { return challenge }
+        return try await sendHello(WireHello.answer(caller: caller, server: "test", challenge: nonce, keys: secret))
+    }
+
+    func sendHello(_ hello: WireHello) async throws -> WireEnvelope? {
         var body = ByteBuffer()
-        body.writeBytes(try WireJSON.encoder.encode(WireHello(service: "raw", secret: secret)))
+        body.writeBytes(try WireJSON.encoder.encode(hello))
         try await send(Self.frame(WireEnvelope(type: .hello, id: 0, body: body)))
         return try await next()
     }
@@ -219,7 +232,9 @@ final class DroppingServer: Sendable {
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             guard let envelope = try? WireEnvelope.parse(unwrapInboundIn(data)) else { return }
             if envelope.type == .hello {
-                let answer = WireEnvelope(type: .hello, id: 0, body: ByteBuffer(string: #"{"service":"dropper"}"#))
+                // Takes any caller: a challenge for the name, then a welcome for the proof.
+                let answer = WireEnvelope(
+                    type: .hello, id: 0, body: ByteBuffer(string: #"{"service":"dropper","challenge":"00"}"#))
                 context.writeAndFlush(
                     wrapOutboundOut(answer.encoded(allocator: context.channel.allocator)), promise: nil)
             } else {

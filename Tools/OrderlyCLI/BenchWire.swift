@@ -57,7 +57,7 @@ struct BenchWire: AsyncParsableCommand {
         say("---------------------------------------------------------------------------------------------------")
 
         let connection = try await WireConnection.connect(
-            host: "127.0.0.1", port: servers.wirePort, callerService: "bench", secret: secret)
+            host: "127.0.0.1", port: servers.wirePort, server: "bench", callerService: "bench", secret: secret)
         var wire: [Int: Measurement] = [:]
         func selected(_ name: String) -> Bool { only == nil || only == name }
         for inFlight in [1, 16, 256] where selected("wire\(inFlight)") {
