@@ -30,7 +30,8 @@ public struct ProcessSettings: Sendable {
     /// | `wire.maxConnections` | `ORDERLY_WIRE_MAX_CONNECTIONS` | 1024 |
     /// | `wire.stallTimeoutMs` | `ORDERLY_WIRE_STALL_TIMEOUT_MS` | 10000 |
     /// | `shutdown.graceSeconds` | `ORDERLY_SHUTDOWN_GRACE_SECONDS` | 30 |
-    /// | `internal.secret` | `ORDERLY_INTERNAL_SECRET` (environment only) | none: required |
+    /// | `internal.secret` | `ORDERLY_INTERNAL_SECRET` (environment only) | none: required without `wire.keys` |
+    /// | `wire.keys` | `ORDERLY_WIRE_KEYS` (environment only) | none: this process's Wire keys alone, in place of the secret |
     public static func read(
         service: String, defaultWirePort: Int, defaultAdminPort: Int, from source: ConfigurationSource
     ) throws(ConfigurationError) -> ProcessSettings {
@@ -47,16 +48,22 @@ public struct ProcessSettings: Sendable {
             "wire.maxConnections", default: WireDefaults.maximumConnections, in: 1...1_000_000)
         let stall = reader.int("wire.stallTimeoutMs", default: 10_000, in: 100...600_000)
         let grace = reader.int("shutdown.graceSeconds", default: 30, in: 0...3600)
-        let secretText = reader.secret("internal.secret")
-        if let secretText, secretText.utf8.count < 16 {
-            reader.report("internal.secret", "must be at least 16 bytes long")
+        var secret: WireSecret?
+        if let pairs = reader.optionalSecret("wire.keys") {
+            secret = WireSecret(pairs: pairs)
+            if secret == nil {
+                reader.report("wire.keys", "expected caller>server=<64 hex digits>[,…], as `orderly wire-keys` prints")
+            }
+        } else if let secretText = reader.secret("internal.secret") {
+            if secretText.utf8.count < 16 { reader.report("internal.secret", "must be at least 16 bytes long") }
+            secret = WireSecret(secretText)
         }
         try reader.finish()
         return ProcessSettings(
             service: service, logLevel: logLevel, logFormat: logFormat, wireHost: wireHost, wirePort: wirePort,
             adminHost: adminHost, adminPort: adminPort, maximumFrameLength: frame, maximumConnections: connections,
             stallTimeout: .milliseconds(Int64(stall)), shutdownGracePeriod: .seconds(Int64(grace)),
-            internalSecret: WireSecret(secretText!)!)
+            internalSecret: secret!)
     }
 
     /// The Wire server settings these amount to.

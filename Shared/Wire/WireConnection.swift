@@ -84,7 +84,8 @@ public final class WireConnection: Sendable {
             guard let nonce = challenge.challenge else {
                 throw OrderlyError(.unauthenticated, "\(host):\(port) sent no challenge")
             }
-            let answer = WireHello.answer(caller: callerService, server: server, challenge: nonce, keys: secret)
+            guard let answer = WireHello.answer(caller: callerService, server: server, challenge: nonce, keys: secret)
+            else { throw OrderlyError(.unauthenticated, "no Wire key for \(callerService)>\(server)") }
             let accepted = try await exchangeHello(answer, on: channel, deadline: deadline, host: host, port: port)
             return WireConnection(
                 channel: channel, serverService: accepted.service, maximumFrameLength: maximumFrameLength)

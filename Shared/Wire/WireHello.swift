@@ -29,11 +29,11 @@ public struct WireHello: Codable, Sendable, Hashable {
         return Hex.lowercased((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 
-    /// The caller's answer to `challenge` from `server`.
+    /// The caller's answer to `challenge` from `server`; nil when it holds no key for the pair.
     public static func answer(
         caller: String, server: String, challenge: String, keys: WireSecret
-    ) -> WireHello {
-        let key = keys.pairKey(caller: caller, server: server)
+    ) -> WireHello? {
+        guard let key = keys.pairKey(caller: caller, server: server) else { return nil }
         let proof = HMAC<SHA256>.authenticationCode(
             for: Array(signedText(caller: caller, server: server, challenge: challenge).utf8), using: key)
         return WireHello(service: caller, challenge: challenge, proof: Hex.lowercased(Array(proof)))
@@ -41,18 +41,20 @@ public struct WireHello: Codable, Sendable, Hashable {
 
     /// Whether this is the right answer of `service` to `challenge` from `server`.
     public func proves(challenge expected: String, to server: String, keys: WireSecret) -> Bool {
-        guard challenge == expected, let proof, let proofBytes = Self.bytes(fromHex: proof) else { return false }
+        guard challenge == expected, let proof, let proofBytes = Self.bytes(fromHex: proof),
+            let key = keys.pairKey(caller: service, server: server)
+        else { return false }
         return HMAC<SHA256>.isValidAuthenticationCode(
             proofBytes,
             authenticating: Array(Self.signedText(caller: service, server: server, challenge: expected).utf8),
-            using: keys.pairKey(caller: service, server: server))
+            using: key)
     }
 
     private static func signedText(caller: String, server: String, challenge: String) -> String {
         "orderly-wire/2|\(caller)|\(server)|\(challenge)"
     }
 
-    private static func bytes(fromHex text: String) -> [UInt8]? {
+    static func bytes(fromHex text: String) -> [UInt8]? {
         let utf8 = Array(text.utf8)
         guard utf8.count % 2 == 0, utf8.count <= 128 else { return nil }
         var result: [UInt8] = []
@@ -76,24 +78,60 @@ public struct WireHello: Codable, Sendable, Hashable {
     }
 }
 
-/// The operator's internal secret, from which the key of each caller and server pair is
-/// derived (`pairKey`). Its description never shows the value, so it cannot leak into logs.
+/// Where the keys of caller and server pairs come from: the operator's internal secret, from
+/// which every pair's key is derived (`pairKey`), or the keys of a process's own pairs alone
+/// (`ORDERLY_WIRE_KEYS`, made by `orderly wire-keys`), so that a process that is taken over
+/// cannot pass for any service but itself. Its description never shows a key, so it cannot leak
+/// into logs.
 public struct WireSecret: Sendable, CustomStringConvertible {
-    private let key: SymmetricKey
+    private enum Source: Sendable {
+        case master(SymmetricKey)
+        case pairs([String: SymmetricKey])
+    }
 
-    /// Wraps a secret; an empty one is refused.
+    private let source: Source
+
+    /// The operator's secret; an empty one is refused.
     public init?(_ secret: String) {
         guard !secret.isEmpty else { return nil }
-        self.key = SymmetricKey(data: Array(secret.utf8))
+        source = .master(SymmetricKey(data: Array(secret.utf8)))
+    }
+
+    /// Pair keys alone: `caller>server=<64 hex digits>` separated by commas; nil when malformed.
+    public init?(pairs text: String) {
+        var keys: [String: SymmetricKey] = [:]
+        for item in text.split(separator: ",") {
+            let parts = item.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, parts[0].split(separator: ">").count == 2, parts[1].utf8.count == 64,
+                let bytes = WireHello.bytes(fromHex: String(parts[1]))
+            else { return nil }
+            keys[String(parts[0])] = SymmetricKey(data: bytes)
+        }
+        guard !keys.isEmpty else { return nil }
+        source = .pairs(keys)
     }
 
     public var description: String { "WireSecret(redacted)" }
 
-    /// The key `caller` proves itself to `server` with:
-    /// `HMAC-SHA256(secret, "orderly-wire/2 key|caller|server")`.
-    func pairKey(caller: String, server: String) -> SymmetricKey {
-        SymmetricKey(
-            data: Array(
-                HMAC<SHA256>.authenticationCode(for: Array("orderly-wire/2 key|\(caller)|\(server)".utf8), using: key)))
+    /// The key `caller` proves itself to `server` with, when this process holds it: derived as
+    /// `HMAC-SHA256(secret, "orderly-wire/2 key|caller|server")`, or given.
+    func pairKey(caller: String, server: String) -> SymmetricKey? {
+        switch source {
+        case .master(let key):
+            return SymmetricKey(
+                data: Array(
+                    HMAC<SHA256>.authenticationCode(
+                        for: Array("orderly-wire/2 key|\(caller)|\(server)".utf8), using: key)))
+        case .pairs(let keys):
+            return keys["\(caller)>\(server)"]
+        }
+    }
+
+    /// The pair's entry for `ORDERLY_WIRE_KEYS` (`caller>server=<hex>`); nil when this process
+    /// does not hold the key.
+    public func exportedPair(caller: String, server: String) -> String? {
+        pairKey(caller: caller, server: server).map { key in
+            "\(caller)>\(server)=" + key.withUnsafeBytes { Hex.lowercased($0) }
+        }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Runtime
 import Testing
+import Wire
 
 @Suite("Configuration")
 struct ConfigurationTests {
@@ -120,6 +121,21 @@ struct ConfigurationTests {
             #expect(error.description.contains("ORDERLY_DATABASE_URL (database.url)"))
             #expect(!error.description.contains("r3dis-pass") && !error.description.contains("pg-pass"))
         }
+    }
+
+    @Test("a process may hold its Wire keys alone instead of the secret; malformed keys are refused unechoed")
+    func wireKeys() async throws {
+        let key = String(repeating: "ab", count: 32)
+        let settings = try await read(["ORDERLY_WIRE_KEYS": "orders>catalog=\(key),gateway>orders=\(key)"])
+        #expect(settings.internalSecret.exportedPair(caller: "orders", server: "catalog") == "orders>catalog=\(key)")
+        #expect(settings.internalSecret.exportedPair(caller: "payments", server: "orders") == nil)
+        do {
+            _ = try await read(["ORDERLY_WIRE_KEYS": "orders>catalog=\(key.dropLast(2))"])
+            Issue.record("malformed keys were accepted")
+        } catch let error as ConfigurationError {
+            #expect(error.description.contains("ORDERLY_WIRE_KEYS") && !error.description.contains(key.dropLast(2)))
+        }
+        await #expect(throws: ConfigurationError.self) { try await read([:]) }
     }
 
     @Test("camelCase keys map to upper snake-case variables")

@@ -126,14 +126,14 @@ struct HelloTests {
     func valid() {
         let challenge = WireHello.makeChallenge()
         #expect(challenge.count == 32 && challenge != WireHello.makeChallenge())
-        let answer = WireHello.answer(caller: "gateway", server: "orders", challenge: challenge, keys: secret)
+        let answer = WireHello.answer(caller: "gateway", server: "orders", challenge: challenge, keys: secret)!
         #expect(answer.proves(challenge: challenge, to: "orders", keys: secret))
     }
 
     @Test("another secret, another challenge, another name, another server or a garbled proof is refused")
     func tampering() {
         let challenge = WireHello.makeChallenge()
-        let answer = WireHello.answer(caller: "gateway", server: "orders", challenge: challenge, keys: secret)
+        let answer = WireHello.answer(caller: "gateway", server: "orders", challenge: challenge, keys: secret)!
         #expect(!answer.proves(challenge: challenge, to: "orders", keys: WireSecret("some-other-secret-value")!))
         // A recorded answer does not meet a new challenge.
         #expect(!answer.proves(challenge: WireHello.makeChallenge(), to: "orders", keys: secret))
@@ -141,13 +141,34 @@ struct HelloTests {
         renamed.service = "notifications"
         #expect(!renamed.proves(challenge: challenge, to: "orders", keys: secret))
         // An answer meant for the catalog, relayed to orders, proves nothing there.
-        let relayed = WireHello.answer(caller: "gateway", server: "catalog", challenge: challenge, keys: secret)
+        let relayed = WireHello.answer(caller: "gateway", server: "catalog", challenge: challenge, keys: secret)!
         #expect(!relayed.proves(challenge: challenge, to: "orders", keys: secret))
         var garbled = answer
         garbled.proof = "zz" + (answer.proof ?? "").dropFirst(2)
         #expect(!garbled.proves(challenge: challenge, to: "orders", keys: secret))
         garbled.proof = nil
         #expect(!garbled.proves(challenge: challenge, to: "orders", keys: secret))
+    }
+
+    @Test("a process given its pair keys alone proves itself where the secret would, and nowhere else")
+    func pairKeys() throws {
+        let challenge = WireHello.makeChallenge()
+        let exported = try #require(secret.exportedPair(caller: "gateway", server: "orders"))
+        #expect(exported.hasPrefix("gateway>orders=") && exported.count == "gateway>orders=".count + 64)
+        let own = try #require(WireSecret(pairs: exported))
+        let answer = try #require(
+            WireHello.answer(caller: "gateway", server: "orders", challenge: challenge, keys: own))
+        #expect(answer.proves(challenge: challenge, to: "orders", keys: secret))
+        #expect(answer.proves(challenge: challenge, to: "orders", keys: own))
+        #expect(WireHello.answer(caller: "gateway", server: "catalog", challenge: challenge, keys: own) == nil)
+        #expect(WireHello.answer(caller: "payments", server: "orders", challenge: challenge, keys: own) == nil)
+        for bad in [
+            "", "gateway>orders=12", "gateway=\(String(repeating: "a", count: 64))",
+            "a>b=" + String(repeating: "g", count: 64),
+        ] {
+            #expect(WireSecret(pairs: bad) == nil, "\(bad)")
+        }
+        #expect(!"\(own)".contains(exported.suffix(64)))
     }
 
     @Test("the secret never shows in descriptions")

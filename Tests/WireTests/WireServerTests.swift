@@ -92,13 +92,28 @@ struct WireServerTests {
         try await server.stop()
     }
 
+    @Test("a caller holding only its own pair key connects; one without it cannot")
+    func pairKeysOverTheNetwork() async throws {
+        let server = try await RunningServer.start()
+        let ownPair = try #require(testSecret.exportedPair(caller: "tests", server: "test"))
+        let own = try #require(WireSecret(pairs: ownPair))
+        let connection = try await server.connect(secret: own)
+        #expect(try await connection.call(TestAPI.echo, TestAPI.Echo(text: "mine")).text == "mine")
+        await connection.close()
+        let otherPair = try #require(testSecret.exportedPair(caller: "tests", server: "x"))
+        let other = try #require(WireSecret(pairs: otherPair))
+        await #expect(throws: OrderlyError.self) { try await server.connect(secret: other) }
+        try await server.stop()
+    }
+
     @Test("a recorded answer to one challenge opens no other connection")
     func replayedHello() async throws {
         let server = try await RunningServer.start()
         let first = try await RawPeer(port: server.port)
         let challenge = try #require(try await first.sendHello(WireHello(service: "tests"))?.body)
         let nonce = try #require(try WireJSON.decode(WireHello.self, from: challenge).challenge)
-        let recorded = WireHello.answer(caller: "tests", server: "test", challenge: nonce, keys: testSecret)
+        let recorded = try #require(
+            WireHello.answer(caller: "tests", server: "test", challenge: nonce, keys: testSecret))
         await first.close()
         let second = try await RawPeer(port: server.port)
         #expect(try await second.sendHello(WireHello(service: "tests"))?.type == .hello)

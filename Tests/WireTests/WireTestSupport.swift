@@ -156,7 +156,10 @@ final class RawPeer {
         guard challenge.type == .hello, let body = challenge.body,
             let nonce = try WireJSON.decode(WireHello.self, from: body).challenge
         else { return challenge }
-        return try await sendHello(WireHello.answer(caller: caller, server: "test", challenge: nonce, keys: secret))
+        guard let answer = WireHello.answer(caller: caller, server: "test", challenge: nonce, keys: secret) else {
+            return nil
+        }
+        return try await sendHello(answer)
     }
 
     func sendHello(_ hello: WireHello) async throws -> WireEnvelope? {

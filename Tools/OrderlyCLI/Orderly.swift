@@ -1,9 +1,12 @@
 import ArgumentParser
 
-/// The project's command line: dead letters, benchmarks and the load generator.
+/// The project's command line: dead letters, Wire keys, benchmarks and the load generator.
 struct Orderly: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "orderly",
         abstract: "Orderly's command-line tools.",
-        subcommands: [DeadLetterCommands.self, BenchWire.self, BenchStorage.self, BenchOrderLists.self, LoadGen.self])
+        subcommands: [
+            DeadLetterCommands.self, WireKeys.self, BenchWire.self, BenchStorage.self, BenchOrderLists.self,
+            LoadGen.self,
+        ])
 }
