@@ -51,8 +51,13 @@ public actor WakeHub {
 
     public init() {}
 
-    /// Starts listening for `user`'s wake-ups; call `leave` when done.
-    func enter(_ user: UserID) -> UInt64 {
+    /// How many long-polls may wait for one user at once (a few devices signed in as them).
+    static let maximumPerUser = 8
+
+    /// Starts listening for `user`'s wake-ups; call `leave` when done. Nil when
+    /// `maximumPerUser` polls wait for the user already.
+    func enter(_ user: UserID) -> UInt64? {
+        guard (ticketsByUser[user]?.count ?? 0) < Self.maximumPerUser else { return nil }
         nextTicket += 1
         tickets[nextTicket] = Ticket(user: user)
         ticketsByUser[user, default: []].insert(nextTicket)

@@ -2,6 +2,7 @@ import Contracts
 import Domain
 import Foundation
 public import Hummingbird
+import HummingbirdCore
 public import Logging
 import NIOCore
 public import Runtime
@@ -30,10 +31,14 @@ public enum GatewayService {
         let hub = WakeHub()
         let sessions = Sessions(users: GatewayRepository(database: host.database), redis: host.redis, logger: logger)
         let router = try await router(
-            settings: settings, environment: host.environment, wakeHub: hub, sessions: sessions,
-            readinessChecks: host.readinessChecks)
+            settings: settings, environment: host.environment, wakeHub: hub, sessions: sessions)
+        let limit = ConnectionLimit(maximum: settings.maximumConnections, logger: logger)
         let app = Application(
             router: router,
+            server: .http1(
+                configuration: HTTP1Channel.Configuration(
+                    additionalChannelHandlers: [limit.handler()],
+                    idleTimeout: .seconds(Int64(settings.idleTimeout.components.seconds)))),
             configuration: ApplicationConfiguration(
                 address: .hostname(settings.httpHost, port: settings.httpPort), serverName: "orderly"),
             onServerRunning: { channel in
@@ -56,8 +61,7 @@ public enum GatewayService {
     /// `sessions` (made here when nil): what the process serves, and what tests drive
     /// in-process. Creates the bootstrap admin when there are no users.
     public static func router(
-        settings: GatewaySettings, environment: ServiceEnvironment, wakeHub: WakeHub, sessions: Sessions? = nil,
-        readinessChecks: [ReadinessCheck] = []
+        settings: GatewaySettings, environment: ServiceEnvironment, wakeHub: WakeHub, sessions: Sessions? = nil
     ) async throws -> Router<GatewayContext> {
         let (database, logger) = (environment.database, environment.logger)
         let sessions =
@@ -80,7 +84,6 @@ public enum GatewayService {
         router.add(middleware: ErrorEnvelopeMiddleware(maximumBodyBytes: settings.maximumBodyBytes))
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: BearerAuthentication(tokens: tokens, sessions: sessions))
-        AdminServer.addRoutes(to: router, checks: readinessChecks)
         DocumentRoutes(document: try openAPIDocument()).add(to: router)
         let v1 = router.group("v1")
         AuthRoutes(identity: identity, clients: ClientAddressResolver(trustedProxies: settings.trustedProxies)).add(

@@ -6,6 +6,8 @@ public import Runtime
 /// |---|---|---|
 /// | `http.host`, `http.port` | `ORDERLY_HTTP_HOST`, `ORDERLY_HTTP_PORT` | `127.0.0.1`, `8080` |
 /// | `http.maxBodyBytes` | `ORDERLY_HTTP_MAX_BODY_BYTES` | 1048576 |
+/// | `http.maxConnections` | `ORDERLY_HTTP_MAX_CONNECTIONS` | 10000 |
+/// | `http.idleTimeoutSeconds` | `ORDERLY_HTTP_IDLE_TIMEOUT_SECONDS` | 75 |
 /// | `jwt.secret` | `ORDERLY_JWT_SECRET` (environment only) | none: required, 32+ bytes |
 /// | `auth.accessTokenSeconds` | `ORDERLY_AUTH_ACCESS_TOKEN_SECONDS` | 900 |
 /// | `auth.refreshTokenDays` | `ORDERLY_AUTH_REFRESH_TOKEN_DAYS` | 30 |
@@ -21,6 +23,10 @@ public struct GatewaySettings: Sendable {
     public var httpHost: String
     public var httpPort: Int
     public var maximumBodyBytes: Int
+    public var maximumConnections: Int
+    /// How long a connection may sit without a request before it is closed (more than the
+    /// longest long-poll).
+    public var idleTimeout: Duration
     public var jwtSecret: String
     public var accessTokenLifetime: Duration
     public var refreshTokenLifetime: Duration
@@ -41,6 +47,8 @@ public struct GatewaySettings: Sendable {
         let host = reader.string("http.host", default: "127.0.0.1")
         let port = reader.int("http.port", default: 8080, in: 0...65535)
         let body = reader.int("http.maxBodyBytes", default: 1 << 20, in: 1024...(64 << 20))
+        let connections = reader.int("http.maxConnections", default: 10_000, in: 1...1_000_000)
+        let idle = reader.int("http.idleTimeoutSeconds", default: 75, in: 31...3600)
         let secret = reader.secret("jwt.secret")
         if let secret, secret.utf8.count < 32 { reader.report("jwt.secret", "must be at least 32 bytes long") }
         let access = reader.int("auth.accessTokenSeconds", default: 900, in: 30...86_400)
@@ -68,7 +76,8 @@ public struct GatewaySettings: Sendable {
         let recheck = reader.int("notifications.recheckSeconds", default: 2, in: 1...30)
         try reader.finish()
         return GatewaySettings(
-            service: service, httpHost: host, httpPort: port, maximumBodyBytes: body, jwtSecret: secret!,
+            service: service, httpHost: host, httpPort: port, maximumBodyBytes: body, maximumConnections: connections,
+            idleTimeout: .seconds(idle), jwtSecret: secret!,
             accessTokenLifetime: .seconds(access), refreshTokenLifetime: .seconds(refresh * 86_400),
             bcryptCost: cost, loginAttemptsPerAccount: perAccount, loginAttemptsPerAddress: perAddress,
             trustedProxies: proxies,

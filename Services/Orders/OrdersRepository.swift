@@ -187,10 +187,9 @@ public struct OrdersRepository: Sendable {
                 "SELECT doc, change_seq FROM orders WHERE change_seq > \(bind: since) AND " + condition
                     + " ORDER BY change_seq LIMIT \(bind: limit + 1)"
             ).all()
-            let page = rows.prefix(limit)
-            let orders = try page.map { try StoredDocument.decode(Order.self, from: $0) }
-            let last = try page.last?.decode(column: "change_seq", as: Int64.self) ?? since
-            return (orders, last, rows.count > limit)
+            let orders = try KeysetCursor.documents(rows.prefix(limit), as: Order.self)
+            let last = try orders.isEmpty ? since : rows[orders.count - 1].decode(column: "change_seq", as: Int64.self)
+            return (orders, last, rows.count > orders.count)
         }
     }
 

@@ -68,14 +68,33 @@ extension KeysetCursor {
     }
 
     /// The values stored in the `doc` column of the first `limit` rows (which selected `doc`,
-    /// `key` and `id`), and the cursor of the next page: nil on the last.
+    /// `key` and `id`), as many as fit in `maximumPageBytes`, and the cursor of the next page:
+    /// nil on the last.
     public static func page<Value: Decodable>(
         _ rows: [any SQLRow], limit: Int, as type: Value.Type, key: String = "created_at"
     ) throws -> (items: [Value], next: String?) {
-        let page = rows.prefix(limit)
-        return (
-            try page.map { try StoredDocument.decode(type, from: $0) },
-            rows.count > limit ? try KeysetCursor(row: page.last!, key: key).token : nil
-        )
+        let items = try documents(rows.prefix(limit), as: type)
+        return (items, rows.count > items.count ? try KeysetCursor(row: rows[items.count - 1], key: key).token : nil)
+    }
+
+    /// The most stored-document bytes one page carries. A page stops early, its cursor after
+    /// the last value it holds, rather than outgrow a Wire frame (4 MiB by default) with a few
+    /// large documents.
+    public static let maximumPageBytes = 1 << 20
+
+    /// The values stored in the `doc` column of `rows`, in order, as many as fit in
+    /// `maximumPageBytes`, and always the first.
+    public static func documents<Value: Decodable>(_ rows: ArraySlice<any SQLRow>, as type: Value.Type) throws
+        -> [Value]
+    {
+        var values: [Value] = []
+        var bytes = 0
+        for row in rows {
+            let text = try row.decode(column: "doc", as: String.self)
+            bytes += text.utf8.count
+            if !values.isEmpty, bytes > maximumPageBytes { break }
+            values.append(try StoredDocument.decode(type, from: text))
+        }
+        return values
     }
 }

@@ -123,7 +123,9 @@ final class RunningSuite: Suite {
 
     /// How many long-polls the gateway holds, from its metrics.
     func longPollsWaiting() async -> Int {
-        guard let metrics = try? await request("GET", "/metrics", headers: [:], body: nil) else { return 0 }
+        guard let port = adminPorts["gateway"],
+            let metrics = try? await HTTPClient(baseURL: "").send("GET", "http://127.0.0.1:\(port)/metrics")
+        else { return 0 }
         let line = metrics.text.split(separator: "\n").first { $0.hasPrefix("gateway_long_polls_waiting ") }
         return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) } ?? 0
     }

@@ -111,7 +111,7 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
         var failure: OrderlyError
         switch error {
         case let error as OrderlyError:
-            failure = error
+            failure = publicForm(of: error, logger: logger)
             status = HTTPResponse.Status(code: error.code.httpStatus)
         case is NIOTooManyBytesError:
             failure = OrderlyError(.invalidArgument, "the request body is too large", reason: "payload_too_large")
@@ -133,6 +133,20 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
         return Response(
             status: status, headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: ErrorEnvelope.encode(failure, requestID: requestID))))
+    }
+
+    /// The error as the public sees it. A service out of reach is described by hosts and
+    /// addresses the public has no business knowing: they go to the log, and the caller gets the
+    /// code and a plain word.
+    static func publicForm(of error: OrderlyError, logger: Logger) -> OrderlyError {
+        guard error.code == .unavailable || error.code == .deadlineExceeded else { return error }
+        logger.warning("upstream did not answer", metadata: ["error": "\(error.message)"])
+        var plain = error
+        plain.message =
+            error.code == .unavailable
+            ? "a service is unavailable for a moment; retry shortly" : "the request took too long; retry"
+        plain.details = nil
+        return plain
     }
 
     static func code(for status: HTTPResponse.Status) -> ErrorCode {

@@ -22,7 +22,12 @@ struct NotificationRoutes: Sendable {
             try query.check()
             let list = NotificationListRequest(after: Int64(after), limit: limit)
             let deadline = ContinuousClock.now + .seconds(wait)
-            let ticket = await wakeHub.enter(try context.principal().userID)
+            guard let ticket = await wakeHub.enter(try context.principal().userID) else {
+                throw OrderlyError(
+                    .resourceExhausted,
+                    "at most \(WakeHub.maximumPerUser) long-polls wait for one user; let one end first",
+                    reason: "too_many_long_polls", details: ["retry_after_seconds": .int(1)])
+            }
             defer { Task { await wakeHub.leave(ticket) } }
             while true {
                 let page = try await notifications.call(NotificationsAPI.list, list, options: options)

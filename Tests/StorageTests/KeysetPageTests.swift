@@ -1,0 +1,65 @@
+import Foundation
+import SQLKit
+import Storage
+import TestSupport
+import Testing
+
+@Suite("Keyset pages")
+struct KeysetPageTests {
+    struct Document: Codable, Equatable {
+        var id: Int
+        var text: String
+    }
+
+    @Test("a page of large documents stops before a megabyte, and goes on at its cursor")
+    func byteBudget() async throws {
+        try await TestDatabase.with(.sqlite) { test in
+            let database = test.database
+            try await database.migrate(
+                scope: "tests",
+                [Migration(1, "docs", sql: ["CREATE TABLE docs (id TEXT PRIMARY KEY, created_at BIGINT, doc TEXT)"])])
+            // Five documents of 300 kB: all five fit the count, not the bytes.
+            try await database.transaction { transaction in
+                for index in 0..<5 {
+                    let document = Document(id: index, text: String(repeating: "x", count: 300_000))
+                    try await transaction.sql.raw(
+                        """
+                        INSERT INTO docs (id, created_at, doc)
+                        VALUES (\(bind: "d\(index)"), \(bind: index), \(bind: String(decoding: try JSONEncoder().encode(document), as: UTF8.self)))
+                        """
+                    ).run()
+                }
+            }
+            var seen: [Int] = []
+            var cursor: KeysetCursor?
+            var pages: [Int] = []
+            repeat {
+                let page = try await database.read { sql in
+                    let rows = try await sql.raw(
+                        "SELECT id, created_at, doc FROM docs WHERE 1 = 1"
+                            + KeysetCursor.pageClause(after: cursor, limit: 50)
+                    ).all()
+                    return try KeysetCursor.page(rows, limit: 50, as: Document.self)
+                }
+                pages.append(page.items.count)
+                seen += page.items.map(\.id)
+                cursor = try page.next.map { token throws in try KeysetCursor(token: token) }
+            } while cursor != nil
+            #expect(pages == [3, 2])
+            #expect(seen == [0, 1, 2, 3, 4])
+        }
+    }
+
+    @Test("one document larger than the budget still makes a page of its own")
+    func oneLargeDocument() async throws {
+        try await TestDatabase.with(.sqlite) { test in
+            let rows = try await test.database.read { sql in
+                try await sql.raw(
+                    "SELECT 'a' AS id, 1 AS created_at, \(bind: "{\"id\":1,\"text\":\"\(String(repeating: "y", count: 1_200_000))\"}") AS doc"
+                ).all()
+            }
+            let documents = try KeysetCursor.documents(rows[...], as: Document.self)
+            #expect(documents.count == 1)
+        }
+    }
+}
