@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build run test bench-wire bench-storage bench-orders format clean
+.PHONY: help deps build run test bench-wire bench-storage bench-orders chaos format clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -28,6 +28,9 @@ bench-storage: deps ## Storage transactions/s (SQLite, PostgreSQL) and outbox-to
 
 bench-orders: deps ## Load-generate against the suite (release) and check invariants; list pages at 1M orders
 	@deploy/local/bench-orders.sh
+
+chaos: deps ## The suite (release) under load while its processes and Redis are killed; nothing acknowledged lost
+	@deploy/local/chaos.sh
 
 format: ## Apply the house formatting (.swift-format)
 	swift format --in-place --recursive --configuration .swift-format Package.swift Shared Services Tools Tests

@@ -121,7 +121,8 @@ struct LoadGen: AsyncParsableCommand {
         report.add(mix)
 
         say("checking the invariants")
-        let failures = try await Invariants(api: api, cast: cast, ledger: ledger, inboxWait: inboxWait).check()
+        let outcome = try await Invariants(api: api, cast: cast, ledger: ledger, inboxWait: inboxWait).check()
+        let failures = outcome.failures
         for failure in failures.prefix(20) { say("  FAILED: \(failure)") }
         if failures.count > 20 { say("  … and \(failures.count - 20) more") }
         if failures.isEmpty { say("  every invariant holds") }
@@ -136,6 +137,9 @@ struct LoadGen: AsyncParsableCommand {
                     "create_rps=%.0f ceiling_rps=%.0f ratio=%.3f create_p99_ms=%.1f create_cpu_ms=%.3f invariant_failures=%d",
                 createRate, ceilingRate, ceilingRate > 0 ? createRate / ceilingRate : 0, p99, createCPU.total,
                 failures.count))
+        say(
+            "acked=\(ledger.orders.count) lost=\(outcome.lost) duplicated=\(outcome.duplicated) notifications_missing=\(outcome.notificationsMissing) errors_5xx=\([ceiling, creation, mix].map(\.serverErrors).reduce(0, +))"
+        )
         return failures.count
     }
 
@@ -185,7 +189,7 @@ struct LoadGen: AsyncParsableCommand {
         }
         return PhaseResult(
             name: name, duration: (ContinuousClock.now - started).timeInterval, histograms: results.histograms,
-            unexpected: results.unexpectedByOperation)
+            unexpected: results.unexpectedByOperation, serverErrors: results.serverErrors)
     }
 }
 
@@ -367,6 +371,8 @@ final class Ledger: Sendable {
 struct Stats: Sendable {
     var histograms: [String: Histogram<UInt64>] = [:]
     var unexpectedByOperation: [String: Int] = [:]
+    /// Answers of status 500 and above.
+    var serverErrors = 0
     var unexpected: Int { unexpectedByOperation.values.reduce(0, +) }
 
     /// Times `body`; an answer outside `expected` (2xx by default) counts as unexpected.
@@ -387,6 +393,7 @@ struct Stats: Sendable {
             operation, default: Histogram(highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: .three)
         ]
         .record(micros)
+        if reply.status >= 500 { serverErrors += 1 }
         if !(expected?.contains(reply.status) ?? (200..<300).contains(reply.status)) {
             unexpectedByOperation[operation, default: 0] += 1
         }
@@ -398,6 +405,7 @@ struct Stats: Sendable {
             if histograms[name] == nil { histograms[name] = histogram } else { histograms[name]!.add(histogram) }
         }
         unexpectedByOperation.merge(other.unexpectedByOperation, uniquingKeysWith: +)
+        serverErrors += other.serverErrors
     }
 }
 
@@ -574,7 +582,17 @@ struct Invariants {
     let ledger: Ledger
     let inboxWait: Double
 
-    func check() async throws -> [String] {
+    /// Every failure, and the counts of orders acknowledged and missing, orders or
+    /// notifications there twice, and orders whose creation never reached the store's inbox.
+    struct Outcome {
+        var failures: [String] = []
+        var lost = 0
+        var duplicated = 0
+        var notificationsMissing = 0
+    }
+
+    func check() async throws -> Outcome {
+        var outcome = Outcome()
         var failures = ledger.replayMismatches.map { "a repeated creation answered differently: \($0)" }
         let acknowledged = ledger.orders
         let uncertain = ledger.uncertain
@@ -587,13 +605,17 @@ struct Invariants {
             var seen = Set<OrderID>()
             var numbers = Set<Int64>()
             for order in orders {
-                if !seen.insert(order.id).inserted { failures.append("order \(order.id) is listed twice") }
+                if !seen.insert(order.id).inserted {
+                    failures.append("order \(order.id) is listed twice")
+                    outcome.duplicated += 1
+                }
                 if !numbers.insert(order.number).inserted {
                     failures.append("store \(index + 1) has two orders numbered \(order.number)")
                 }
                 found[order.id] = order
             }
             let expected = acknowledged.values.filter { $0.store == index }.count
+            outcome.duplicated += max(0, orders.count - expected - uncertain[index, default: 0])
             if orders.count < expected || orders.count > expected + uncertain[index, default: 0] {
                 failures.append(
                     "store \(index + 1) has \(orders.count) orders; \(expected) were acknowledged and \(uncertain[index, default: 0]) had no answer"
@@ -603,6 +625,7 @@ struct Invariants {
         for (id, sent) in acknowledged {
             guard let order = found[id] else {
                 failures.append("acknowledged order \(id) does not exist")
+                outcome.lost += 1
                 continue
             }
             let quote =
@@ -633,8 +656,11 @@ struct Invariants {
                     "order \(id) is carried by \(order.courierID?.description ?? "nobody"), not its claimer")
             }
         }
-        failures += try await checkInboxes(ordersByStore)
-        return failures
+        let inboxes = try await checkInboxes(ordersByStore)
+        outcome.failures = failures + inboxes.failures
+        outcome.duplicated += inboxes.duplicated
+        outcome.notificationsMissing = inboxes.missing
+        return outcome
     }
 
     private func allOrders(of store: StoreID) async throws -> [Order] {
@@ -651,29 +677,39 @@ struct Invariants {
         return orders
     }
 
-    /// Every order's creation reached its store's staff inbox, waiting for the notifications
-    /// service to catch up.
-    private func checkInboxes(_ ordersByStore: [Int: [Order]]) async throws -> [String] {
+    /// Every order's creation reached its store's staff inbox exactly once, waiting for the
+    /// notifications service to catch up, then reading the inbox to its end.
+    private func checkInboxes(_ ordersByStore: [Int: [Order]]) async throws -> (
+        failures: [String], missing: Int, duplicated: Int
+    ) {
         let deadline = ContinuousClock.now + .milliseconds(Int(inboxWait * 1000))
-        var failures: [String] = []
+        var (failures, missingTotal, duplicatedTotal): ([String], Int, Int) = ([], 0, 0)
         for (index, orders) in ordersByStore.sorted(by: { $0.key < $1.key }) {
             var missing = Set(orders.map(\.id))
+            var told: [OrderID: Int] = [:]
             var cursor: Int64 = 0
-            while !missing.isEmpty {
+            while true {
                 let page = try await api.require(
                     [200], .GET, "/v1/notifications?after=\(cursor)&limit=200&wait=1", token: cast.staff[index]
                 ).decode(Page<UserNotification>.self)
                 for notification in page.data where notification.type == "order.created" {
-                    if let id = notification.data["order_id"].flatMap(OrderID.init) { missing.remove(id) }
+                    if let id = notification.data["order_id"].flatMap(OrderID.init) {
+                        missing.remove(id)
+                        told[id, default: 0] += 1
+                    }
                 }
                 cursor = page.data.last?.seq ?? cursor
-                if page.data.isEmpty && ContinuousClock.now > deadline { break }
+                if page.data.isEmpty && (missing.isEmpty || ContinuousClock.now > deadline) { break }
             }
             if !missing.isEmpty {
                 failures.append("store \(index + 1): \(missing.count) orders never reached the staff inbox")
             }
+            let twice = told.values.reduce(0) { $0 + max(0, $1 - 1) }
+            if twice > 0 { failures.append("store \(index + 1): \(twice) repeated order.created notifications") }
+            missingTotal += missing.count
+            duplicatedTotal += twice
         }
-        return failures
+        return (failures, missingTotal, duplicatedTotal)
     }
 }
 
@@ -684,6 +720,7 @@ struct PhaseResult {
     var duration: Double
     var histograms: [String: Histogram<UInt64>]
     var unexpected: [String: Int]
+    var serverErrors: Int
 
     func rate(_ operation: String) -> Double {
         Double(histograms[operation]?.totalCount ?? 0) / duration

@@ -8,7 +8,8 @@
 # its environment), then stops everything and exits with the command's status: what
 # `make bench-orders` does. ORDERLY_BUILD=release builds and runs the release build;
 # ORDERLY_SQLITE_SYNCHRONOUS=normal runs the services' SQLite files with synchronous=normal
-# instead of the durable default (full).
+# instead of the durable default (full); ORDERLY_POSTGRES_SERVER_URL runs each service on a
+# database of its own on that PostgreSQL server instead.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -84,9 +85,16 @@ if [ -z "${ORDERLY_REDIS_URL:-}" ]; then
     for _ in $(seq 1 100); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
 fi
 
-# database NAME: the service's database URL, when ORDERLY_SQLITE_SYNCHRONOUS chooses a setting.
+# database NAME: the service's database URL, when ORDERLY_SQLITE_SYNCHRONOUS chooses a setting,
+# or a database of its own on the PostgreSQL server ORDERLY_POSTGRES_SERVER_URL names
+# (postgres://user@host:port/postgres?sslmode=disable), made when missing.
 database() {
-    if [ -n "${ORDERLY_SQLITE_SYNCHRONOUS:-}" ] && [ -z "${ORDERLY_DATABASE_URL:-}" ]; then
+    if [ -n "${ORDERLY_POSTGRES_SERVER_URL:-}" ]; then
+        local server=${ORDERLY_POSTGRES_SERVER_URL%%\?*}
+        psql "$ORDERLY_POSTGRES_SERVER_URL" -qtAc "SELECT 1 FROM pg_database WHERE datname = 'orderly_$1'" | grep -q 1 ||
+            psql "$ORDERLY_POSTGRES_SERVER_URL" -qc "CREATE DATABASE orderly_$1" >&2
+        echo "ORDERLY_DATABASE_URL=${server%/*}/orderly_$1?sslmode=disable"
+    elif [ -n "${ORDERLY_SQLITE_SYNCHRONOUS:-}" ] && [ -z "${ORDERLY_DATABASE_URL:-}" ]; then
         echo "ORDERLY_DATABASE_URL=sqlite:$data/$1.sqlite?synchronous=$ORDERLY_SQLITE_SYNCHRONOUS"
     fi
 }

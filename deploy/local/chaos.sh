@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# `make chaos`: the suite (release build, SQLite; Redis with its append-only file) under
+# `orderly loadgen` while each service and Redis are killed with SIGKILL and started again and
+# the orders service is stopped past its callers' deadlines (deploy/local/chaos-agent.sh); then
+# loadgen checks that every acknowledged order exists exactly once and reached its store's inbox
+# exactly once. On SQLite, then on a throwaway PostgreSQL (durable settings, a database per
+# service). Prints one line per run and exits 1 if anything was lost or doubled:
+#   <database>: acked=<n> lost=<n> duplicated=<n> notifications_missing=<n> errors_5xx=<n>
+# CHAOS_DATABASES ("sqlite postgres"), CHAOS_RUNS (1) runs of each, CHAOS_SECONDS (20) seconds
+# per loadgen phase. The suite listens on its
+# usual wire and admin ports (7201–7204, 9200–9204), so stop a `make run` first.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source deploy/local/throwaway-postgres.sh
+
+swift build -c release --product orderly
+orderly="$(swift build -c release --show-bin-path)/orderly"
+work=$(mktemp -d /tmp/orderly-chaos.XXXXXX)
+trap 'stop_throwaway_postgres; rm -rf "$work"' EXIT
+
+summaries=()
+status=0
+for kind in ${CHAOS_DATABASES:-sqlite postgres}; do
+    for run in $(seq "${CHAOS_RUNS:-1}"); do
+        echo "== chaos on $kind, run $run"
+        server=""
+        if [ "$kind" = postgres ]; then
+            start_throwaway_postgres durable
+            server=$ORDERLY_TEST_POSTGRES_URL
+        fi
+        ORDERLY_BUILD=release ORDERLY_DATA_DIR="$work/$kind-$run" ORDERLY_LOG_LEVEL=warning \
+            ORDERLY_POSTGRES_SERVER_URL="$server" ORDERLY_HTTP_PORT="$(free_port)" \
+            deploy/local/run.sh deploy/local/chaos-agent.sh "$orderly" "${CHAOS_SECONDS:-20}" 2>&1 |
+            grep -v '^\[\|Killed  ' | tee "$work/$kind-$run.txt" || status=1
+        [ "$kind" = postgres ] && stop_throwaway_postgres
+        summary=$(grep '^acked=' "$work/$kind-$run.txt" | tail -1 || true)
+        summaries+=("$kind: ${summary:-acked=? (the run did not finish)}")
+    done
+done
+echo
+for summary in "${summaries[@]}"; do
+    echo "$summary"
+    [[ "$summary" == *" lost=0 duplicated=0 notifications_missing=0 "* ]] || status=1
+done
+exit "$status"
