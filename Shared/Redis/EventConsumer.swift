@@ -99,7 +99,23 @@ public struct EventConsumer: Service {
     /// once a second (every `reclaimAfter` when that is shorter). On graceful shutdown the batch
     /// in hand is handled and acknowledged, and nothing more is read.
     public func run() async throws {
-        try await createGroup()
+        // Redis may be down or still loading when the process starts: wait for it rather than
+        // fail, which would stop every other part of the process with it.
+        var attempts = 0
+        while true {
+            do {
+                try await createGroup()
+                break
+            } catch {
+                if Task.isCancelled || Task.isShuttingDownGracefully { return }
+                attempts += 1
+                if attempts == 1 || attempts.isMultiple(of: 30) {
+                    logger.warning(
+                        "cannot create the consumer group yet; retrying", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
         let scanInterval = min(configuration.reclaimAfter, .seconds(1))
         await withGracefulShutdownHandler {
             var batch: [RedisStreamEntry] = []

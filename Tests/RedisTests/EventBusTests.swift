@@ -172,6 +172,21 @@ struct EventBusTests {
         }
     }
 
+    @Test("a consumer that starts while Redis is down waits for it instead of failing")
+    func startWithoutRedis() async throws {
+        try await withRedis { redis, server in
+            await server.stop()
+            let log = Log()
+            let consumer = consumer(redis, name: "a") { log.add("a", $0) }
+            let running = Task { try await consumer.run() }
+            try await server.start()
+            try await EventPublisher(redis: redis, service: "orders").publish(event(1))
+            #expect(await waitUntil { log.all.count == 1 })
+            running.cancel()
+            try await running.value
+        }
+    }
+
     @Test("an operator lists, reads and replays dead letters; the replayed event is applied")
     func replayDeadLetters() async throws {
         try await withRedis { redis, server in
