@@ -27,8 +27,17 @@ enum GatewayEvents {
         -> [any Service]
     {
         [
-            WakeListener(hub: hub, redis: redis, logger: logger),
-            SessionsEndedListener(sessions: sessions, redis: redis, logger: logger),
+            // Feeds the hub from `orderly:wake`; malformed messages are logged and skipped.
+            ChannelListener(redis: redis, channel: WakeUp.channel) { message in
+                guard let wakeUps = try? JSONDecoder().decode([WakeUp].self, from: Data(message.payload)) else {
+                    return logger.warning(
+                        "malformed wake-up skipped", metadata: ["redis.channel": "\(message.channel)"])
+                }
+                await hub.wake(wakeUps.map(\.userID))
+            },
+            ChannelListener(redis: redis, channel: Sessions.channel) { message in
+                await sessions.heard(message, logger: logger)
+            },
         ]
     }
 }
@@ -104,23 +113,21 @@ public actor WakeHub {
     }
 }
 
-/// Feeds the hub from `orderly:wake`; malformed messages are logged and skipped.
-struct WakeListener: Service {
-    let hub: WakeHub
+/// Hands each message of a Redis pub/sub channel to `handle`, until shutdown or cancellation.
+struct ChannelListener: Service {
     let redis: RedisConfiguration
-    let logger: Logger
+    let channel: String
+    let handle: @Sendable (RedisMessage) async -> Void
 
     func run() async throws {
-        let subscriber = RedisSubscriber(configuration: redis, channels: [WakeUp.channel])
-        await withGracefulShutdownHandler {
-            for await message in subscriber.messages {
-                guard let wakeUps = try? JSONDecoder().decode([WakeUp].self, from: Data(message.payload)) else {
-                    logger.warning("malformed wake-up skipped", metadata: ["redis.channel": "\(message.channel)"])
-                    continue
-                }
-                await hub.wake(wakeUps.map(\.userID))
+        let subscriber = RedisSubscriber(configuration: redis, channels: [channel])
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                for await message in subscriber.messages { await handle(message) }
+            } onGracefulShutdown: {
+                subscriber.stop()
             }
-        } onGracefulShutdown: {
+        } onCancel: {
             subscriber.stop()
         }
     }

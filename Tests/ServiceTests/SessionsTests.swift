@@ -29,7 +29,9 @@ struct SessionsTests {
                 let here = Sessions(users: users, redis: redis, freshness: .seconds(3600), logger: logger)
                 let there = Sessions(users: users, redis: redis, logger: logger)
                 let listener = Task {
-                    try await SessionsEndedListener(sessions: here, redis: server.configuration, logger: logger).run()
+                    try await ChannelListener(redis: server.configuration, channel: Sessions.channel) {
+                        here.heard($0, logger: logger)
+                    }.run()
                 }
                 try await here.check(principal, tokenVersion: 0)
                 try await database.transaction { try await users.endSessions(of: user.id, in: $0) }

@@ -2,7 +2,6 @@ import Domain
 import Foundation
 import Logging
 import Redis
-import ServiceLifecycle
 import Storage
 import Synchronization
 
@@ -69,30 +68,13 @@ public final class Sessions: Sendable {
     }
 
     func forget(_ user: UserID) { versions.withLock { $0[user] = nil } }
-}
 
-/// Forgets the versions other replicas announce as moved on; malformed messages are skipped.
-struct SessionsEndedListener: Service {
-    let sessions: Sessions
-    let redis: RedisConfiguration
-    let logger: Logger
-
-    func run() async throws {
-        let subscriber = RedisSubscriber(configuration: redis, channels: [Sessions.channel])
-        await withTaskCancellationHandler {
-            await withGracefulShutdownHandler {
-                for await message in subscriber.messages {
-                    guard let user = UserID(String(decoding: message.payload, as: UTF8.self)) else {
-                        logger.warning("malformed sessions message skipped")
-                        continue
-                    }
-                    sessions.forget(user)
-                }
-            } onGracefulShutdown: {
-                subscriber.stop()
-            }
-        } onCancel: {
-            subscriber.stop()
+    /// Another replica's word that a user's sessions ended (`ChannelListener` on `channel`);
+    /// a malformed message is skipped.
+    func heard(_ message: RedisMessage, logger: Logger) {
+        guard let user = UserID(String(decoding: message.payload, as: UTF8.self)) else {
+            return logger.warning("malformed sessions message skipped")
         }
+        forget(user)
     }
 }
