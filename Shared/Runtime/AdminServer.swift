@@ -44,9 +44,9 @@ public struct AdminServer: Service {
         return router
     }
 
-    /// Adds `/healthz`, `/readyz` and `/metrics` to `router` (the gateway serves them on its
-    /// public port too).
-    public static func addRoutes<Context: RequestContext>(to router: Router<Context>, checks: [ReadinessCheck]) {
+    /// Adds `/healthz`, `/readyz` and `/metrics` to `router`: the admin port's only routes, on
+    /// no public port.
+    static func addRoutes<Context: RequestContext>(to router: Router<Context>, checks: [ReadinessCheck]) {
         router.get("/healthz") { _, _ in
             Self.json(.ok, ["status": "ok"])
         }
