@@ -64,17 +64,13 @@ public struct DeadLetters: Sendable {
     /// (it would only fail again) or whose source is not an event stream.
     @discardableResult
     public func replay(group: String, id: String) async throws -> String {
-        let reply = try await redis.send(
-            "XRANGE", RedisArgument(deadLetterStream(of: group)), RedisArgument(id), RedisArgument(id))
-        guard let raw = try reply.elements?.first.map(RedisClient.entry) else {
+        guard let entry = try await entry(group: group, id: id) else {
             throw OrderlyError(.notFound, "no entry \(id) in \(deadLetterStream(of: group))")
         }
-        let entry = try Self.entry(raw)
         guard entry.sourceStream.hasPrefix(eventStream(of: "")) else {
             throw OrderlyError(.failedPrecondition, "entry \(id) came from \(entry.sourceStream), not an event stream")
         }
-        var event = raw.fields
-        for name in ["error", "source_stream", "source_id"] { event[name] = nil }
+        let event = entry.fields.mapValues { Array($0.utf8) }
         if case .failure(let problem) = EventFields.decode(event) {
             throw OrderlyError(
                 .failedPrecondition, "entry \(id) is not a valid event (\(problem)); it would fail again")

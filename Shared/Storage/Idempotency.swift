@@ -24,10 +24,8 @@ public struct IdempotentRequest: Sendable, Hashable {
     /// The key's name in the in-process set of running requests (SQLite).
     var lockKey: String { scope + "\u{0}" + key }
 
-    /// The key's number for PostgreSQL's advisory lock: the first 8 bytes of its hash.
-    var lockID: Int64 {
-        SHA256.hash(data: Array(lockKey.utf8)).withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }
-    }
+    /// The key's number for PostgreSQL's advisory lock.
+    var lockID: Int64 { Transaction.advisoryKey(lockKey) }
 }
 
 /// What an idempotent write answered, and whether that answer was stored from an earlier run.

@@ -32,8 +32,13 @@ public final class Transaction: Sendable {
     /// on SQLite nothing, as its one writer runs transactions one at a time anyway.
     public func lock(_ name: String) async throws {
         guard kind == .postgres else { return }
-        let key = SHA256.hash(data: Array(name.utf8)).withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }
-        try await sql.raw("SELECT pg_advisory_xact_lock(\(bind: key))").run()
+        try await sql.raw("SELECT pg_advisory_xact_lock(\(bind: Self.advisoryKey(name)))").run()
+    }
+
+    /// The number PostgreSQL's advisory locks know the lock named `name` by: the first 8 bytes
+    /// of the name's SHA-256.
+    static func advisoryKey(_ name: String) -> Int64 {
+        SHA256.hash(data: Array(name.utf8)).withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }
     }
 
     /// The next number of the named sequence (1, 2, 3, …). The counter row stays locked until

@@ -41,7 +41,7 @@ public struct WireHello: Codable, Sendable, Hashable {
 
     /// Whether this is the right answer of `service` to `challenge` from `server`.
     public func proves(challenge expected: String, to server: String, keys: WireSecret) -> Bool {
-        guard challenge == expected, let proof, let proofBytes = Self.bytes(fromHex: proof),
+        guard challenge == expected, let proof, proof.utf8.count <= 128, let proofBytes = Hex.bytes(proof),
             let key = keys.pairKey(caller: service, server: server)
         else { return false }
         return HMAC<SHA256>.isValidAuthenticationCode(
@@ -52,29 +52,6 @@ public struct WireHello: Codable, Sendable, Hashable {
 
     private static func signedText(caller: String, server: String, challenge: String) -> String {
         "orderly-wire/2|\(caller)|\(server)|\(challenge)"
-    }
-
-    static func bytes(fromHex text: String) -> [UInt8]? {
-        let utf8 = Array(text.utf8)
-        guard utf8.count % 2 == 0, utf8.count <= 128 else { return nil }
-        var result: [UInt8] = []
-        result.reserveCapacity(utf8.count / 2)
-        var index = 0
-        while index < utf8.count {
-            guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else { return nil }
-            result.append(high << 4 | low)
-            index += 2
-        }
-        return result
-    }
-
-    private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }
 
@@ -103,7 +80,7 @@ public struct WireSecret: Sendable, CustomStringConvertible {
         for item in text.split(separator: ",") {
             let parts = item.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
             guard parts.count == 2, parts[0].split(separator: ">").count == 2, parts[1].utf8.count == 64,
-                let bytes = WireHello.bytes(fromHex: String(parts[1]))
+                let bytes = Hex.bytes(parts[1])
             else { return nil }
             keys[String(parts[0])] = SymmetricKey(data: bytes)
         }
