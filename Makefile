@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build run test bench-wire bench-storage bench-orders chaos format clean
+.PHONY: help deps build run test bench-wire bench-storage bench-orders chaos fuzz-wire format clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -32,8 +32,11 @@ bench-orders: deps ## Load-generate against the suite (release) and check invari
 chaos: deps ## The suite (release) under load while its processes and Redis are killed; nothing acknowledged lost
 	@deploy/local/chaos.sh
 
+fuzz-wire: deps ## libFuzzer over the Wire frame decoder, envelope reader and JSON scanner (FUZZ_SECONDS=60)
+	@deploy/local/fuzz-wire.sh
+
 format: ## Apply the house formatting (.swift-format)
 	swift format --in-place --recursive --configuration .swift-format Package.swift Shared Services Tools Tests
 
 clean: ## Remove build products and local data
-	rm -rf .build .orderly
+	rm -rf .build .build-fuzz .orderly

@@ -34,6 +34,7 @@ let package = Package(
         .executable(name: "orderly-catalog", targets: ["CatalogMain"]),
         .executable(name: "orderly-payments", targets: ["PaymentsMain"]),
         .executable(name: "orderly-notifications", targets: ["NotificationsMain"]),
+        .library(name: "OrderlyWireFuzz", type: .dynamic, targets: ["WireFuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -211,6 +212,7 @@ let package = Package(
             name: "WireTests",
             dependencies: [
                 "Wire",
+                "WireFuzz",
                 "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -219,6 +221,18 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/WireTests",
+            swiftSettings: strict
+        ),
+        // `make fuzz-wire`: libFuzzer over the frame decoder, the envelope reader and the JSON
+        // scanner (deploy/local/fuzz-wire.sh); WireTests runs its checks over the corpus.
+        .target(
+            name: "WireFuzz",
+            dependencies: [
+                "Wire", "JSON", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            path: "Tests/WireFuzz",
+            exclude: ["corpus"],
             swiftSettings: strict
         ),
         // What the integration tests share: throwaway servers and test databases.

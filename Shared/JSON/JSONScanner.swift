@@ -123,13 +123,7 @@ public struct JSONScanner {
             guard at + 4 <= raw.count else { throw .syntax("truncated \\u escape", at: position + at) }
             var value: UInt32 = 0
             for byte in raw[at..<at + 4] {
-                let digit: UInt32
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-                default: throw .syntax("bad \\u escape", at: position + at)
-                }
+                guard let digit = hexValue(byte) else { throw .syntax("bad \\u escape", at: position + at) }
                 value = value << 4 | digit
             }
             return value
@@ -163,7 +157,9 @@ public struct JSONScanner {
                         index += 6
                     }
                 }
-                let character = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+                guard let character = Unicode.Scalar(scalar) else {
+                    throw .syntax("a surrogate without its pair", at: position + index - 6)
+                }
                 output.append(contentsOf: String(character).utf8)
             default:
                 throw .syntax("bad escape", at: position + index - 1)
@@ -187,6 +183,9 @@ public struct JSONScanner {
             offset += 1
         }
         guard offset > start else { throw fail("expected an integer") }
+        guard offset - start == 1 || bytes[start] != UInt8(ascii: "0") else {
+            throw fail("an integer with a leading zero")
+        }
         if let byte = current, byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
             throw fail("expected an integer")
         }
@@ -246,11 +245,16 @@ public struct JSONScanner {
     private mutating func skipString() throws(Failure) {
         guard current == UInt8(ascii: "\"") else { throw fail("expected a string") }
         offset += 1
+        let start = offset
+        var isASCII = true
         while true {
             guard let byte = current else { throw fail("unterminated string") }
             offset += 1
             switch byte {
-            case UInt8(ascii: "\""): return
+            case UInt8(ascii: "\""):
+                if !isASCII { try checkUTF8(start..<offset - 1) }
+                return
+            case 0x80...: isASCII = false
             case ..<0x20: throw fail("control character in string")
             case UInt8(ascii: "\\"):
                 guard let escaped = current else { throw fail("unterminated string") }
@@ -260,9 +264,18 @@ public struct JSONScanner {
                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     break
                 case UInt8(ascii: "u"):
-                    for _ in 0..<4 {
-                        guard let digit = current, Self.isHexDigit(digit) else { throw fail("bad \\u escape") }
-                        offset += 1
+                    // Surrogates only in pairs, high then low, as Foundation wants them.
+                    switch try skipHexEscape() {
+                    case 0xD800...0xDBFF:
+                        guard current == UInt8(ascii: "\\"), offset + 1 < bytes.count,
+                            bytes[offset + 1] == UInt8(ascii: "u")
+                        else { throw fail("a high surrogate without its low one") }
+                        offset += 2
+                        guard (0xDC00...0xDFFF).contains(try skipHexEscape()) else {
+                            throw fail("a high surrogate without its low one")
+                        }
+                    case 0xDC00...0xDFFF: throw fail("a low surrogate without its high one")
+                    default: break
                     }
                 default: throw fail("bad escape")
                 }
@@ -271,9 +284,38 @@ public struct JSONScanner {
         }
     }
 
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    /// Skips the four hex digits of a `\\u` escape; returns their value.
+    private mutating func skipHexEscape() throws(Failure) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard let digit = current.flatMap(Self.hexValue) else { throw fail("bad \\u escape") }
+            value = value << 4 | digit
+            offset += 1
+        }
+        return value
+    }
+
+    /// JSON is UTF-8 (RFC 8259 §8.1): a string with bytes that are not is refused, as
+    /// Foundation refuses it.
+    private func checkUTF8(_ range: Range<Int>) throws(Failure) {
+        var bytes = UnsafeRawBufferPointer(rebasing: self.bytes[range]).makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&bytes) {
+            case .scalarValue: continue
+            case .emptyInput: return
+            case .error: throw .syntax("a string that is not UTF-8", at: range.lowerBound)
+            }
+        }
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+        default: nil
+        }
     }
 
     private mutating func skipLiteral(_ literal: StaticString) throws(Failure) {
@@ -291,8 +333,10 @@ public struct JSONScanner {
         func isDigit(_ byte: UInt8?) -> Bool {
             byte.map { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ?? false
         }
+        let first = current
         while isDigit(current) { offset += 1; digits += 1 }
         guard digits > 0 else { throw fail("bad number") }
+        guard digits == 1 || first != UInt8(ascii: "0") else { throw fail("a number with a leading zero") }
         if current == UInt8(ascii: ".") {
             offset += 1
             guard isDigit(current) else { throw fail("bad number") }

@@ -219,7 +219,8 @@ public struct WireEnvelope: Sendable {
                 buffer.writeStaticString(",\"reason\":")
                 JSONStringWriter.write(reason, into: &buffer)
             }
-            if let details = error.details, let json = try? WireJSON.encoder.encode(details) {
+            // Keys sorted, so that the same error is always the same text.
+            if let details = error.details, let json = try? RFC3339.sortedKeysEncoder.encode(details) {
                 buffer.writeStaticString(",\"details\":")
                 buffer.writeBytes(json)
             }

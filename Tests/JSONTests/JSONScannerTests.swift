@@ -12,7 +12,8 @@ struct JSONScannerTests {
     ]
     static let invalid = [
         "", "{", "[1,]", "{\"a\" 1}", "tru", "\"\\x\"", "\"\u{01}\"", "1.2.3", "-", "[1] 2", "\"\\u12g4\"",
-        "{\"a\":1}}", "{'a':1}", "[01x]", "nul", "{\"a\":}",
+        "{\"a\":1}}", "{'a':1}", "[01x]", "nul", "{\"a\":}", "0000", "[-01]", "{\"a\":00.5}", "\"\\ud83d\"",
+        "\"\\ud83d\\u0041\"", "\"\\ude9a\"",
     ]
 
     /// What Foundation's reader lets through although RFC 8259 does not.
@@ -31,6 +32,24 @@ struct JSONScannerTests {
         #expect(throws: JSONScanner.Failure.self) {
             try Array(deep.utf8).withUnsafeBytes { try JSONScanner.validate($0) }
         }
+    }
+
+    @Test("refuses strings that are not UTF-8, as Foundation does (found by make fuzz-wire)")
+    func refusesInvalidUTF8() throws {
+        let invalid: [[UInt8]] = [
+            [0x22, 0x9F, 0x22],  // a continuation byte alone
+            [0x22, 0xC3, 0x22],  // a lead byte cut short
+            [0x22, 0xC0, 0xAF, 0x22],  // an overlong "/"
+            [0x22, 0xED, 0xA0, 0x80, 0x22],  // a surrogate
+            Array(#"{"a":"ok","b":""#.utf8) + [0xFF] + Array(#""}"#.utf8),
+        ]
+        for bytes in invalid {
+            #expect((try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) == nil)
+            #expect(throws: JSONScanner.Failure.self, "\(bytes)") {
+                try bytes.withUnsafeBytes { try JSONScanner.validate($0) }
+            }
+        }
+        try Array("\"é🚚\"".utf8).withUnsafeBytes { try JSONScanner.validate($0) }
     }
 
     @Test("reads strings, integers and booleans as JSONDecoder reads them")
@@ -63,6 +82,37 @@ struct JSONScannerTests {
             }
             #expect(read == sample)
             #expect(try JSONDecoder().decode(Fields.self, from: Data(bytes)) == read)
+        }
+    }
+
+    @Test("reads no string with a surrogate out of its pair (found by make fuzz-wire)")
+    func refusesLoneSurrogates() throws {
+        for text in [#""\ud83d""#, #""a\ud83d\u00e9""#, #""\ude9a""#] {
+            #expect(throws: JSONScanner.Failure.self, "\(text)") {
+                try Array(text.utf8).withUnsafeBytes { raw in
+                    var scanner = JSONScanner(raw)
+                    _ = try scanner.readString()
+                }
+            }
+        }
+    }
+
+    @Test("reads no integer that JSON forbids (a leading zero was found by make fuzz-wire)")
+    func refusesBadIntegers() throws {
+        for text in ["00", "-01", "0123", "1.5", "2e3", "-", "9223372036854775808"] {
+            #expect(throws: JSONScanner.Failure.self, "\(text)") {
+                try Array(text.utf8).withUnsafeBytes { raw in
+                    var scanner = JSONScanner(raw)
+                    _ = try scanner.readInteger()
+                }
+            }
+        }
+        for (text, value) in [("0", Int64(0)), ("-0", 0), ("10", 10), ("-9223372036854775807", -Int64.max)] {
+            let read = try Array(text.utf8).withUnsafeBytes { raw in
+                var scanner = JSONScanner(raw)
+                return try scanner.readInteger()
+            }
+            #expect(read == value)
         }
     }
 

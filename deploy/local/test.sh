@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make test`: checks that Shared/Domain imports Foundation only, then builds and runs every
 # test target. The Redis tests start their own servers; the storage tests run on SQLite and on
-# a throwaway PostgreSQL cluster started here.
+# a throwaway PostgreSQL cluster started here. Ends with a short run of the Wire fuzzer
+# (FUZZ_SECONDS, default 20).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source deploy/local/throwaway-postgres.sh
@@ -10,3 +11,4 @@ deploy/local/check-domain.sh
 swift build --build-tests
 start_throwaway_postgres
 swift test --skip-build
+FUZZ_SECONDS=${FUZZ_SECONDS:-20} deploy/local/fuzz-wire.sh
