@@ -84,6 +84,11 @@ public enum GatewayService {
         router.add(middleware: ErrorEnvelopeMiddleware(maximumBodyBytes: settings.maximumBodyBytes))
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: BearerAuthentication(tokens: tokens, sessions: sessions))
+        if settings.userRequestsPerSecond > 0 {
+            router.add(
+                middleware: UserRateLimit.Middleware(
+                    limit: UserRateLimit(perSecond: settings.userRequestsPerSecond, burst: settings.userBurst)))
+        }
         DocumentRoutes(document: try openAPIDocument()).add(to: router)
         let v1 = router.group("v1")
         AuthRoutes(identity: identity, clients: ClientAddressResolver(trustedProxies: settings.trustedProxies)).add(

@@ -8,6 +8,7 @@ public import Runtime
 /// | `http.maxBodyBytes` | `ORDERLY_HTTP_MAX_BODY_BYTES` | 1048576 |
 /// | `http.maxConnections` | `ORDERLY_HTTP_MAX_CONNECTIONS` | 10000 |
 /// | `http.idleTimeoutSeconds` | `ORDERLY_HTTP_IDLE_TIMEOUT_SECONDS` | 75 |
+/// | `http.userRequestsPerSecond`, `http.userBurst` | `ORDERLY_HTTP_USER_REQUESTS_PER_SECOND`, `ORDERLY_HTTP_USER_BURST` | 20, 100 (0: no per-user limit) |
 /// | `jwt.secret` | `ORDERLY_JWT_SECRET` (environment only) | none: required, 32+ bytes |
 /// | `auth.accessTokenSeconds` | `ORDERLY_AUTH_ACCESS_TOKEN_SECONDS` | 900 |
 /// | `auth.refreshTokenDays` | `ORDERLY_AUTH_REFRESH_TOKEN_DAYS` | 30 |
@@ -27,6 +28,10 @@ public struct GatewaySettings: Sendable {
     /// How long a connection may sit without a request before it is closed (more than the
     /// longest long-poll).
     public var idleTimeout: Duration
+    /// Requests a second each signed-in user may make through one gateway replica once the
+    /// burst is spent; 0 turns the limit off.
+    public var userRequestsPerSecond: Int
+    public var userBurst: Int
     public var jwtSecret: String
     public var accessTokenLifetime: Duration
     public var refreshTokenLifetime: Duration
@@ -49,6 +54,8 @@ public struct GatewaySettings: Sendable {
         let body = reader.int("http.maxBodyBytes", default: 1 << 20, in: 1024...(64 << 20))
         let connections = reader.int("http.maxConnections", default: 10_000, in: 1...1_000_000)
         let idle = reader.int("http.idleTimeoutSeconds", default: 75, in: 31...3600)
+        let userRate = reader.int("http.userRequestsPerSecond", default: 20, in: 0...1_000_000)
+        let userBurst = reader.int("http.userBurst", default: 100, in: 1...1_000_000)
         let secret = reader.secret("jwt.secret")
         if let secret, secret.utf8.count < 32 { reader.report("jwt.secret", "must be at least 32 bytes long") }
         let access = reader.int("auth.accessTokenSeconds", default: 900, in: 30...86_400)
@@ -77,7 +84,7 @@ public struct GatewaySettings: Sendable {
         try reader.finish()
         return GatewaySettings(
             service: service, httpHost: host, httpPort: port, maximumBodyBytes: body, maximumConnections: connections,
-            idleTimeout: .seconds(idle), jwtSecret: secret!,
+            idleTimeout: .seconds(idle), userRequestsPerSecond: userRate, userBurst: userBurst, jwtSecret: secret!,
             accessTokenLifetime: .seconds(access), refreshTokenLifetime: .seconds(refresh * 86_400),
             bcryptCost: cost, loginAttemptsPerAccount: perAccount, loginAttemptsPerAddress: perAddress,
             trustedProxies: proxies,

@@ -1,8 +1,12 @@
 import Domain
 import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
 import Logging
 import NIOCore
 import NIOEmbedded
+import Synchronization
 import Testing
 
 @testable import Gateway
@@ -52,4 +56,101 @@ struct EdgeLimitTests {
         _ = try? second.finish()
         _ = try? fourth.finish()
     }
+}
+
+@Suite("Per-user rate limit")
+struct UserRateLimitTests {
+    /// A clock the test moves by hand.
+    final class ManualClock: Sendable {
+        let now = Mutex<UInt64>(1_000_000_000)
+        func advance(seconds: Double) { now.withLock { $0 += UInt64(seconds * 1e9) } }
+        func read() -> UInt64 { now.withLock { $0 } }
+    }
+
+    @Test("a user gets the burst at once, then the rate; another user has a bucket of their own")
+    func bucket() {
+        let clock = ManualClock()
+        let limit = UserRateLimit(perSecond: 2, burst: 3, clock: clock.read)
+        let (user, other) = (UserID(), UserID())
+        for _ in 0..<3 { #expect(limit.take(user) == nil) }
+        #expect(limit.take(user) == 1)
+        #expect(limit.take(other) == nil)
+        clock.advance(seconds: 0.5)  // one token back at two a second
+        #expect(limit.take(user) == nil)
+        #expect(limit.take(user) == 1)
+        clock.advance(seconds: 60)  // never more than the burst
+        for _ in 0..<3 { #expect(limit.take(user) == nil) }
+        #expect(limit.take(user) != nil)
+    }
+
+    @Test("a slow rate asks for a longer wait")
+    func retryAfter() {
+        let clock = ManualClock()
+        let limit = UserRateLimit(perSecond: 1, burst: 1, clock: clock.read)
+        let user = UserID()
+        #expect(limit.take(user) == nil)
+        #expect(limit.take(user) == 1)
+        let slow = UserRateLimit(perSecond: 1, burst: 1, clock: clock.read)
+        _ = slow.take(user)
+        clock.advance(seconds: 0.2)
+        #expect(slow.take(user) == 1)  // 0.8 s left, rounded up
+    }
+
+    @Test("idle users' buckets are dropped once the table is large")
+    func sweep() {
+        let clock = ManualClock()
+        let limit = UserRateLimit(perSecond: 10, burst: 10, clock: clock.read)
+        for _ in 0..<10_001 { _ = limit.take(UserID()) }
+        clock.advance(seconds: 5)
+        let busy = UserID()
+        _ = limit.take(busy)
+        #expect(limit.bucketCount == 1)
+    }
+
+    @Test("the 429 answer carries Retry-After and the error envelope; unsigned requests pass")
+    func answer() async throws {
+        let clock = ManualClock()
+        let router = Router(context: GatewayContext.self)
+        router.add(middleware: ErrorEnvelopeMiddleware(maximumBodyBytes: 1024))
+        router.add(middleware: SignedInAs())
+        router.add(
+            middleware: UserRateLimit.Middleware(limit: UserRateLimit(perSecond: 1, burst: 2, clock: clock.read)))
+        router.get("ping") { _, _ in "pong" }
+        let app = Application(router: router)
+        try await app.test(.router) { client in
+            let user = UserID().description
+            for _ in 0..<2 {
+                try await client.execute(uri: "/ping", method: .get, headers: [.userForTest: user]) {
+                    #expect($0.status == .ok)
+                }
+            }
+            try await client.execute(uri: "/ping", method: .get, headers: [.userForTest: user]) { response in
+                #expect(response.status == .tooManyRequests)
+                #expect(response.headers[.retryAfter] == "1")
+                let text = String(buffer: response.body)
+                #expect(text.contains("\"rate_limited\"") && text.contains("resource_exhausted"))
+            }
+            for _ in 0..<5 {
+                try await client.execute(uri: "/ping", method: .get) { #expect($0.status == .ok) }
+            }
+        }
+    }
+
+    /// Stands in for the bearer check: the caller named by a header.
+    struct SignedInAs: RouterMiddleware {
+        typealias Context = GatewayContext
+        func handle(
+            _ request: Request, context: GatewayContext, next: (Request, GatewayContext) async throws -> Response
+        ) async throws -> Response {
+            var context = context
+            if let text = request.headers[.userForTest], let user = UserID(text) {
+                context.caller = .success(Principal(userID: user, role: .staff, storeID: StoreID()))
+            }
+            return try await next(request, context)
+        }
+    }
+}
+
+extension HTTPField.Name {
+    fileprivate static let userForTest = Self("X-Test-User")!
 }

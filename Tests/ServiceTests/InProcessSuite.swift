@@ -132,6 +132,7 @@ final class InProcessSuite: Suite {
             "jwt.secret": "jwt-secret-for-tests-0123456789abcdef",
             "bootstrap.admin.email": "admin@example.com", "bootstrap.admin.password": "admin-password-1",
             "auth.bcryptCost": "4", "auth.loginAttemptsPerAddress": "10000",
+            "http.userRequestsPerSecond": "1000", "http.userBurst": "10000",
         ])
         let service = try ServiceSettings.read(
             service: "gateway", defaultWirePort: 0, defaultAdminPort: 0, upstreams: [:], from: source)

@@ -39,6 +39,9 @@ local_secret() {
 # environment like every secret.
 export ORDERLY_INTERNAL_SECRET="${ORDERLY_INTERNAL_SECRET:-$(local_secret internal-secret)}"
 export ORDERLY_JWT_SECRET="${ORDERLY_JWT_SECRET:-$(local_secret jwt-secret)}"
+# The local suite serves development and the benchmarks, which drive thousands of requests a
+# second through one user: no per-user rate limit unless one is asked for.
+export ORDERLY_HTTP_USER_REQUESTS_PER_SECOND="${ORDERLY_HTTP_USER_REQUESTS_PER_SECOND:-0}"
 export ORDERLY_BOOTSTRAP_ADMIN_EMAIL="${ORDERLY_BOOTSTRAP_ADMIN_EMAIL:-admin@orderly.local}"
 export ORDERLY_BOOTSTRAP_ADMIN_PASSWORD="${ORDERLY_BOOTSTRAP_ADMIN_PASSWORD:-$(local_secret bootstrap-admin-password | head -c 20)}"
 
