@@ -328,6 +328,7 @@ public struct JSONScanner {
     }
 
     private mutating func skipNumber() throws(Failure) {
+        let start = offset
         if current == UInt8(ascii: "-") { offset += 1 }
         var digits = 0
         func isDigit(_ byte: UInt8?) -> Bool {
@@ -342,11 +343,21 @@ public struct JSONScanner {
             guard isDigit(current) else { throw fail("bad number") }
             while isDigit(current) { offset += 1 }
         }
+        var large = digits > 15
         if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
             offset += 1
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { offset += 1 }
             guard isDigit(current) else { throw fail("bad number") }
             while isDigit(current) { offset += 1 }
+            large = true
+        }
+        // Foundation refuses a number beyond a Double's range; so does this scanner, which reads
+        // the rare long or exponent-bearing number as a Double to tell.
+        if large,
+            !(Double(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self))
+                ?? .infinity).isFinite
+        {
+            throw .syntax("a number out of range", at: start)
         }
     }
 }
