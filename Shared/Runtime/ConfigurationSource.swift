@@ -99,6 +99,16 @@ public struct SettingsReader {
         return text
     }
 
+    /// A string that may be absent; nil when unset.
+    public mutating func optionalString(_ key: String) -> String? {
+        guard let text = raw(key) else { return nil }
+        guard !text.isEmpty else {
+            problem(key, "a non-empty value", got: text)
+            return nil
+        }
+        return text
+    }
+
     /// An integer within `range`; `default` when unset.
     public mutating func int(_ key: String, default defaultValue: Int, in range: ClosedRange<Int>) -> Int {
         guard let text = raw(key) else { return defaultValue }

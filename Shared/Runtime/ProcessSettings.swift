@@ -17,6 +17,8 @@ public struct ProcessSettings: Sendable {
     public var stallTimeout: TimeAmount
     public var shutdownGracePeriod: TimeAmount
     public var internalSecret: WireSecret
+    /// TLS for Wire, served and used, when its three files are configured.
+    public var wireTLS: WireTLS?
 
     /// Reads the settings of `service`, with its default ports.
     ///
@@ -32,6 +34,7 @@ public struct ProcessSettings: Sendable {
     /// | `shutdown.graceSeconds` | `ORDERLY_SHUTDOWN_GRACE_SECONDS` | 30 |
     /// | `internal.secret` | `ORDERLY_INTERNAL_SECRET` (environment only) | none: required without `wire.keys` |
     /// | `wire.keys` | `ORDERLY_WIRE_KEYS` (environment only) | none: this process's Wire keys alone, in place of the secret |
+    /// | `wire.tls.certificate`, `wire.tls.key`, `wire.tls.authority` | `ORDERLY_WIRE_TLS_CERTIFICATE`, `_KEY`, `_AUTHORITY` | none: plain TCP; all three PEM paths turn on mutual TLS |
     public static func read(
         service: String, defaultWirePort: Int, defaultAdminPort: Int, from source: ConfigurationSource
     ) throws(ConfigurationError) -> ProcessSettings {
@@ -58,12 +61,23 @@ public struct ProcessSettings: Sendable {
             if secretText.utf8.count < 16 { reader.report("internal.secret", "must be at least 16 bytes long") }
             secret = WireSecret(secretText)
         }
+        let tlsPaths = ["certificate", "key", "authority"].map { reader.optionalString("wire.tls.\($0)") }
+        var tls: WireTLS?
+        if let certificate = tlsPaths[0], let key = tlsPaths[1], let authority = tlsPaths[2] {
+            do {
+                tls = try WireTLS(certificatePath: certificate, keyPath: key, authorityPath: authority)
+            } catch {
+                reader.report("wire.tls", error.description)
+            }
+        } else if tlsPaths.contains(where: { $0 != nil }) {
+            reader.report("wire.tls", "set wire.tls.certificate, wire.tls.key and wire.tls.authority together, or none")
+        }
         try reader.finish()
         return ProcessSettings(
             service: service, logLevel: logLevel, logFormat: logFormat, wireHost: wireHost, wirePort: wirePort,
             adminHost: adminHost, adminPort: adminPort, maximumFrameLength: frame, maximumConnections: connections,
             stallTimeout: .milliseconds(Int64(stall)), shutdownGracePeriod: .seconds(Int64(grace)),
-            internalSecret: secret!)
+            internalSecret: secret!, wireTLS: tls)
     }
 
     /// The Wire server settings these amount to.
@@ -71,6 +85,6 @@ public struct ProcessSettings: Sendable {
         WireServerConfiguration(
             host: wireHost, port: wirePort, serviceName: service, secret: internalSecret,
             maximumFrameLength: maximumFrameLength, stallTimeout: stallTimeout, maximumConnections: maximumConnections,
-            shutdownGracePeriod: shutdownGracePeriod)
+            shutdownGracePeriod: shutdownGracePeriod, tls: wireTLS)
     }
 }

@@ -82,7 +82,7 @@ public struct ServiceSettings: Sendable {
         WireClient(
             configuration: WireClientConfiguration(
                 service: service, endpoints: upstreams[service] ?? [], callerService: process.service,
-                secret: process.internalSecret),
+                secret: process.internalSecret, tls: process.wireTLS),
             logger: logger)
     }
 }

@@ -48,13 +48,15 @@ public struct WireClientConfiguration: Sendable {
     public var ejectionTime: TimeAmount
     /// Attempts per call, the first included, for calls that may be retried.
     public var maximumAttempts: Int
+    /// TLS on every connection, when set.
+    public var tls: WireTLS?
 
     public init(
         service: String, endpoints: [WireEndpoint], callerService: String, secret: WireSecret,
         connectionsPerEndpoint: Int = 2, maximumFrameLength: Int = WireDefaults.maximumFrameLength,
         connectTimeout: TimeAmount = .seconds(2), defaultTimeout: TimeAmount = .seconds(10),
         reconnectBackoff: (initial: TimeAmount, maximum: TimeAmount) = (.milliseconds(50), .seconds(2)),
-        ejectionTime: TimeAmount = .seconds(5), maximumAttempts: Int = 3
+        ejectionTime: TimeAmount = .seconds(5), maximumAttempts: Int = 3, tls: WireTLS? = nil
     ) {
         self.service = service
         self.endpoints = endpoints
@@ -67,6 +69,7 @@ public struct WireClientConfiguration: Sendable {
         self.reconnectBackoff = reconnectBackoff
         self.ejectionTime = ejectionTime
         self.maximumAttempts = max(1, maximumAttempts)
+        self.tls = tls
     }
 }
 
@@ -280,7 +283,7 @@ public final class WireClient: WireCaller {
                     host: endpoint.host, port: endpoint.port, server: configuration.service,
                     callerService: configuration.callerService,
                     secret: configuration.secret, maximumFrameLength: configuration.maximumFrameLength,
-                    connectTimeout: configuration.connectTimeout, group: group)
+                    connectTimeout: configuration.connectTimeout, tls: configuration.tls, group: group)
                 connected(slot: index, connection: connection)
                 promise.succeed(connection)
                 return (index, connection)

@@ -38,12 +38,12 @@ public final class WireConnection: Sendable {
     public static func connect(
         host: String, port: Int, server: String, callerService: String, secret: WireSecret,
         maximumFrameLength: Int = WireDefaults.maximumFrameLength, connectTimeout: TimeAmount = .seconds(2),
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        tls: WireTLS? = nil, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> WireConnection {
         do {
             return try await open(
                 host: host, port: port, server: server, callerService: callerService, secret: secret,
-                maximumFrameLength: maximumFrameLength, connectTimeout: connectTimeout, group: group)
+                maximumFrameLength: maximumFrameLength, connectTimeout: connectTimeout, tls: tls, group: group)
         } catch let failure as WireTransportFailure {
             throw failure.asOrderlyError
         }
@@ -53,15 +53,20 @@ public final class WireConnection: Sendable {
     /// which the pool treats as always safe to retry.
     static func open(
         host: String, port: Int, server: String, callerService: String, secret: WireSecret, maximumFrameLength: Int,
-        connectTimeout: TimeAmount, group: any EventLoopGroup
+        connectTimeout: TimeAmount, tls: WireTLS?, group: any EventLoopGroup
     ) async throws -> WireConnection {
         let channel: any Channel
+        let session = tls.map { _ in WireTLS.ClientSession(handshake: group.next().makePromise()) }
         do {
             channel = try await ClientBootstrap(group: group)
                 .connectTimeout(connectTimeout)
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        if let tls, let session {
+                            try channel.pipeline.syncOperations.addHandlers(
+                                try tls.clientHandlers(host: host, session: session, timeout: connectTimeout))
+                        }
                         try channel.pipeline.syncOperations.addHandlers([
                             ByteToMessageHandler(
                                 WireFrameDecoder(
@@ -73,7 +78,16 @@ public final class WireConnection: Sendable {
                 }
                 .connect(host: host, port: port).get()
         } catch {
+            session?.handshake.fail(error)
             throw WireTransportFailure.notSent("cannot connect to \(host):\(port): \(error)")
+        }
+        if let session {
+            do {
+                try await session.handshake.futureResult.get()
+            } catch {
+                channel.close(promise: nil)
+                throw WireTransportFailure.notSent("TLS with \(host):\(port) failed: \(error)")
+            }
         }
         let deadline = NIODeadline.now() + connectTimeout
         do {
@@ -91,6 +105,9 @@ public final class WireConnection: Sendable {
                 channel: channel, serverService: accepted.service, maximumFrameLength: maximumFrameLength)
         } catch {
             channel.close(promise: nil)
+            if let refused = session?.failure.withLock({ $0 }) {
+                throw WireTransportFailure.notSent("TLS with \(host):\(port) failed: \(refused)")
+            }
             switch error {
             case let failure as WireTransportFailure:
                 if case .lostInFlight(let why) = failure { throw WireTransportFailure.notSent(why) }

@@ -24,12 +24,14 @@ public struct WireServerConfiguration: Sendable {
     public var maximumConnections: Int
     /// How long a graceful shutdown waits for in-flight requests before closing connections.
     public var shutdownGracePeriod: TimeAmount
+    /// TLS on every connection, when set; plain TCP otherwise.
+    public var tls: WireTLS?
 
     public init(
         host: String = "127.0.0.1", port: Int, serviceName: String, secret: WireSecret,
         maximumFrameLength: Int = WireDefaults.maximumFrameLength, stallTimeout: TimeAmount = .seconds(10),
         maximumRequestsInFlightPerConnection: Int = 1024, maximumConnections: Int = WireDefaults.maximumConnections,
-        shutdownGracePeriod: TimeAmount = .seconds(30)
+        shutdownGracePeriod: TimeAmount = .seconds(30), tls: WireTLS? = nil
     ) {
         self.host = host
         self.port = port
@@ -40,6 +42,7 @@ public struct WireServerConfiguration: Sendable {
         self.maximumRequestsInFlightPerConnection = maximumRequestsInFlightPerConnection
         self.maximumConnections = maximumConnections
         self.shutdownGracePeriod = shutdownGracePeriod
+        self.tls = tls
     }
 }
 
@@ -103,7 +106,9 @@ public final class WireServer: Service, Sendable {
         }
         let address = serverChannel.localAddress!
         bound.succeed(address)
-        logger.info("wire server listening", metadata: ["net.address": "\(address)"])
+        logger.info(
+            "wire server listening",
+            metadata: ["net.address": "\(address)", "wire.tls": "\(configuration.tls == nil ? "off" : "mutual")"])
 
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
@@ -154,6 +159,9 @@ public final class WireServer: Service, Sendable {
                     return channel.close()
                 }
                 return channel.eventLoop.makeCompletedFuture {
+                    if let tls = configuration.tls {
+                        try channel.pipeline.syncOperations.addHandler(tls.serverHandler())
+                    }
                     try channel.pipeline.syncOperations.addHandlers([
                         ByteToMessageHandler(
                             WireFrameDecoder(

@@ -56,6 +56,26 @@ struct ConfigurationTests {
         #expect(settings.logLevel == .debug)
     }
 
+    @Test("Wire TLS needs its three files together, and files that can be read")
+    func wireTLS() async throws {
+        #expect(try await read(secret).wireTLS == nil)
+        for (partial, problem) in [
+            (["ORDERLY_WIRE_TLS_CERTIFICATE": "/etc/orderly/orders.pem"], "together"),
+            (
+                [
+                    "ORDERLY_WIRE_TLS_CERTIFICATE": "/nonexistent/orders.pem", "ORDERLY_WIRE_TLS_KEY": "/nonexistent/k",
+                    "ORDERLY_WIRE_TLS_AUTHORITY": "/nonexistent/ca.pem",
+                ], "'/nonexistent/orders.pem' cannot be read"
+            ),
+        ] {
+            await #expect {
+                try await read(secret.merging(partial) { a, _ in a })
+            } throws: { error in
+                "\(error)".contains("ORDERLY_WIRE_TLS (wire.tls)") && "\(error)".contains(problem)
+            }
+        }
+    }
+
     @Test("a missing config file is an error naming it")
     func missingFile() async {
         await #expect(throws: ConfigurationError.self) {

@@ -1,7 +1,9 @@
+import Domain
 import Foundation
 import Storage
 import TestSupport
 import Testing
+import Wire
 
 /// The whole suite as separate processes, as `make run` starts them, driven over HTTP as the
 /// apps drive it: the flows that cross every process, Redis and the databases. Every response
@@ -12,9 +14,12 @@ struct EndToEndTests {
 
     init() throws { api = try API() }
 
-    @Test("an order goes from the store's iPad to the courier's phone", arguments: [Database.Kind.sqlite, .postgres])
-    func orderFromIPadToCourier(on kind: Database.Kind) async throws {
-        try await RunningSuite.with(on: kind) { suite in
+    /// On PostgreSQL, with every Wire connection over mutual TLS.
+    @Test(
+        "an order goes from the store's iPad to the courier's phone",
+        arguments: [(Database.Kind.sqlite, false), (.postgres, true)])
+    func orderFromIPadToCourier(on kind: Database.Kind, tls: Bool) async throws {
+        try await RunningSuite.with(on: kind, tls: tls) { suite in
             let admin = try await api.admin(suite)
 
             let storeReply = try await api.send(
@@ -166,6 +171,15 @@ struct EndToEndTests {
             let afterLogout = try await api.send(
                 suite, "POST", "/v1/auth/refresh", json: ["refresh_token": ending["refresh_token"] as! String])
             #expect(afterLogout.status == 401)
+
+            // Over TLS, a caller that knows the internal secret but speaks plain TCP is refused.
+            if tls {
+                await #expect(throws: OrderlyError.self) {
+                    try await WireConnection.connect(
+                        host: "127.0.0.1", port: suite.wirePorts["orders"]!, server: "orders",
+                        callerService: "gateway", secret: WireSecret("internal-secret-for-tests-0123456789")!)
+                }
+            }
         }
     }
 }

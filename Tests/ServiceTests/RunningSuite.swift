@@ -18,6 +18,7 @@ final class RunningSuite: Suite {
     let processes: [ChildProcess]
     let gatewayURL: String
     let adminPorts: [String: Int]
+    let wirePorts: [String: Int]
     /// Drops the PostgreSQL databases, when the suite ran on PostgreSQL.
     let dropDatabases: @Sendable () async -> Void
     let adminEmail = "admin@example.com"
@@ -25,7 +26,7 @@ final class RunningSuite: Suite {
 
     private init(
         redis: RedisServerProcess, dataDirectory: String, processes: [ChildProcess], gatewayURL: String,
-        adminPorts: [String: Int], dropDatabases: @escaping @Sendable () async -> Void
+        adminPorts: [String: Int], wirePorts: [String: Int], dropDatabases: @escaping @Sendable () async -> Void
     ) {
         self.dropDatabases = dropDatabases
         self.redis = redis
@@ -33,6 +34,7 @@ final class RunningSuite: Suite {
         self.processes = processes
         self.gatewayURL = gatewayURL
         self.adminPorts = adminPorts
+        self.wirePorts = wirePorts
     }
 
     /// Where the service executables are: beside the test bundle, or `ORDERLY_BIN_DIR`.
@@ -42,8 +44,10 @@ final class RunningSuite: Suite {
     }
 
     /// Starts the suite, each service on its own SQLite file or, with `.postgres`, its own new
-    /// database in the test cluster (`ORDERLY_TEST_POSTGRES_URL`).
-    static func start(on kind: Database.Kind = .sqlite) async throws -> RunningSuite {
+    /// database in the test cluster (`ORDERLY_TEST_POSTGRES_URL`); with `tls`, every Wire
+    /// connection over mutual TLS, each process with a certificate of its own from a new
+    /// authority.
+    static func start(on kind: Database.Kind = .sqlite, tls: Bool = false) async throws -> RunningSuite {
         let redis = try await RedisServerProcess.start()
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("orderly-suite-\(UUID().uuidString)")
             .path
@@ -93,9 +97,15 @@ final class RunningSuite: Suite {
                 await admin.close()
             }
         }
+        let certificates = tls ? try TestCertificates.make(names: names, in: URL(fileURLWithPath: "\(data)/tls")) : nil
         var processes: [ChildProcess] = []
         for name in names {
             var own = environment
+            if let certificates {
+                own["ORDERLY_WIRE_TLS_CERTIFICATE"] = certificates.certificate(name)
+                own["ORDERLY_WIRE_TLS_KEY"] = certificates.key(name)
+                own["ORDERLY_WIRE_TLS_AUTHORITY"] = certificates.certificate("ca")
+            }
             own["ORDERLY_DATABASE_URL"] = databaseURLs[name]
             own["ORDERLY_WIRE_PORT"] = "\(wirePorts[name]!)"
             own["ORDERLY_ADMIN_PORT"] = "\(adminPorts[name]!)"
@@ -106,7 +116,7 @@ final class RunningSuite: Suite {
         }
         let suite = RunningSuite(
             redis: redis, dataDirectory: data, processes: processes, gatewayURL: "http://127.0.0.1:\(httpPort)",
-            adminPorts: adminPorts, dropDatabases: dropDatabases)
+            adminPorts: adminPorts, wirePorts: wirePorts, dropDatabases: dropDatabases)
         do {
             try await suite.waitUntilReady()
         } catch {
@@ -168,8 +178,10 @@ final class RunningSuite: Suite {
     }
 
     /// Runs `body` against a fresh suite, printing the services' logs when it fails.
-    static func with(on kind: Database.Kind = .sqlite, _ body: (RunningSuite) async throws -> Void) async throws {
-        let suite = try await start(on: kind)
+    static func with(
+        on kind: Database.Kind = .sqlite, tls: Bool = false, _ body: (RunningSuite) async throws -> Void
+    ) async throws {
+        let suite = try await start(on: kind, tls: tls)
         do {
             try await body(suite)
         } catch {

@@ -71,7 +71,7 @@ struct RunningServer {
         port: Int = 0, stallTimeout: TimeAmount = .seconds(60),
         maximumFrameLength: Int = WireDefaults.maximumFrameLength, maximumInFlight: Int = 1024,
         maximumConnections: Int = WireDefaults.maximumConnections, router: WireRouter = TestAPI.router,
-        callers: WireCallers? = nil
+        callers: WireCallers? = nil, tls: WireTLS? = nil
     ) async throws -> RunningServer {
         var router = router
         router.callers = callers
@@ -79,7 +79,7 @@ struct RunningServer {
             configuration: WireServerConfiguration(
                 port: port, serviceName: "test", secret: testSecret, maximumFrameLength: maximumFrameLength,
                 stallTimeout: stallTimeout, maximumRequestsInFlightPerConnection: maximumInFlight,
-                maximumConnections: maximumConnections, shutdownGracePeriod: .seconds(5)),
+                maximumConnections: maximumConnections, shutdownGracePeriod: .seconds(5), tls: tls),
             router: router, logger: Logger(label: "test.server"))
         let task = Task { try await server.run() }
         let address = try await server.localAddress()
@@ -91,11 +91,13 @@ struct RunningServer {
         try await task.value
     }
 
-    func connect(secret: WireSecret = testSecret, as caller: String = "tests") async throws -> WireConnection {
+    func connect(
+        secret: WireSecret = testSecret, as caller: String = "tests", host: String = "127.0.0.1", tls: WireTLS? = nil
+    ) async throws -> WireConnection {
         // A long timeout: the other suites run beside it and may slow the hello down.
         try await WireConnection.connect(
-            host: "127.0.0.1", port: port, server: "test", callerService: caller, secret: secret,
-            connectTimeout: .seconds(10))
+            host: host, port: port, server: "test", callerService: caller, secret: secret,
+            connectTimeout: .seconds(10), tls: tls)
     }
 
     func pool(connections: Int = 2, maximumAttempts: Int = 3) -> WireClient {

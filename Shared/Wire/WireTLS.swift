@@ -1,0 +1,135 @@
+import Domain
+import Foundation
+public import NIOCore
+public import NIOSSL
+import NIOTLS
+import Synchronization
+
+/// TLS for Wire connections, mutual: every process holds a certificate and its key, signed by
+/// the operator's internal certificate authority, and trusts only that authority. A server
+/// accepts only callers whose certificate the authority signed; a caller accepts only a server
+/// whose certificate the authority signed for the host it dialled (its DNS name or IP address).
+/// The hello's proof still names the calling service; TLS keeps the traffic private and
+/// shuts out hosts the authority never vouched for. TLS 1.3 only: both ends are Orderly's.
+public struct WireTLS: Sendable {
+    private let serverContext: NIOSSLContext
+    private let clientContext: NIOSSLContext
+
+    /// Why TLS could not be set up from the given files.
+    public struct SetupError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Reads PEM files: this process's certificate chain, its private key and the authority's
+    /// certificate(s).
+    public init(certificatePath: String, keyPath: String, authorityPath: String) throws(SetupError) {
+        func load<T>(_ what: String, _ path: String, _ read: () throws -> T) throws(SetupError) -> T {
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw SetupError(description: "\(what) '\(path)' cannot be read")
+            }
+            do {
+                return try read()
+            } catch {
+                throw SetupError(description: "\(what) '\(path)' is not PEM: \(error)")
+            }
+        }
+        let chain = try load("certificate", certificatePath) { try NIOSSLCertificate.fromPEMFile(certificatePath) }
+        let key = try load("key", keyPath) { try NIOSSLPrivateKey(file: keyPath, format: .pem) }
+        let authority = try load("authority", authorityPath) { try NIOSSLCertificate.fromPEMFile(authorityPath) }
+        guard !chain.isEmpty, !authority.isEmpty else {
+            throw SetupError(description: "no certificate in '\(chain.isEmpty ? certificatePath : authorityPath)'")
+        }
+        var server = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        server.trustRoots = .certificates(authority)
+        server.certificateVerification = .noHostnameVerification
+        server.minimumTLSVersion = .tlsv13
+        var client = TLSConfiguration.makeClientConfiguration()
+        client.certificateChain = chain.map { .certificate($0) }
+        client.privateKey = .privateKey(key)
+        client.trustRoots = .certificates(authority)
+        client.certificateVerification = .fullVerification
+        client.minimumTLSVersion = .tlsv13
+        do {
+            serverContext = try NIOSSLContext(configuration: server)
+            clientContext = try NIOSSLContext(configuration: client)
+        } catch {
+            throw SetupError(description: "the certificate and key do not make a TLS context: \(error)")
+        }
+    }
+
+    /// The first handler of an accepted connection's pipeline.
+    func serverHandler() -> NIOSSLServerHandler {
+        NIOSSLServerHandler(context: serverContext)
+    }
+
+    /// What a caller learns of its TLS session: `handshake` completes when TLS is up, or fails
+    /// with the reason (a certificate refused, the connection closed, no handshake in time);
+    /// `failure` keeps the first error even after that, since with TLS 1.3 a server refuses the
+    /// caller's certificate only after the caller's side of the handshake is done.
+    final class ClientSession: Sendable {
+        let handshake: EventLoopPromise<Void>
+        let failure = Mutex<String?>(nil)
+
+        init(handshake: EventLoopPromise<Void>) { self.handshake = handshake }
+    }
+
+    /// The first handlers of a connection to `host`, which the server's certificate must name:
+    /// TLS, and a watcher that reports to `session`.
+    func clientHandlers(host: String, session: ClientSession, timeout: TimeAmount) throws -> [any ChannelHandler] {
+        let isAddress = (try? SocketAddress(ipAddress: host, port: 0)) != nil
+        return [
+            try NIOSSLClientHandler(context: clientContext, serverHostname: isAddress ? nil : host),
+            SessionWatcher(session: session, timeout: timeout),
+        ]
+    }
+
+    private final class SessionWatcher: ChannelInboundHandler {
+        typealias InboundIn = NIOAny
+        private let session: ClientSession
+        private let timeout: TimeAmount
+        private var timer: Scheduled<Void>?
+        private var done = false
+
+        init(session: ClientSession, timeout: TimeAmount) {
+            self.session = session
+            self.timeout = timeout
+        }
+
+        func handlerAdded(context: ChannelHandlerContext) {
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            timer = context.eventLoop.scheduleTask(in: timeout) {
+                let (watcher, context) = bound.value
+                watcher.finish(.failure(ChannelError.connectTimeout(watcher.timeout)))
+                context.close(promise: nil)
+            }
+        }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if case .handshakeCompleted = event as? TLSUserEvent { finish(.success(())) }
+            context.fireUserInboundEventTriggered(event)
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            session.failure.withLock { $0 = $0 ?? "\(error)" }
+            finish(.failure(error))
+            context.fireErrorCaught(error)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            finish(.failure(ChannelError.eof))
+            context.fireChannelInactive()
+        }
+
+        func handlerRemoved(context: ChannelHandlerContext) {
+            finish(.failure(ChannelError.ioOnClosedChannel))
+        }
+
+        private func finish(_ result: Result<Void, any Error>) {
+            timer?.cancel()
+            guard !done else { return }
+            done = true
+            session.handshake.completeWith(result)
+        }
+    }
+}

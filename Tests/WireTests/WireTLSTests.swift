@@ -1,0 +1,102 @@
+import Domain
+import Foundation
+import Logging
+import NIOCore
+import TestSupport
+import Testing
+import Wire
+
+/// Wire over mutual TLS, with certificates made by `openssl` for each test run.
+@Suite("Wire TLS")
+struct WireTLSTests {
+    static func tls(_ certificates: TestCertificates, _ name: String, authority: String = "ca") throws -> WireTLS {
+        try WireTLS(
+            certificatePath: certificates.certificate(name), keyPath: certificates.key(name),
+            authorityPath: certificates.certificate(authority))
+    }
+
+    @Test("calls go through when both ends hold certificates of the authority, by address and by name")
+    func mutual() async throws {
+        let certificates = try TestCertificates.make(names: ["server", "caller"])
+        defer { certificates.remove() }
+        let server = try await RunningServer.start(tls: try Self.tls(certificates, "server"))
+        for host in ["127.0.0.1", "localhost"] {
+            let connection = try await server.connect(host: host, tls: try Self.tls(certificates, "caller"))
+            let echo = try await connection.call(TestAPI.echo, TestAPI.Echo(text: "over TLS"))
+            #expect(echo.text == "over TLS")
+            await connection.close()
+        }
+        let pool = WireClient(
+            configuration: WireClientConfiguration(
+                service: "test", endpoints: [WireEndpoint(host: "127.0.0.1", port: server.port)],
+                callerService: "tests", secret: testSecret, tls: try Self.tls(certificates, "caller")),
+            logger: Logger(label: "test.client"))
+        #expect(try await pool.call(TestAPI.echo, TestAPI.Echo(text: "pooled")).text == "pooled")
+        await pool.close()
+        try await server.stop()
+    }
+
+    @Test("a caller without TLS, or with a certificate of another authority, is refused")
+    func refusesStrangers() async throws {
+        let certificates = try TestCertificates.make(names: ["server", "caller"])
+        defer { certificates.remove() }
+        _ = try TestCertificates.make(authority: "rogue", names: ["intruder"], in: certificates.folder)
+        let server = try await RunningServer.start(tls: try Self.tls(certificates, "server"))
+        await #expect(throws: OrderlyError.self) { try await server.connect() }
+        // The intruder trusts our authority, so it would accept our server, but ours refuses it.
+        let intruder = try WireTLS(
+            certificatePath: certificates.certificate("intruder"), keyPath: certificates.key("intruder"),
+            authorityPath: certificates.certificate("ca"))
+        await #expect {
+            try await server.connect(tls: intruder)
+        } throws: {
+            "\($0)".contains("UNKNOWN_CA")
+        }
+        try await server.stop()
+    }
+
+    @Test(
+        "a caller refuses a server whose certificate its authority did not sign or names another host, or without TLS")
+    func refusesImpostors() async throws {
+        let certificates = try TestCertificates.make(names: ["caller"])
+        defer { certificates.remove() }
+        _ = try TestCertificates.make(authority: "rogue", names: ["impostor"], in: certificates.folder)
+        let impostor = try await RunningServer.start(tls: try Self.tls(certificates, "impostor", authority: "ca"))
+        await #expect {
+            try await impostor.connect(tls: try Self.tls(certificates, "caller"))
+        } throws: {
+            "\($0)".contains("CERTIFICATE_VERIFY_FAILED")
+        }
+        try await impostor.stop()
+        // Signed by the authority, but for another host.
+        _ = try TestCertificates.make(names: ["elsewhere"], hosts: ["DNS:orders.internal"], in: certificates.folder)
+        let misnamed = try await RunningServer.start(tls: try Self.tls(certificates, "elsewhere"))
+        for host in ["127.0.0.1", "localhost"] {
+            await #expect {
+                try await misnamed.connect(host: host, tls: try Self.tls(certificates, "caller"))
+            } throws: {
+                "\($0)".contains("failedToValidateHostname")
+            }
+        }
+        try await misnamed.stop()
+        let plain = try await RunningServer.start()
+        await #expect(throws: OrderlyError.self) { try await plain.connect(tls: try Self.tls(certificates, "caller")) }
+        try await plain.stop()
+    }
+
+    @Test("files that are missing or not PEM are refused with the path named")
+    func badFiles() throws {
+        let certificates = try TestCertificates.make(names: ["server"])
+        defer { certificates.remove() }
+        #expect {
+            _ = try WireTLS(
+                certificatePath: "/nonexistent.pem", keyPath: certificates.key("server"),
+                authorityPath: certificates.certificate("ca"))
+        } throws: { "\($0)".contains("/nonexistent.pem") }
+        #expect {
+            _ = try WireTLS(
+                certificatePath: certificates.certificate("server"), keyPath: certificates.certificate("server"),
+                authorityPath: certificates.certificate("ca"))
+        } throws: { "\($0)".contains("key") }
+    }
+}
