@@ -82,6 +82,8 @@ public enum GatewayService {
 
         let router = Router(context: GatewayContext.self)
         router.add(middleware: ErrorEnvelopeMiddleware(maximumBodyBytes: settings.maximumBodyBytes))
+        let methods = MethodNotAllowed()
+        router.add(middleware: MethodNotAllowed.Middleware(routes: methods))
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: BearerAuthentication(tokens: tokens, sessions: sessions))
         if settings.userRequestsPerSecond > 0 {
@@ -100,6 +102,7 @@ public enum GatewayService {
         NotificationRoutes(
             notifications: try upstream(NotificationsAPI.service), wakeHub: wakeHub, recheck: settings.longPollRecheck
         ).add(to: v1)
+        methods.load(from: router)
         return router
     }
 

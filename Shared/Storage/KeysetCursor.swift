@@ -19,22 +19,29 @@ public struct KeysetCursor: Hashable, Sendable {
             key: try row.decode(column: column, as: Int64.self), id: try row.decode(column: "id", as: String.self))
     }
 
-    /// The opaque form: base64url of `key:id`.
+    /// The form clients see: the key's 64 bits as 16 lower-case hex digits, a dot, and the id
+    /// (a lower-case UUID): `KeysetCursor.pattern`, which the OpenAPI document states too, so
+    /// that every string of that form is a place in the list and every other is refused.
     public var token: String {
-        Data("\(key):\(id)".utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let hex = String(UInt64(bitPattern: key), radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex + "." + id
     }
 
-    /// Parses a token from a client; a malformed one is an `invalid_argument` naming `field`.
+    /// What a token looks like.
+    public static let pattern = #"^[0-9a-f]{16}\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"#
+
+    /// Parses a token from a client; one not of `pattern` is an `invalid_argument` naming `field`.
     public init(token: String, field: String = "cursor") throws(OrderlyError) {
-        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard token.count <= 200, let data = Data(base64Encoded: base64),
-            let text = String(data: data, encoding: .utf8),
-            let colon = text.firstIndex(of: ":"), let key = Int64(text[..<colon])
+        let bytes = Array(token.utf8)
+        func isHex(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) }
+        let dashes: Set<Int> = [17 + 8, 17 + 13, 17 + 18, 17 + 23]
+        guard bytes.count == 17 + 36, bytes[16] == UInt8(ascii: "."),
+            bytes.indices.allSatisfy({
+                $0 == 16 || (dashes.contains($0) ? bytes[$0] == UInt8(ascii: "-") : isHex(bytes[$0]))
+            }),
+            let bits = UInt64(String(decoding: bytes[..<16], as: UTF8.self), radix: 16)
         else { throw OrderlyError.invalidFields([field: "is not a cursor this list returned"]) }
-        self.init(key: key, id: String(text[text.index(after: colon)...]))
+        self.init(key: Int64(bitPattern: bits), id: String(decoding: bytes[17...], as: UTF8.self))
     }
 
     /// The page size a request asks for: 1…`maximum`, `defaultLimit` when absent.

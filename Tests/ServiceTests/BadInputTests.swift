@@ -1,4 +1,5 @@
 import Foundation
+import Storage
 import Testing
 
 /// What the gateway answers to bad and hostile input, with every service in this process: a
@@ -72,6 +73,42 @@ struct BadInputTests {
                 suite, "POST", "/v1/auth/login", json: ["email": "s@a.com", "password": "password-123"])
             #expect(limited.status == 429 && limited.headers["retry-after"] == "300", "\(limited.text)")
         }
+    }
+
+    @Test("the gateway serves exactly the document's routes and methods; another method is 405 with Allow")
+    func routesAndMethods() async throws {
+        try await InProcessSuite.with { suite in
+            let admin = try await api.admin(suite)
+            let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "TRACE", "OPTIONS"]
+            for (template, item) in api.document.paths {
+                let documented = Set(
+                    ((item as? [String: Any]) ?? [:]).keys.map { $0.uppercased() }.filter(methods.contains))
+                let path = template.replacingOccurrences(
+                    of: #"\{[a-z_]+\}"#, with: "0f8fad5b-d9cb-469f-a165-70867728950e", options: .regularExpression)
+                for method in methods {
+                    let reply = try await suite.request(
+                        method, path, headers: ["Authorization": "Bearer \(admin)"], body: nil)
+                    if documented.contains(method) {
+                        #expect(
+                            reply.status != 405 && reply.error["message"] as? String != "no such route",
+                            "\(method) \(path)")
+                    } else {
+                        #expect(reply.status == 405, "\(method) \(path): \(reply.status)")
+                        #expect(
+                            reply.headers["allow"] == documented.sorted().joined(separator: ", "), "\(method) \(path)")
+                    }
+                }
+            }
+            let nowhere = try await suite.request("GET", "/v1/nowhere", headers: [:], body: nil)
+            #expect(nowhere.status == 404)
+        }
+    }
+
+    @Test("the document states the cursor's form as the server reads it")
+    func cursorPattern() throws {
+        let parameters = (api.document.root["components"] as? [String: Any])?["parameters"] as? [String: Any]
+        let cursor = parameters?["Cursor"] as? [String: Any]
+        #expect((cursor?["schema"] as? [String: Any])?["pattern"] as? String == KeysetCursor.pattern)
     }
 
     @Test("junk sent to every route gets a documented 4xx and no process falls over")

@@ -24,11 +24,12 @@ struct OpenAPIDocument: @unchecked Sendable {
     /// The document's path template that matches `path` (`/v1/orders/{id}` for `/v1/orders/3f…`).
     func template(for path: String) -> String? {
         let parts = path.split(separator: "?").first.map { $0.split(separator: "/") } ?? []
-        return paths.keys.first { template in
+        // A literal segment wins over a parameter (`/v1/orders/changes` over `/v1/orders/{id}`).
+        return paths.keys.filter { template in
             let templateParts = template.split(separator: "/")
             guard templateParts.count == parts.count else { return false }
             return zip(templateParts, parts).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
-        }
+        }.min { $0.filter { $0 == "{" }.count < $1.filter { $0 == "{" }.count }
     }
 
     /// Problems with a response: route, method or status not documented, or a body that does

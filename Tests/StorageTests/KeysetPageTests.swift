@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import SQLKit
 import Storage
@@ -25,7 +26,7 @@ struct KeysetPageTests {
                     try await transaction.sql.raw(
                         """
                         INSERT INTO docs (id, created_at, doc)
-                        VALUES (\(bind: "d\(index)"), \(bind: index), \(bind: String(decoding: try JSONEncoder().encode(document), as: UTF8.self)))
+                        VALUES (\(bind: "00000000-0000-4000-8000-00000000000\(index)"), \(bind: index), \(bind: String(decoding: try JSONEncoder().encode(document), as: UTF8.self)))
                         """
                     ).run()
                 }
@@ -60,6 +61,31 @@ struct KeysetPageTests {
             }
             let documents = try KeysetCursor.documents(rows[...], as: Document.self)
             #expect(documents.count == 1)
+        }
+    }
+}
+
+@Suite("Keyset cursor")
+struct KeysetCursorTests {
+    @Test("a cursor reads back as written, negative keys too, and only strings of its pattern are cursors")
+    func grammar() throws {
+        for key in [Int64(0), 1_732_000_000_000_000, -5, .max, .min] {
+            let cursor = KeysetCursor(key: key, id: "0f8fad5b-d9cb-469f-a165-70867728950e")
+            #expect(cursor.token.range(of: KeysetCursor.pattern, options: .regularExpression) != nil)
+            #expect(try KeysetCursor(token: cursor.token) == cursor)
+        }
+        let good = "00000000000000ff.0f8fad5b-d9cb-469f-a165-70867728950e"
+        #expect(try KeysetCursor(token: good).key == 255)
+        for bad in [
+            "", "0", String(repeating: "0", count: 200), "00000000000000FF.0f8fad5b-d9cb-469f-a165-70867728950e",
+            "00000000000000ff.0F8FAD5B-d9cb-469f-a165-70867728950e",
+            "00000000000000ff-0f8fad5b-d9cb-469f-a165-70867728950e",
+            "0000000000000ff.0f8fad5b-d9cb-469f-a165-70867728950e",
+            "00000000000000ff.0f8fad5bd-9cb-469f-a165-70867728950e",
+            good + "0",
+        ] {
+            #expect(throws: OrderlyError.self, "\(bad)") { try KeysetCursor(token: bad) }
+            #expect(bad.range(of: KeysetCursor.pattern, options: .regularExpression) == nil)
         }
     }
 }

@@ -129,6 +129,7 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
             failure.message = "internal error"
         }
         var headers: HTTPFields = [.contentType: "application/json"]
+        if let error = error as? HTTPError { headers.append(contentsOf: error.headers) }
         if case .int(let seconds) = failure.details?["retry_after_seconds"] { headers[.retryAfter] = "\(seconds)" }
         return Response(
             status: status, headers: headers,

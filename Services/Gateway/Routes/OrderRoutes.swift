@@ -20,20 +20,21 @@ struct OrderRoutes: Sendable {
                 try await orders.forward(OrdersAPI.createOrder, json: draft, options: options), status: .created,
                 versioned: true)
         }
+        v1.get("orders/changes") { request, context in
+            let options = try await options(request, context)
+            var query = QueryReader(request)
+            let since = query.text("since") ?? ""
+            if since.isEmpty || since.utf8.count > 18 || !since.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+                query.problems.add("since", "must be 0 or a next_cursor this feed returned")
+            }
+            let changes = OrderChangesRequest(
+                since: since, storeID: query.id("store_id", as: StoreID.self), limit: query.int("limit", in: 1...1000))
+            try query.check()
+            return JSONBody.forwarded(try await orders.forward(OrdersAPI.changes, changes, options: options))
+        }
         v1.get("orders") { request, context in
             let options = try await options(request, context)
             var query = QueryReader(request)
-            if let since = query.text("since") {
-                let changes = OrderChangesRequest(
-                    since: since, storeID: query.id("store_id", as: StoreID.self),
-                    limit: query.int("limit", in: 1...1000))
-                let others = query.parameters.map { String($0.key) }.filter {
-                    !["since", "store_id", "limit"].contains($0)
-                }
-                for name in Set(others) { query.problems.add(name, "cannot be combined with since") }
-                try query.check()
-                return JSONBody.forwarded(try await orders.forward(OrdersAPI.changes, changes, options: options))
-            }
             let list = OrderListRequest(
                 storeID: query.id("store_id", as: StoreID.self),
                 statuses: query.choices("status", as: OrderStatus.self),

@@ -14,11 +14,16 @@ extension Request {
         return text
     }
 
-    /// The `version` an `If-Match` header names (`"3"` or `3`); a malformed one is a 400.
+    /// The `version` an `If-Match` header names: `"3"`, `W/"3"` or `3`, at most 18 digits (the
+    /// document's pattern); anything else is a 400.
     func expectedVersion() throws(OrderlyError) -> Int64? {
         guard let text = headers[.ifMatch] else { return nil }
-        let trimmed = text.trimmingCharacters(in: CharacterSet(charactersIn: "\" W/"))
-        guard let version = Int64(trimmed) else {
+        var digits = Substring(text)
+        if digits.hasPrefix("W/\"") { digits = digits.dropFirst(2) }
+        if digits.count >= 2, digits.first == "\"", digits.last == "\"" { digits = digits.dropFirst().dropLast() }
+        guard (1...18).contains(digits.utf8.count), digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+            let version = Int64(digits)
+        else {
             throw OrderlyError.invalidFields(["If-Match": "must be the ETag of the resource, such as \"3\""])
         }
         return version
