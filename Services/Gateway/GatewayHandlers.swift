@@ -104,8 +104,8 @@ struct GatewayHandlers: Sendable {
         let name = problems.text(draft.name, "name")
         let phone = problems.optionalText(draft.phone, "phone", maximumLength: 32)
         let password = problems.text(draft.password, "password", maximumLength: 1000)
-        if !password.isEmpty, !(8...72).contains(password.utf8.count) {
-            problems.add("password", "must be 8 to 72 bytes long")
+        if !password.isEmpty, !(8...72).contains(password.unicodeScalars.count) {
+            problems.add("password", "must be 8 to 72 characters long")
         }
         guard let role = draft.role else {
             problems.add("role", "is required")
@@ -177,8 +177,8 @@ struct GatewayHandlers: Sendable {
         var problems = FieldProblems()
         let name = patch.name.map { problems.text($0, "name") }
         let phone = patch.phone.map { problems.optionalText($0, "phone", maximumLength: 32) }
-        if let password = patch.password, !(8...72).contains(password.utf8.count) {
-            problems.add("password", "must be 8 to 72 bytes long")
+        if let password = patch.password, !(8...72).contains(password.unicodeScalars.count) {
+            problems.add("password", "must be 8 to 72 characters long")
         }
         if patch.password != nil, id == principal.userID, (patch.currentPassword ?? "").isEmpty {
             problems.add("current_password", "is required to change your own password")

@@ -77,8 +77,8 @@ public struct GatewaySettings: Sendable {
         }
         let email = reader.string("bootstrap.admin.email", default: "admin@orderly.local").lowercased()
         let password = reader.optionalSecret("bootstrap.admin.password")
-        if let password, !(8...72).contains(password.utf8.count) {
-            reader.report("bootstrap.admin.password", "must be 8 to 72 bytes long")
+        if let password, !(8...72).contains(password.unicodeScalars.count) {
+            reader.report("bootstrap.admin.password", "must be 8 to 72 characters long")
         }
         let recheck = reader.int("notifications.recheckSeconds", default: 2, in: 1...30)
         try reader.finish()

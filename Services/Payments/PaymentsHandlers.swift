@@ -45,14 +45,14 @@ struct PaymentsHandlers: Sendable {
     func record(_ draft: PaymentDraft, principal: Principal, idempotencyKey: String) async throws -> Payment {
         let storeID = try AccessPolicy(principal).storeForWriting(draft.storeID)
         var problems = FieldProblems()
-        let subtotal = problems.integer(draft.amount, "amount", in: 0...10_000_000_000) ?? 0
+        let subtotal = problems.integer(draft.amount, "amount", in: 1...10_000_000_000) ?? 0
         let tip = problems.integer(draft.tip ?? 0, "tip", in: 0...10_000_000_000) ?? 0
-        if draft.method == nil { problems.add("method", "is required") }
-        if subtotal + tip == 0 { problems.add("amount", "must be more than 0 with the tip") }
-        try problems.check()
-        guard draft.method == .cash else {
-            throw OrderlyError(.unimplemented, "only cash payments can be recorded so far")
+        switch draft.method {
+        case nil: problems.add("method", "is required")
+        case .cash?: break
+        case .some: problems.add("method", "must be cash: other methods arrive with the payment lifecycle")
         }
+        try problems.check()
         let options = WireCallOptions(principal: principal)
         let store = try await catalog.call(CatalogAPI.getStore, ResourceRef(id: storeID), options: options)
         if let orderID = draft.orderID {

@@ -56,6 +56,28 @@ struct IdentityAndStoresTests {
         }
     }
 
+    @Test("a password counts characters: 72 Hebrew letters (144 bytes) sign in in full, 73 are refused")
+    func passwordLength() async throws {
+        try await InProcessSuite.with { suite in
+            let admin = try await api.admin(suite)
+            let long = String(repeating: "ש", count: 71) + "א"
+            let made = try await api.send(
+                suite, "POST", "/v1/users", token: admin,
+                json: ["email": "long@a.com", "name": "Long", "role": "courier", "password": long])
+            #expect(made.status == 201, "\(made.text)")
+            _ = try await api.login(suite, "long@a.com", long)
+            // The same first 72 bytes with another ending is another password.
+            let other = String(repeating: "ש", count: 71) + "ב"
+            let wrong = try await api.send(
+                suite, "POST", "/v1/auth/login", json: ["email": "long@a.com", "password": other])
+            #expect(wrong.status == 401)
+            let tooLong = try await api.send(
+                suite, "POST", "/v1/users", token: admin,
+                json: ["email": "longer@a.com", "name": "L", "role": "courier", "password": long + "א"])
+            #expect(tooLong.status == 400 && (tooLong.error["details"] as? [String: String])?["password"] != nil)
+        }
+    }
+
     @Test("owners manage their store's staff and nobody else's; stale versions are refused")
     func usersAndStores() async throws {
         try await InProcessSuite.with { suite in

@@ -1,3 +1,5 @@
+import Crypto
+import Foundation
 import HummingbirdBcrypt
 import NIOPosix
 
@@ -16,10 +18,20 @@ struct PasswordHasher: Sendable {
 
     func hash(_ password: String) async throws -> String {
         let cost = UInt8(cost)
-        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+        let input = Self.bcryptInput(password)
+        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(input, cost: cost) }
     }
 
     func verify(_ password: String, against hash: String) async throws -> Bool {
-        try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+        let input = Self.bcryptInput(password)
+        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(input, hash: hash) }
+    }
+
+    /// What bcrypt hashes: the password itself, or, when its UTF-8 is longer than the 72 bytes
+    /// bcrypt reads, its SHA-256 (base64, 51 bytes with its prefix), so that a password of up
+    /// to 72 characters in any script counts in full.
+    static func bcryptInput(_ password: String) -> String {
+        guard password.utf8.count > 72 else { return password }
+        return "sha256:" + Data(SHA256.hash(data: Data(password.utf8))).base64EncodedString()
     }
 }
