@@ -105,7 +105,8 @@ struct CatalogHandlers: Sendable {
         if let address = draft.address { store.address = problems.optionalText(address, "address", maximumLength: 500) }
         if let phone = draft.phone { store.phone = problems.optionalText(phone, "phone", maximumLength: 32) }
         if let currency = draft.currency { store.currency = currency }
-        if let timezone = draft.timezone {
+        // A blank time zone, like any blank optional text, counts as absent.
+        if let timezone = draft.timezone, !timezone.trimmingWhitespace().isEmpty {
             if Store.isKnownTimeZone(timezone) {
                 store.timezone = timezone
             } else {

@@ -113,12 +113,10 @@ struct GatewayHandlers: Sendable {
         }
         let policy = AccessPolicy(principal)
         var store = draft.storeID
-        if principal.role == .admin {
-            if role.isStoreRole, store == nil { problems.add("store_id", "is required for the role \(role.rawValue)") }
-            if !role.isStoreRole, store != nil {
-                problems.add("store_id", "must be absent for the role \(role.rawValue)")
-            }
-        } else {
+        // Whoever creates them: store roles name their store, the others none.
+        if role.isStoreRole, store == nil { problems.add("store_id", "is required for the role \(role.rawValue)") }
+        if !role.isStoreRole, store != nil { problems.add("store_id", "must be absent for the role \(role.rawValue)") }
+        if principal.role != .admin {
             // A store user creates users in their own store; naming another is as if it did not exist.
             let own = role.isStoreRole ? principal.storeID : nil
             guard policy.canCreate(role, in: own) else {

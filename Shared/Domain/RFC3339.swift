@@ -1,8 +1,8 @@
 public import Foundation
 
 /// Times as RFC 3339 text in UTC with milliseconds (`2026-11-22T15:30:00.123Z`), written
-/// and read directly: Foundation's ISO 8601 styles cost more than the rest of an event.
-/// Other RFC 3339 forms (offsets, other precisions) are still read, through Foundation.
+/// and read directly: Foundation's ISO 8601 styles cost more than the rest of an event, and
+/// read neither every RFC 3339 form nor only those.
 public enum RFC3339 {
     public static func format(_ date: Date) -> String {
         let milliseconds = date.millisecondsSince1970
@@ -16,9 +16,13 @@ public enum RFC3339 {
             + "\(two(time / 1000 % 60)).\(fraction)Z"
     }
 
+    /// Reads any RFC 3339 `date-time` (§5.6): `T` and `Z` in either case, a fraction of any
+    /// length (kept to the millisecond), `Z` or an offset up to ±23:59; nil for anything else,
+    /// a day that its month does not have included.
     public static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         func number(_ range: Range<Int>) -> Int64? {
+            guard range.upperBound <= bytes.count else { return nil }
             var value: Int64 = 0
             for index in range {
                 guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else { return nil }
@@ -26,19 +30,51 @@ public enum RFC3339 {
             }
             return value
         }
-        if bytes.count == 24, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-            bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
-            bytes[19] == UInt8(ascii: "."), bytes[23] == UInt8(ascii: "Z"),
-            let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
-            let minute = number(14..<16), let second = number(17..<19), let millis = number(20..<23),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
-        {
-            let days = daysFromCivil(year: year, month: month, day: day)
-            let total = ((days * 24 + hour) * 60 + minute) * 60 + second
-            return Date(timeIntervalSince1970: Double(total) + Double(millis) / 1000)
+        func byte(_ index: Int, _ allowed: String) -> Bool {
+            index < bytes.count && allowed.utf8.contains(bytes[index])
         }
-        return (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-            ?? (try? Date(text, strategy: .iso8601))
+        guard byte(4, "-"), byte(7, "-"), byte(10, "Tt"), byte(13, ":"), byte(16, ":"),
+            let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+            let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60,
+            second <= 60
+        else { return nil }
+        var index = 19
+        var millis: Int64 = 0
+        if byte(index, ".") {
+            index += 1
+            let start = index
+            while byte(index, "0123456789") {
+                if index - start < 3 { millis = millis * 10 + Int64(bytes[index] - UInt8(ascii: "0")) }
+                index += 1
+            }
+            guard index > start else { return nil }
+            for _ in min(index - start, 3)..<3 { millis *= 10 }
+        }
+        var offset: Int64 = 0
+        if byte(index, "Zz") {
+            index += 1
+        } else if byte(index, "+-"), byte(index + 3, ":"), let hours = number(index + 1..<index + 3),
+            let minutes = number(index + 4..<index + 6), hours < 24, minutes < 60
+        {
+            offset = (hours * 60 + minutes) * (bytes[index] == UInt8(ascii: "-") ? -1 : 1)
+            index += 6
+        } else {
+            return nil
+        }
+        guard index == bytes.count else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let total = ((days * 24 + hour) * 60 + minute - offset) * 60 + second
+        return Date(millisecondsSince1970: total * 1000 + millis)
+    }
+
+    /// The days of `month` in `year` of the proleptic Gregorian calendar.
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).

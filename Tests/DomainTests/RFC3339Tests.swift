@@ -20,4 +20,24 @@ struct RFC3339Tests {
         #expect(RFC3339.parse("2026-13-22T16:30:00.000Z") == nil)
         #expect(RFC3339.parse("yesterday") == nil)
     }
+
+    @Test("reads every RFC 3339 date-time, as the API document's format allows (found by make fuzz-api)")
+    func readsEveryForm() {
+        let base = Date(timeIntervalSince1970: 1_795_361_400)  // 2026-11-22T15:30:00Z
+        let same = [
+            "2026-11-22T15:30:00Z", "2026-11-22t15:30:00z", "2026-11-22T15:30:00.0Z", "2026-11-22T15:30:00.000000001Z",
+            "2026-11-22T16:30:00+01:00", "2026-11-22T15:30:00-00:00", "2026-11-22T11:35:00-03:55",
+            "2026-11-23T15:29:00+23:59",
+        ]
+        for text in same { #expect(RFC3339.parse(text) == base, "\(text)") }
+        #expect(RFC3339.parse("9891-08-18T15:14:30.5-19:55") == RFC3339.parse("9891-08-19T11:09:30.500Z"))
+        #expect(RFC3339.parse("2024-02-29T00:00:00Z") != nil)
+        for text in [
+            "2026-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "2026-11-22T24:00:00Z", "2026-11-22T15:30:00",
+            "2026-11-22T15:30:00.Z", "2026-11-22T15:30:00+24:00", "2026-11-22T15:30:00+0100", "2026-11-22 15:30:00Z",
+            "2026-11-22T15:30:00Zx",
+        ] {
+            #expect(RFC3339.parse(text) == nil, "\(text)")
+        }
+    }
 }

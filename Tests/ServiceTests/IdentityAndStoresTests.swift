@@ -90,11 +90,16 @@ struct IdentityAndStoresTests {
                 suite, admin: admin, ["email": "staff@b.com", "role": "staff", "store_id": other])
             let owner = try await api.token(suite, "owner@a.com")
 
+            // A store role names its store, whoever creates it (as the document states).
+            let unnamed = try await api.send(
+                suite, "POST", "/v1/users", token: owner,
+                json: ["email": "cashier@a.com", "name": "Cash", "role": "staff", "password": "password-123"])
+            #expect(unnamed.status == 400 && (unnamed.error["details"] as? [String: String])?["store_id"] != nil)
             let staff = try await api.send(
                 suite, "POST", "/v1/users", token: owner,
                 json: [
                     "email": "cashier@a.com", "name": "Cash", "role": "staff", "staff_role": "cashier",
-                    "password": "password-123",
+                    "password": "password-123", "store_id": store,
                 ])
             try #require(staff.status == 201, "\(staff.text)")
             #expect(staff.object["store_id"] as? String == store)
@@ -104,7 +109,10 @@ struct IdentityAndStoresTests {
             #expect(ownerByOwner.status == 403)
             let duplicate = try await api.send(
                 suite, "POST", "/v1/users", token: owner,
-                json: ["email": "CASHIER@a.com", "name": "Again", "role": "staff", "password": "password-123"])
+                json: [
+                    "email": "CASHIER@a.com", "name": "Again", "role": "staff", "password": "password-123",
+                    "store_id": store,
+                ])
             #expect(duplicate.status == 409 && duplicate.error["reason"] as? String == "email_taken")
 
             let listed = try await api.send(suite, "GET", "/v1/users", token: owner)

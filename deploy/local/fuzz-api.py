@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Runs schemathesis against the running suite (started by fuzz-api.sh through run.sh).
+
+Signs in one user of each role, makes what the id-taking operations need (a store, an order
+with a line, a cash payment and its receipt), writes a schemathesis configuration that gives
+those ids to the operations' path parameters, and runs `st run` once per role with every
+check, all phases (examples, coverage, fuzzing, stateful). Prints one line per role and exits
+non-zero when any run found a failure. FUZZ_API_EXAMPLES bounds the examples per operation;
+FUZZ_API_ROLES picks roles (comma-separated, all by default). Each role's full report is
+kept in FUZZ_API_REPORTS."""
+import json, os, subprocess, sys, urllib.request, uuid
+
+here = os.path.dirname(os.path.abspath(__file__))
+base = f"http://127.0.0.1:{os.environ['ORDERLY_HTTP_PORT']}"
+work = os.environ["FUZZ_API_WORK"]
+reports = os.environ["FUZZ_API_REPORTS"]
+os.makedirs(reports, exist_ok=True)
+examples = int(os.environ.get("FUZZ_API_EXAMPLES", "25"))
+roles = os.environ.get("FUZZ_API_ROLES", "admin,owner,manager,staff,courier,customer").split(",")
+
+
+def call(method, path, body=None, token=None, headers=None):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(base + path, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", "Bearer " + token)
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
+    with urllib.request.urlopen(request) as answer:
+        text = answer.read()
+        return json.loads(text) if text else None
+
+
+def token(email, password="Password-12345"):
+    return call("POST", "/v1/auth/login", {"email": email, "password": password})["access_token"]
+
+
+admin = token(os.environ["ORDERLY_BOOTSTRAP_ADMIN_EMAIL"], os.environ["ORDERLY_BOOTSTRAP_ADMIN_PASSWORD"])
+store = call("POST", "/v1/stores", {"name": "Fuzz", "address": "1 Herzl St", "phone": "031234567"}, admin)["id"]
+users = {"admin": admin}
+for role in ["owner", "manager", "staff", "courier", "customer"]:
+    body = {"email": f"{role}@fuzz.test", "name": role.title(), "role": role, "password": "Password-12345"}
+    if role in ("owner", "manager", "staff"):
+        body["store_id"] = store
+    call("POST", "/v1/users", body, admin)
+    users[role] = token(f"{role}@fuzz.test")
+call("PUT", "/v1/couriers/me/availability", {"on_duty": True}, users["courier"])
+order = call(
+    "POST", "/v1/orders",
+    {"recipient_first_name": "Dana", "recipient_last_name": "Levi", "phone": "0501234567",
+     "street": "Allenby", "building_no": "1", "boxes_count": 2},
+    users["staff"], {"Idempotency-Key": str(uuid.uuid4())})["id"]
+item = call(
+    "POST", f"/v1/orders/{order}/items",
+    {"type": "repair", "description": "Screen", "unit_price_gross": 35000}, users["staff"])["id"]
+payment = call(
+    "POST", "/v1/payments", {"amount": 5000, "method": "cash", "order_id": order}, users["staff"],
+    {"Idempotency-Key": str(uuid.uuid4())})
+me = {role: call("GET", "/v1/me", token=users[role])["id"] for role in users}
+
+# Ids for the path parameters: what exists, so that operations get past 404.
+ids = [
+    ("/v1/stores/{id}", {"path.id": store}),
+    ("/v1/orders/{id}", {"path.id": order}),
+    ("/v1/orders/{id}/actions/{action}", {"path.id": order}),
+    ("/v1/orders/{id}/history", {"path.id": order}),
+    ("/v1/orders/{id}/items", {"path.id": order}),
+    ("/v1/orders/{id}/items/{item_id}", {"path.id": order, "path.item_id": item}),
+    ("/v1/payments/{id}", {"path.id": payment["id"]}),
+    ("/v1/receipts/{id}", {"path.id": payment["receipt_id"]}),
+]
+failed = []
+for role in roles:
+    config = os.path.join(work, f"{role}.toml")
+    with open(config, "w") as out:
+        out.write(f'base-url = "{base}"\nrequest-timeout = 45\n')
+        out.write(f'[headers]\nAuthorization = "Bearer {users[role]}"\n')
+        for path, parameters in ids + [("/v1/users/{id}", {"path.id": me[role]})]:
+            table = ", ".join(f'"{name}" = "{value}"' for name, value in parameters.items())
+            out.write(f'[[operations]]\ninclude-path = "{path}"\nparameters = {{ {table} }}\n')
+        out.write(open(os.path.join(here, "fuzz-api-allowances.toml")).read())
+    report = os.path.join(reports, f"{role}.txt")
+    with open(report, "w") as out:
+        status = subprocess.run(
+            ["st", "--config-file", config, "run", base + "/openapi.yaml", "--checks", "all",
+             "--max-examples", str(examples), "--seed", "1"],
+            stdout=out, stderr=subprocess.STDOUT,
+            env=dict(os.environ, PYTHONPATH=here, SCHEMATHESIS_HOOKS="fuzz_api_hooks")).returncode
+    summary = [l for l in open(report).read().splitlines() if l.startswith("=") and (" in " in l)]
+    print(f"{role}: {summary[-1].strip('= ') if summary else 'no summary'} (exit {status})", flush=True)
+    if status != 0:
+        failed.append(role)
+        text = open(report).read()
+        for line in text.splitlines():
+            if line.startswith("___") or line.startswith("- ST") or line.startswith("  ❌"):
+                print("   ", line.strip("_ ") if line.startswith("___") else line.strip())
+        print(f"    full report: {report}")
+sys.exit(1 if failed else 0)
