@@ -163,7 +163,9 @@ struct OrdersHandlers: Sendable {
         _ = try await visibleOrder(request.id, AccessPolicy(principal))
         let limit = try KeysetCursor.limit(request.page.limit)
         let after = try request.page.cursor.map { cursor throws(OrderlyError) in
-            guard let seq = Int64(cursor), seq >= 0 else {
+            guard (1...18).contains(cursor.utf8.count), cursor.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+                let seq = Int64(cursor)
+            else {
                 throw OrderlyError.invalidFields(["cursor": "is not a cursor this list returned"])
             }
             return seq

@@ -12,7 +12,8 @@ public enum RFC3339 {
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let millis = time % 1000
         let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
-        return "\(year)-\(two(month))-\(two(dayOfMonth))T\(two(time / 3_600_000)):\(two(time / 60_000 % 60)):"
+        let yearText = year < 1000 && year >= 0 ? String(String(year + 10000).dropFirst()) : "\(year)"
+        return "\(yearText)-\(two(month))-\(two(dayOfMonth))T\(two(time / 3_600_000)):\(two(time / 60_000 % 60)):"
             + "\(two(time / 1000 % 60)).\(fraction)Z"
     }
 

@@ -32,6 +32,10 @@ struct RFC3339Tests {
         for text in same { #expect(RFC3339.parse(text) == base, "\(text)") }
         #expect(RFC3339.parse("9891-08-18T15:14:30.5-19:55") == RFC3339.parse("9891-08-19T11:09:30.500Z"))
         #expect(RFC3339.parse("2024-02-29T00:00:00Z") != nil)
+        // Years before 1000 keep four digits on the way out, so that they read back.
+        let early = RFC3339.parse("0365-09-09T19:09:55-21:40")!
+        #expect(RFC3339.format(early) == "0365-09-10T16:49:55.000Z")
+        #expect(RFC3339.parse(RFC3339.format(early)) == early)
         for text in [
             "2026-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "2026-11-22T24:00:00Z", "2026-11-22T15:30:00",
             "2026-11-22T15:30:00.Z", "2026-11-22T15:30:00+24:00", "2026-11-22T15:30:00+0100", "2026-11-22 15:30:00Z",
