@@ -284,7 +284,7 @@ struct GatewayHandlers: Sendable {
             _ = try await catalog.call(
                 CatalogAPI.getStore, ResourceRef(id: store), options: WireCallOptions(principal: principal))
         } catch let error as OrderlyError where error.code == .notFound {
-            throw OrderlyError.invalidFields(["store_id": "is not a store"])
+            throw OrderlyError(.notFound, "no store \(store)")
         }
     }
 }

@@ -24,7 +24,7 @@ public struct FieldProblems: Sendable {
         return optionalText(value, field, maximumLength: maximumLength, required: true) ?? ""
     }
 
-    /// An optional text: blank counts as absent; trimmed; at most `maximumLength` characters.
+    /// An optional text: blank counts as absent; trimmed; at most `maximumLength` code points.
     public mutating func optionalText(
         _ value: String?, _ field: String, maximumLength: Int = 200, required: Bool = false
     ) -> String? {
@@ -33,7 +33,10 @@ public struct FieldProblems: Sendable {
             if required { add(field, value == nil ? "is required" : "must not be empty") }
             return nil
         }
-        if trimmed.count > maximumLength { add(field, "must be at most \(maximumLength) characters") }
+        // Code points of the text as sent, as JSON Schema's maxLength counts them.
+        if (value ?? "").unicodeScalars.count > maximumLength {
+            add(field, "must be at most \(maximumLength) characters")
+        }
         if trimmed.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\t" }) {
             add(field, "must not contain control characters")
         }

@@ -17,9 +17,9 @@ public enum RFC3339 {
             + "\(two(time / 1000 % 60)).\(fraction)Z"
     }
 
-    /// Reads any RFC 3339 `date-time` (§5.6): `T` and `Z` in either case, a fraction of any
-    /// length (kept to the millisecond), `Z` or an offset up to ±23:59; nil for anything else,
-    /// a day that its month does not have included.
+    /// Reads an RFC 3339 `date-time` (§5.6) as JSON Schema's `date-time` format takes it: `T`
+    /// and `Z` upper-case, a fraction of any length (kept to the millisecond), `Z` or an offset
+    /// up to ±23:59; no leap second, no year 0, no day its month does not have.
     public static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         func number(_ range: Range<Int>) -> Int64? {
@@ -34,11 +34,11 @@ public enum RFC3339 {
         func byte(_ index: Int, _ allowed: String) -> Bool {
             index < bytes.count && allowed.utf8.contains(bytes[index])
         }
-        guard byte(4, "-"), byte(7, "-"), byte(10, "Tt"), byte(13, ":"), byte(16, ":"),
+        guard byte(4, "-"), byte(7, "-"), byte(10, "T"), byte(13, ":"), byte(16, ":"),
             let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
             let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60,
-            second <= 60
+            year > 0, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24,
+            minute < 60, second < 60
         else { return nil }
         var index = 19
         var millis: Int64 = 0
@@ -53,7 +53,7 @@ public enum RFC3339 {
             for _ in min(index - start, 3)..<3 { millis *= 10 }
         }
         var offset: Int64 = 0
-        if byte(index, "Zz") {
+        if byte(index, "Z") {
             index += 1
         } else if byte(index, "+-"), byte(index + 3, ":"), let hours = number(index + 1..<index + 3),
             let minutes = number(index + 4..<index + 6), hours < 24, minutes < 60

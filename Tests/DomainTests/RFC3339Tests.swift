@@ -21,11 +21,11 @@ struct RFC3339Tests {
         #expect(RFC3339.parse("yesterday") == nil)
     }
 
-    @Test("reads every RFC 3339 date-time, as the API document's format allows (found by make fuzz-api)")
+    @Test("reads RFC 3339 date-times as the API document's date-time format takes them (found by make fuzz-api)")
     func readsEveryForm() {
         let base = Date(timeIntervalSince1970: 1_795_361_400)  // 2026-11-22T15:30:00Z
         let same = [
-            "2026-11-22T15:30:00Z", "2026-11-22t15:30:00z", "2026-11-22T15:30:00.0Z", "2026-11-22T15:30:00.000000001Z",
+            "2026-11-22T15:30:00Z", "2026-11-22T15:30:00.0Z", "2026-11-22T15:30:00.000000001Z",
             "2026-11-22T16:30:00+01:00", "2026-11-22T15:30:00-00:00", "2026-11-22T11:35:00-03:55",
             "2026-11-23T15:29:00+23:59",
         ]
@@ -39,7 +39,7 @@ struct RFC3339Tests {
         for text in [
             "2026-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "2026-11-22T24:00:00Z", "2026-11-22T15:30:00",
             "2026-11-22T15:30:00.Z", "2026-11-22T15:30:00+24:00", "2026-11-22T15:30:00+0100", "2026-11-22 15:30:00Z",
-            "2026-11-22T15:30:00Zx",
+            "2026-11-22T15:30:00Zx", "2026-11-22t15:30:00z", "2016-12-31T23:59:60Z", "0000-01-01T00:00:00Z",
         ] {
             #expect(RFC3339.parse(text) == nil, "\(text)")
         }
