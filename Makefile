@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build run test bench-wire bench-storage bench-orders chaos fuzz-wire format clean
+.PHONY: help deps build run test bench-wire bench-storage bench-orders chaos fuzz-wire fuzz-api format clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -34,6 +34,9 @@ chaos: deps ## The suite (release) under load while its processes and Redis are 
 
 fuzz-wire: deps ## libFuzzer over the Wire frame decoder, envelope reader and JSON scanner (FUZZ_SECONDS=60)
 	@deploy/local/fuzz-wire.sh
+
+fuzz-api: deps ## schemathesis against /openapi.yaml, a user of each role (FUZZ_API_EXAMPLES=25)
+	@deploy/local/fuzz-api.sh
 
 format: ## Apply the house formatting (.swift-format)
 	swift format --in-place --recursive --configuration .swift-format Package.swift Shared Services Tools Tests

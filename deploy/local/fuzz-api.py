@@ -89,7 +89,8 @@ for role in roles:
     report = os.path.join(reports, f"{role}.txt")
     with open(report, "w") as out:
         status = subprocess.run(
-            ["st", "--config-file", config, "run", base + "/openapi.yaml", "--checks", "all",
+            [sys.executable, "-c", "import sys; from schemathesis.cli import schemathesis; sys.argv[0] = 'st'; schemathesis()",
+             "--config-file", config, "run", base + "/openapi.yaml", "--checks", "all",
              "--max-examples", str(examples), "--seed", "1"],
             stdout=out, stderr=subprocess.STDOUT,
             env=dict(os.environ, PYTHONPATH=here, SCHEMATHESIS_HOOKS="fuzz_api_hooks")).returncode

@@ -6,8 +6,11 @@
 # each role's report stays in .build-fuzz/api/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-command -v st >/dev/null && st --version | grep -q 'version 4\.' \
-    || pip install -q 'schemathesis>=4.32,<5' 2>&1 | grep -v 'Running pip as' || true
+# schemathesis 4 from PyPI, into the user's site when the system's Python is managed by Debian.
+if ! python3 -c 'import schemathesis, sys; sys.exit(not schemathesis.__version__.startswith("4."))' 2>/dev/null; then
+    python3 -m pip install -q 'schemathesis>=4.32,<5' 2>/dev/null \
+        || python3 -m pip install -q --user --break-system-packages 'schemathesis>=4.32,<5'
+fi
 work=$(mktemp -d /tmp/orderly-fuzz-api.XXXX)
 trap 'rm -rf "$work"' EXIT
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

@@ -12,6 +12,7 @@ packages=(
     redis-server    # the tests start throwaway servers on free ports
     postgresql      # the storage tests and bench-storage run on a throwaway cluster
     python3         # finds a free port for that cluster
+    python3-pip     # make fuzz-api installs schemathesis from PyPI with it
     openssl         # the Wire TLS tests make their certificates with it
 )
 
