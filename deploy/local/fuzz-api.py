@@ -112,7 +112,7 @@ for role in roles:
             [sys.executable, "-c", "import sys; from schemathesis.cli import schemathesis; sys.argv[0] = 'st'; schemathesis()",
              "--config-file", config, "run", base + "/openapi.yaml", "--checks", "all",
              "--max-examples", str(examples), "--seed", "1"],
-            stdout=out, stderr=subprocess.STDOUT,
+            stdout=out, stderr=subprocess.STDOUT, cwd=work,
             env=dict(os.environ, PYTHONPATH=here, SCHEMATHESIS_HOOKS="fuzz_api_hooks")).returncode
     summary = [l for l in open(report).read().splitlines() if l.startswith("=") and (" in " in l)]
     print(f"{role}: {summary[-1].strip('= ') if summary else 'no summary'} (exit {status})", flush=True)
