@@ -140,7 +140,7 @@ struct OrdersHandlers: Sendable {
     /// caller's sight (a courier's view of an order another courier claimed) is named in
     /// `removed`.
     func changes(_ request: OrderChangesRequest, principal: Principal) async throws -> OrderChangesPage {
-        guard let since = Int64(request.since), since >= 0 else {
+        guard let since = Int64(digits: request.since) else {
             throw OrderlyError.invalidFields(["since": "must be 0 or a next_cursor this feed returned"])
         }
         let limit = try KeysetCursor.limit(request.limit, default: 200, maximum: 1000)
@@ -163,9 +163,7 @@ struct OrdersHandlers: Sendable {
         _ = try await visibleOrder(request.id, AccessPolicy(principal))
         let limit = try KeysetCursor.limit(request.page.limit)
         let after = try request.page.cursor.map { cursor throws(OrderlyError) in
-            guard (1...18).contains(cursor.utf8.count), cursor.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-                let seq = Int64(cursor)
-            else {
+            guard let seq = Int64(digits: cursor) else {
                 throw OrderlyError.invalidFields(["cursor": "is not a cursor this list returned"])
             }
             return seq

@@ -21,9 +21,7 @@ extension Request {
         var digits = Substring(text)
         if digits.hasPrefix("W/\"") { digits = digits.dropFirst(2) }
         if digits.count >= 2, digits.first == "\"", digits.last == "\"" { digits = digits.dropFirst().dropLast() }
-        guard (1...18).contains(digits.utf8.count), digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-            let version = Int64(digits)
-        else {
+        guard let version = Int64(digits: digits) else {
             throw OrderlyError.invalidFields(["If-Match": "must be the ETag of the resource, such as \"3\""])
         }
         return version
