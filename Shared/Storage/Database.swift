@@ -102,10 +102,12 @@ public final class Database: Sendable {
                 // busy_timeout: wait (rather than fail) while another process holds the file.
                 for pragma in [
                     "PRAGMA journal_mode = WAL", "PRAGMA synchronous = \(synchronousFull ? "FULL" : "NORMAL")",
-                    "PRAGMA busy_timeout = 10000", "PRAGMA foreign_keys = ON",
-                    // temp_store stays at its default: each group member's savepoint journal is
-                    // then kept in memory in one 64 KiB piece (a temporary file only beyond that),
-                    // where `temp_store = MEMORY` assembles it from an allocation per KiB.
+                    "PRAGMA busy_timeout = 10000", "PRAGMA foreign_keys = ON", "PRAGMA temp_store = MEMORY",
+                    // temp_store = MEMORY: each group member runs in a savepoint, whose journal
+                    // (the pages it changed, as they were) would otherwise go to a temporary file
+                    // once past 64 KiB, as an order's does, and stay there for the whole group: two
+                    // write calls per page, most of the writer's system time. The journal only
+                    // ever serves a rollback within the open transaction, so memory loses nothing.
                     // Checkpoints (copying the WAL into the database file, with its fsyncs) are
                     // not the writer's job here: the checkpointer above does them. A WAL a burst
                     // left longer than 64 MiB is cut back when it starts over.
