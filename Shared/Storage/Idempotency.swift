@@ -57,10 +57,23 @@ public struct IdempotencyStore: Sendable {
     public func perform<Response: Codable & Sendable>(
         _ request: IdempotentRequest, _ body: @Sendable (Transaction) async throws -> Response
     ) async throws -> IdempotentResult<Response> {
+        switch try await perform(request, recording: { $0 }, body) {
+        case .executed(let response): return IdempotentResult(response: response, replayed: false)
+        case .replay(let response): return IdempotentResult(response: response, replayed: true)
+        }
+    }
+
+    /// Runs `body` at most once per key and keeps `record(response)` as what a repeat is told:
+    /// the response itself, or only what finds it again (an id) where a repeat is answered with
+    /// the resource as it is by then.
+    func perform<Response: Sendable, Record: Codable & Sendable>(
+        _ request: IdempotentRequest, recording record: @Sendable (Response) -> Record,
+        _ body: @Sendable (Transaction) async throws -> Response
+    ) async throws -> Outcome<Response, Record> {
         let lockKey = request.lockKey
         guard database.beginRequest(lockKey) else { throw Self.inProgress }
         defer { database.endRequest(lockKey) }
-        let outcome = try await database.transaction { transaction -> Outcome<Response> in
+        let outcome = try await database.transaction { transaction -> Outcome<Response, String> in
             if transaction.kind == .postgres {
                 let row = try await transaction.sql.raw(
                     "SELECT pg_try_advisory_xact_lock(\(bind: request.lockID)) AS locked"
@@ -68,20 +81,19 @@ public struct IdempotencyStore: Sendable {
                 guard try row?.decode(column: "locked", as: Bool.self) == true else { throw Self.inProgress }
             }
             let now = Date.nowMilliseconds
-            let record = try await transaction.execute(
+            let stored = try await transaction.execute(
                 "SELECT request_hash, response, expires_at FROM orderly_idempotency WHERE scope = $1 AND idempotency_key = $2",
                 [.text(request.scope), .text(request.key)]
             ).first
-            if let record, try record.decode(column: "expires_at", as: Int64.self) > now {
-                guard try record.decode(column: "request_hash", as: String.self) == request.requestHash else {
+            if let stored, try stored.decode(column: "expires_at", as: Int64.self) > now {
+                guard try stored.decode(column: "request_hash", as: String.self) == request.requestHash else {
                     throw OrderlyError(
                         .failedPrecondition, "this Idempotency-Key was already used with a different request",
                         reason: "idempotency_key_reused")
                 }
-                return .replay(try record.decode(column: "response", as: String.self))
+                return .replay(try stored.decode(column: "response", as: String.self))
             }
             let response = try await body(transaction)
-            let stored = try StoredDocument.text(response)
             // A record past its retention is replaced.
             try await transaction.execute(
                 """
@@ -91,22 +103,22 @@ public struct IdempotencyStore: Sendable {
                     response = excluded.response, created_at = excluded.created_at, expires_at = excluded.expires_at
                 """,
                 [
-                    .text(request.scope), .text(request.key), .text(request.requestHash), .text(stored),
-                    .integer(now), .integer(now + Int64(retention.wholeMilliseconds)),
+                    .text(request.scope), .text(request.key), .text(request.requestHash),
+                    .text(try StoredDocument.text(record(response))), .integer(now),
+                    .integer(now + Int64(retention.wholeMilliseconds)),
                 ])
             return .executed(response)
         }
         switch outcome {
-        case .executed(let response): return IdempotentResult(response: response, replayed: false)
-        case .replay(let stored):
-            return IdempotentResult(
-                response: try StoredDocument.decode(Response.self, from: stored), replayed: true)
+        case .executed(let response): return .executed(response)
+        case .replay(let stored): return .replay(try StoredDocument.decode(Record.self, from: stored))
         }
     }
 
-    private enum Outcome<Response: Sendable>: Sendable {
+    /// A keyed write's outcome: it ran now, or an earlier run's record.
+    enum Outcome<Response: Sendable, Record: Sendable>: Sendable {
         case executed(Response)
-        case replay(String)
+        case replay(Record)
     }
 
     private static let inProgress = OrderlyError(
@@ -126,20 +138,52 @@ extension IdempotencyStore {
     /// same request gets the stored response, a different request is refused. Keys are the
     /// caller's own, so no one is answered with what another was told. The request is hashed in
     /// a canonical form: its JSON with sorted keys.
-    ///
-    /// `replay`, when given, turns a stored response into the answer to a repeat: where the
-    /// caller's access may have changed since, it checks access again and answers with what the
-    /// caller may see now (or throws).
     public func write<Request: Encodable & Sendable, Response: Codable & Sendable>(
         key: String?, caller: UserID, scope: String, request: Request,
-        replay: (@Sendable (Response) async throws -> Response)? = nil,
         _ body: @Sendable @escaping (Transaction) async throws -> Response
     ) async throws -> Response {
         guard let key else { return try await database.transaction(body) }
-        let idempotent = try IdempotentRequest(
-            scope: "\(caller):\(scope)", key: key, request: Array(try StoredDocument.text(request).utf8))
-        let result = try await perform(idempotent, body)
-        guard result.replayed, let replay else { return result.response }
-        return try await replay(result.response)
+        let request = try IdempotentRequest(caller: caller, scope: scope, key: key, request: request)
+        switch try await perform(request, recording: { $0 }, body) {
+        case .executed(let response), .replay(let response): return response
+        }
+    }
+
+    /// The same, for a write whose repeat must be answered as things are by then, because what
+    /// the caller may see can change meanwhile (a courier who claimed an order may have released
+    /// it): the record keeps only `replay.reference` of the response (an id), and a repeat is
+    /// answered by `replay.answer` from it, which checks access again (or throws).
+    public func write<Request: Encodable & Sendable, Response: Sendable, Reference: Codable & Sendable>(
+        key: String?, caller: UserID, scope: String, request: Request, replay: Replay<Response, Reference>,
+        _ body: @Sendable @escaping (Transaction) async throws -> Response
+    ) async throws -> Response {
+        guard let key else { return try await database.transaction(body) }
+        let request = try IdempotentRequest(caller: caller, scope: scope, key: key, request: request)
+        switch try await perform(request, recording: replay.reference, body) {
+        case .executed(let response): return response
+        case .replay(let reference): return try await replay.answer(reference)
+        }
+    }
+}
+
+/// How a keyed write's repeat is answered when it must be answered as things are by then: what
+/// of the response the record keeps, and how the answer is made from it.
+public struct Replay<Response: Sendable, Reference: Codable & Sendable>: Sendable {
+    let reference: @Sendable (Response) -> Reference
+    let answer: @Sendable (Reference) async throws -> Response
+
+    public init(
+        reference: @escaping @Sendable (Response) -> Reference,
+        answer: @escaping @Sendable (Reference) async throws -> Response
+    ) {
+        self.reference = reference
+        self.answer = answer
+    }
+}
+
+extension IdempotentRequest {
+    /// `caller`'s request under `scope`, hashed in its canonical form (JSON, keys sorted).
+    init(caller: UserID, scope: String, key: String, request: some Encodable) throws {
+        try self.init(scope: "\(caller):\(scope)", key: key, request: Array(try StoredDocument.text(request).utf8))
     }
 }

@@ -186,6 +186,44 @@ struct IdempotencyTests {
         }
     }
 
+    @Test(
+        "a write answered as things are by then keeps only its reference, and reads records kept whole",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func replayByReference(kind: Database.Kind) async throws {
+        struct Reference: Codable, Sendable { var id: String }
+        try await TestDatabase.with(kind) { test in
+            try await test.database.migrate(scope: "receipts", Self.migrations)
+            let store = IdempotencyStore(database: test.database)
+            let caller = UserID()
+            // What a repeat is told now: the receipt as it is, read again by its id.
+            let current = Receipt(id: "r1", total: 999)
+            let replay = Replay<Receipt, Reference>(reference: { Reference(id: $0.id) }) { stored in
+                #expect(stored.id == "r1")
+                return current
+            }
+            let write = { @Sendable (key: String) in
+                try await store.write(
+                    key: key, caller: caller, scope: "receipts", request: ["total": 1], replay: replay
+                ) {
+                    _ in Receipt(id: "r1", total: 1)
+                }
+            }
+            #expect(try await write("k6") == Receipt(id: "r1", total: 1))
+            #expect(try await write("k6") == current)
+            let kept = try await test.database.read { sql in
+                try await sql.raw("SELECT response FROM orderly_idempotency").first()?.decode(
+                    column: "response", as: String.self)
+            }
+            #expect(kept == #"{"id":"r1"}"#)
+
+            // A record that kept the whole response (as every record did before) reads as well.
+            _ = try await store.write(key: "k7", caller: caller, scope: "receipts", request: ["total": 1]) { _ in
+                Receipt(id: "r1", total: 1)
+            }
+            #expect(try await write("k7") == current)
+        }
+    }
+
     @Test("keys are checked")
     func keyValidation() {
         #expect(throws: OrderlyError.self) { try Self.request("", body: "") }
