@@ -2,6 +2,7 @@ import Crypto
 import Domain
 import Foundation
 import JWTKit
+import Synchronization
 
 /// What an access token says about its bearer; signed HS256 by the gateway.
 struct AccessClaims: JWTPayload {
@@ -83,6 +84,9 @@ struct TokenIssuer: Sendable {
     let keys: JWTKeyCollection
     let accessLifetime: Duration
     let refreshLifetime: Duration
+    /// Tokens whose signature and claims were checked, so that a client's next request with
+    /// the same token is not checked again (most of a cheap request's work otherwise).
+    let verified = VerifiedTokens()
 
     static func make(secret: String, accessLifetime: Duration, refreshLifetime: Duration) async -> TokenIssuer {
         let keys = JWTKeyCollection()
@@ -93,6 +97,7 @@ struct TokenIssuer: Sendable {
     /// The principal of a validly signed, unexpired access token and the token version it was
     /// issued under; `unauthenticated` otherwise.
     func verify(accessToken: String) async throws(OrderlyError) -> (principal: Principal, tokenVersion: Int64) {
+        if let known = verified.lookUp(accessToken) { return (known.principal, known.tokenVersion) }
         let claims: AccessClaims
         do {
             claims = try await keys.verify(accessToken, as: AccessClaims.self)
@@ -102,7 +107,11 @@ struct TokenIssuer: Sendable {
         guard let principal = claims.principal else {
             throw OrderlyError(.unauthenticated, "the access token is invalid", reason: "invalid_token")
         }
-        return (principal, claims.tokenVersion ?? 0)
+        let tokenVersion = claims.tokenVersion ?? 0
+        verified.remember(
+            accessToken,
+            VerifiedTokens.Entry(principal: principal, tokenVersion: tokenVersion, expires: claims.exp.value))
+        return (principal, tokenVersion)
     }
 
     /// A new pair for `user`, in a new family at login and in the same family at a refresh, and
@@ -138,4 +147,51 @@ struct TokenIssuer: Sendable {
     static func hash(_ token: String) -> String {
         SHA256.hash(data: Data(token.utf8)).withUnsafeBytes { Hex.lowercased($0) }
     }
+}
+
+/// Access tokens already verified, keyed by the whole token (so a token that differs in one
+/// byte is verified afresh), each until its own expiry. At most `capacity` are kept: when full,
+/// the expired go, and if that frees too little, all. What a token says is all it is trusted for:
+/// whether its session still stands is checked on every request anyway (`Sessions`).
+final class VerifiedTokens: Sendable {
+    struct Entry: Sendable {
+        var principal: Principal
+        var tokenVersion: Int64
+        var expires: Date
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+    private let capacity: Int
+    private let now: @Sendable () -> Date
+
+    init(capacity: Int = 10_000, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.capacity = capacity
+        self.now = now
+    }
+
+    /// What `token` was verified to say, unless it has expired since (or was never verified).
+    func lookUp(_ token: String) -> Entry? {
+        let now = now()
+        return entries.withLock { entries in
+            guard let entry = entries[token] else { return nil }
+            guard entry.expires > now else {
+                entries[token] = nil
+                return nil
+            }
+            return entry
+        }
+    }
+
+    func remember(_ token: String, _ entry: Entry) {
+        let now = now()
+        entries.withLock { entries in
+            if entries.count >= capacity {
+                entries = entries.filter { $0.value.expires > now }
+                if entries.count >= capacity / 2 { entries.removeAll(keepingCapacity: true) }
+            }
+            entries[token] = entry
+        }
+    }
+
+    var count: Int { entries.withLock { $0.count } }
 }
