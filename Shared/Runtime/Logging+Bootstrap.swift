@@ -13,11 +13,42 @@ public func bootstrapLogging(format: LogFormat, level: Logger.Level, service: St
     LoggingSystem.bootstrap { label in
         var handler: any LogHandler
         switch format {
-        case .plain: handler = StreamLogHandler.standardError(label: label)
+        case .plain: handler = PlainLogHandler(label: label)
         case .json: handler = JSONLinesLogHandler(label: label, service: service)
         }
         handler.logLevel = level
         return handler
+    }
+}
+
+/// Writes each event as one line on standard error:
+/// `2026-11-24T19:23:08.120Z info orders: rpc.method=orders.create service.instance=… message`.
+/// Its metadata is only turned into text when a line is written (swift-log's `StreamLogHandler`
+/// does it whenever metadata is set, on every request, even when nothing is logged).
+public struct PlainLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level = .info
+    private let label: String
+    private let output: @Sendable (String) -> Void
+
+    /// A handler writing to `output`, standard error unless told otherwise.
+    public init(label: String, output: (@Sendable (String) -> Void)? = nil) {
+        self.label = label
+        self.output = output ?? { FileHandle.standardError.write(Data($0.utf8)) }
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var fields = metadata
+        for (key, value) in event.metadata ?? [:] { fields[key] = value }
+        var line = "\(RFC3339.format(Date())) \(event.level) \(label):"
+        for key in fields.keys.sorted() { line += " \(key)=\(fields[key]!)" }
+        line += " \(event.message)\n"
+        output(line)
     }
 }
 

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -71,7 +72,7 @@ struct AdminServerTests {
     }
 }
 
-@Suite("JSON log lines")
+@Suite("Log lines")
 struct LogLineTests {
     @Test("a JSON log line is one valid object with level, service, message and metadata")
     func jsonLine() throws {
@@ -96,5 +97,23 @@ struct LogLineTests {
         #expect(object?["rpc.method"] == "orders.create")
         #expect(object?["order.id"] == "42")
         #expect(object?["ts"] != nil)
+    }
+
+    @Test("a plain log line has the time, level, logger, every metadata key in order and the message")
+    func plainLine() throws {
+        let lines = Mutex<[String]>([])
+        var handler = PlainLogHandler(label: "orderly.orders") { line in lines.withLock { $0.append(line) } }
+        handler[metadataKey: "rpc.method"] = "orders.create"
+        handler[metadataKey: "event.id"] = "e1"
+        handler.logLevel = .info
+        let logger = Logger(label: "orderly.orders") { _ in handler }
+        logger.debug("not at this level")
+        logger.warning("stuck", metadata: ["order.id": "42", "rpc.method": "orders.update"])
+        let written = lines.withLock { $0 }
+        #expect(written.count == 1)
+        let line = try #require(written.first)
+        let parts = line.split(separator: " ", maxSplits: 1)
+        #expect(RFC3339.parse(String(parts[0])) != nil)
+        #expect(parts[1] == "warning orderly.orders: event.id=e1 order.id=42 rpc.method=orders.update stuck\n")
     }
 }
