@@ -161,6 +161,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: serviceDependencies + [
+                "JSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -269,7 +270,7 @@ let package = Package(
         .testTarget(
             name: "RuntimeTests",
             dependencies: [
-                "Runtime", "Redis", "Storage", "Wire",
+                "Runtime", "Domain", "Redis", "Storage", "Wire",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import HTTPTypes
 import Hummingbird
+import JSON
 import NIOCore
 import Wire
 
@@ -54,13 +55,26 @@ extension JSONBody {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 
-    /// The integer `version` field of a JSON object, if it has one.
+    /// The integer `version` field of a JSON object, if it has one. Read by the scanner that
+    /// reads Wire envelopes, which skips the rest of the object unread (decoding a whole order
+    /// to find it cost as much as verifying the caller's token).
     static func topLevelVersion(of body: ByteBuffer) -> Int64? {
-        (try? WireJSON.decode(Versioned.self, from: body))?.version
-    }
-
-    private struct Versioned: Decodable {
-        var version: Int64?
+        body.withUnsafeReadableBytes { bytes in
+            var scanner = JSONScanner(bytes)
+            var version: Int64?
+            do {
+                try scanner.readObject { scanner, key in
+                    if key == "version", !scanner.consumeNull() {
+                        version = try scanner.readInteger()
+                    } else {
+                        _ = try scanner.skipValue()
+                    }
+                }
+            } catch {
+                return nil
+            }
+            return version
+        }
     }
 }
 
