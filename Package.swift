@@ -207,7 +207,7 @@ let package = Package(
         .testTarget(name: "DomainTests", dependencies: ["Domain"], path: "Tests/DomainTests", swiftSettings: strict),
         .testTarget(
             name: "JSONTests",
-            dependencies: ["JSON", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["JSON", "Domain", .product(name: "NIOCore", package: "swift-nio")],
             path: "Tests/JSONTests",
             swiftSettings: strict
         ),

@@ -1,12 +1,17 @@
 import Domain
 import Foundation
+import JSON
 public import SQLKit
 
 /// A value kept whole as JSON in a text column, beside the columns queries filter and sort on.
 public enum StoredDocument {
-    /// The JSON text to store: keys sorted, dates as RFC 3339.
+    /// The JSON text to store: keys sorted, dates as RFC 3339. A value that writes its own JSON
+    /// (`JSONWritable`: the order) writes it, the same text faster.
     public static func text(_ value: some Encodable) throws -> String {
-        String(decoding: try RFC3339.sortedKeysEncoder.encode(value), as: UTF8.self)
+        if let writable = value as? any JSONWritable {
+            return String(decoding: writable.jsonBytes(escapingSlashes: true), as: UTF8.self)
+        }
+        return String(decoding: try RFC3339.sortedKeysEncoder.encode(value), as: UTF8.self)
     }
 
     /// Reads the value stored in `column` of `row`.

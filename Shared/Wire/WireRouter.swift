@@ -169,7 +169,11 @@ public struct WireRouter: Sendable {
                 } catch let error as DecodingError {
                     throw OrderlyError(decoding: error)
                 }
-                return try WireJSON.encoder.encode(try await handler(request, context))
+                let response = try await handler(request, context)
+                if let writable = response as? any JSONWritable {
+                    return Data(writable.jsonBytes(escapingSlashes: false))
+                }
+                return try WireJSON.encoder.encode(response)
             },
             succeeded: Counter(
                 label: "wire_server_requests_total", dimensions: [("method", method.name), ("code", "ok")]),
