@@ -95,6 +95,23 @@ public struct JSONWriter {
         if let value { field(key, value) }
     }
 
+    /// A value as Foundation's encoder writes it (keys sorted, RFC 3339 dates, slashes as this
+    /// writer's): for what has no hand-written form.
+    public mutating func foundation(_ value: some Encodable) {
+        let encoder = escapingSlashes ? Self.storedEncoder : Self.wireEncoder
+        // Values here are plain data (text, numbers, arrays, objects), which always encode.
+        bytes.append(contentsOf: (try? encoder.encode(value)) ?? Data("null".utf8))
+        first = false
+    }
+
+    private static let storedEncoder = RFC3339.sortedKeysEncoder
+    private static let wireEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = RFC3339.encodingStrategy
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
     public mutating func integer(_ value: Int64) {
         bytes.append(contentsOf: String(value).utf8)
     }

@@ -71,3 +71,47 @@ extension OrderItem: JSONWritable {
         }
     }
 }
+
+extension OrderHistoryEntry: JSONWritable {
+    /// `details`, when there are any, are Foundation's, spliced in: they are free-form.
+    public func write(to writer: inout JSONWriter) {
+        writer.object { writer in
+            writer.field("actor_id", actorID.description)
+            writer.field("actor_role", actorRole.rawValue)
+            writer.field("at", at)
+            writer.field("change", change)
+            if let details {
+                writer.key("details")
+                writer.foundation(details)
+            }
+            writer.field("from", from?.rawValue)
+            writer.field("order_id", orderID.description)
+            writer.field("seq", seq)
+            writer.field("to", to?.rawValue)
+        }
+    }
+}
+
+/// The draft a client sends, as the idempotency record's request hash reads it.
+extension OrderDraft: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.object { writer in
+            writer.field("apartment", apartment)
+            if let boxesCount { writer.field("boxes_count", boxesCount) }
+            writer.field("building_no", buildingNo)
+            writer.field("city", city)
+            writer.field("customer_name", customerName)
+            writer.field("delivery_notes", deliveryNotes)
+            writer.field("due_at", dueAt)
+            writer.field("floor", floor)
+            writer.field("fulfillment", fulfillment?.rawValue)
+            writer.field("id", id?.description)
+            writer.field("notes", notes)
+            writer.field("phone", phone)
+            writer.field("recipient_first_name", recipientFirstName)
+            writer.field("recipient_last_name", recipientLastName)
+            writer.field("store_id", storeID?.description)
+            writer.field("street", street)
+        }
+    }
+}

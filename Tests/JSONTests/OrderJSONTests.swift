@@ -106,4 +106,48 @@ struct OrderJSONTests {
                     Self.fields(text: text, number: Int64.random(in: .min ... .max), time: "2026-11-24T19:23:08.999Z")))
         }
     }
+
+    static func expectSame<Value: Encodable & JSONWritable>(_ value: Value) throws {
+        let stored = try RFC3339.sortedKeysEncoder.encode(value)
+        #expect(
+            String(decoding: value.jsonBytes(escapingSlashes: true), as: UTF8.self)
+                == String(decoding: stored, as: UTF8.self))
+        let wire = try wireEncoder.encode(value)
+        #expect(
+            String(decoding: value.jsonBytes(escapingSlashes: false), as: UTF8.self)
+                == String(decoding: wire, as: UTF8.self))
+    }
+
+    @Test("history entries, with and without free-form details")
+    func historyEntries() throws {
+        let at = try #require(RFC3339.parse("2026-11-24T19:23:08.120Z"))
+        for text in Self.texts {
+            let details: [String: JSONValue] = [
+                "reason": .string(text), "fields": .array([.string("phone"), .string("a/b")]), "n": .int(-3),
+                "share": .double(0.25), "ok": .bool(true), "none": .null, "item": .object(["id": .string(text)]),
+            ]
+            for details in [nil, [:], details] {
+                try Self.expectSame(
+                    OrderHistoryEntry(
+                        seq: 3, orderID: OrderID(), at: at, actorID: UserID(), actorRole: .courier, change: text,
+                        from: .ready, to: .outForDelivery, details: details))
+            }
+        }
+        try Self.expectSame(
+            OrderHistoryEntry(
+                seq: 1, orderID: OrderID(), at: at, actorID: UserID(), actorRole: .staff, change: "created"))
+    }
+
+    @Test("drafts, as the idempotency record's request hash reads them")
+    func drafts() throws {
+        try Self.expectSame(OrderDraft())
+        for text in Self.texts {
+            try Self.expectSame(
+                OrderDraft(
+                    id: OrderID(), storeID: StoreID(), fulfillment: .pickup, recipientFirstName: text,
+                    recipientLastName: text, phone: text, street: text, buildingNo: text, floor: text, apartment: text,
+                    city: text, deliveryNotes: text, boxesCount: -4, customerName: text,
+                    dueAt: RFC3339.parse("2026-11-24T19:23:08Z"), notes: text))
+        }
+    }
 }
