@@ -30,13 +30,12 @@ extension UUID {
     }
 
     /// 16 random bytes.
+    /// 16 random bytes from the C library's `arc4random_buf`, a cryptographic generator kept
+    /// per thread and seeded by the kernel (`SystemRandomNumberGenerator` made a system call for
+    /// every 8 bytes, two per identifier).
     private static func randomBytes() -> uuid_t {
-        var generator = SystemRandomNumberGenerator()
         var uuid = zero
-        withUnsafeMutableBytes(of: &uuid) { bytes in
-            bytes.storeBytes(of: generator.next() as UInt64, toByteOffset: 0, as: UInt64.self)
-            bytes.storeBytes(of: generator.next() as UInt64, toByteOffset: 8, as: UInt64.self)
-        }
+        withUnsafeMutableBytes(of: &uuid) { bytes in arc4random_buf(bytes.baseAddress!, bytes.count) }
         return uuid
     }
 
