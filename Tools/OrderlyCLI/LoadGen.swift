@@ -54,6 +54,10 @@ struct LoadGen: AsyncParsableCommand {
     @Option(help: "The suite's processes as name:pid pairs, to report their CPU per created order.")
     var processes = ProcessInfo.processInfo.environment["ORDERLY_PROCESSES"] ?? ""
 
+    @Option(
+        help: "A shell command run while orders are created, stopped with SIGINT when that phase ends (a profiler).")
+    var duringCreation: String?
+
     func validate() throws {
         guard (1...100).contains(stores) else { throw ValidationError("--stores must be from 1 to 100") }
         guard (1...1000).contains(couriers) else { throw ValidationError("--couriers must be from 1 to 1000") }
@@ -99,10 +103,21 @@ struct LoadGen: AsyncParsableCommand {
         say("phase 2/3: order creation, \(clients) clients, \(seconds)s")
         let suite = ProcessCPUTimes.parse(processes)
         let cpuBefore = ProcessCPUTimes.now(suite)
+        let observer = try duringCreation.map { command in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", command]
+            try process.run()
+            return process
+        }
         let creation = try await phase("creation", cast: cast) { worker, stats in
             try await worker.create(api, ledger: ledger, stats: &stats, retry: false)
         }
         let cpuAfter = ProcessCPUTimes.now(suite)
+        if let observer {
+            observer.interrupt()
+            observer.waitUntilExit()
+        }
         report.add(creation)
         let created = Int(creation.histograms["POST /v1/orders"]?.totalCount ?? 0)
         let createCPU = cpuBefore.perOperation(until: cpuAfter, operations: created)
