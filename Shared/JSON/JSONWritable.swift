@@ -79,7 +79,7 @@ public struct JSONWriter {
 
     public mutating func field(_ key: StaticString, _ value: Bool) {
         self.key(key)
-        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+        bytes.append(contentsOf: value ? "true".utf8 : "false".utf8)
     }
 
     public mutating func field(_ key: StaticString, _ value: Bool?) {

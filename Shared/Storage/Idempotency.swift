@@ -142,11 +142,9 @@ extension IdempotencyStore {
         key: String?, caller: UserID, scope: String, request: Request,
         _ body: @Sendable @escaping (Transaction) async throws -> Response
     ) async throws -> Response {
-        guard let key else { return try await database.transaction(body) }
-        let request = try IdempotentRequest(caller: caller, scope: scope, key: key, request: request)
-        switch try await perform(request, recording: { $0 }, body) {
-        case .executed(let response), .replay(let response): return response
-        }
+        try await write(
+            key: key, caller: caller, scope: scope, request: request,
+            replay: Replay(reference: { $0 }, answer: { $0 }), body)
     }
 
     /// The same, for a write whose repeat must be answered as things are by then, because what

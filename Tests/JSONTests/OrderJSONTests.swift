@@ -45,14 +45,14 @@ struct OrderJSONTests {
         try RFC3339.decoder.decode(Order.self, from: JSONSerialization.data(withJSONObject: fields))
     }
 
-    static func expectSame(_ order: Order) throws {
-        let stored = try RFC3339.sortedKeysEncoder.encode(order)
+    static func expectSame<Value: Encodable & JSONWritable>(_ value: Value) throws {
+        let stored = try RFC3339.sortedKeysEncoder.encode(value)
         #expect(
-            String(decoding: order.jsonBytes(escapingSlashes: true), as: UTF8.self)
+            String(decoding: value.jsonBytes(escapingSlashes: true), as: UTF8.self)
                 == String(decoding: stored, as: UTF8.self))
-        let wire = try wireEncoder.encode(order)
+        let wire = try wireEncoder.encode(value)
         #expect(
-            String(decoding: order.jsonBytes(escapingSlashes: false), as: UTF8.self)
+            String(decoding: value.jsonBytes(escapingSlashes: false), as: UTF8.self)
                 == String(decoding: wire, as: UTF8.self))
     }
 
@@ -105,17 +105,6 @@ struct OrderJSONTests {
                 try Self.order(
                     Self.fields(text: text, number: Int64.random(in: .min ... .max), time: "2026-11-24T19:23:08.999Z")))
         }
-    }
-
-    static func expectSame<Value: Encodable & JSONWritable>(_ value: Value) throws {
-        let stored = try RFC3339.sortedKeysEncoder.encode(value)
-        #expect(
-            String(decoding: value.jsonBytes(escapingSlashes: true), as: UTF8.self)
-                == String(decoding: stored, as: UTF8.self))
-        let wire = try wireEncoder.encode(value)
-        #expect(
-            String(decoding: value.jsonBytes(escapingSlashes: false), as: UTF8.self)
-                == String(decoding: wire, as: UTF8.self))
     }
 
     @Test("history entries, with and without free-form details")
