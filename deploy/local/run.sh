@@ -16,7 +16,8 @@ cd "$(dirname "$0")/../.."
 configuration="${ORDERLY_BUILD:-debug}"
 swift build -c "$configuration" --product orderly-gateway
 for product in orderly-orders orderly-catalog orderly-payments orderly-notifications; do
-    swift build -c "$configuration" --product "$product" | grep -v '^Building for\|^\[' || true
+    # The build's status, not grep's (which fails when it filtered every line), decides.
+    swift build -c "$configuration" --product "$product" | { grep -v '^Building for\|^\[' || true; }
 done
 bin="$(swift build -c "$configuration" --show-bin-path)"
 
