@@ -35,23 +35,26 @@ public struct NotificationsEvents: Sendable {
         self.wakes = WakePublisher(redis: redis, logger: logger)
     }
 
-    /// What each consumed event type does.
+    /// The event types consumed; the others are ignored.
+    static let types = [
+        IdentityEvents.userCreated, IdentityEvents.userUpdated, OrdersAPI.Events.created, OrdersAPI.Events.claimed,
+        OrdersAPI.Events.statusChanged, OrdersAPI.Events.released,
+    ]
+
+    /// Each consumed type's handler: the event alone, as a batch of one.
     var handlers: [String: EventConsumer.Handler] {
-        [
-            IdentityEvents.userCreated: recordUser, IdentityEvents.userUpdated: recordUser,
-            OrdersAPI.Events.created: orderCreated, OrdersAPI.Events.claimed: orderClaimed,
-            OrdersAPI.Events.statusChanged: orderStatusChanged, OrdersAPI.Events.released: orderReleased,
-        ]
+        let handler: EventConsumer.Handler = { event in try await apply([event]) }
+        return Dictionary(uniqueKeysWithValues: Self.types.map { ($0, handler) })
     }
 
     /// Applies one event as its consumer would; other types are ignored.
     public func apply(_ event: DomainEvent) async throws {
-        try await handlers[event.type]?(event)
+        try await apply([event])
     }
 
     /// The consumers the process runs beside its Wire server: the gateway's identity events and
     /// the orders service's events, each in this service's consumer group, on the database's
-    /// preferred executor (they mostly write it).
+    /// preferred executor (they mostly write it), a read's events applied together.
     func consumers(_ environment: ServiceEnvironment) -> [any Service] {
         [IdentityEvents.service, OrdersAPI.service].map { producer in
             EventConsumer(
@@ -59,64 +62,107 @@ public struct NotificationsEvents: Sendable {
                 configuration: EventConsumerConfiguration(
                     stream: eventStream(of: producer), group: NotificationsService.name,
                     consumer: environment.instance, executor: environment.database.preferredExecutor),
-                handlers: handlers, logger: environment.logger)
+                handlers: handlers, batchHandler: { events in try await apply(events) }, logger: environment.logger)
         }
     }
 
-    func recordUser(_ event: DomainEvent) async throws {
-        let user = try event.payload.decode(as: User.self)
-        try await notifications.database.applyOnce(event, consumer: Self.consumer) { transaction in
-            try await notifications.record(user, in: transaction)
+    /// What an event does here.
+    private enum Effect {
+        /// Keep this copy of a user.
+        case record(User)
+        /// Tell each audience its telling, with the order's ids as the notifications' data.
+        case notify(OrderFacts, [(Audience, Telling)])
+        case none
+    }
+
+    /// Applies `events`, in order, in one transaction, each once however often it is delivered
+    /// (the inbox): users are recorded, and each order event's tellings are stored for every
+    /// active user in their audience (a user in several audiences of one event hears only the
+    /// first); then their long-polls are woken. Throws, applying none of them, when one cannot
+    /// be decoded.
+    public func apply(_ events: [DomainEvent]) async throws {
+        let effects = try events.map { ($0, try effect(of: $0)) }
+        let now = Date.currentMillisecond
+        let notifications = self.notifications
+        let wakeUps = try await notifications.database.transaction { transaction -> [WakeUp] in
+            var fresh = try await transaction.recordApplied(events: events.map(\.id), consumer: Self.consumer)
+            // The users of each audience met so far: the same store's events share them.
+            var audiences: [Audience: [UserID]] = [:]
+            var messages: [(NotificationMessage, [UserID])] = []
+            for (event, effect) in effects where fresh.remove(event.id) != nil {
+                switch effect {
+                case .record(let user):
+                    try await notifications.record(user, in: transaction)
+                    audiences = [:]
+                case .notify(let order, let tellings):
+                    let data = ["order_id": order.id.description, "store_id": order.storeID.description]
+                    var told: Set<UserID> = []
+                    for (audience, telling) in tellings {
+                        if audiences[audience] == nil {
+                            audiences[audience] = try await notifications.users(in: audience, in: transaction)
+                        }
+                        let message = NotificationMessage(
+                            type: telling.type ?? event.type, title: telling.title, body: telling.body, data: data,
+                            createdAt: now)
+                        messages.append((message, audiences[audience, default: []].filter { told.insert($0).inserted }))
+                    }
+                case .none:
+                    continue
+                }
+            }
+            return try await notifications.insert(messages, in: transaction)
         }
+        wakes.publish(wakeUps)
     }
 
-    func orderCreated(_ event: DomainEvent) async throws {
-        let order = try event.payload.decode(as: OrderFacts.self)
-        var summary = order.fulfillment == .delivery ? "Delivery" : "Pickup"
-        if let address = order.address(withApartment: true) { summary += " to \(address)" }
-        if order.fulfillment == .delivery { summary += ", \(order.boxesCount) boxes" }
-        try await notify(
-            event, order,
-            [(Audience(store: order.storeID), Telling(title: "New order #\(order.number)", body: summary))])
-    }
-
-    func orderClaimed(_ event: DomainEvent) async throws {
-        let order = try event.payload.decode(as: OrderFactsChange.self).order
-        try await notify(
-            event, order,
-            [
+    private func effect(of event: DomainEvent) throws -> Effect {
+        switch event.type {
+        case IdentityEvents.userCreated, IdentityEvents.userUpdated:
+            return .record(try event.payload.decode(as: User.self))
+        case OrdersAPI.Events.created:
+            let order = try event.payload.decode(as: OrderFacts.self)
+            var summary = order.fulfillment == .delivery ? "Delivery" : "Pickup"
+            if let address = order.address(withApartment: true) { summary += " to \(address)" }
+            if order.fulfillment == .delivery { summary += ", \(order.boxesCount) boxes" }
+            return .notify(
+                order, [(Audience(store: order.storeID), Telling(title: "New order #\(order.number)", body: summary))])
+        case OrdersAPI.Events.claimed:
+            let order = try event.payload.decode(as: OrderFactsChange.self).order
+            return .notify(
+                order,
+                [
+                    (
+                        Audience(store: order.storeID),
+                        Telling(
+                            title: "Order #\(order.number) claimed", body: "A courier is on the way to pick it up")
+                    )
+                ])
+        case OrdersAPI.Events.statusChanged:
+            let order = try event.payload.decode(as: OrderFactsChange.self).order
+            let status = order.status.rawValue.replacingOccurrences(of: "_", with: " ")
+            var body = "Now \(status)"
+            if let reason = order.cancellationReason, order.status == .cancelled { body += ": \(reason)" }
+            var tellings = [
+                (
+                    Audience(store: order.storeID, customer: order.createdBy, courier: order.courierID),
+                    Telling(title: "Order #\(order.number) \(status)", body: body)
+                )
+            ]
+            if order.status == .accepted, order.entersPool { tellings.append(Self.available(order)) }
+            return .notify(order, tellings)
+        case OrdersAPI.Events.released:
+            let order = try event.payload.decode(as: OrderFactsChange.self).order
+            var tellings = [
                 (
                     Audience(store: order.storeID),
-                    Telling(title: "Order #\(order.number) claimed", body: "A courier is on the way to pick it up")
+                    Telling(title: "Order #\(order.number) released", body: "It waits for another courier")
                 )
-            ])
-    }
-
-    func orderStatusChanged(_ event: DomainEvent) async throws {
-        let order = try event.payload.decode(as: OrderFactsChange.self).order
-        let status = order.status.rawValue.replacingOccurrences(of: "_", with: " ")
-        var body = "Now \(status)"
-        if let reason = order.cancellationReason, order.status == .cancelled { body += ": \(reason)" }
-        var tellings = [
-            (
-                Audience(store: order.storeID, customer: order.createdBy, courier: order.courierID),
-                Telling(title: "Order #\(order.number) \(status)", body: body)
-            )
-        ]
-        if order.status == .accepted, order.entersPool { tellings.append(Self.available(order)) }
-        try await notify(event, order, tellings)
-    }
-
-    func orderReleased(_ event: DomainEvent) async throws {
-        let order = try event.payload.decode(as: OrderFactsChange.self).order
-        var tellings = [
-            (
-                Audience(store: order.storeID),
-                Telling(title: "Order #\(order.number) released", body: "It waits for another courier")
-            )
-        ]
-        if order.entersPool { tellings.append(Self.available(order)) }
-        try await notify(event, order, tellings)
+            ]
+            if order.entersPool { tellings.append(Self.available(order)) }
+            return .notify(order, tellings)
+        default:
+            return .none
+        }
     }
 
     /// What the couriers on duty are told of an order they can claim now.
@@ -127,30 +173,6 @@ public struct NotificationsEvents: Sendable {
             Audience(couriersOnDuty: true),
             Telling(title: "Delivery #\(order.number) can be claimed", body: body, type: Self.available)
         )
-    }
-
-    /// Stores, once per event, each telling for every active user in its audience (a user in
-    /// several audiences hears only the first), then wakes their long-polls.
-    private func notify(_ event: DomainEvent, _ order: OrderFacts, _ tellings: [(Audience, Telling)]) async throws {
-        let now = Date.currentMillisecond
-        let data = ["order_id": order.id.description, "store_id": order.storeID.description]
-        let notifications = self.notifications
-        let wakeUps = try await notifications.database.transaction { transaction -> [WakeUp] in
-            guard try await transaction.recordApplied(event: event.id, consumer: Self.consumer) else { return [] }
-            var told: Set<UserID> = []
-            var wakeUps: [WakeUp] = []
-            for (audience, telling) in tellings {
-                let users = try await notifications.users(in: audience, in: transaction).filter {
-                    told.insert($0).inserted
-                }
-                let message = NotificationMessage(
-                    type: telling.type ?? event.type, title: telling.title, body: telling.body, data: data,
-                    createdAt: now)
-                wakeUps += try await notifications.insert(message, for: users, in: transaction)
-            }
-            return wakeUps
-        }
-        wakes.publish(wakeUps)
     }
 }
 

@@ -38,28 +38,34 @@ struct NotificationsRepository: Sendable {
         ).all().compactMap { UserID(try $0.decode(column: "user_id", as: String.self)) }
     }
 
-    /// Stores `message` in each of `users`' inboxes; returns the `seq` each got, in order.
-    func insert(_ message: NotificationMessage, for users: [UserID], in transaction: Transaction) async throws
-        -> [WakeUp]
-    {
-        guard !users.isEmpty else { return [] }
-        // One numbering step and one insert for all recipients, who share the message.
-        let first = try await transaction.advanceSequence("notifications", by: users.count) - Int64(users.count) + 1
-        let document = try StoredDocument.text(message)
-        let wakeUps = users.enumerated().map { WakeUp(userID: $1, seq: first + Int64($0)) }
+    /// Stores each message in each of its users' inboxes, numbered in order; returns the `seq`
+    /// each got.
+    func insert(_ messages: [(NotificationMessage, [UserID])], in transaction: Transaction) async throws -> [WakeUp] {
+        let count = messages.reduce(0) { $0 + $1.1.count }
+        guard count > 0 else { return [] }
+        // One numbering step for all, and inserts of many rows each.
+        var seq = try await transaction.advanceSequence("notifications", by: count) - Int64(count)
+        var rows: [(WakeUp, document: String, createdAt: Date)] = []
+        for (message, users) in messages where !users.isEmpty {
+            let document = try StoredDocument.text(message)
+            for user in users {
+                seq += 1
+                rows.append((WakeUp(userID: user, seq: seq), document, message.createdAt))
+            }
+        }
         // Inserts of at most 1,000 rows keep within both databases' limits on bound values.
-        for start in stride(from: 0, to: wakeUps.count, by: 1000) {
+        for start in stride(from: 0, to: rows.count, by: 1000) {
             var insert: SQLQueryString = "INSERT INTO notifications (seq, id, user_id, created_at, doc) VALUES "
-            for (index, wakeUp) in wakeUps[start..<min(start + 1000, wakeUps.count)].enumerated() {
+            for (index, row) in rows[start..<min(start + 1000, rows.count)].enumerated() {
                 let values: [any Encodable & Sendable] = [
-                    wakeUp.seq, UUID.random().lowercasedText, wakeUp.userID.description,
-                    message.createdAt.millisecondsSince1970, document,
+                    row.0.seq, UUID.random().lowercasedText, row.0.userID.description,
+                    row.createdAt.millisecondsSince1970, row.document,
                 ]
                 insert = insert + (index == 0 ? "" : ", ") + "(\(binds: values))"
             }
             try await transaction.sql.raw(insert).run()
         }
-        return wakeUps
+        return rows.map(\.0)
     }
 
     /// Up to `limit` of `user`'s notifications after `after`, oldest first.

@@ -74,18 +74,26 @@ public struct EventConsumerConfiguration: Sendable {
 /// with threads to spare.
 public struct EventConsumer: Service {
     public typealias Handler = @Sendable (DomainEvent) async throws -> Void
+    /// Applies several events at once, in stream order, all or none of them.
+    public typealias BatchHandler = @Sendable ([DomainEvent]) async throws -> Void
 
     private let redis: RedisClient
     private let configuration: EventConsumerConfiguration
     private let handlers: [String: Handler]
+    private let batchHandler: BatchHandler?
     private let logger: Logger
 
+    /// With a `batchHandler`, the events of one read that have a handler go to it together
+    /// (one transaction for all, say) and are handled one by one as described above only when it
+    /// throws, which finds the event at fault and retries, counts or dead-letters it alone.
     public init(
-        redis: RedisClient, configuration: EventConsumerConfiguration, handlers: [String: Handler], logger: Logger
+        redis: RedisClient, configuration: EventConsumerConfiguration, handlers: [String: Handler],
+        batchHandler: BatchHandler? = nil, logger: Logger
     ) {
         self.redis = redis
         self.configuration = configuration
         self.handlers = handlers
+        self.batchHandler = batchHandler
         var logger = logger
         logger[metadataKey: "events.stream"] = "\(configuration.stream)"
         logger[metadataKey: "events.group"] = "\(configuration.group)"
@@ -240,12 +248,14 @@ public struct EventConsumer: Service {
             repeating: [(RedisStreamEntry, DomainEvent, Handler)](),
             count: min(configuration.concurrency, entries.count))
         var done: [String] = []
+        var wanted: [(id: String, event: DomainEvent)] = []
         for entry in entries {
             switch EventFields.decode(entry.fields) {
             case .success(let event):
                 if let handler = handlers[event.type] {
                     let lane = Int(UInt(bitPattern: event.aggregateID.hashValue) % UInt(lanes.count))
                     lanes[lane].append((entry, event, handler))
+                    wanted.append((entry.id, event))
                 } else {
                     done.append(entry.id)
                 }
@@ -253,6 +263,18 @@ public struct EventConsumer: Service {
                 logger.error(
                     "malformed event moved to the dead-letter stream", metadata: ["event.entry": "\(entry.id)"])
                 try await deadLetter(entry, error: error.description)
+            }
+        }
+        if let batchHandler, wanted.count > 1 {
+            do {
+                try await withTaskExecutorPreference(configuration.executor) {
+                    try await batchHandler(wanted.map(\.event))
+                }
+                return done + wanted.map(\.id)
+            } catch {
+                logger.debug(
+                    "a batch of events failed; handling them one by one",
+                    metadata: ["error": "\(error)", "events.count": "\(wanted.count)"])
             }
         }
         let keeper = PendingKeeper(consumer: self)

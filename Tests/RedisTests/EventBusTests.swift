@@ -172,6 +172,53 @@ struct EventBusTests {
         }
     }
 
+    @Test("a batch handler gets a read's events together; when it fails they are handled one by one")
+    func batches() async throws {
+        try await withRedis { redis, _ in
+            let batches = Mutex<[[Int]]>([])
+            let single = Log()
+            let executor = QueueExecutor()
+            let elsewhere = Mutex(0)
+            struct Broken: Error {}
+            @Sendable func number(_ event: DomainEvent) -> Int {
+                Int(event.aggregateID.dropFirst("order-".count)) ?? -1
+            }
+            let reader = EventConsumer(
+                redis: redis,
+                configuration: EventConsumerConfiguration(
+                    stream: eventStream(of: "orders"), group: "notifications", consumer: "a", batchSize: 10,
+                    block: .milliseconds(10), reclaimAfter: .milliseconds(20), maximumDeliveries: 2,
+                    initialBackoff: .milliseconds(5), executor: executor),
+                handlers: [
+                    "order.created": { event in
+                        if number(event) == 13 { throw Broken() }
+                        single.add("a", event)
+                    }
+                ],
+                batchHandler: { events in
+                    if !executor.isCurrent { elsewhere.withLock { $0 += 1 } }
+                    batches.withLock { $0.append(events.map(number)) }
+                    // One bad event spoils its batch: none of it counts as applied.
+                    if events.contains(where: { number($0) == 13 }) { throw Broken() }
+                },
+                logger: Logger(label: "test.events"))
+            try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
+            try await EventPublisher(redis: redis, service: "orders").publish(
+                (0..<20).map { event($0) } + [event(0, type: "order.unknown")])
+            let done = try await waitUntil {
+                try await reader.poll()
+                let pending = try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications")
+                return try await redis.send("XLEN", "orderly:dlq:notifications").integer == 1 && pending == 0
+            }
+            #expect(done)
+            // The first ten together; the second ten, spoilt by #13, one by one.
+            #expect(batches.withLock { $0 }.first == Array(0..<10))
+            #expect(batches.withLock { $0 }.dropFirst().allSatisfy { $0 == Array(10..<20) })
+            #expect(single.all.map { number($0.1) }.sorted() == [10, 11, 12, 14, 15, 16, 17, 18, 19])
+            #expect(elsewhere.withLock { $0 } == 0)
+        }
+    }
+
     @Test("a consumer that starts while Redis is down waits for it instead of failing")
     func startWithoutRedis() async throws {
         try await withRedis { redis, server in

@@ -385,6 +385,57 @@ struct ServiceRulesTests {
         }
     }
 
+    @Test("a batch of events is applied in one go as it would be one by one, repeats once")
+    func notificationBatch() async throws {
+        try await InProcessSuite.with { suite in
+            let store = StoreID()
+            let early = Self.user(.staff, store: store)
+            let late = Self.user(.staff, store: store)
+            let onDuty = Self.user(.courier, onDuty: true)
+            func joined(_ user: User) throws -> DomainEvent {
+                DomainEvent(
+                    type: IdentityEvents.userCreated, storeID: user.storeID, aggregateID: user.id.description,
+                    payload: try EventPayload(encoding: user))
+            }
+            func created(_ order: Order) throws -> DomainEvent {
+                DomainEvent(
+                    type: OrdersAPI.Events.created, storeID: store, aggregateID: order.id.description,
+                    payload: try EventPayload(encoding: order))
+            }
+            let first = try Self.order(in: store, createdBy: early.id)
+            var second = try Self.order(in: store, createdBy: early.id)
+            let firstCreated = try created(first)
+            let secondCreated = try created(second)
+            second.status = .accepted
+            let accepted = DomainEvent(
+                type: OrdersAPI.Events.statusChanged, storeID: store, aggregateID: second.id.description,
+                payload: try EventPayload(
+                    encoding: OrderChange(
+                        order: second,
+                        change: OrderHistoryEntry(
+                            seq: 2, orderID: second.id, at: Date(), actorID: early.id, actorRole: .staff,
+                            change: "accept"))))
+            try await suite.notificationsEvents.apply([try joined(early), try joined(onDuty)])
+            // The late joiner hears only of what follows their joining; a repeat, in the batch or
+            // after it, is stored once.
+            try await suite.notificationsEvents.apply([
+                firstCreated, try joined(late), secondCreated, firstCreated, accepted,
+            ])
+            try await suite.notificationsEvents.apply([secondCreated, accepted])
+            func inbox(_ user: User) async throws -> [UserNotification] {
+                try await suite.notifications.call(
+                    NotificationsAPI.list, NotificationListRequest(after: 0), options: Self.options(user.principal)
+                ).data
+            }
+            let earlyInbox = try await inbox(early)
+            #expect(earlyInbox.map(\.type) == ["order.created", "order.created", "order.status_changed"])
+            #expect(earlyInbox.map { $0.data["order_id"] } == [first.id, second.id, second.id].map(\.description))
+            #expect(earlyInbox.map(\.seq) == earlyInbox.map(\.seq).sorted())
+            #expect(try await inbox(late).map(\.type) == ["order.created", "order.status_changed"])
+            #expect(try await inbox(onDuty).map(\.type) == ["order.available"])
+        }
+    }
+
     static func user(_ role: Role, store: StoreID? = nil, onDuty: Bool = false) -> User {
         User(
             id: UserID(), email: "\(UUID())@example.com", name: "N", phone: nil, role: role, storeID: store,

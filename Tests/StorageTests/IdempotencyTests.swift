@@ -64,6 +64,32 @@ struct IdempotencyTests {
     }
 
     @Test(
+        "the inbox records a batch of events at once: what was applied before, and repeats within it, once",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func inboxBatch(kind: Database.Kind) async throws {
+        try await TestDatabase.with(kind) { test in
+            try await test.database.migrate(scope: "receipts", Self.migrations)
+            let earlier = UUID.random()
+            // More than one statement's worth, so the batch is recorded in parts.
+            let fresh = (0..<700).map { _ in UUID.random() }
+            let recorded = try await test.database.transaction { transaction in
+                try await transaction.recordApplied(events: [earlier], consumer: "receipts")
+            }
+            #expect(recorded == [earlier])
+            let batch = try await test.database.transaction { transaction in
+                try await transaction.recordApplied(
+                    events: [earlier] + fresh + [fresh[0], fresh[699]], consumer: "receipts")
+            }
+            #expect(batch == Set(fresh))
+            let again = try await test.database.transaction { transaction in
+                try await transaction.recordApplied(events: fresh, consumer: "receipts")
+            }
+            #expect(again.isEmpty)
+            #expect(try await Self.count("orderly_inbox", in: test.database) == 701)
+        }
+    }
+
+    @Test(
         "a key replays its response; with another request it is refused", arguments: [Database.Kind.sqlite, .postgres])
     func replayAndReuse(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
