@@ -72,7 +72,6 @@ public struct NotificationsEvents: Sendable {
         case record(User)
         /// Tell each audience its telling, with the order's ids as the notifications' data.
         case notify(OrderFacts, [(Audience, Telling)])
-        case none
     }
 
     /// Applies `events`, in order, in one transaction, each once however often it is delivered
@@ -81,11 +80,12 @@ public struct NotificationsEvents: Sendable {
     /// first); then their long-polls are woken. Throws, applying none of them, when one cannot
     /// be decoded.
     public func apply(_ events: [DomainEvent]) async throws {
-        let effects = try events.map { ($0, try effect(of: $0)) }
+        let effects = try events.compactMap { event in try effect(of: event).map { (event, $0) } }
+        guard !effects.isEmpty else { return }
         let now = Date.currentMillisecond
         let notifications = self.notifications
         let wakeUps = try await notifications.database.transaction { transaction -> [WakeUp] in
-            var fresh = try await transaction.recordApplied(events: events.map(\.id), consumer: Self.consumer)
+            var fresh = try await transaction.recordApplied(events: effects.map(\.0.id), consumer: Self.consumer)
             // The users of each audience met so far: the same store's events share them.
             var audiences: [Audience: [UserID]] = [:]
             var messages: [(NotificationMessage, [UserID])] = []
@@ -106,8 +106,6 @@ public struct NotificationsEvents: Sendable {
                             createdAt: now)
                         messages.append((message, audiences[audience, default: []].filter { told.insert($0).inserted }))
                     }
-                case .none:
-                    continue
                 }
             }
             return try await notifications.insert(messages, in: transaction)
@@ -115,7 +113,8 @@ public struct NotificationsEvents: Sendable {
         wakes.publish(wakeUps)
     }
 
-    private func effect(of event: DomainEvent) throws -> Effect {
+    /// What `event` does here; nil for the types not consumed.
+    private func effect(of event: DomainEvent) throws -> Effect? {
         switch event.type {
         case IdentityEvents.userCreated, IdentityEvents.userUpdated:
             return .record(try event.payload.decode(as: User.self))
@@ -161,7 +160,7 @@ public struct NotificationsEvents: Sendable {
             if order.entersPool { tellings.append(Self.available(order)) }
             return .notify(order, tellings)
         default:
-            return .none
+            return nil
         }
     }
 

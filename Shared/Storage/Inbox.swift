@@ -16,7 +16,7 @@ extension Transaction {
     public func recordApplied(events ids: [UUID], consumer: String) async throws -> Set<UUID> {
         var fresh: Set<UUID> = []
         let now = Date.nowMilliseconds
-        // At most 300 events (900 values) a statement, within both databases' limits.
+        // At most 300 events (601 values) a statement, within both databases' limits.
         for start in stride(from: 0, to: ids.count, by: 300) {
             let chunk = ids[start..<min(start + 300, ids.count)]
             let rows = chunk.indices.map { "($1, $\(2 * ($0 - start) + 2), $\(2 * ($0 - start) + 3))" }
