@@ -1,7 +1,8 @@
-/// Who may see or change what: stores, users, orders with their items and actions, payments
-/// and receipts. The one place every service asks, so that each rule is written once and tested
-/// once, as a table of every role, scope and operation. (Notifications need no rule here: every
-/// notifications method reads or changes the caller's own inbox, by the caller's user id.)
+/// Who may see or change what: stores, users, orders with their items and actions, products
+/// and their stock, payments and receipts. The one place every service asks, so that each rule
+/// is written once and tested once, as a table of every role, scope and operation.
+/// (Notifications need no rule here: every notifications method reads or changes the caller's
+/// own inbox, by the caller's user id.)
 ///
 /// There are two kinds of answer. Whether the caller may *see* a resource: one who may not is
 /// told it does not exist (`not_found`), so that ids cannot be probed. And whether the caller
@@ -246,6 +247,24 @@ public struct AccessPolicy: Sendable {
 
     /// A courier's earnings: couriers only.
     public var hasEarnings: Bool { role == .courier }
+
+    // MARK: Products and stock
+
+    /// A store's products with their stock, one by one and in lists: admins and the store's
+    /// users. Couriers and customers see products only through the store's menu.
+    public func canSeeProducts(of store: StoreID) -> Bool { isAdmin || worksIn(store) }
+
+    /// Creating and changing products, and adjusting their stock: admins, and the store's owner
+    /// and managers.
+    public func canChangeProducts(of store: StoreID) -> Bool { isAdmin || runs(store) }
+
+    /// Holding and selling stock (reservations, their commit and release): admins and the
+    /// store's users, who sell at the counter.
+    public func canReserveStock(of store: StoreID) -> Bool { isAdmin || worksIn(store) }
+
+    /// A store's menu, its active products as customers see them: every signed-in user who may
+    /// see the store.
+    public func canSeeMenu(of store: StoreID) -> Bool { canSee(store: store) }
 
     // MARK: Payments and receipts
 

@@ -51,6 +51,10 @@ struct AccessPolicyTests {
         ("action.pick_up carried order", /*   */ "YYY   ...    ...    ...    YYY     ..."),
         ("action.mark_collected", /*          */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("courier.earnings", /*               */ "...   ...    ...    ...    YYY     ..."),
+        ("product.see", /*                    */ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("product.change", /*                 */ "YYY   Y..    Y..    ...    ...     ..."),
+        ("stock.reserve", /*                  */ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("menu.see", /*                       */ "YYY   Y..    Y..    Y..    YYY     YYY"),
         ("payment.see", /*                    */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("payment.record in the store", /*    */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("receipt.see", /*                    */ "YYY   Y..    Y..    Y..    ...     ..."),
@@ -144,6 +148,10 @@ struct AccessPolicyTests {
             return policy.allowedActions(on: try order(.ready, .pickup)).contains(.markCollected)
         case "pool.list alone": return (try? policy.checkPoolListing()) != nil
         case "courier.earnings": return policy.hasEarnings
+        case "product.see": return policy.canSeeProducts(of: store)
+        case "product.change": return policy.canChangeProducts(of: store)
+        case "stock.reserve": return policy.canReserveStock(of: store)
+        case "menu.see": return policy.canSeeMenu(of: store)
         case "payment.see": return policy.canSee(payment: payment)
         case "receipt.see": return policy.canSee(receipt: receipt)
         default: throw UnknownOperation(name: operation)

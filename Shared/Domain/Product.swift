@@ -1,0 +1,339 @@
+public import Foundation
+
+/// How a product's stock stands, from what can still be sold (`available`).
+public enum StockStatus: String, Hashable, Sendable, Codable, CaseIterable {
+    case notTracked = "not_tracked"
+    case inStock = "in_stock"
+    /// At or below the product's low-stock threshold, above zero.
+    case low
+    case outOfStock = "out_of_stock"
+
+    /// The event a change from `before` to this status raises: `stock.low` on crossing the
+    /// threshold downwards, `stock.out` on reaching zero (only that one when a change does
+    /// both); nil otherwise. Each crossing raises its event once: staying low raises nothing
+    /// more, and rising above the threshold makes the next crossing count again.
+    public func alert(after before: StockStatus) -> String? {
+        switch (before, self) {
+        case (.inStock, .low): return Product.Events.low
+        case (.inStock, .outOfStock), (.low, .outOfStock): return Product.Events.out
+        default: return nil
+        }
+    }
+}
+
+/// Why a product's stock changed; every ledger entry names one.
+public enum StockReason: String, Hashable, Sendable, Codable, CaseIterable {
+    case sale, restock, adjustment
+    case `return`
+    case damage, expired, transfer, initial
+}
+
+/// A product a store sells, with its stock when the store tracks it.
+public struct Product: Hashable, Sendable {
+    public var id: ProductID
+    public var storeID: StoreID
+    public var name: String
+    /// Unique in the store when present, as is `barcode`.
+    public var sku: String?
+    public var barcode: String?
+    public var category: String?
+    /// Gross (VAT included), in `currency` minor units.
+    public var price: Int64
+    public var currency: CurrencyCode
+    public var vatRateBP: Int
+    public var emoji: String?
+    public var iconID: String?
+    public var imageURL: String?
+    public var trackStock: Bool
+    /// On hand: always the sum of the product's ledger.
+    public var quantity: Int64
+    /// Held by open reservations.
+    public var reserved: Int64
+    public var lowStockThreshold: Int64
+    public var allowNegativeStock: Bool
+    public var active: Bool
+    public var version: Int64
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    /// The event types of stock crossings (`StockStatus.alert(after:)`).
+    public enum Events {
+        public static let low = "stock.low"
+        public static let out = "stock.out"
+    }
+
+    public init(
+        id: ProductID, storeID: StoreID, name: String, sku: String? = nil, barcode: String? = nil,
+        category: String? = nil, price: Int64, currency: CurrencyCode, vatRateBP: Int, emoji: String? = nil,
+        iconID: String? = nil, imageURL: String? = nil, trackStock: Bool, quantity: Int64 = 0, reserved: Int64 = 0,
+        lowStockThreshold: Int64, allowNegativeStock: Bool = false, active: Bool = true, version: Int64 = 1,
+        createdAt: Date, updatedAt: Date
+    ) {
+        self.id = id
+        self.storeID = storeID
+        self.name = name
+        self.sku = sku
+        self.barcode = barcode
+        self.category = category
+        self.price = price
+        self.currency = currency
+        self.vatRateBP = vatRateBP
+        self.emoji = emoji
+        self.iconID = iconID
+        self.imageURL = imageURL
+        self.trackStock = trackStock
+        self.quantity = quantity
+        self.reserved = reserved
+        self.lowStockThreshold = lowStockThreshold
+        self.allowNegativeStock = allowNegativeStock
+        self.active = active
+        self.version = version
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    /// What can still be sold: on hand less what reservations hold.
+    public var available: Int64 { quantity - reserved }
+
+    public var stockStatus: StockStatus {
+        guard trackStock else { return .notTracked }
+        if available <= 0 { return .outOfStock }
+        return available <= lowStockThreshold ? .low : .inStock
+    }
+
+    /// Whether a cashier can sell one now: active, and in stock unless stock is not tracked or
+    /// may go negative.
+    public var canSell: Bool {
+        active && (!trackStock || allowNegativeStock || available > 0)
+    }
+
+    /// The quantity on hand after a ledger entry of `adjustment` units (signed). Throws
+    /// `insufficient_stock` (with `details.available`) when it would leave less than what
+    /// reservations hold, or less than zero, and the product does not allow negative stock.
+    public func quantity(adjustedBy adjustment: Int64) throws(OrderlyError) -> Int64 {
+        let (result, overflow) = quantity.addingReportingOverflow(adjustment)
+        guard !overflow, result.magnitude <= Self.maximumQuantity.magnitude else {
+            throw OrderlyError.invalidFields(
+                ["adjustment": "must leave a quantity from -\(Self.maximumQuantity) to \(Self.maximumQuantity)"])
+        }
+        if adjustment < 0, !allowNegativeStock, result - reserved < 0 {
+            throw insufficientStock(requested: -adjustment)
+        }
+        return result
+    }
+
+    /// Checks that `quantity` more units can be reserved; throws `insufficient_stock` when not.
+    public func checkReservable(_ quantity: Int64) throws(OrderlyError) {
+        guard trackStock, !allowNegativeStock, quantity > available else { return }
+        throw insufficientStock(requested: quantity)
+    }
+
+    /// `409 insufficient_stock` naming the product and what is available.
+    public func insufficientStock(requested: Int64) -> OrderlyError {
+        OrderlyError(
+            .conflict, "only \(max(0, available)) of \(name) available, \(requested) asked for",
+            reason: "insufficient_stock",
+            details: ["product_id": .string(id.description), "available": .int(max(0, available))])
+    }
+
+    /// The largest quantity on hand, reserved or adjusted at once.
+    public static let maximumQuantity: Int64 = 1_000_000_000
+}
+
+extension Product: Codable {
+    enum CodingKeys: String, CodingKey {
+        case id, name, sku, barcode, category, price, currency, emoji, quantity, reserved, available, active, version
+        case storeID = "store_id"
+        case vatRateBP = "vat_rate_bp"
+        case iconID = "icon_id"
+        case imageURL = "image_url"
+        case trackStock = "track_stock"
+        case lowStockThreshold = "low_stock_threshold"
+        case allowNegativeStock = "allow_negative_stock"
+        case stockStatus = "stock_status"
+        case canSell = "can_sell"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(ProductID.self, forKey: .id),
+            storeID: try container.decode(StoreID.self, forKey: .storeID),
+            name: try container.decode(String.self, forKey: .name),
+            sku: try container.decodeIfPresent(String.self, forKey: .sku),
+            barcode: try container.decodeIfPresent(String.self, forKey: .barcode),
+            category: try container.decodeIfPresent(String.self, forKey: .category),
+            price: try container.decode(Int64.self, forKey: .price),
+            currency: try container.decode(CurrencyCode.self, forKey: .currency),
+            vatRateBP: try container.decode(Int.self, forKey: .vatRateBP),
+            emoji: try container.decodeIfPresent(String.self, forKey: .emoji),
+            iconID: try container.decodeIfPresent(String.self, forKey: .iconID),
+            imageURL: try container.decodeIfPresent(String.self, forKey: .imageURL),
+            trackStock: try container.decode(Bool.self, forKey: .trackStock),
+            quantity: try container.decode(Int64.self, forKey: .quantity),
+            reserved: try container.decode(Int64.self, forKey: .reserved),
+            lowStockThreshold: try container.decode(Int64.self, forKey: .lowStockThreshold),
+            allowNegativeStock: try container.decode(Bool.self, forKey: .allowNegativeStock),
+            active: try container.decode(Bool.self, forKey: .active),
+            version: try container.decode(Int64.self, forKey: .version),
+            createdAt: try container.decode(Date.self, forKey: .createdAt),
+            updatedAt: try container.decode(Date.self, forKey: .updatedAt))
+    }
+
+    /// Writes the stored fields and the derived ones (`available`, `stock_status`, `can_sell`),
+    /// which decoding ignores.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(storeID, forKey: .storeID)
+        try container.encode(name, forKey: .name)
+        try container.encodeIfPresent(sku, forKey: .sku)
+        try container.encodeIfPresent(barcode, forKey: .barcode)
+        try container.encodeIfPresent(category, forKey: .category)
+        try container.encode(price, forKey: .price)
+        try container.encode(currency, forKey: .currency)
+        try container.encode(vatRateBP, forKey: .vatRateBP)
+        try container.encodeIfPresent(emoji, forKey: .emoji)
+        try container.encodeIfPresent(iconID, forKey: .iconID)
+        try container.encodeIfPresent(imageURL, forKey: .imageURL)
+        try container.encode(trackStock, forKey: .trackStock)
+        try container.encode(quantity, forKey: .quantity)
+        try container.encode(reserved, forKey: .reserved)
+        try container.encode(available, forKey: .available)
+        try container.encode(lowStockThreshold, forKey: .lowStockThreshold)
+        try container.encode(allowNegativeStock, forKey: .allowNegativeStock)
+        try container.encode(stockStatus, forKey: .stockStatus)
+        try container.encode(canSell, forKey: .canSell)
+        try container.encode(active, forKey: .active)
+        try container.encode(version, forKey: .version)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(updatedAt, forKey: .updatedAt)
+    }
+}
+
+/// A product's fields as a client sends them: all optional, so that validation names every
+/// problem. On creation `name` and `price` are required and the rest have defaults (the store's
+/// product VAT rate and low-stock threshold among them); on a patch absent means unchanged and
+/// blank text clears an optional field. `quantity` is the opening stock, on creation only (an
+/// `initial` ledger entry); later changes go through stock adjustments.
+public struct ProductDraft: Hashable, Sendable, Codable {
+    /// Chosen by the client for products created offline; the server picks one otherwise.
+    public var id: ProductID?
+    public var name: String?
+    public var sku: String?
+    public var barcode: String?
+    public var category: String?
+    public var price: Int64?
+    public var vatRateBP: Int?
+    public var emoji: String?
+    public var iconID: String?
+    public var imageURL: String?
+    public var trackStock: Bool?
+    public var quantity: Int64?
+    public var lowStockThreshold: Int64?
+    public var allowNegativeStock: Bool?
+    public var active: Bool?
+
+    public init(
+        id: ProductID? = nil, name: String? = nil, sku: String? = nil, barcode: String? = nil,
+        category: String? = nil, price: Int64? = nil, vatRateBP: Int? = nil, emoji: String? = nil,
+        iconID: String? = nil, imageURL: String? = nil, trackStock: Bool? = nil, quantity: Int64? = nil,
+        lowStockThreshold: Int64? = nil, allowNegativeStock: Bool? = nil, active: Bool? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.sku = sku
+        self.barcode = barcode
+        self.category = category
+        self.price = price
+        self.vatRateBP = vatRateBP
+        self.emoji = emoji
+        self.iconID = iconID
+        self.imageURL = imageURL
+        self.trackStock = trackStock
+        self.quantity = quantity
+        self.lowStockThreshold = lowStockThreshold
+        self.allowNegativeStock = allowNegativeStock
+        self.active = active
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, sku, barcode, category, price, emoji, quantity, active
+        case vatRateBP = "vat_rate_bp"
+        case iconID = "icon_id"
+        case imageURL = "image_url"
+        case trackStock = "track_stock"
+        case lowStockThreshold = "low_stock_threshold"
+        case allowNegativeStock = "allow_negative_stock"
+    }
+
+    /// The highest price, in minor units (a hundred million in the currency's major unit).
+    public static let maximumPrice: Int64 = 10_000_000_000
+
+    /// Applies the draft to `product`: a new product carrying the store's defaults when
+    /// `creating`, the current one for a patch. Throws one error naming every bad field.
+    public func apply(to product: inout Product, creating: Bool) throws(OrderlyError) {
+        var problems = FieldProblems()
+        if creating {
+            product.name = problems.text(name, "name")
+            if price == nil { problems.add("price", "is required") }
+        } else {
+            if let name { product.name = problems.text(name, "name") }
+            if id != nil { problems.add("id", "cannot be changed") }
+        }
+        if let sku { product.sku = problems.optionalText(sku, "sku", maximumLength: 64) }
+        if let barcode {
+            product.barcode = problems.optionalText(barcode, "barcode", maximumLength: 64)
+            if let code = product.barcode, !Self.isBarcode(code) {
+                problems.add("barcode", "must be letters, digits and - . _ only")
+            }
+        }
+        if let category { product.category = problems.optionalText(category, "category", maximumLength: 100) }
+        if let price = problems.integer(price, "price", in: 0...Self.maximumPrice, required: false) {
+            product.price = price
+        }
+        if let rate = problems.integer(vatRateBP, "vat_rate_bp", in: 0...10_000, required: false) {
+            product.vatRateBP = rate
+        }
+        if let emoji { product.emoji = problems.optionalText(emoji, "emoji", maximumLength: 16) }
+        if let iconID { product.iconID = problems.optionalText(iconID, "icon_id", maximumLength: 100) }
+        if let imageURL {
+            product.imageURL = problems.optionalText(imageURL, "image_url", maximumLength: 2048)
+            if let url = product.imageURL, !Self.isWebAddress(url) {
+                problems.add("image_url", "must be an http or https address")
+            }
+        }
+        if let trackStock { product.trackStock = trackStock }
+        if creating {
+            if let quantity = problems.integer(
+                quantity, "quantity", in: 0...Product.maximumQuantity, required: false)
+            {
+                product.quantity = quantity
+            }
+        } else if quantity != nil {
+            problems.add("quantity", "is changed by stock adjustments, not by editing the product")
+        }
+        if let threshold = problems.integer(
+            lowStockThreshold, "low_stock_threshold", in: 0...Product.maximumQuantity, required: false)
+        {
+            product.lowStockThreshold = threshold
+        }
+        if let allowNegativeStock { product.allowNegativeStock = allowNegativeStock }
+        if let active { product.active = active }
+        try problems.check()
+    }
+
+    static func isBarcode(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || "0123456789-._".unicodeScalars.contains($0))
+        }
+    }
+
+    static func isWebAddress(_ text: String) -> Bool {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty
+        else { return false }
+        return scheme == "https" || scheme == "http"
+    }
+}
