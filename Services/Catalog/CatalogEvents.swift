@@ -6,7 +6,8 @@ import Runtime
 import ServiceLifecycle
 
 /// The catalog's events: what it publishes, `store.created` and `store.updated` with the store
-/// as payload, and what it consumes: no other service's events so far.
+/// as payload, `product.created`, `product.updated`, `stock.low` and `stock.out` with the
+/// product, and what it consumes: no other service's events so far.
 enum CatalogEvents {
     static func storeCreated(_ store: Store) throws -> DomainEvent {
         try event(CatalogAPI.Events.storeCreated, store)
@@ -14,6 +15,13 @@ enum CatalogEvents {
 
     static func storeUpdated(_ store: Store) throws -> DomainEvent {
         try event(CatalogAPI.Events.storeUpdated, store)
+    }
+
+    /// A product's event: `product.created`, `product.updated`, `stock.low` or `stock.out`.
+    static func product(_ type: String, _ product: Product) throws -> DomainEvent {
+        DomainEvent(
+            type: type, storeID: product.storeID, aggregateID: product.id.description, occurredAt: product.updatedAt,
+            payload: try EventPayload(encoding: product))
     }
 
     private static func event(_ type: String, _ store: Store) throws -> DomainEvent {

@@ -31,6 +31,21 @@ struct CatalogHandlers: Sendable {
         router.register(CatalogAPI.updateStore) { patch, context in
             try await updateStore(patch, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
         }
+        router.register(CatalogAPI.createProduct) { request, context in
+            try await createProduct(
+                request, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
+        router.register(CatalogAPI.getProduct) { ref, context in
+            try await product(ref.id, principal: context.requirePrincipal())
+        }
+        router.register(CatalogAPI.updateProduct) { patch, context in
+            try await updateProduct(
+                patch, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
+        router.register(CatalogAPI.adjustStock) { request, context in
+            try await adjustStock(
+                request, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
     }
 
     func createStore(_ draft: StoreDraft, principal: Principal, idempotencyKey: String?) async throws -> Store {
@@ -127,5 +142,153 @@ struct CatalogHandlers: Sendable {
             store.lowStockDefault = threshold
         }
         try problems.check()
+    }
+
+    // MARK: Products and stock
+
+    /// A new product of a store, with the store's currency, product VAT rate and low-stock
+    /// threshold unless the draft says otherwise, and its opening stock as an `initial` ledger
+    /// entry. A sku or barcode another product of the store has is refused (409 naming it).
+    func createProduct(_ request: NewProduct, principal: Principal, idempotencyKey: String?) async throws -> Product {
+        let policy = AccessPolicy(principal)
+        let stores = self.stores
+        guard policy.canSeeProducts(of: request.storeID),
+            let store = try await database.read({ try await stores.find(request.storeID, in: $0) })
+        else { throw OrderlyError(.notFound, "no store \(request.storeID)") }
+        guard policy.canChangeProducts(of: store.id) else {
+            throw OrderlyError(.permissionDenied, "only admins and the store's owner and managers change products")
+        }
+        let now = Date.currentMillisecond
+        var product = Product(
+            id: request.product.id ?? ProductID(), storeID: store.id, name: "", price: 0, currency: store.currency,
+            vatRateBP: store.vatRates.product, trackStock: false, lowStockThreshold: Int64(store.lowStockDefault),
+            createdAt: now, updatedAt: now)
+        try request.product.apply(to: &product, creating: true)
+        let created = product
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: "catalog.products.create:\(store.id)",
+            request: request
+        ) { transaction in
+            // One product of a store written at a time on PostgreSQL, so that codes checked are
+            // still free when inserted (SQLite has one writer anyway).
+            try await transaction.lock("catalog.products:\(store.id)")
+            if try await stores.find(created.id, in: transaction.sql) != nil {
+                throw OrderlyError(
+                    .conflict, "a product \(created.id) exists already", details: ["id": .string("is taken")])
+            }
+            try await Self.checkCodes(of: created, stores, in: transaction)
+            try await stores.insert(created, in: transaction)
+            if created.quantity != 0 {
+                try await stores.insert(
+                    StockLedgerEntry(
+                        id: UUID.random(), seq: try await transaction.nextSequence("stock_ledger"),
+                        productID: created.id, storeID: created.storeID, previousQuantity: 0,
+                        newQuantity: created.quantity, reason: .initial, notes: nil, reference: nil,
+                        createdBy: principal.userID, createdAt: now, clientCreatedAt: nil),
+                    in: transaction)
+            }
+            transaction.publish(try CatalogEvents.product(CatalogAPI.Events.productCreated, created))
+            return created
+        }
+    }
+
+    func product(_ id: ProductID, principal: Principal) async throws -> Product {
+        guard let product = try await database.read({ try await stores.find(id, in: $0) }),
+            AccessPolicy(principal).canSeeProducts(of: product.storeID)
+        else { throw OrderlyError(.notFound, "no product \(id)") }
+        return product
+    }
+
+    /// Changes a product's fields (not its stock), at the version the caller read when it names one.
+    func updateProduct(_ patch: ProductPatch, principal: Principal, idempotencyKey: String?) async throws -> Product {
+        let stores = self.stores
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: "catalog.products.update:\(patch.id)",
+            request: patch
+        ) { transaction in
+            try await transaction.lock("catalog.product:\(patch.id)")
+            var product = try await Self.productForChange(patch.id, principal, stores, in: transaction)
+            try await transaction.lock("catalog.products:\(product.storeID)")
+            if let expected = patch.expectedVersion, expected != product.version {
+                throw OrderlyError.versionConflict(current: product)
+            }
+            let previousVersion = product.version
+            try patch.changes.apply(to: &product, creating: false)
+            try await Self.checkCodes(of: product, stores, in: transaction)
+            product.version += 1
+            product.updatedAt = Date.currentMillisecond
+            guard try await stores.update(product, previousVersion: previousVersion, in: transaction) else {
+                throw OrderlyError(.conflict, "the product changed meanwhile; retry", reason: "version_conflict")
+            }
+            transaction.publish(try CatalogEvents.product(CatalogAPI.Events.productUpdated, product))
+            return product
+        }
+    }
+
+    /// One ledger entry: the product's quantity moves by the adjustment (or to the new
+    /// quantity), never below what reservations hold or below zero unless the product allows
+    /// it, however many adjust it at once. A crossing of the low-stock threshold, or running
+    /// out, publishes its event once.
+    func adjustStock(_ request: StockAdjustment, principal: Principal, idempotencyKey: String?) async throws
+        -> StockLedgerEntry
+    {
+        let (change, reason, notes, reference) = try request.validated()
+        let stores = self.stores
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: "catalog.stock.adjust:\(request.productID)",
+            request: request
+        ) { transaction in
+            // A product is read and written by one transaction at a time.
+            try await transaction.lock("catalog.product:\(request.productID)")
+            var product = try await Self.productForChange(request.productID, principal, stores, in: transaction)
+            let before = product
+            let adjustment: Int64 =
+                switch change {
+                case .adjustment(let units): units
+                case .newQuantity(let quantity): quantity - product.quantity
+                }
+            product.quantity = try product.quantity(adjustedBy: adjustment)
+            product.version += 1
+            product.updatedAt = Date.currentMillisecond
+            guard try await stores.update(product, previousVersion: before.version, in: transaction) else {
+                throw OrderlyError(.conflict, "the product changed meanwhile; retry", reason: "version_conflict")
+            }
+            let entry = StockLedgerEntry(
+                id: UUID.random(), seq: try await transaction.nextSequence("stock_ledger"), productID: product.id,
+                storeID: product.storeID, previousQuantity: before.quantity, newQuantity: product.quantity,
+                reason: reason, notes: notes, reference: reference, createdBy: principal.userID,
+                createdAt: product.updatedAt, clientCreatedAt: request.clientCreatedAt)
+            try await stores.insert(entry, in: transaction)
+            transaction.publish(try CatalogEvents.product(CatalogAPI.Events.productUpdated, product))
+            if let alert = product.stockStatus.alert(after: before.stockStatus) {
+                transaction.publish(try CatalogEvents.product(alert, product))
+            }
+            return entry
+        }
+    }
+
+    /// The product, for a caller who may change it: `not_found` for one who may not see it,
+    /// `permission_denied` for one who sees it but may not change it.
+    private static func productForChange(
+        _ id: ProductID, _ principal: Principal, _ stores: CatalogRepository, in transaction: Transaction
+    ) async throws -> Product {
+        let policy = AccessPolicy(principal)
+        guard let product = try await stores.find(id, in: transaction.sql), policy.canSeeProducts(of: product.storeID)
+        else { throw OrderlyError(.notFound, "no product \(id)") }
+        guard policy.canChangeProducts(of: product.storeID) else {
+            throw OrderlyError(.permissionDenied, "only admins and the store's owner and managers change products")
+        }
+        return product
+    }
+
+    /// Refuses a sku or barcode another product of the store has (409 naming each).
+    private static func checkCodes(
+        of product: Product, _ stores: CatalogRepository, in transaction: Transaction
+    ) async throws {
+        let taken = try await stores.takenCodes(of: product, in: transaction.sql)
+        guard !taken.isEmpty else { return }
+        throw OrderlyError(
+            .conflict, "\(taken.keys.sorted().joined(separator: " and ")) already used in the store",
+            details: taken.mapValues { .string($0) })
     }
 }

@@ -1,7 +1,8 @@
 public import Domain
+public import Foundation
 public import Wire
 
-/// The catalog service's methods: stores (and, later, products and stock).
+/// The catalog service's methods: stores, products and their stock.
 public enum CatalogAPI {
     public static let service = "catalog"
     /// Admins only.
@@ -12,12 +13,116 @@ public enum CatalogAPI {
     /// Admins, and the store's owner and managers.
     public static let updateStore = WireMethod<StorePatch, Store>("catalog.stores.update", safeToRetry: false)
 
-    /// The events the catalog publishes on `orderly:events:catalog`, each with the store as its
-    /// payload.
+    /// Admins, and the store's owner and managers.
+    public static let createProduct = WireMethod<NewProduct, Product>("catalog.products.create", safeToRetry: false)
+    /// Admins and the store's users.
+    public static let getProduct = WireMethod<ResourceRef<ProductID>, Product>(
+        "catalog.products.get", safeToRetry: true)
+    /// Admins, and the store's owner and managers.
+    public static let updateProduct = WireMethod<ProductPatch, Product>("catalog.products.update", safeToRetry: false)
+    /// Admins, and the store's owner and managers: one ledger entry.
+    public static let adjustStock = WireMethod<StockAdjustment, StockLedgerEntry>(
+        "catalog.stock.adjust", safeToRetry: false)
+
+    /// The events the catalog publishes on `orderly:events:catalog`: the store's with the store
+    /// as payload, the products' with the product.
     public enum Events {
         public static let storeCreated = "store.created"
         public static let storeUpdated = "store.updated"
+        public static let productCreated = "product.created"
+        public static let productUpdated = "product.updated"
+        /// A product's stock crossed its low-stock threshold downwards (`StockStatus.alert`).
+        public static let stockLow = Product.Events.low
+        /// A product's stock ran out.
+        public static let stockOut = Product.Events.out
     }
+}
+
+/// A product to create in a store.
+public struct NewProduct: Codable, Sendable, Hashable {
+    public var storeID: StoreID
+    public var product: ProductDraft
+
+    public init(storeID: StoreID, product: ProductDraft) {
+        self.storeID = storeID
+        self.product = product
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case product
+        case storeID = "store_id"
+    }
+}
+
+/// Changes to a product.
+public typealias ProductPatch = Patch<ProductID, ProductDraft>
+
+/// A change of a product's stock as a client asks it: by `adjustment` (signed) or to
+/// `new_quantity`, one of them, with a reason.
+public struct StockAdjustment: Codable, Sendable, Hashable {
+    public var productID: ProductID
+    public var adjustment: Int64?
+    public var newQuantity: Int64?
+    public var reason: StockReason?
+    public var notes: String?
+    public var reference: String?
+    public var clientCreatedAt: Date?
+
+    public init(
+        productID: ProductID, adjustment: Int64? = nil, newQuantity: Int64? = nil, reason: StockReason? = nil,
+        notes: String? = nil, reference: String? = nil, clientCreatedAt: Date? = nil
+    ) {
+        self.productID = productID
+        self.adjustment = adjustment
+        self.newQuantity = newQuantity
+        self.reason = reason
+        self.notes = notes
+        self.reference = reference
+        self.clientCreatedAt = clientCreatedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case adjustment, reason, notes, reference
+        case productID = "product_id"
+        case newQuantity = "new_quantity"
+        case clientCreatedAt = "client_created_at"
+    }
+
+    /// The checked request: its text trimmed; every bad field named at once.
+    public func validated() throws(OrderlyError) -> (
+        change: StockChange, reason: StockReason, notes: String?, reference: String?
+    ) {
+        var problems = FieldProblems()
+        let limit = Product.maximumQuantity
+        var change = StockChange.adjustment(0)
+        switch (adjustment, newQuantity) {
+        case (nil, nil):
+            problems.add("adjustment", "or new_quantity is required")
+        case (.some, .some):
+            problems.add("new_quantity", "cannot be given with adjustment")
+        case (let adjustment?, nil):
+            if adjustment == 0 || adjustment.magnitude > limit.magnitude {
+                problems.add("adjustment", "must be from -\(limit) to \(limit), and not 0")
+            }
+            change = .adjustment(adjustment)
+        case (nil, let quantity?):
+            if let quantity = problems.integer(quantity, "new_quantity", in: 0...limit) {
+                change = .newQuantity(quantity)
+            }
+        }
+        if reason == nil { problems.add("reason", "is required") }
+        if reason == .initial { problems.add("reason", "initial is recorded when the product is created") }
+        let notes = problems.optionalText(notes, "notes", maximumLength: 1000)
+        let reference = problems.optionalText(reference, "reference")
+        try problems.check()
+        return (change, reason ?? .adjustment, notes, reference)
+    }
+}
+
+/// How a stock adjustment changes the quantity on hand.
+public enum StockChange: Hashable, Sendable {
+    case adjustment(Int64)
+    case newQuantity(Int64)
 }
 
 /// A store's fields as a client sends them: all optional, so validation names every problem.

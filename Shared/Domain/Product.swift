@@ -337,3 +337,55 @@ public struct ProductDraft: Hashable, Sendable, Codable {
         return scheme == "https" || scheme == "http"
     }
 }
+
+/// One change of a product's stock, as the ledger keeps it: the quantity on hand is always the
+/// sum of a product's entries' adjustments.
+public struct StockLedgerEntry: Hashable, Sendable, Codable {
+    public var id: UUID
+    /// Increasing over every product's entries: a product's entries in this order are its history.
+    public var seq: Int64
+    public var productID: ProductID
+    public var storeID: StoreID
+    public var previousQuantity: Int64
+    public var newQuantity: Int64
+    public var adjustment: Int64
+    public var reason: StockReason
+    public var notes: String?
+    /// The payment or order the change belongs to.
+    public var reference: String?
+    public var createdBy: UserID
+    public var createdAt: Date
+    /// When the change was made on a device that was offline, by its clock.
+    public var clientCreatedAt: Date?
+
+    public init(
+        id: UUID, seq: Int64, productID: ProductID, storeID: StoreID, previousQuantity: Int64, newQuantity: Int64,
+        reason: StockReason, notes: String?, reference: String?, createdBy: UserID, createdAt: Date,
+        clientCreatedAt: Date?
+    ) {
+        self.id = id
+        self.seq = seq
+        self.productID = productID
+        self.storeID = storeID
+        self.previousQuantity = previousQuantity
+        self.newQuantity = newQuantity
+        self.adjustment = newQuantity - previousQuantity
+        self.reason = reason
+        self.notes = notes
+        self.reference = reference
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+        self.clientCreatedAt = clientCreatedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, seq, adjustment, reason, notes, reference
+        case productID = "product_id"
+        case storeID = "store_id"
+        case previousQuantity = "previous_quantity"
+        case newQuantity = "new_quantity"
+        case createdBy = "created_by"
+        case createdAt = "created_at"
+        case clientCreatedAt = "client_created_at"
+    }
+}
