@@ -229,10 +229,10 @@ struct CatalogHandlers: Sendable {
     /// quantity), never below what reservations hold or below zero unless the product allows
     /// it, however many adjust it at once. A crossing of the low-stock threshold, or running
     /// out, publishes its event once.
-    func adjustStock(_ request: StockAdjustment, principal: Principal, idempotencyKey: String?) async throws
+    func adjustStock(_ request: ProductStockAdjustment, principal: Principal, idempotencyKey: String?) async throws
         -> StockLedgerEntry
     {
-        let (change, reason, notes, reference) = try request.validated()
+        let (change, reason, notes, reference) = try request.adjustment.validated()
         let stores = self.stores
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "catalog.stock.adjust:\(request.productID)",
@@ -257,7 +257,7 @@ struct CatalogHandlers: Sendable {
                 id: UUID.random(), seq: try await transaction.nextSequence("stock_ledger"), productID: product.id,
                 storeID: product.storeID, previousQuantity: before.quantity, newQuantity: product.quantity,
                 reason: reason, notes: notes, reference: reference, createdBy: principal.userID,
-                createdAt: product.updatedAt, clientCreatedAt: request.clientCreatedAt)
+                createdAt: product.updatedAt, clientCreatedAt: request.adjustment.clientCreatedAt)
             try await stores.insert(entry, in: transaction)
             transaction.publish(try CatalogEvents.product(CatalogAPI.Events.productUpdated, product))
             if let alert = product.stockStatus.alert(after: before.stockStatus) {

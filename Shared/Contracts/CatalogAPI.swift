@@ -21,7 +21,7 @@ public enum CatalogAPI {
     /// Admins, and the store's owner and managers.
     public static let updateProduct = WireMethod<ProductPatch, Product>("catalog.products.update", safeToRetry: false)
     /// Admins, and the store's owner and managers: one ledger entry.
-    public static let adjustStock = WireMethod<StockAdjustment, StockLedgerEntry>(
+    public static let adjustStock = WireMethod<ProductStockAdjustment, StockLedgerEntry>(
         "catalog.stock.adjust", safeToRetry: false)
 
     /// The events the catalog publishes on `orderly:events:catalog`: the store's with the store
@@ -57,10 +57,25 @@ public struct NewProduct: Codable, Sendable, Hashable {
 /// Changes to a product.
 public typealias ProductPatch = Patch<ProductID, ProductDraft>
 
+/// A stock adjustment of one product.
+public struct ProductStockAdjustment: Codable, Sendable, Hashable {
+    public var productID: ProductID
+    public var adjustment: StockAdjustment
+
+    public init(productID: ProductID, adjustment: StockAdjustment) {
+        self.productID = productID
+        self.adjustment = adjustment
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case adjustment
+        case productID = "product_id"
+    }
+}
+
 /// A change of a product's stock as a client asks it: by `adjustment` (signed) or to
 /// `new_quantity`, one of them, with a reason.
 public struct StockAdjustment: Codable, Sendable, Hashable {
-    public var productID: ProductID
     public var adjustment: Int64?
     public var newQuantity: Int64?
     public var reason: StockReason?
@@ -69,10 +84,9 @@ public struct StockAdjustment: Codable, Sendable, Hashable {
     public var clientCreatedAt: Date?
 
     public init(
-        productID: ProductID, adjustment: Int64? = nil, newQuantity: Int64? = nil, reason: StockReason? = nil,
-        notes: String? = nil, reference: String? = nil, clientCreatedAt: Date? = nil
+        adjustment: Int64? = nil, newQuantity: Int64? = nil, reason: StockReason? = nil, notes: String? = nil,
+        reference: String? = nil, clientCreatedAt: Date? = nil
     ) {
-        self.productID = productID
         self.adjustment = adjustment
         self.newQuantity = newQuantity
         self.reason = reason
@@ -83,7 +97,6 @@ public struct StockAdjustment: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case adjustment, reason, notes, reference
-        case productID = "product_id"
         case newQuantity = "new_quantity"
         case clientCreatedAt = "client_created_at"
     }

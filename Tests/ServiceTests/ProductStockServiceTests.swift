@@ -116,7 +116,8 @@ struct ProductStockServiceTests {
                     group.addTask {
                         do {
                             _ = try await handlers.adjustStock(
-                                StockAdjustment(productID: product.id, adjustment: -1, reason: .sale),
+                                ProductStockAdjustment(
+                                    productID: product.id, adjustment: StockAdjustment(adjustment: -1, reason: .sale)),
                                 principal: manager, idempotencyKey: "sale-\(index)")
                             return "sold"
                         } catch let error as OrderlyError {
@@ -139,10 +140,14 @@ struct ProductStockServiceTests {
             #expect(alerts == ["stock.low", "stock.out"])
             // A restock makes the next crossing count again.
             _ = try await handlers.adjustStock(
-                StockAdjustment(productID: product.id, newQuantity: 5, reason: .restock), principal: manager,
+                ProductStockAdjustment(
+                    productID: product.id, adjustment: StockAdjustment(newQuantity: 5, reason: .restock)),
+                principal: manager,
                 idempotencyKey: nil)
             _ = try await handlers.adjustStock(
-                StockAdjustment(productID: product.id, adjustment: -2, reason: .damage, notes: "dropped"),
+                ProductStockAdjustment(
+                    productID: product.id,
+                    adjustment: StockAdjustment(adjustment: -2, reason: .damage, notes: "dropped")),
                 principal: manager, idempotencyKey: nil)
             #expect(
                 try await Self.events(in: test.database).filter { $0.hasPrefix("stock.") } == [
@@ -159,15 +164,31 @@ struct ProductStockServiceTests {
             let product = try await handlers.createProduct(
                 NewProduct(storeID: store.id, product: ProductDraft(name: "Cola", price: 900, trackStock: true)),
                 principal: owner, idempotencyKey: nil)
-            let cases: [(StockAdjustment, [String])] = [
-                (StockAdjustment(productID: product.id, adjustment: 0, reason: .restock), ["adjustment"]),
-                (StockAdjustment(productID: product.id), ["adjustment", "reason"]),
+            let cases: [(ProductStockAdjustment, [String])] = [
                 (
-                    StockAdjustment(productID: product.id, adjustment: 1, newQuantity: 1, reason: .restock),
+                    ProductStockAdjustment(
+                        productID: product.id, adjustment: StockAdjustment(adjustment: 0, reason: .restock)),
+                    ["adjustment"]
+                ),
+                (
+                    ProductStockAdjustment(productID: product.id, adjustment: StockAdjustment()),
+                    ["adjustment", "reason"]
+                ),
+                (
+                    ProductStockAdjustment(
+                        productID: product.id,
+                        adjustment: StockAdjustment(adjustment: 1, newQuantity: 1, reason: .restock)),
                     ["new_quantity"]
                 ),
-                (StockAdjustment(productID: product.id, newQuantity: -1, reason: .adjustment), ["new_quantity"]),
-                (StockAdjustment(productID: product.id, adjustment: 5, reason: .initial), ["reason"]),
+                (
+                    ProductStockAdjustment(
+                        productID: product.id, adjustment: StockAdjustment(newQuantity: -1, reason: .adjustment)),
+                    ["new_quantity"]
+                ),
+                (
+                    ProductStockAdjustment(
+                        productID: product.id, adjustment: StockAdjustment(adjustment: 5, reason: .initial)), ["reason"]
+                ),
             ]
             for (request, fields) in cases {
                 let refusal = await Self.refusal {
@@ -178,13 +199,17 @@ struct ProductStockServiceTests {
             }
             let byStaff = await Self.refusal {
                 _ = try await handlers.adjustStock(
-                    StockAdjustment(productID: product.id, adjustment: 1, reason: .restock), principal: staff,
+                    ProductStockAdjustment(
+                        productID: product.id, adjustment: StockAdjustment(adjustment: 1, reason: .restock)),
+                    principal: staff,
                     idempotencyKey: nil)
             }
             #expect(byStaff?.code == .permissionDenied)
             let short = await Self.refusal {
                 _ = try await handlers.adjustStock(
-                    StockAdjustment(productID: product.id, adjustment: -1, reason: .sale), principal: owner,
+                    ProductStockAdjustment(
+                        productID: product.id, adjustment: StockAdjustment(adjustment: -1, reason: .sale)),
+                    principal: owner,
                     idempotencyKey: nil)
             }
             #expect(short?.reason == "insufficient_stock")
