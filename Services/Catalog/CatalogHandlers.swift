@@ -156,7 +156,7 @@ struct CatalogHandlers: Sendable {
             let store = try await database.read({ try await stores.find(request.storeID, in: $0) })
         else { throw OrderlyError(.notFound, "no store \(request.storeID)") }
         guard policy.canChangeProducts(of: store.id) else {
-            throw OrderlyError(.permissionDenied, "only admins and the store's owner and managers change products")
+            throw Self.productChangeRefused
         }
         let now = Date.currentMillisecond
         var product = Product(
@@ -212,15 +212,9 @@ struct CatalogHandlers: Sendable {
             if let expected = patch.expectedVersion, expected != product.version {
                 throw OrderlyError.versionConflict(current: product)
             }
-            let previousVersion = product.version
             try patch.changes.apply(to: &product, creating: false)
             try await Self.checkCodes(of: product, stores, in: transaction)
-            product.version += 1
-            product.updatedAt = Date.currentMillisecond
-            guard try await stores.update(product, previousVersion: previousVersion, in: transaction) else {
-                throw OrderlyError(.conflict, "the product changed meanwhile; retry", reason: "version_conflict")
-            }
-            transaction.publish(try CatalogEvents.product(CatalogAPI.Events.productUpdated, product))
+            try await Self.save(&product, stores, in: transaction)
             return product
         }
     }
@@ -248,24 +242,36 @@ struct CatalogHandlers: Sendable {
                 case .newQuantity(let quantity): quantity - product.quantity
                 }
             product.quantity = try product.quantity(adjustedBy: adjustment)
-            product.version += 1
-            product.updatedAt = Date.currentMillisecond
-            guard try await stores.update(product, previousVersion: before.version, in: transaction) else {
-                throw OrderlyError(.conflict, "the product changed meanwhile; retry", reason: "version_conflict")
-            }
+            try await Self.save(&product, stores, in: transaction)
             let entry = StockLedgerEntry(
                 id: UUID.random(), seq: try await transaction.nextSequence("stock_ledger"), productID: product.id,
                 storeID: product.storeID, previousQuantity: before.quantity, newQuantity: product.quantity,
                 reason: reason, notes: notes, reference: reference, createdBy: principal.userID,
                 createdAt: product.updatedAt, clientCreatedAt: request.adjustment.clientCreatedAt)
             try await stores.insert(entry, in: transaction)
-            transaction.publish(try CatalogEvents.product(CatalogAPI.Events.productUpdated, product))
             if let alert = product.stockStatus.alert(after: before.stockStatus) {
                 transaction.publish(try CatalogEvents.product(alert, product))
             }
             return entry
         }
     }
+
+    /// Writes a changed product as its next version and publishes `product.updated`. Callers
+    /// hold the product's lock, so the version read is still the current one.
+    private static func save(_ product: inout Product, _ stores: CatalogRepository, in transaction: Transaction)
+        async throws
+    {
+        let previousVersion = product.version
+        product.version += 1
+        product.updatedAt = Date.currentMillisecond
+        guard try await stores.update(product, previousVersion: previousVersion, in: transaction) else {
+            throw OrderlyError(.conflict, "the product changed meanwhile; retry", reason: "version_conflict")
+        }
+        transaction.publish(try CatalogEvents.product(CatalogAPI.Events.productUpdated, product))
+    }
+
+    private static let productChangeRefused = OrderlyError(
+        .permissionDenied, "only admins and the store's owner and managers change products")
 
     /// The product, for a caller who may change it: `not_found` for one who may not see it,
     /// `permission_denied` for one who sees it but may not change it.
@@ -276,7 +282,7 @@ struct CatalogHandlers: Sendable {
         guard let product = try await stores.find(id, in: transaction.sql), policy.canSeeProducts(of: product.storeID)
         else { throw OrderlyError(.notFound, "no product \(id)") }
         guard policy.canChangeProducts(of: product.storeID) else {
-            throw OrderlyError(.permissionDenied, "only admins and the store's owner and managers change products")
+            throw Self.productChangeRefused
         }
         return product
     }

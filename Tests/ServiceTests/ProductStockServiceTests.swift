@@ -11,7 +11,7 @@ import Testing
 /// The catalog's products and stock ledger at its handlers, on a real database of each kind.
 @Suite("Catalog products and stock")
 struct ProductStockServiceTests {
-    static let admin = Principal(userID: UserID(), role: .admin, storeID: nil)
+    static let admin = ServiceRulesTests.admin
 
     static func with(
         _ kind: Database.Kind, _ body: @Sendable (CatalogHandlers, Store, TestDatabase) async throws -> Void
@@ -23,15 +23,6 @@ struct ProductStockServiceTests {
                 StoreDraft(name: "Kiosk", vatRates: VATRates(all: 1700), lowStockDefault: 3), principal: admin,
                 idempotencyKey: nil)
             try await body(handlers, store, test)
-        }
-    }
-
-    static func refusal(_ call: () async throws -> Void) async -> OrderlyError? {
-        do {
-            try await call()
-            return nil
-        } catch {
-            return error as? OrderlyError
         }
     }
 
@@ -63,16 +54,17 @@ struct ProductStockServiceTests {
             #expect(try await handlers.product(cola.id, principal: staff) == cola)
             for stranger in [outsider, courier] {
                 #expect(
-                    await Self.refusal { _ = try await handlers.product(cola.id, principal: stranger) }?.code
+                    await ServiceRulesTests.refusal { _ = try await handlers.product(cola.id, principal: stranger) }?
+                        .code
                         == .notFound)
             }
-            let byStaff = await Self.refusal {
+            let byStaff = await ServiceRulesTests.refusal {
                 _ = try await handlers.createProduct(
                     NewProduct(storeID: store.id, product: ProductDraft(name: "Tea", price: 500)), principal: staff,
                     idempotencyKey: nil)
             }
             #expect(byStaff?.code == .permissionDenied)
-            let duplicate = await Self.refusal {
+            let duplicate = await ServiceRulesTests.refusal {
                 _ = try await handlers.createProduct(
                     NewProduct(
                         storeID: store.id,
@@ -87,7 +79,7 @@ struct ProductStockServiceTests {
             _ = try await handlers.createProduct(
                 NewProduct(storeID: other.id, product: draft), principal: Self.admin, idempotencyKey: nil)
             // A patch at a stale version is refused; at the current one it applies.
-            let stale = await Self.refusal {
+            let stale = await ServiceRulesTests.refusal {
                 _ = try await handlers.updateProduct(
                     ProductPatch(id: cola.id, expectedVersion: 0, changes: ProductDraft(price: 950)), principal: owner,
                     idempotencyKey: nil)
@@ -191,13 +183,13 @@ struct ProductStockServiceTests {
                 ),
             ]
             for (request, fields) in cases {
-                let refusal = await Self.refusal {
+                let refusal = await ServiceRulesTests.refusal {
                     _ = try await handlers.adjustStock(request, principal: owner, idempotencyKey: nil)
                 }
                 #expect(refusal?.code == .invalidArgument)
                 #expect(refusal?.details?.keys.sorted() == fields, "\(request)")
             }
-            let byStaff = await Self.refusal {
+            let byStaff = await ServiceRulesTests.refusal {
                 _ = try await handlers.adjustStock(
                     ProductStockAdjustment(
                         productID: product.id, adjustment: StockAdjustment(adjustment: 1, reason: .restock)),
@@ -205,7 +197,7 @@ struct ProductStockServiceTests {
                     idempotencyKey: nil)
             }
             #expect(byStaff?.code == .permissionDenied)
-            let short = await Self.refusal {
+            let short = await ServiceRulesTests.refusal {
                 _ = try await handlers.adjustStock(
                     ProductStockAdjustment(
                         productID: product.id, adjustment: StockAdjustment(adjustment: -1, reason: .sale)),
