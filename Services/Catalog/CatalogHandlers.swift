@@ -42,9 +42,30 @@ struct CatalogHandlers: Sendable {
             try await updateProduct(
                 patch, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
         }
+        router.register(CatalogAPI.listProducts) { request, context in
+            try await listProducts(request, principal: context.requirePrincipal())
+        }
+        router.register(CatalogAPI.productChanges) { request, context in
+            try await productChanges(request, principal: context.requirePrincipal())
+        }
         router.register(CatalogAPI.adjustStock) { request, context in
             try await adjustStock(
                 request, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
+        router.register(CatalogAPI.stockLedger) { request, context in
+            try await stockLedger(request, principal: context.requirePrincipal())
+        }
+        router.register(CatalogAPI.reserve) { request, context in
+            try await reserve(request, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
+        router.register(CatalogAPI.getReservation) { ref, context in
+            try await reservation(ref.id, principal: context.requirePrincipal())
+        }
+        router.register(CatalogAPI.commitReservation) { ref, context in
+            try await end(ref.id, as: .committed, by: context.requirePrincipal())
+        }
+        router.register(CatalogAPI.releaseReservation) { ref, context in
+            try await end(ref.id, as: .released, by: context.requirePrincipal())
         }
     }
 
@@ -199,6 +220,33 @@ struct CatalogHandlers: Sendable {
         return product
     }
 
+    /// A page of a store's products matching the request's filters. A category no product of
+    /// the store carries is named as a bad filter rather than answered with nothing.
+    func listProducts(_ request: ProductListRequest, principal: Principal) async throws -> Page<Product> {
+        guard AccessPolicy(principal).canSeeProducts(of: request.storeID) else {
+            throw OrderlyError(.notFound, "no store \(request.storeID)")
+        }
+        let limit = try KeysetCursor.limit(request.page.limit)
+        let cursor = try request.page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
+        if let category = request.category, try await !stores.hasCategory(category, in: request.storeID) {
+            throw OrderlyError.invalidFields(["category": "no product of the store is in category '\(category)'"])
+        }
+        return try await stores.list(request, after: cursor, limit: limit)
+    }
+
+    /// The store's products changed after the cursor, deactivated ones included.
+    func productChanges(_ request: ProductChangesRequest, principal: Principal) async throws -> ProductChangesPage {
+        guard AccessPolicy(principal).canSeeProducts(of: request.storeID) else {
+            throw OrderlyError(.notFound, "no store \(request.storeID)")
+        }
+        guard let since = Int64(digits: request.since) else {
+            throw OrderlyError.invalidFields(["since": "must be 0 or a next_cursor this feed returned"])
+        }
+        let limit = try KeysetCursor.limit(request.limit, default: 200, maximum: 1000)
+        let changed = try await stores.changes(of: request.storeID, since: since, limit: limit)
+        return ProductChangesPage(data: changed.products, nextCursor: String(changed.last), hasMore: changed.hasMore)
+    }
+
     /// Changes a product's fields (not its stock), at the version the caller read when it names one.
     func updateProduct(_ patch: ProductPatch, principal: Principal, idempotencyKey: String?) async throws -> Product {
         let stores = self.stores
@@ -212,7 +260,13 @@ struct CatalogHandlers: Sendable {
             if let expected = patch.expectedVersion, expected != product.version {
                 throw OrderlyError.versionConflict(current: product)
             }
+            let tracked = product.trackStock
             try patch.changes.apply(to: &product, creating: false)
+            if tracked, !product.trackStock, product.reserved > 0 {
+                throw OrderlyError(
+                    .conflict, "reservations hold \(product.reserved) of \(product.name)",
+                    details: ["track_stock": .string("cannot be turned off while reservations hold stock")])
+            }
             try await Self.checkCodes(of: product, stores, in: transaction)
             try await Self.save(&product, stores, in: transaction)
             return product
@@ -242,25 +296,172 @@ struct CatalogHandlers: Sendable {
                 case .newQuantity(let quantity): quantity - product.quantity
                 }
             product.quantity = try product.quantity(adjustedBy: adjustment)
-            try await Self.save(&product, stores, in: transaction)
+            try await Self.save(&product, stores, in: transaction, alertingAfter: before.stockStatus)
             let entry = StockLedgerEntry(
                 id: UUID.random(), seq: try await transaction.nextSequence("stock_ledger"), productID: product.id,
                 storeID: product.storeID, previousQuantity: before.quantity, newQuantity: product.quantity,
                 reason: reason, notes: notes, reference: reference, createdBy: principal.userID,
                 createdAt: product.updatedAt, clientCreatedAt: request.adjustment.clientCreatedAt)
             try await stores.insert(entry, in: transaction)
-            if let alert = product.stockStatus.alert(after: before.stockStatus) {
-                transaction.publish(try CatalogEvents.product(alert, product))
-            }
             return entry
         }
     }
 
-    /// Writes a changed product as its next version and publishes `product.updated`. Callers
-    /// hold the product's lock, so the version read is still the current one.
-    private static func save(_ product: inout Product, _ stores: CatalogRepository, in transaction: Transaction)
-        async throws
-    {
+    /// A page of a product's ledger, oldest entry first.
+    func stockLedger(_ request: StockLedgerRequest, principal: Principal) async throws -> Page<StockLedgerEntry> {
+        let product = try await product(request.productID, principal: principal)
+        let limit = try KeysetCursor.limit(request.page.limit)
+        let cursor = try request.page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
+        return try await stores.ledger(of: product.id, after: cursor, limit: limit)
+    }
+
+    // MARK: Reservations
+
+    /// Holds every line's units, or none: lines naming what is not a stock-tracked active
+    /// product of the store are bad fields; products without enough available are named
+    /// together in one `409 insufficient_stock` (`details.products`). Each product is locked
+    /// while it is checked and changed, in id order, so concurrent reservations never hold
+    /// more than there is and never wait on each other in a circle.
+    func reserve(_ request: NewReservation, principal: Principal, idempotencyKey: String?) async throws -> Reservation {
+        guard AccessPolicy(principal).canReserveStock(of: request.storeID) else {
+            throw OrderlyError(.notFound, "no store \(request.storeID)")
+        }
+        let (lines, reference, seconds) = try request.validated()
+        let now = Date.currentMillisecond
+        let reservation = Reservation(
+            id: request.id ?? ReservationID(), storeID: request.storeID, lines: lines, reference: reference,
+            expiresAt: now.addingTimeInterval(TimeInterval(seconds)), createdBy: principal.userID, createdAt: now,
+            updatedAt: now)
+        let stores = self.stores
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: "catalog.reservations.create:\(request.storeID)",
+            request: request
+        ) { transaction in
+            try await transaction.lock("catalog.reservation:\(reservation.id)")
+            if try await stores.find(reservation.id, in: transaction.sql) != nil {
+                throw OrderlyError(
+                    .conflict, "a reservation \(reservation.id) exists already", details: ["id": .string("is taken")])
+            }
+            var products = try await Self.lockedProducts(of: lines, stores, in: transaction)
+            var problems = FieldProblems()
+            var short: [JSONValue] = []
+            for (index, line) in lines.enumerated() {
+                guard let product = products[line.productID], product.storeID == reservation.storeID else {
+                    problems.add("lines[\(index)].product_id", "is not a product of the store")
+                    continue
+                }
+                if !product.active {
+                    problems.add("lines[\(index)].product_id", "is inactive and cannot be sold")
+                } else if !product.trackStock {
+                    problems.add("lines[\(index)].product_id", "does not track stock, so there is nothing to reserve")
+                } else if (try? product.checkReservable(line.quantity)) == nil {
+                    short.append(
+                        .object([
+                            "product_id": .string(product.id.description), "available": .int(max(0, product.available)),
+                            "requested": .int(line.quantity),
+                        ]))
+                }
+            }
+            try problems.check()
+            guard short.isEmpty else {
+                throw OrderlyError(
+                    .conflict, "not enough stock for \(short.count) of the lines", reason: "insufficient_stock",
+                    details: ["products": .array(short)])
+            }
+            for line in lines {
+                guard var product = products[line.productID] else { continue }
+                let before = product.stockStatus
+                product.reserved += line.quantity
+                try await Self.save(&product, stores, in: transaction, alertingAfter: before)
+                products[line.productID] = product
+            }
+            try await stores.insert(reservation, in: transaction)
+            return reservation
+        }
+    }
+
+    func reservation(_ id: ReservationID, principal: Principal) async throws -> Reservation {
+        guard let reservation = try await database.read({ try await stores.find(id, in: $0) }),
+            AccessPolicy(principal).canReserveStock(of: reservation.storeID)
+        else { throw OrderlyError(.notFound, "no reservation \(id)") }
+        return reservation
+    }
+
+    /// Ends a held reservation: `committed` sells its units (a `sale` ledger entry per line,
+    /// referencing the reservation's reference or else its id); `released` and `expired` give
+    /// them back. `principal` is nil for the expiry sweep. Ending it again as it ended is
+    /// harmless and answers it as it is.
+    @discardableResult
+    func end(_ id: ReservationID, as outcome: ReservationStatus, by principal: Principal?) async throws -> Reservation {
+        let stores = self.stores
+        return try await database.transaction { transaction in
+            try await transaction.lock("catalog.reservation:\(id)")
+            guard var reservation = try await stores.find(id, in: transaction.sql),
+                principal.map({ AccessPolicy($0).canReserveStock(of: reservation.storeID) }) ?? true
+            else { throw OrderlyError(.notFound, "no reservation \(id)") }
+            let now = Date.currentMillisecond
+            guard try reservation.ends(as: outcome, at: now) else { return reservation }
+            var products = try await Self.lockedProducts(of: reservation.lines, stores, in: transaction)
+            for line in reservation.lines {
+                guard var product = products[line.productID] else {
+                    throw StorageError.unexpected("reservation \(id) holds a product that is gone")
+                }
+                let before = product
+                product.reserved -= line.quantity
+                if outcome == .committed {
+                    product.quantity = try product.quantity(adjustedBy: -line.quantity)
+                }
+                try await Self.save(&product, stores, in: transaction, alertingAfter: before.stockStatus)
+                products[line.productID] = product
+                if outcome == .committed {
+                    try await stores.insert(
+                        StockLedgerEntry(
+                            id: UUID.random(), seq: try await transaction.nextSequence("stock_ledger"),
+                            productID: product.id, storeID: product.storeID, previousQuantity: before.quantity,
+                            newQuantity: product.quantity, reason: .sale, notes: nil,
+                            reference: reservation.reference ?? reservation.id.description,
+                            createdBy: principal?.userID ?? reservation.createdBy, createdAt: now,
+                            clientCreatedAt: nil),
+                        in: transaction)
+                }
+            }
+            reservation.status = outcome
+            reservation.updatedAt = now
+            try await stores.update(reservation, in: transaction)
+            return reservation
+        }
+    }
+
+    /// Expires the held reservations whose time has run out, a batch at a time; returns how many.
+    /// Any replica may run it beside the others: each reservation ends under its own lock, once.
+    func expireDue(limit: Int = 100) async throws -> Int {
+        var expired = 0
+        for id in try await stores.due(at: Date.currentMillisecond, limit: limit) {
+            try await end(id, as: .expired, by: nil)
+            expired += 1
+        }
+        return expired
+    }
+
+    /// The products of `lines`, each locked for the rest of the transaction, taken in id order.
+    private static func lockedProducts(
+        of lines: [Reservation.Line], _ stores: CatalogRepository, in transaction: Transaction
+    ) async throws -> [ProductID: Product] {
+        var products: [ProductID: Product] = [:]
+        for id in lines.map(\.productID).sorted(by: { $0.description < $1.description }) {
+            try await transaction.lock("catalog.product:\(id)")
+            products[id] = try await stores.find(id, in: transaction.sql)
+        }
+        return products
+    }
+
+    /// Writes a changed product as its next version and publishes `product.updated`, and
+    /// `stock.low` or `stock.out` when its stock crossed into that status from `before`.
+    /// Callers hold the product's lock, so the version read is still the current one.
+    private static func save(
+        _ product: inout Product, _ stores: CatalogRepository, in transaction: Transaction,
+        alertingAfter before: StockStatus? = nil
+    ) async throws {
         let previousVersion = product.version
         product.version += 1
         product.updatedAt = Date.currentMillisecond
@@ -268,6 +469,9 @@ struct CatalogHandlers: Sendable {
             throw OrderlyError(.conflict, "the product changed meanwhile; retry", reason: "version_conflict")
         }
         transaction.publish(try CatalogEvents.product(CatalogAPI.Events.productUpdated, product))
+        if let before, let alert = product.stockStatus.alert(after: before) {
+            transaction.publish(try CatalogEvents.product(alert, product))
+        }
     }
 
     private static let productChangeRefused = OrderlyError(

@@ -50,10 +50,14 @@ struct CatalogRepository: Sendable {
     func insert(_ product: Product, in transaction: Transaction) async throws {
         try await transaction.sql.raw(
             """
-            INSERT INTO products (id, store_id, sku, barcode, version, created_at, updated_at, doc)
+            INSERT INTO products (id, store_id, sku, barcode, category, active, search, stock_status, change_seq,
+                version, created_at, updated_at, doc)
             VALUES (\(bind: product.id.description), \(bind: product.storeID.description), \(bind: product.sku),
-                \(bind: product.barcode), \(bind: product.version), \(bind: product.createdAt.millisecondsSince1970),
-                \(bind: product.updatedAt.millisecondsSince1970), \(bind: try StoredDocument.text(product)))
+                \(bind: product.barcode), \(bind: product.category), \(bind: product.active ? 1 : 0),
+                \(bind: Self.searchText(product)), \(bind: product.stockStatus.rawValue),
+                \(bind: try await Self.nextChange(of: product, in: transaction)), \(bind: product.version),
+                \(bind: product.createdAt.millisecondsSince1970), \(bind: product.updatedAt.millisecondsSince1970),
+                \(bind: try StoredDocument.text(product)))
             """
         ).run()
     }
@@ -63,6 +67,9 @@ struct CatalogRepository: Sendable {
         let row = try await transaction.sql.raw(
             """
             UPDATE products SET sku = \(bind: product.sku), barcode = \(bind: product.barcode),
+                category = \(bind: product.category), active = \(bind: product.active ? 1 : 0),
+                search = \(bind: Self.searchText(product)), stock_status = \(bind: product.stockStatus.rawValue),
+                change_seq = \(bind: try await Self.nextChange(of: product, in: transaction)),
                 version = \(bind: product.version), updated_at = \(bind: product.updatedAt.millisecondsSince1970),
                 doc = \(bind: try StoredDocument.text(product))
             WHERE id = \(bind: product.id.description) AND version = \(bind: previousVersion)
@@ -70,6 +77,84 @@ struct CatalogRepository: Sendable {
             """
         ).first()
         return row != nil
+    }
+
+    /// Sets the list columns of a product stored before they existed (migration 3).
+    static func fill(_ product: Product, in transaction: Transaction) async throws {
+        try await transaction.sql.raw(
+            """
+            UPDATE products SET category = \(bind: product.category), active = \(bind: product.active ? 1 : 0),
+                search = \(bind: Self.searchText(product)), stock_status = \(bind: product.stockStatus.rawValue),
+                change_seq = \(bind: try await Self.nextChange(of: product, in: transaction))
+            WHERE id = \(bind: product.id.description)
+            """
+        ).run()
+    }
+
+    /// The number of a change to one of a store's products: the store's change feed is ordered
+    /// by it. One sequence per store, so that stores do not wait on each other's writes.
+    private static func nextChange(of product: Product, in transaction: Transaction) async throws -> Int64 {
+        try await transaction.nextSequence("catalog.products.changes:\(product.storeID)")
+    }
+
+    /// What `q` matches: name, sku and barcode, lower-cased.
+    static func searchText(_ product: Product) -> String {
+        [product.name, product.sku, product.barcode].compactMap { $0 }.joined(separator: " ").lowercased()
+    }
+
+    /// The store's products that match every filter of `request`, in creation order.
+    func list(_ request: ProductListRequest, after cursor: KeysetCursor?, limit: Int) async throws -> Page<Product> {
+        try await database.read { sql in
+            var query: SQLQueryString =
+                "SELECT doc, created_at, id FROM products WHERE store_id = \(bind: request.storeID.description)"
+            if let category = request.category { query = query + " AND category = \(bind: category)" }
+            if let barcode = request.barcode { query = query + " AND barcode = \(bind: barcode)" }
+            if let active = request.active { query = query + " AND active = \(bind: active ? 1 : 0)" }
+            if let search = request.search.flatMap(SearchPattern.containing) {
+                query = query + " AND search LIKE \(bind: search) ESCAPE '\\'"
+            }
+            if let statuses = request.stockStatuses, !statuses.isEmpty {
+                var list: SQLQueryString = ""
+                for (index, status) in Set(statuses).sorted(by: { $0.rawValue < $1.rawValue }).enumerated() {
+                    list = list + (index == 0 ? "" : ", ") + "\(bind: status.rawValue)"
+                }
+                query = query + " AND stock_status IN (" + list + ")"
+            }
+            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit)).all()
+            let page = try KeysetCursor.page(rows, limit: limit, as: Product.self)
+            return Page(data: page.items, nextCursor: page.next)
+        }
+    }
+
+    /// Whether some product of the store carries `category`.
+    func hasCategory(_ category: String, in store: StoreID) async throws -> Bool {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT id FROM products WHERE store_id = \(bind: store.description) AND category = \(bind: category)
+                LIMIT 1
+                """
+            ).first() != nil
+        }
+    }
+
+    /// The store's products changed after change `since`, oldest change first; also the last
+    /// change read and whether more follow.
+    func changes(of store: StoreID, since: Int64, limit: Int) async throws -> (
+        products: [Product], last: Int64, hasMore: Bool
+    ) {
+        try await database.read { sql in
+            let rows = try await sql.raw(
+                """
+                SELECT doc, change_seq FROM products WHERE store_id = \(bind: store.description)
+                AND change_seq > \(bind: since) ORDER BY change_seq LIMIT \(bind: limit + 1)
+                """
+            ).all()
+            let products = try KeysetCursor.documents(rows.prefix(limit), as: Product.self)
+            let last =
+                try products.isEmpty ? since : rows[products.count - 1].decode(column: "change_seq", as: Int64.self)
+            return (products, last, rows.count > products.count)
+        }
     }
 
     func find(_ id: ProductID, in sql: any SQLDatabase) async throws -> Product? {
@@ -104,10 +189,58 @@ struct CatalogRepository: Sendable {
         ).run()
     }
 
-    /// A product's ledger, oldest first.
-    func ledger(of product: ProductID, in sql: any SQLDatabase) async throws -> [StockLedgerEntry] {
-        try await sql.raw(
-            "SELECT doc FROM stock_ledger WHERE product_id = \(bind: product.description) ORDER BY seq"
-        ).all().map { try StoredDocument.decode(StockLedgerEntry.self, from: $0) }
+    /// A page of a product's ledger, oldest entry first.
+    func ledger(of product: ProductID, after cursor: KeysetCursor?, limit: Int) async throws -> Page<StockLedgerEntry> {
+        try await database.read { sql in
+            let query: SQLQueryString =
+                "SELECT doc, seq, id FROM stock_ledger WHERE product_id = \(bind: product.description)"
+            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit, key: "seq")).all()
+            let page = try KeysetCursor.page(rows, limit: limit, as: StockLedgerEntry.self, key: "seq")
+            return Page(data: page.items, nextCursor: page.next)
+        }
+    }
+
+    func insert(_ reservation: Reservation, in transaction: Transaction) async throws {
+        try await transaction.sql.raw(
+            """
+            INSERT INTO reservations (id, store_id, status, expires_at, created_at, doc)
+            VALUES (\(bind: reservation.id.description), \(bind: reservation.storeID.description),
+                \(bind: reservation.status.rawValue), \(bind: reservation.expiresAt.millisecondsSince1970),
+                \(bind: reservation.createdAt.millisecondsSince1970), \(bind: try StoredDocument.text(reservation)))
+            """
+        ).run()
+    }
+
+    /// Writes a reservation's new status. Callers hold its lock.
+    func update(_ reservation: Reservation, in transaction: Transaction) async throws {
+        try await transaction.sql.raw(
+            """
+            UPDATE reservations SET status = \(bind: reservation.status.rawValue),
+                doc = \(bind: try StoredDocument.text(reservation))
+            WHERE id = \(bind: reservation.id.description)
+            """
+        ).run()
+    }
+
+    func find(_ id: ReservationID, in sql: any SQLDatabase) async throws -> Reservation? {
+        try await sql.raw("SELECT doc FROM reservations WHERE id = \(bind: id.description)").first()
+            .map { try StoredDocument.decode(Reservation.self, from: $0) }
+    }
+
+    /// Held reservations whose time ran out by `now`, the longest overdue first.
+    func due(at now: Date, limit: Int) async throws -> [ReservationID] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT id FROM reservations WHERE status = 'held' AND expires_at <= \(bind: now.millisecondsSince1970)
+                ORDER BY expires_at LIMIT \(bind: limit)
+                """
+            ).all().map { row in
+                guard let id = ReservationID(try row.decode(column: "id", as: String.self)) else {
+                    throw StorageError.unexpected("a reservation's id could not be read")
+                }
+                return id
+            }
+        }
     }
 }

@@ -1,3 +1,5 @@
+import Domain
+import SQLKit
 import Storage
 
 /// The catalog's tables. `doc` holds the whole store, product or ledger entry as JSON; the other
@@ -49,6 +51,46 @@ enum CatalogSchema {
                 )
                 """,
                 "CREATE INDEX stock_ledger_by_product ON stock_ledger (product_id, seq)",
+            ]),
+        // The columns lists filter on, and the store's change feed (`change_seq`, numbered per
+        // store); the products stored before them get theirs from their documents.
+        Migration(3, "product filters and the change feed") { transaction in
+            for statement in [
+                "ALTER TABLE products ADD COLUMN category TEXT",
+                "ALTER TABLE products ADD COLUMN active BIGINT NOT NULL DEFAULT 1",
+                "ALTER TABLE products ADD COLUMN search TEXT NOT NULL DEFAULT ''",
+                "ALTER TABLE products ADD COLUMN stock_status TEXT NOT NULL DEFAULT 'not_tracked'",
+                "ALTER TABLE products ADD COLUMN change_seq BIGINT NOT NULL DEFAULT 0",
+            ] {
+                try await transaction.sql.raw(SQLQueryString(statement)).run()
+            }
+            let products = try await transaction.sql.raw("SELECT doc FROM products ORDER BY created_at, id").all()
+                .map { try StoredDocument.decode(Product.self, from: $0) }
+            for product in products {
+                try await CatalogRepository.fill(product, in: transaction)
+            }
+            for statement in [
+                "CREATE INDEX products_changes ON products (store_id, change_seq)",
+                "CREATE INDEX products_by_category ON products (store_id, category)",
+            ] {
+                try await transaction.sql.raw(SQLQueryString(statement)).run()
+            }
+        },
+        // A reservation's lines live in its document; the sweep finds the held ones that are due.
+        Migration(
+            4, "reservations",
+            sql: [
+                """
+                CREATE TABLE reservations (
+                    id TEXT PRIMARY KEY,
+                    store_id TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    doc TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX reservations_due ON reservations (expires_at) WHERE status = 'held'",
             ]),
     ]
 }

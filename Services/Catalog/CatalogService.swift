@@ -3,7 +3,8 @@ public import Runtime
 public import Storage
 public import Wire
 
-/// The catalog service: stores, the tenants' profiles with their money and tax settings.
+/// The catalog service: stores (the tenants' profiles with their money and tax settings), their
+/// products, the stock ledger and reservations.
 public enum CatalogService: ServiceDefinition {
     public static let name = CatalogAPI.service
     public static let wirePort = 7202
@@ -16,10 +17,16 @@ public enum CatalogService: ServiceDefinition {
         PaymentsAPI.service: WireCallers.only(CatalogAPI.getStore.name),
     ])
 
+    /// How often held reservations are checked for expiry: the longest one outlives its time.
+    public static let reservationSweepInterval = Duration.seconds(1)
+
     /// The service over `environment`: what the process runs, and what tests run in-process.
     public static func parts(_ environment: ServiceEnvironment) throws -> ServiceParts {
         var router = WireRouter()
-        CatalogHandlers(database: environment.database).register(in: &router)
-        return ServiceParts(router: router, consumers: CatalogEvents.consumers(environment))
+        let handlers = CatalogHandlers(database: environment.database)
+        handlers.register(in: &router)
+        let sweep = ReservationSweep(
+            handlers: handlers, interval: reservationSweepInterval, logger: environment.logger)
+        return ServiceParts(router: router, consumers: CatalogEvents.consumers(environment) + [sweep])
     }
 }

@@ -241,11 +241,7 @@ public struct OrdersRepository: Sendable {
         let phoneLike = trimmed.unicodeScalars.allSatisfy {
             ("0"..."9").contains($0) || " +()-".unicodeScalars.contains($0)
         }
-        let term = phoneLike && trimmed.count > 3 ? digits(trimmed) : trimmed
-        guard !term.isEmpty else { return nil }
-        let escaped = term.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_")
-        return "%\(escaped)%"
+        return SearchPattern.containing(phoneLike && trimmed.count > 3 ? digits(trimmed) : trimmed)
     }
 
     /// Whether a search pattern could match the phone's digits: it holds a digit and is not a

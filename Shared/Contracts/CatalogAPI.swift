@@ -20,9 +20,32 @@ public enum CatalogAPI {
         "catalog.products.get", safeToRetry: true)
     /// Admins, and the store's owner and managers.
     public static let updateProduct = WireMethod<ProductPatch, Product>("catalog.products.update", safeToRetry: false)
+    /// Admins and the store's users: a store's products, filtered, in creation order.
+    public static let listProducts = WireMethod<ProductListRequest, Page<Product>>(
+        "catalog.products.list", safeToRetry: true)
+    /// Admins and the store's users: a store's products changed after a cursor, deactivated
+    /// ones included (offline tablets).
+    public static let productChanges = WireMethod<ProductChangesRequest, ProductChangesPage>(
+        "catalog.products.changes", safeToRetry: true)
     /// Admins, and the store's owner and managers: one ledger entry.
     public static let adjustStock = WireMethod<ProductStockAdjustment, StockLedgerEntry>(
         "catalog.stock.adjust", safeToRetry: false)
+    /// Admins and the store's users: a product's ledger, oldest entry first.
+    public static let stockLedger = WireMethod<StockLedgerRequest, Page<StockLedgerEntry>>(
+        "catalog.stock.ledger", safeToRetry: true)
+
+    /// Admins and the store's users, and services selling for them: every line held, or none
+    /// (`409 insufficient_stock` naming each short product).
+    public static let reserve = WireMethod<NewReservation, Reservation>(
+        "catalog.reservations.create", safeToRetry: false)
+    public static let getReservation = WireMethod<ResourceRef<ReservationID>, Reservation>(
+        "catalog.reservations.get", safeToRetry: true)
+    /// Sells what a held reservation holds: one `sale` ledger entry per line. Repeating it is harmless.
+    public static let commitReservation = WireMethod<ResourceRef<ReservationID>, Reservation>(
+        "catalog.reservations.commit", safeToRetry: true)
+    /// Gives back what a held reservation holds. Repeating it is harmless.
+    public static let releaseReservation = WireMethod<ResourceRef<ReservationID>, Reservation>(
+        "catalog.reservations.release", safeToRetry: true)
 
     /// The events the catalog publishes on `orderly:events:catalog`: the store's with the store
     /// as payload, the products' with the product.
@@ -56,6 +79,142 @@ public struct NewProduct: Codable, Sendable, Hashable {
 
 /// Changes to a product.
 public typealias ProductPatch = Patch<ProductID, ProductDraft>
+
+/// A page of a store's products: those matching every filter given. `search` matches name,
+/// sku or barcode; `barcode` one code exactly; `category` must be one the store's products
+/// carry.
+public struct ProductListRequest: Codable, Sendable, Hashable {
+    public var storeID: StoreID
+    public var category: String?
+    public var search: String?
+    public var barcode: String?
+    public var active: Bool?
+    public var stockStatuses: [StockStatus]?
+    public var page: PageRequest
+
+    public init(
+        storeID: StoreID, category: String? = nil, search: String? = nil, barcode: String? = nil,
+        active: Bool? = nil, stockStatuses: [StockStatus]? = nil, page: PageRequest = PageRequest()
+    ) {
+        self.storeID = storeID
+        self.category = category
+        self.search = search
+        self.barcode = barcode
+        self.active = active
+        self.stockStatuses = stockStatuses
+        self.page = page
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case category, search, barcode, active, page
+        case storeID = "store_id"
+        case stockStatuses = "stock_statuses"
+    }
+}
+
+/// The products of a store changed after `since` ("0" for all of them).
+public struct ProductChangesRequest: Codable, Sendable, Hashable {
+    public var storeID: StoreID
+    public var since: String
+    public var limit: Int?
+
+    public init(storeID: StoreID, since: String, limit: Int? = nil) {
+        self.storeID = storeID
+        self.since = since
+        self.limit = limit
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case since, limit
+        case storeID = "store_id"
+    }
+}
+
+/// Products as they are now, each changed after the cursor asked from, oldest change first.
+/// Products are deactivated rather than deleted, so a product gone from sale comes with
+/// `active: false`. `nextCursor` is always set: the cursor to ask from next.
+public struct ProductChangesPage: Codable, Sendable {
+    public var data: [Product]
+    public var nextCursor: String
+    /// Whether more changes wait after this page.
+    public var hasMore: Bool
+
+    public init(data: [Product], nextCursor: String, hasMore: Bool) {
+        self.data = data
+        self.nextCursor = nextCursor
+        self.hasMore = hasMore
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case data
+        case nextCursor = "next_cursor"
+        case hasMore = "has_more"
+    }
+}
+
+/// Stock to hold for a sale: `lines` of distinct products of the store, for
+/// `expires_in_seconds` (1 to a day; 15 minutes when absent). `id` may be chosen by the client.
+public struct NewReservation: Codable, Sendable, Hashable {
+    public var id: ReservationID?
+    public var storeID: StoreID
+    public var lines: [Reservation.Line]?
+    public var reference: String?
+    public var expiresInSeconds: Int?
+
+    public init(
+        id: ReservationID? = nil, storeID: StoreID, lines: [Reservation.Line]?, reference: String? = nil,
+        expiresInSeconds: Int? = nil
+    ) {
+        self.id = id
+        self.storeID = storeID
+        self.lines = lines
+        self.reference = reference
+        self.expiresInSeconds = expiresInSeconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, lines, reference
+        case storeID = "store_id"
+        case expiresInSeconds = "expires_in_seconds"
+    }
+
+    /// The checked request: lines, reference trimmed, seconds to hold; every bad field named at once.
+    public func validated() throws(OrderlyError) -> (lines: [Reservation.Line], reference: String?, seconds: Int) {
+        var problems = FieldProblems()
+        let lines = self.lines ?? []
+        if lines.isEmpty || lines.count > Reservation.maximumLines {
+            problems.add("lines", "must hold from 1 to \(Reservation.maximumLines) lines")
+        }
+        var seen: Set<ProductID> = []
+        for (index, line) in lines.enumerated() {
+            _ = problems.integer(line.quantity, "lines[\(index)].quantity", in: 1...Product.maximumQuantity)
+            if !seen.insert(line.productID).inserted {
+                problems.add("lines[\(index)].product_id", "appears in another line; give each product once")
+            }
+        }
+        let reference = problems.optionalText(reference, "reference")
+        let seconds = problems.integer(
+            expiresInSeconds, "expires_in_seconds", in: 1...Reservation.maximumSeconds, required: false)
+        try problems.check()
+        return (lines, reference, seconds ?? Reservation.defaultSeconds)
+    }
+}
+
+/// A page of one product's stock ledger.
+public struct StockLedgerRequest: Codable, Sendable, Hashable {
+    public var productID: ProductID
+    public var page: PageRequest
+
+    public init(productID: ProductID, page: PageRequest = PageRequest()) {
+        self.productID = productID
+        self.page = page
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case page
+        case productID = "product_id"
+    }
+}
 
 /// A stock adjustment of one product.
 public struct ProductStockAdjustment: Codable, Sendable, Hashable {

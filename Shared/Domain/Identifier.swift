@@ -45,6 +45,7 @@ public enum ProductTag {}
 public enum PaymentTag {}
 public enum ReceiptTag {}
 public enum OrderItemTag {}
+public enum ReservationTag {}
 
 public typealias StoreID = Identifier<StoreTag>
 public typealias UserID = Identifier<UserTag>
@@ -53,3 +54,4 @@ public typealias ProductID = Identifier<ProductTag>
 public typealias PaymentID = Identifier<PaymentTag>
 public typealias ReceiptID = Identifier<ReceiptTag>
 public typealias OrderItemID = Identifier<OrderItemTag>
+public typealias ReservationID = Identifier<ReservationTag>

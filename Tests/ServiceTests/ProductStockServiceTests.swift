@@ -26,6 +26,22 @@ struct ProductStockServiceTests {
         }
     }
 
+    /// A product's whole ledger, read page by page as a client would, oldest entry first.
+    static func ledger(of product: ProductID, _ handlers: CatalogHandlers, _ principal: Principal) async throws
+        -> [StockLedgerEntry]
+    {
+        var entries: [StockLedgerEntry] = []
+        var cursor: String?
+        repeat {
+            let page = try await handlers.stockLedger(
+                StockLedgerRequest(productID: product, page: PageRequest(limit: 4, cursor: cursor)),
+                principal: principal)
+            entries += page.data
+            cursor = page.nextCursor
+        } while cursor != nil
+        return entries
+    }
+
     /// The event types in the catalog's outbox, oldest first.
     static func events(in database: Database) async throws -> [String] {
         try await database.read { sql in
@@ -122,7 +138,7 @@ struct ProductStockServiceTests {
             #expect(outcomes == ["sold": 10, "insufficient_stock": 20])
             let after = try await handlers.product(product.id, principal: manager)
             #expect(after.quantity == 0)
-            let ledger = try await test.database.read { try await handlers.stores.ledger(of: product.id, in: $0) }
+            let ledger = try await Self.ledger(of: product.id, handlers, manager)
             #expect(ledger.count == 11)
             #expect(ledger.first?.reason == .initial)
             #expect(ledger.reduce(0) { $0 + $1.adjustment } == after.quantity)
@@ -206,6 +222,139 @@ struct ProductStockServiceTests {
             }
             #expect(short?.reason == "insufficient_stock")
             #expect(short?.details?["available"] == .int(0))
+        }
+    }
+
+    @Test(
+        "lists filter by category, search, barcode, active and stock status, page by keyset; an unknown category is named",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func lists(kind: Database.Kind) async throws {
+        try await Self.with(kind) { handlers, store, _ in
+            let owner = Principal(userID: UserID(), role: .owner, storeID: store.id)
+            let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
+            let courier = Principal(userID: UserID(), role: .courier, storeID: nil)
+            let drafts = [
+                ProductDraft(
+                    name: "Cola", sku: "DR-1", barcode: "111", category: "Drinks", price: 900,
+                    trackStock: true, quantity: 20),
+                ProductDraft(
+                    name: "Lemonade", sku: "DR-2", category: "Drinks", price: 800, trackStock: true,
+                    quantity: 2),
+                ProductDraft(name: "Bagel 50%_off", category: "Bakery", price: 600, trackStock: true),
+                ProductDraft(name: "Gift wrap", price: 200),
+            ]
+            var products: [Product] = []
+            for draft in drafts {
+                products.append(
+                    try await handlers.createProduct(
+                        NewProduct(storeID: store.id, product: draft), principal: owner, idempotencyKey: nil))
+            }
+            func names(_ request: ProductListRequest, as principal: Principal? = nil) async throws -> [String] {
+                try await handlers.listProducts(request, principal: principal ?? staff).data.map(\.name)
+            }
+            let all = ProductListRequest(storeID: store.id)
+            #expect(try await names(all) == ["Cola", "Lemonade", "Bagel 50%_off", "Gift wrap"])
+            #expect(try await names(ProductListRequest(storeID: store.id, category: "Drinks")) == ["Cola", "Lemonade"])
+            #expect(try await names(ProductListRequest(storeID: store.id, search: "  LEMON ")) == ["Lemonade"])
+            #expect(try await names(ProductListRequest(storeID: store.id, search: "dr-")) == ["Cola", "Lemonade"])
+            // `%` and `_` are matched as themselves.
+            #expect(try await names(ProductListRequest(storeID: store.id, search: "0%_")) == ["Bagel 50%_off"])
+            #expect(try await names(ProductListRequest(storeID: store.id, search: "%")) == ["Bagel 50%_off"])
+            #expect(try await names(ProductListRequest(storeID: store.id, barcode: "111")) == ["Cola"])
+            #expect(
+                try await names(ProductListRequest(storeID: store.id, stockStatuses: [.low, .outOfStock]))
+                    == ["Lemonade", "Bagel 50%_off"])
+            _ = try await handlers.updateProduct(
+                ProductPatch(id: products[3].id, expectedVersion: nil, changes: ProductDraft(active: false)),
+                principal: owner, idempotencyKey: nil)
+            #expect(try await names(ProductListRequest(storeID: store.id, active: false)) == ["Gift wrap"])
+            // Pages of one follow each other without gaps or repeats.
+            var paged: [String] = []
+            var cursor: String?
+            repeat {
+                let page = try await handlers.listProducts(
+                    ProductListRequest(storeID: store.id, page: PageRequest(limit: 1, cursor: cursor)),
+                    principal: staff)
+                paged += page.data.map(\.name)
+                cursor = page.nextCursor
+            } while cursor != nil
+            #expect(paged == (try await names(all)))
+            let unknown = await ServiceRulesTests.refusal {
+                _ = try await handlers.listProducts(
+                    ProductListRequest(storeID: store.id, category: "Toys"), principal: staff)
+            }
+            #expect(unknown?.code == .invalidArgument)
+            #expect(unknown?.details?.keys.sorted() == ["category"])
+            let byCourier = await ServiceRulesTests.refusal { _ = try await names(all, as: courier) }
+            #expect(byCourier?.code == .notFound)
+        }
+    }
+
+    @Test("the change feed brings every change once, deactivations included, from any cursor it returned")
+    func changeFeed() async throws {
+        try await Self.with(.postgres) { handlers, store, _ in
+            let owner = Principal(userID: UserID(), role: .owner, storeID: store.id)
+            let cola = try await handlers.createProduct(
+                NewProduct(storeID: store.id, product: ProductDraft(name: "Cola", price: 900)), principal: owner,
+                idempotencyKey: nil)
+            let tea = try await handlers.createProduct(
+                NewProduct(storeID: store.id, product: ProductDraft(name: "Tea", price: 500)), principal: owner,
+                idempotencyKey: nil)
+            let first = try await handlers.productChanges(
+                ProductChangesRequest(storeID: store.id, since: "0", limit: 1), principal: owner)
+            #expect(first.data.map(\.id) == [cola.id] && first.hasMore)
+            let rest = try await handlers.productChanges(
+                ProductChangesRequest(storeID: store.id, since: first.nextCursor), principal: owner)
+            #expect(rest.data.map(\.id) == [tea.id] && !rest.hasMore)
+            _ = try await handlers.updateProduct(
+                ProductPatch(id: cola.id, expectedVersion: nil, changes: ProductDraft(active: false)),
+                principal: owner, idempotencyKey: nil)
+            let after = try await handlers.productChanges(
+                ProductChangesRequest(storeID: store.id, since: rest.nextCursor), principal: owner)
+            #expect(after.data.map(\.id) == [cola.id] && after.data.first?.active == false)
+            let quiet = try await handlers.productChanges(
+                ProductChangesRequest(storeID: store.id, since: after.nextCursor), principal: owner)
+            #expect(quiet.data.isEmpty && quiet.nextCursor == after.nextCursor)
+            let bad = await ServiceRulesTests.refusal {
+                _ = try await handlers.productChanges(
+                    ProductChangesRequest(storeID: store.id, since: "yesterday"), principal: owner)
+            }
+            #expect(bad?.details?.keys.sorted() == ["since"])
+        }
+    }
+
+    @Test(
+        "products stored before the list columns existed get them from their documents",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func listColumnsMigration(kind: Database.Kind) async throws {
+        try await TestDatabase.with(kind) { test in
+            try await test.database.migrate(scope: "catalog", Array(CatalogService.migrations.prefix(2)))
+            let store = StoreID()
+            var product = Product(
+                id: ProductID(), storeID: store, name: "Old Cola", price: 900, currency: .ils, vatRateBP: 1700,
+                trackStock: true, lowStockThreshold: 3, createdAt: Date.currentMillisecond,
+                updatedAt: Date.currentMillisecond)
+            product.category = "Drinks"
+            product.quantity = 2
+            let document = try StoredDocument.text(product)
+            let id = product.id
+            try await test.database.transaction { transaction in
+                try await transaction.sql.raw(
+                    """
+                    INSERT INTO products (id, store_id, version, created_at, updated_at, doc)
+                    VALUES (\(bind: id.description), \(bind: store.description), 1, 0, 0, \(bind: document))
+                    """
+                ).run()
+            }
+            try await test.database.migrate(scope: "catalog", CatalogService.migrations)
+            let handlers = CatalogHandlers(database: test.database)
+            let list = try await handlers.listProducts(
+                ProductListRequest(storeID: store, category: "Drinks", search: "old", stockStatuses: [.low]),
+                principal: Self.admin)
+            #expect(list.data.map(\.id) == [product.id])
+            let feed = try await handlers.productChanges(
+                ProductChangesRequest(storeID: store, since: "0"), principal: Self.admin)
+            #expect(feed.data.map(\.id) == [product.id])
         }
     }
 }

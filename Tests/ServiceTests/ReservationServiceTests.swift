@@ -1,0 +1,193 @@
+import Contracts
+import Domain
+import Foundation
+import Logging
+import Storage
+import TestSupport
+import Testing
+
+@testable import Catalog
+
+/// Reservations at the catalog's handlers, on a real database of each kind.
+@Suite("Catalog reservations")
+struct ReservationServiceTests {
+    typealias Setup = ProductStockServiceTests
+
+    static func product(
+        _ handlers: CatalogHandlers, _ store: Store, _ name: String, quantity: Int64, track: Bool = true
+    ) async throws -> Product {
+        try await handlers.createProduct(
+            NewProduct(
+                storeID: store.id, product: ProductDraft(name: name, price: 500, trackStock: track, quantity: quantity)),
+            principal: Setup.admin, idempotencyKey: nil)
+    }
+
+    @Test(
+        "of 100 concurrent reservations of one unit against stock 10 exactly 10 hold; commits sell, releases give back",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func concurrentReservations(kind: Database.Kind) async throws {
+        try await Setup.with(kind) { handlers, store, test in
+            let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
+            let cola = try await Self.product(handlers, store, "Cola", quantity: 10)
+            let held = try await withThrowingTaskGroup(of: Reservation?.self) { group in
+                for index in 0..<100 {
+                    group.addTask {
+                        do {
+                            return try await handlers.reserve(
+                                NewReservation(
+                                    storeID: store.id, lines: [Reservation.Line(productID: cola.id, quantity: 1)]),
+                                principal: staff, idempotencyKey: "r-\(index)")
+                        } catch let error as OrderlyError where error.reason == "insufficient_stock" {
+                            return nil
+                        }
+                    }
+                }
+                return try await group.reduce(into: [Reservation]()) { if let held = $1 { $0.append(held) } }
+            }
+            #expect(held.count == 10)
+            var now = try await handlers.product(cola.id, principal: staff)
+            #expect(now.quantity == 10 && now.reserved == 10 && now.available == 0 && now.stockStatus == .outOfStock)
+            // Three sold, three given back (twice: the repeat changes nothing).
+            for reservation in held.prefix(3) {
+                #expect(try await handlers.end(reservation.id, as: .committed, by: staff).status == .committed)
+            }
+            for reservation in held.dropFirst(3).prefix(3) {
+                _ = try await handlers.end(reservation.id, as: .released, by: staff)
+                #expect(try await handlers.end(reservation.id, as: .released, by: staff).status == .released)
+            }
+            let closed = await ServiceRulesTests.refusal {
+                _ = try await handlers.end(held[0].id, as: .released, by: staff)
+            }
+            #expect(closed?.reason == "reservation_closed")
+            now = try await handlers.product(cola.id, principal: staff)
+            #expect(now.quantity == 7 && now.reserved == 4 && now.available == 3)
+            let ledger = try await Setup.ledger(of: cola.id, handlers, staff)
+            #expect(ledger.map(\.reason) == [.initial, .sale, .sale, .sale])
+            #expect(ledger.reduce(0) { $0 + $1.adjustment } == now.quantity)
+            #expect(ledger.last?.reference == held[2].id.description)
+            // Down to out of stock at the tenth hold (threshold 3 crossed first): one event each.
+            let alerts = try await Setup.events(in: test.database).filter { $0.hasPrefix("stock.") }
+            #expect(alerts == ["stock.low", "stock.out"])
+        }
+    }
+
+    @Test("a reservation holds every line or none, naming each short product and each bad line")
+    func allOrNone() async throws {
+        try await Setup.with(.sqlite) { handlers, store, _ in
+            let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
+            let cola = try await Self.product(handlers, store, "Cola", quantity: 5)
+            let tea = try await Self.product(handlers, store, "Tea", quantity: 1)
+            let bread = try await Self.product(handlers, store, "Bread", quantity: 1)
+            let wrap = try await Self.product(handlers, store, "Wrap", quantity: 0, track: false)
+            let short = await ServiceRulesTests.refusal {
+                _ = try await handlers.reserve(
+                    NewReservation(
+                        storeID: store.id,
+                        lines: [
+                            Reservation.Line(productID: cola.id, quantity: 5),
+                            Reservation.Line(productID: tea.id, quantity: 2),
+                            Reservation.Line(productID: bread.id, quantity: 3),
+                        ]), principal: staff, idempotencyKey: nil)
+            }
+            #expect(short?.reason == "insufficient_stock")
+            guard case .array(let named)? = short?.details?["products"] else {
+                Issue.record("no products named: \(String(describing: short))")
+                return
+            }
+            let namedIDs = named.map { value -> JSONValue? in
+                guard case .object(let fields) = value else { return nil }
+                return fields["product_id"]
+            }
+            #expect(Set(namedIDs) == [.string(tea.id.description), .string(bread.id.description)])
+            #expect(try await handlers.product(cola.id, principal: staff).reserved == 0)
+            let other = try await handlers.createStore(
+                StoreDraft(name: "Other"), principal: Setup.admin, idempotencyKey: nil)
+            let foreign = try await Self.product(handlers, other, "Foreign", quantity: 5)
+            let cases: [(NewReservation, [String])] = [
+                (NewReservation(storeID: store.id, lines: []), ["lines"]),
+                (
+                    NewReservation(
+                        storeID: store.id,
+                        lines: [
+                            Reservation.Line(productID: cola.id, quantity: 0),
+                            Reservation.Line(productID: cola.id, quantity: 1),
+                        ], expiresInSeconds: 0),
+                    ["expires_in_seconds", "lines[0].quantity", "lines[1].product_id"]
+                ),
+                (
+                    NewReservation(
+                        storeID: store.id,
+                        lines: [
+                            Reservation.Line(productID: wrap.id, quantity: 1),
+                            Reservation.Line(productID: foreign.id, quantity: 1),
+                            Reservation.Line(productID: ProductID(), quantity: 1),
+                        ]),
+                    ["lines[0].product_id", "lines[1].product_id", "lines[2].product_id"]
+                ),
+            ]
+            for (request, fields) in cases {
+                let refusal = await ServiceRulesTests.refusal {
+                    _ = try await handlers.reserve(request, principal: staff, idempotencyKey: nil)
+                }
+                #expect(refusal?.code == .invalidArgument)
+                #expect(refusal?.details?.keys.sorted() == fields, "\(request)")
+            }
+            let outsider = Principal(userID: UserID(), role: .staff, storeID: other.id)
+            let refused = await ServiceRulesTests.refusal {
+                _ = try await handlers.reserve(
+                    NewReservation(storeID: store.id, lines: [Reservation.Line(productID: cola.id, quantity: 1)]),
+                    principal: outsider, idempotencyKey: nil)
+            }
+            #expect(refused?.code == .notFound)
+            // A product a reservation holds keeps tracking its stock until it is released.
+            let held = try await handlers.reserve(
+                NewReservation(storeID: store.id, lines: [Reservation.Line(productID: cola.id, quantity: 1)]),
+                principal: staff, idempotencyKey: nil)
+            let untrack = await ServiceRulesTests.refusal {
+                _ = try await handlers.updateProduct(
+                    ProductPatch(id: cola.id, expectedVersion: nil, changes: ProductDraft(trackStock: false)),
+                    principal: Setup.admin, idempotencyKey: nil)
+            }
+            #expect(untrack?.details?.keys.sorted() == ["track_stock"])
+            _ = try await handlers.end(held.id, as: .released, by: staff)
+            #expect(
+                try await handlers.updateProduct(
+                    ProductPatch(id: cola.id, expectedVersion: nil, changes: ProductDraft(trackStock: false)),
+                    principal: Setup.admin, idempotencyKey: nil
+                ).trackStock == false)
+        }
+    }
+
+    @Test(
+        "a reservation that falls due while no catalog runs is released by the sweep of the next one to start",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func expiryAcrossRestart(kind: Database.Kind) async throws {
+        try await Setup.with(kind) { handlers, store, test in
+            let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
+            let cola = try await Self.product(handlers, store, "Cola", quantity: 3)
+            let reservation = try await handlers.reserve(
+                NewReservation(
+                    storeID: store.id, lines: [Reservation.Line(productID: cola.id, quantity: 2)], expiresInSeconds: 1),
+                principal: staff, idempotencyKey: nil)
+            // Nothing sweeps while the reservation falls due.
+            #expect(await waitUntil { Date() > reservation.expiresAt })
+            let late = await ServiceRulesTests.refusal {
+                _ = try await handlers.end(reservation.id, as: .committed, by: staff)
+            }
+            #expect(late?.reason == "reservation_expired")
+            #expect(try await handlers.product(cola.id, principal: staff).reserved == 2)
+            // A catalog starts over the same database: its sweep finds what fell due.
+            let restarted = CatalogHandlers(database: test.database)
+            let sweep = ReservationSweep(handlers: restarted, interval: .seconds(60), logger: Logger(label: "test"))
+            let task = Task { try await sweep.run() }
+            defer { task.cancel() }
+            #expect(
+                await waitUntil {
+                    (try? await restarted.reservation(reservation.id, principal: staff).status) == .expired
+                })
+            let after = try await restarted.product(cola.id, principal: staff)
+            #expect(after.reserved == 0 && after.quantity == 3)
+            #expect(try await restarted.end(reservation.id, as: .released, by: staff).status == .expired)
+        }
+    }
+}
