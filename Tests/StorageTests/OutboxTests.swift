@@ -241,10 +241,12 @@ struct OutboxTests {
                 try await test.database.migrate(scope: "notes", Self.migrations)
                 let relay = Self.relay(test.database, redis)
                 let group = ServiceGroup(services: [relay], gracefulShutdownSignals: [], logger: Self.logger)
+                // Written before the relay starts, so that only its first look publishes it: a
+                // commit's wake-up arriving after that look would send the relay looking again.
+                try await Self.write(0, to: test.database)
                 try await withThrowingTaskGroup(of: Void.self) { tasks in
                     tasks.addTask { try await group.run() }
-                    // Once the relay has published a first event, it runs and waits.
-                    try await Self.write(0, to: test.database)
+                    // Once the relay has published the first event, it runs and waits.
                     #expect(try await waitUntil { try await Self.publishedSequence(redis) == [1] })
                     // Written through another connection, whose commits do not wake this relay,
                     // and it polls once a minute: only the drain at shutdown publishes them.
