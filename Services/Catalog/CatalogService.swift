@@ -11,11 +11,14 @@ public enum CatalogService: ServiceDefinition {
     public static let adminPort = 9202
     /// The schema, applied at start before anything is served.
     public static let migrations = CatalogSchema.migrations
-    /// The gateway calls everything; orders and payments read stores.
+    /// The gateway calls everything; orders and payments read stores and products and hold,
+    /// sell and give back stock for the sales they make.
     public static let callers = WireCallers([
-        GatewayCaller.service: WireCallers.everything, OrdersAPI.service: WireCallers.only(CatalogAPI.getStore.name),
-        PaymentsAPI.service: WireCallers.only(CatalogAPI.getStore.name),
+        GatewayCaller.service: WireCallers.everything, OrdersAPI.service: selling, PaymentsAPI.service: selling,
     ])
+    private static let selling = WireCallers.only(
+        CatalogAPI.getStore.name, CatalogAPI.getProduct.name, CatalogAPI.reserve.name, CatalogAPI.getReservation.name,
+        CatalogAPI.commitReservation.name, CatalogAPI.releaseReservation.name)
 
     /// How often held reservations are checked for expiry: the longest one outlives its time.
     public static let reservationSweepInterval = Duration.seconds(1)

@@ -97,6 +97,7 @@ public enum GatewayService {
             to: v1)
         UserRoutes(identity: identity).add(to: v1)
         StoreRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)
+        ProductRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)
         OrderRoutes(orders: try upstream(OrdersAPI.service), identity: identity).add(to: v1)
         PaymentRoutes(payments: try upstream(PaymentsAPI.service)).add(to: v1)
         NotificationRoutes(

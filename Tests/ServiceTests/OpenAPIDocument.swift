@@ -4,7 +4,7 @@ import Gateway
 import Yams
 
 /// The gateway's OpenAPI document, read with Yams, and a validator for the JSON Schema subset
-/// it uses (`$ref`, `type` (one or a list), `properties`, `required`, `items`, `enum`, `format`
+/// it uses (`$ref`, `oneOf`, `anyOf`, `type` (one or a list), `properties`, `required`, `items`, `enum`, `format`
 /// uuid and date-time, `additionalProperties`, `minimum`/`maximum`, `minLength`/`maxLength`).
 struct OpenAPIDocument: @unchecked Sendable {
     // Immutable after init: a parsed YAML tree that is only read.
@@ -79,6 +79,15 @@ struct OpenAPIDocument: @unchecked Sendable {
                 return branchProblems.isEmpty
             }
             if matching.count != 1 { problems.append("\(path): matches \(matching.count) of its oneOf schemas, not 1") }
+            return
+        }
+        if let branches = schema["anyOf"] as? [Any] {
+            let matches = branches.contains { branch in
+                var branchProblems: [String] = []
+                validate(value, against: branch, at: path, problems: &branchProblems)
+                return branchProblems.isEmpty
+            }
+            if !matches { problems.append("\(path): matches none of its anyOf schemas") }
             return
         }
         if let types = schema["type"] {

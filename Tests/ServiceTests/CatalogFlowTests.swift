@@ -1,0 +1,128 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Products, stock and reservations through the gateway's routes, with every service in this
+/// process; every answer checked against the OpenAPI document.
+@Suite("Catalog over HTTP", .serialized)
+struct CatalogFlowTests {
+    let api: API
+
+    init() throws { api = try API() }
+
+    @Test("a store's products, their stock and reservations, by role, with every bad input named")
+    func productsStockAndReservations() async throws {
+        try await InProcessSuite.with { suite in
+            let admin = try await api.admin(suite)
+            let store = try await api.createStore(suite, admin: admin, ["name": "Kiosk", "low_stock_default": 2])
+            for (email, role) in [("owner@k.com", "owner"), ("staff@k.com", "staff")] {
+                _ = try await api.createUser(suite, admin: admin, ["email": email, "role": role, "store_id": store])
+            }
+            _ = try await api.createUser(suite, admin: admin, ["email": "courier@k.com", "role": "courier"])
+            let owner = try await api.token(suite, "owner@k.com")
+            let staff = try await api.token(suite, "staff@k.com")
+            let courier = try await api.token(suite, "courier@k.com")
+
+            let created = try await api.send(
+                suite, "POST", "/v1/stores/\(store)/products", token: owner,
+                json: [
+                    "name": "Cola", "sku": "C-1", "barcode": "7290001", "category": "Drinks", "price": 900,
+                    "track_stock": true, "quantity": 5,
+                ])
+            try #require(created.status == 201, "\(created.text)")
+            #expect(created.headers["etag"] == "\"1\"")
+            let cola = created.object["id"] as! String
+            #expect(created.object["available"] as? Int == 5 && created.object["stock_status"] as? String == "in_stock")
+
+            // Bad input, each named.
+            let bad = try await api.send(
+                suite, "POST", "/v1/stores/\(store)/products", token: owner,
+                json: ["name": "Tea", "price": -1, "vat_rate_bp": 20_000])
+            #expect(bad.status == 400)
+            #expect(Set((bad.error["details"] as? [String: Any] ?? [:]).keys) == ["price", "vat_rate_bp"])
+            let duplicate = try await api.send(
+                suite, "POST", "/v1/stores/\(store)/products", token: owner,
+                json: ["name": "Cola again", "sku": "C-1", "price": 900])
+            #expect(duplicate.status == 409 && (duplicate.error["details"] as? [String: Any])?["sku"] != nil)
+            let byStaff = try await api.send(
+                suite, "POST", "/v1/stores/\(store)/products", token: staff, json: ["name": "Tea", "price": 500])
+            #expect(byStaff.status == 403)
+            let unknownCategory = try await api.send(
+                suite, "GET", "/v1/stores/\(store)/products?category=Toys", token: staff)
+            #expect(
+                unknownCategory.status == 400
+                    && (unknownCategory.error["details"] as? [String: Any])?["category"] != nil)
+            let badReason = try await api.send(
+                suite, "POST", "/v1/products/\(cola)/stock-adjustments", token: owner,
+                json: ["adjustment": 3, "reason": "stolen"])
+            #expect(badReason.status == 400 && (badReason.error["details"] as? [String: Any])?["reason"] != nil)
+            let zero = try await api.send(
+                suite, "POST", "/v1/reservations", token: staff,
+                json: ["store_id": store, "lines": [["product_id": cola, "quantity": 0]]])
+            #expect(zero.status == 400 && (zero.error["details"] as? [String: Any])?["lines[0].quantity"] != nil)
+            let mixed = try await api.send(
+                suite, "GET", "/v1/stores/\(store)/products?since=0&category=Drinks", token: staff)
+            #expect(mixed.status == 400 && (mixed.error["details"] as? [String: Any])?["since"] != nil)
+
+            // Staff read; couriers see products only through the menu.
+            let listed = try await api.send(
+                suite, "GET", "/v1/stores/\(store)/products?q=col&stock_status=in_stock,low", token: staff)
+            #expect((listed.object["data"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [cola])
+            #expect(try await api.send(suite, "GET", "/v1/products/\(cola)", token: courier).status == 404)
+
+            let repriced = try await api.send(
+                suite, "PATCH", "/v1/products/\(cola)", token: owner, json: ["price": 950],
+                headers: ["If-Match": "\"1\""])
+            #expect(repriced.status == 200 && repriced.object["price"] as? Int == 950, "\(repriced.text)")
+            let stale = try await api.send(
+                suite, "PATCH", "/v1/products/\(cola)", token: owner, json: ["price": 990],
+                headers: ["If-Match": "\"1\""])
+            #expect(stale.status == 409 && stale.error["reason"] as? String == "version_conflict")
+
+            let restock = try await api.send(
+                suite, "POST", "/v1/products/\(cola)/stock-adjustments", token: owner,
+                json: ["adjustment": 5, "reason": "restock", "client_created_at": "2026-11-25T08:00:00Z"],
+                headers: ["Idempotency-Key": "restock-1"])
+            #expect(restock.status == 201 && restock.object["new_quantity"] as? Int == 10, "\(restock.text)")
+            let again = try await api.send(
+                suite, "POST", "/v1/products/\(cola)/stock-adjustments", token: owner,
+                json: ["adjustment": 5, "reason": "restock", "client_created_at": "2026-11-25T08:00:00Z"],
+                headers: ["Idempotency-Key": "restock-1"])
+            #expect(again.status == 201 && again.object["id"] as? String == restock.object["id"] as? String)
+
+            // Hold 8 of 10, fail to hold 3 more, sell the 8.
+            let held = try await api.send(
+                suite, "POST", "/v1/reservations", token: staff,
+                json: ["store_id": store, "lines": [["product_id": cola, "quantity": 8]], "reference": "sale-1"])
+            try #require(held.status == 201, "\(held.text)")
+            let reservation = held.object["id"] as! String
+            let short = try await api.send(
+                suite, "POST", "/v1/reservations", token: staff,
+                json: ["store_id": store, "lines": [["product_id": cola, "quantity": 3]]])
+            #expect(short.status == 409 && short.error["reason"] as? String == "insufficient_stock")
+            let named = (short.error["details"] as? [String: Any])?["products"] as? [[String: Any]]
+            #expect(named?.first?["product_id"] as? String == cola && named?.first?["available"] as? Int == 2)
+            let sold = try await api.send(suite, "POST", "/v1/reservations/\(reservation)/commit", token: staff)
+            #expect(sold.status == 200 && sold.object["status"] as? String == "committed")
+            let closed = try await api.send(suite, "POST", "/v1/reservations/\(reservation)/release", token: staff)
+            #expect(closed.status == 409 && closed.error["reason"] as? String == "reservation_closed")
+            let product = try await api.send(suite, "GET", "/v1/products/\(cola)", token: staff)
+            #expect(product.object["quantity"] as? Int == 2 && product.object["reserved"] as? Int == 0)
+            #expect(product.object["stock_status"] as? String == "low")
+
+            let ledger = try await api.send(suite, "GET", "/v1/products/\(cola)/stock-ledger?limit=2", token: staff)
+            #expect(
+                (ledger.object["data"] as? [[String: Any]])?.compactMap { $0["reason"] as? String } == [
+                    "initial", "restock",
+                ])
+            let cursor = try #require(ledger.object["next_cursor"] as? String)
+            let rest = try await api.send(
+                suite, "GET", "/v1/products/\(cola)/stock-ledger?cursor=\(cursor)", token: staff)
+            let sale = (rest.object["data"] as? [[String: Any]])?.first
+            #expect(sale?["reason"] as? String == "sale" && sale?["reference"] as? String == "sale-1")
+
+            let feed = try await api.send(suite, "GET", "/v1/stores/\(store)/products?since=0", token: staff)
+            #expect((feed.object["data"] as? [[String: Any]])?.count == 1 && feed.object["has_more"] as? Bool == false)
+        }
+    }
+}
