@@ -204,7 +204,9 @@ let package = Package(
             path: "Tools/OrderlyCLI",
             swiftSettings: strict
         ),
-        .testTarget(name: "DomainTests", dependencies: ["Domain"], path: "Tests/DomainTests", swiftSettings: strict),
+        .testTarget(
+            name: "DomainTests", dependencies: ["Domain", "Contracts"], path: "Tests/DomainTests", swiftSettings: strict
+        ),
         .testTarget(
             name: "JSONTests",
             dependencies: ["JSON", "Domain", .product(name: "NIOCore", package: "swift-nio")],

@@ -31,6 +31,9 @@ struct CatalogHandlers: Sendable {
         router.register(CatalogAPI.updateStore) { patch, context in
             try await updateStore(patch, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
         }
+        router.register(CatalogAPI.menu) { ref, context in
+            try await menu(of: ref.id, principal: context.requirePrincipal())
+        }
         router.register(CatalogAPI.createProduct) { request, context in
             try await createProduct(
                 request, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
@@ -98,10 +101,28 @@ struct CatalogHandlers: Sendable {
         return store
     }
 
-    func listStores(_ request: PageRequest, principal: Principal) async throws -> Page<Store> {
-        let limit = try KeysetCursor.limit(request.limit)
-        let cursor = try request.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
-        return try await stores.list(AccessPolicy(principal).visibleStores, after: cursor, limit: limit)
+    /// The stores the caller sees, in creation order; with `open_now`, those open now, read
+    /// through the stores after the cursor until a page is full.
+    func listStores(_ request: StoreListRequest, principal: Principal) async throws -> Page<Store> {
+        let limit = try KeysetCursor.limit(request.page.limit)
+        var cursor = try request.page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
+        let scope = AccessPolicy(principal).visibleStores
+        guard request.openNow == true else { return try await stores.list(scope, after: cursor, limit: limit) }
+        let now = Date()
+        var open: [Store] = []
+        while true {
+            let page = try await stores.list(scope, after: cursor, limit: PageRequest.maximumLimit)
+            for store in page.data where store.isOpen(at: now) {
+                if open.count == limit {
+                    let last = open[open.count - 1]
+                    let next = KeysetCursor(key: last.createdAt.millisecondsSince1970, id: last.id.description)
+                    return Page(data: open, nextCursor: next.token)
+                }
+                open.append(store)
+            }
+            guard let next = page.nextCursor else { return Page(data: open, nextCursor: nil) }
+            cursor = try KeysetCursor(token: next)
+        }
     }
 
     func updateStore(_ patch: StorePatch, principal: Principal, idempotencyKey: String?) async throws -> Store {
@@ -162,10 +183,23 @@ struct CatalogHandlers: Sendable {
         {
             store.lowStockDefault = threshold
         }
+        if let imageURL = draft.imageURL { store.imageURL = problems.webAddress(imageURL, "image_url") }
+        if let cuisine = draft.cuisine { store.cuisine = problems.optionalText(cuisine, "cuisine", maximumLength: 100) }
+        if let hours = draft.openingHours {
+            hours.validate(into: &problems, field: "opening_hours")
+            store.openingHours = hours.isEmpty ? nil : hours
+        }
         try problems.check()
     }
 
     // MARK: Products and stock
+
+    func menu(of id: StoreID, principal: Principal) async throws -> Menu {
+        guard AccessPolicy(principal).canSeeMenu(of: id),
+            let store = try await database.read({ try await stores.find(id, in: $0) })
+        else { throw OrderlyError(.notFound, "no store \(id)") }
+        return Menu(store: store, products: try await stores.activeProducts(of: id))
+    }
 
     /// A new product of a store, with the store's currency, product VAT rate and low-stock
     /// threshold unless the draft says otherwise, and its opening stock as an `initial` ledger

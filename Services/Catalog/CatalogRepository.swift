@@ -126,6 +126,15 @@ struct CatalogRepository: Sendable {
         }
     }
 
+    /// Every active product of the store (its menu).
+    func activeProducts(of store: StoreID) async throws -> [Product] {
+        try await database.read { sql in
+            try await sql.raw(
+                "SELECT doc FROM products WHERE store_id = \(bind: store.description) AND active = 1"
+            ).all().map { try StoredDocument.decode(Product.self, from: $0) }
+        }
+    }
+
     /// Whether some product of the store carries `category`.
     func hasCategory(_ category: String, in store: StoreID) async throws -> Bool {
         try await database.read { sql in

@@ -9,9 +9,12 @@ public enum CatalogAPI {
     public static let createStore = WireMethod<StoreDraft, Store>("catalog.stores.create", safeToRetry: false)
     public static let getStore = WireMethod<ResourceRef<StoreID>, Store>("catalog.stores.get", safeToRetry: true)
     /// Admins, couriers and customers see every store; store users their own.
-    public static let listStores = WireMethod<PageRequest, Page<Store>>("catalog.stores.list", safeToRetry: true)
+    public static let listStores = WireMethod<StoreListRequest, Page<Store>>("catalog.stores.list", safeToRetry: true)
     /// Admins, and the store's owner and managers.
     public static let updateStore = WireMethod<StorePatch, Store>("catalog.stores.update", safeToRetry: false)
+
+    /// Every signed-in user who sees the store, customers and couriers included.
+    public static let menu = WireMethod<ResourceRef<StoreID>, Menu>("catalog.menu", safeToRetry: true)
 
     /// Admins, and the store's owner and managers.
     public static let createProduct = WireMethod<NewProduct, Product>("catalog.products.create", safeToRetry: false)
@@ -58,6 +61,62 @@ public enum CatalogAPI {
         public static let stockLow = Product.Events.low
         /// A product's stock ran out.
         public static let stockOut = Product.Events.out
+    }
+}
+
+/// A store's menu as customers see it: the store, and its active products by category
+/// (categories by name, products without one last; products by name), each with whether it
+/// can be sold now but not how many are left.
+public struct Menu: Codable, Sendable, Hashable {
+    public var store: Store
+    public var categories: [Category]
+
+    public struct Category: Codable, Sendable, Hashable {
+        /// Nil for the products without a category.
+        public var name: String?
+        public var items: [Item]
+    }
+
+    public struct Item: Codable, Sendable, Hashable {
+        public var id: ProductID
+        public var name: String
+        public var price: Int64
+        public var currency: CurrencyCode
+        public var emoji: String?
+        public var iconID: String?
+        public var imageURL: String?
+        public var canSell: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case id, name, price, currency, emoji
+            case iconID = "icon_id"
+            case imageURL = "image_url"
+            case canSell = "can_sell"
+        }
+    }
+
+    /// The menu of `store` from its products; inactive ones are left out.
+    public init(store: Store, products: [Product]) {
+        self.store = store
+        let active = products.filter(\.active)
+        let groups = Dictionary(grouping: active, by: \.category)
+        let names = groups.keys.sorted { left, right in
+            switch (left, right) {
+            case (let left?, let right?): left.localizedStandardCompare(right) == .orderedAscending
+            case (.some, nil): true
+            case (nil, _): false
+            }
+        }
+        categories = names.map { name in
+            let items = (groups[name] ?? []).sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
+                .map { product in
+                    Item(
+                        id: product.id, name: product.name, price: product.price, currency: product.currency,
+                        emoji: product.emoji, iconID: product.iconID, imageURL: product.imageURL,
+                        canSell: product.canSell)
+                }
+            return Category(name: name, items: items)
+        }
     }
 }
 
@@ -309,11 +368,15 @@ public struct StoreDraft: Codable, Sendable, Hashable {
     public var vatRates: VATRates?
     public var deliveryPricing: DeliveryPricing?
     public var lowStockDefault: Int?
+    public var imageURL: String?
+    public var cuisine: String?
+    public var openingHours: [OpeningPeriod]?
 
     public init(
         name: String? = nil, tier: StoreTier? = nil, address: String? = nil, phone: String? = nil,
         currency: CurrencyCode? = nil, timezone: String? = nil, vatRates: VATRates? = nil,
-        deliveryPricing: DeliveryPricing? = nil, lowStockDefault: Int? = nil
+        deliveryPricing: DeliveryPricing? = nil, lowStockDefault: Int? = nil, imageURL: String? = nil,
+        cuisine: String? = nil, openingHours: [OpeningPeriod]? = nil
     ) {
         self.name = name
         self.tier = tier
@@ -324,13 +387,35 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         self.vatRates = vatRates
         self.deliveryPricing = deliveryPricing
         self.lowStockDefault = lowStockDefault
+        self.imageURL = imageURL
+        self.cuisine = cuisine
+        self.openingHours = openingHours
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, tier, address, phone, currency, timezone
+        case name, tier, address, phone, currency, timezone, cuisine
+        case imageURL = "image_url"
+        case openingHours = "opening_hours"
         case vatRates = "vat_rates"
         case deliveryPricing = "delivery_pricing"
         case lowStockDefault = "low_stock_default"
+    }
+}
+
+/// A page of the stores the caller sees; with `openNow`, only those open now by their opening
+/// hours.
+public struct StoreListRequest: Codable, Sendable, Hashable {
+    public var openNow: Bool?
+    public var page: PageRequest
+
+    public init(openNow: Bool? = nil, page: PageRequest = PageRequest()) {
+        self.openNow = openNow
+        self.page = page
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case page
+        case openNow = "open_now"
     }
 }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Collects what is wrong with each field of a request, so that one answer names them all.
 ///
 /// ```swift
@@ -41,6 +43,18 @@ public struct FieldProblems: Sendable {
             add(field, "must not contain control characters")
         }
         return trimmed
+    }
+
+    /// An optional http or https address of at most 2048 characters; blank counts as absent.
+    public mutating func webAddress(_ value: String?, _ field: String) -> String? {
+        guard let text = optionalText(value, field, maximumLength: 2048) else { return nil }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
+            scheme == "https" || scheme == "http"
+        else {
+            add(field, "must be an http or https address")
+            return nil
+        }
+        return text
     }
 
     /// An integer within `range`; nil (and a problem when `required`) when absent.

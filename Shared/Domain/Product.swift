@@ -299,12 +299,7 @@ public struct ProductDraft: Hashable, Sendable, Codable {
         }
         if let emoji { product.emoji = problems.optionalText(emoji, "emoji", maximumLength: 16) }
         if let iconID { product.iconID = problems.optionalText(iconID, "icon_id", maximumLength: 100) }
-        if let imageURL {
-            product.imageURL = problems.optionalText(imageURL, "image_url", maximumLength: 2048)
-            if let url = product.imageURL, !Self.isWebAddress(url) {
-                problems.add("image_url", "must be an http or https address")
-            }
-        }
+        if let imageURL { product.imageURL = problems.webAddress(imageURL, "image_url") }
         if let trackStock { product.trackStock = trackStock }
         if creating {
             if let quantity = problems.integer(
@@ -329,12 +324,6 @@ public struct ProductDraft: Hashable, Sendable, Codable {
         text.unicodeScalars.allSatisfy {
             $0.isASCII && ($0.properties.isAlphabetic || "0123456789-._".unicodeScalars.contains($0))
         }
-    }
-
-    static func isWebAddress(_ text: String) -> Bool {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty
-        else { return false }
-        return scheme == "https" || scheme == "http"
     }
 }
 

@@ -158,6 +158,11 @@ public struct Store: Hashable, Sendable, Codable {
     public var deliveryPricing: DeliveryPricing
     /// The low-stock threshold products start with.
     public var lowStockDefault: Int
+    // The public profile customers see, beside the name, address and phone.
+    public var imageURL: String?
+    public var cuisine: String?
+    /// In the store's time zone; a store without any is never open now.
+    public var openingHours: [OpeningPeriod]?
     public var version: Int64
     public var createdAt: Date
     public var updatedAt: Date
@@ -177,6 +182,9 @@ public struct Store: Hashable, Sendable, Codable {
         self.vatRates = vatRates
         self.deliveryPricing = deliveryPricing
         self.lowStockDefault = lowStockDefault
+        self.imageURL = nil
+        self.cuisine = nil
+        self.openingHours = nil
         self.version = version
         self.createdAt = createdAt
         self.updatedAt = updatedAt
@@ -187,8 +195,61 @@ public struct Store: Hashable, Sendable, Codable {
         case vatRates = "vat_rates"
         case deliveryPricing = "delivery_pricing"
         case lowStockDefault = "low_stock_default"
+        case imageURL = "image_url"
+        case cuisine
+        case openingHours = "opening_hours"
+        case isOpenNow = "is_open_now"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
+    }
+
+    /// Whether the store is open at `date` by its opening hours, in its time zone.
+    public func isOpen(at date: Date) -> Bool {
+        guard let openingHours, let zone = TimeZone(identifier: timezone) else { return false }
+        return openingHours.isOpen(at: date, in: zone)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(StoreID.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+        tier = try container.decode(StoreTier.self, forKey: .tier)
+        address = try container.decodeIfPresent(String.self, forKey: .address)
+        phone = try container.decodeIfPresent(String.self, forKey: .phone)
+        currency = try container.decode(CurrencyCode.self, forKey: .currency)
+        timezone = try container.decode(String.self, forKey: .timezone)
+        vatRates = try container.decode(VATRates.self, forKey: .vatRates)
+        deliveryPricing = try container.decode(DeliveryPricing.self, forKey: .deliveryPricing)
+        lowStockDefault = try container.decode(Int.self, forKey: .lowStockDefault)
+        imageURL = try container.decodeIfPresent(String.self, forKey: .imageURL)
+        cuisine = try container.decodeIfPresent(String.self, forKey: .cuisine)
+        openingHours = try container.decodeIfPresent([OpeningPeriod].self, forKey: .openingHours)
+        version = try container.decode(Int64.self, forKey: .version)
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+        updatedAt = try container.decode(Date.self, forKey: .updatedAt)
+    }
+
+    /// Writes the stored fields and `is_open_now` as of the moment of writing, which decoding
+    /// ignores.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(name, forKey: .name)
+        try container.encode(tier, forKey: .tier)
+        try container.encodeIfPresent(address, forKey: .address)
+        try container.encodeIfPresent(phone, forKey: .phone)
+        try container.encode(currency, forKey: .currency)
+        try container.encode(timezone, forKey: .timezone)
+        try container.encode(vatRates, forKey: .vatRates)
+        try container.encode(deliveryPricing, forKey: .deliveryPricing)
+        try container.encode(lowStockDefault, forKey: .lowStockDefault)
+        try container.encodeIfPresent(imageURL, forKey: .imageURL)
+        try container.encodeIfPresent(cuisine, forKey: .cuisine)
+        try container.encodeIfPresent(openingHours, forKey: .openingHours)
+        try container.encode(isOpen(at: Date()), forKey: .isOpenNow)
+        try container.encode(version, forKey: .version)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(updatedAt, forKey: .updatedAt)
     }
 
     /// Whether `name` is a time zone this system knows.

@@ -125,4 +125,58 @@ struct CatalogFlowTests {
             #expect((feed.object["data"] as? [[String: Any]])?.count == 1 && feed.object["has_more"] as? Bool == false)
         }
     }
+
+    @Test("customers find the stores open now and read their menus; staff read only their own store's")
+    func menusAndOpenStores() async throws {
+        try await InProcessSuite.with { suite in
+            let admin = try await api.admin(suite)
+            let allWeek = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map {
+                ["day": $0, "open": "00:00", "close": "24:00"]
+            }
+            let open = try await api.createStore(
+                suite, admin: admin, ["name": "Falafel", "cuisine": "Middle Eastern", "opening_hours": allWeek])
+            let closed = try await api.createStore(suite, admin: admin, ["name": "No hours"])
+            let badHours = try await api.send(
+                suite, "PATCH", "/v1/stores/\(closed)", token: admin,
+                json: ["opening_hours": [["day": "mon", "open": "10:00", "close": "10:00"]]])
+            #expect(badHours.status == 400)
+            #expect((badHours.error["details"] as? [String: Any])?["opening_hours[0].close"] != nil)
+            _ = try await api.createUser(suite, admin: admin, ["email": "customer@c.com", "role": "customer"])
+            _ = try await api.createUser(suite, admin: admin, ["email": "courier@c.com", "role": "courier"])
+            _ = try await api.createUser(
+                suite, admin: admin, ["email": "staff@n.com", "role": "staff", "store_id": closed])
+            let customer = try await api.token(suite, "customer@c.com")
+            for product in [
+                ["name": "Pita", "category": "Mains", "price": 500, "track_stock": true],
+                ["name": "Falafel plate", "category": "Mains", "price": 3500],
+                ["name": "Old soup", "category": "Mains", "price": 2000, "active": false],
+                ["name": "Water", "price": 600],
+            ] as [[String: Any]] {
+                let created = try await api.send(
+                    suite, "POST", "/v1/stores/\(open)/products", token: admin, json: product)
+                try #require(created.status == 201, "\(created.text)")
+            }
+
+            let listed = try await api.send(suite, "GET", "/v1/stores?open_now=true", token: customer)
+            let stores = listed.object["data"] as? [[String: Any]] ?? []
+            #expect(stores.compactMap { $0["id"] as? String } == [open])
+            #expect(
+                stores.first?["is_open_now"] as? Bool == true && stores.first?["cuisine"] as? String == "Middle Eastern"
+            )
+            let all = try await api.send(suite, "GET", "/v1/stores", token: customer)
+            #expect((all.object["data"] as? [[String: Any]])?.count == 2)
+
+            for reader in [customer, try await api.token(suite, "courier@c.com")] {
+                let menu = try await api.send(suite, "GET", "/v1/stores/\(open)/menu", token: reader)
+                try #require(menu.status == 200, "\(menu.text)")
+                let categories = menu.object["categories"] as? [[String: Any]] ?? []
+                #expect(categories.map { $0["name"] as? String } == ["Mains", nil])
+                let mains = categories.first?["items"] as? [[String: Any]] ?? []
+                #expect(mains.compactMap { $0["name"] as? String } == ["Falafel plate", "Pita"])
+                #expect(mains.compactMap { $0["can_sell"] as? Bool } == [true, false])
+            }
+            let staff = try await api.token(suite, "staff@n.com")
+            #expect(try await api.send(suite, "GET", "/v1/stores/\(open)/menu", token: staff).status == 404)
+        }
+    }
 }

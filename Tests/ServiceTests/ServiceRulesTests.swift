@@ -247,11 +247,11 @@ struct ServiceRulesTests {
                 }?
                 .code == .notFound)
             let listed = try await suite.catalog.call(
-                CatalogAPI.listStores, PageRequest(), options: Self.options(outsider))
+                CatalogAPI.listStores, StoreListRequest(), options: Self.options(outsider))
             #expect(listed.data.map(\.id) == [other.id])
             let courier = Principal(userID: UserID(), role: .courier, storeID: nil)
             let everything = try await suite.catalog.call(
-                CatalogAPI.listStores, PageRequest(), options: Self.options(courier))
+                CatalogAPI.listStores, StoreListRequest(), options: Self.options(courier))
             #expect(Set(everything.data.map(\.id)) == [store.id, other.id])
             #expect(
                 await Self.refusal {

@@ -16,8 +16,18 @@ struct StoreRoutes: Sendable {
         }
         v1.get("stores") { request, context in
             let options = try context.callOptions(request)
-            return try JSONBody.response(
-                try await catalog.call(CatalogAPI.listStores, try QueryReader.page(request), options: options))
+            var query = QueryReader(request)
+            let list = StoreListRequest(
+                openNow: query.bool("open_now"),
+                page: PageRequest(
+                    limit: query.int("limit", in: 1...PageRequest.maximumLimit), cursor: query.text("cursor")))
+            try query.check()
+            return JSONBody.forwarded(try await catalog.forward(CatalogAPI.listStores, list, options: options))
+        }
+        v1.get("stores/:id/menu") { request, context in
+            let options = try context.callOptions(request)
+            let id = try request.pathID("id", context, as: StoreID.self)
+            return JSONBody.forwarded(try await catalog.forward(CatalogAPI.menu, ResourceRef(id: id), options: options))
         }
         v1.get("stores/:id") { request, context in
             let options = try context.callOptions(request)
