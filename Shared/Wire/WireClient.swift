@@ -241,10 +241,19 @@ public final class WireClient: WireCaller {
         let choice = state.withLock { pool -> Choice in
             guard !pool.closed else { return .none(nil) }
             let anyHealthy = pool.ejectedUntil.contains { $0 <= now }
+            // Every endpoint gets a connection of its own as soon as calls come, so that calls
+            // spread over every replica rather than staying on the first one opened.
+            var served = Set<Int>()
+            for slot in pool.slots {
+                switch slot.state {
+                case .ready, .connecting: served.insert(slot.endpoint)
+                case .idle: break
+                }
+            }
             var waitCandidate: (Int, EventLoopFuture<WireConnection>)?
             var connectCandidate: Int?
             var earliestRetry: NIODeadline?
-            for step in 0..<pool.slots.count {
+            scan: for step in 0..<pool.slots.count {
                 let index = (pool.next + step) % pool.slots.count
                 let slot = pool.slots[index]
                 if anyHealthy && pool.ejectedUntil[slot.endpoint] > now { continue }
@@ -256,6 +265,10 @@ public final class WireClient: WireCaller {
                     if waitCandidate == nil { waitCandidate = (index, future) }
                 case .idle:
                     if slot.retryAfter <= now {
+                        if !served.contains(slot.endpoint) {
+                            connectCandidate = index
+                            break scan
+                        }
                         if connectCandidate == nil { connectCandidate = index }
                     } else {
                         earliestRetry = min(earliestRetry ?? slot.retryAfter, slot.retryAfter)

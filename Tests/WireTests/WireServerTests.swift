@@ -230,6 +230,29 @@ struct WireServerTests {
         try await server.stop()
     }
 
+    @Test("a pool of several endpoints spreads calls over all of them, not only the first it opened")
+    func spreadsOverEndpoints() async throws {
+        var servers: [RunningServer] = []
+        for name in ["a", "b"] {
+            var router = WireRouter()
+            router.register(TestAPI.echo) { _, _ in TestAPI.Echo(text: name, delayMilliseconds: 0) }
+            servers.append(try await RunningServer.start(router: router))
+        }
+        let pool = WireClient(
+            configuration: WireClientConfiguration(
+                service: "test", endpoints: servers.map { WireEndpoint(host: "127.0.0.1", port: $0.port) },
+                callerService: "tests", secret: testSecret),
+            logger: Logger(label: "test.client"))
+        var answered: [String: Int] = [:]
+        for _ in 0..<10 {
+            answered[
+                try await pool.call(TestAPI.echo, TestAPI.Echo(text: "", delayMilliseconds: 0)).text, default: 0] += 1
+        }
+        #expect(answered["a", default: 0] >= 3 && answered["b", default: 0] >= 3, "\(answered)")
+        await pool.close()
+        for server in servers { try await server.stop() }
+    }
+
     @Test("malformed JSON or an unknown frame type gets an error frame; the connection stays usable")
     func malformedFrame() async throws {
         let server = try await RunningServer.start()
