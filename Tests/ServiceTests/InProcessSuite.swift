@@ -80,16 +80,25 @@ final class InProcessSuite: Suite {
                     database: databases[name]!.database, redis: redis, instance: "tests", upstreams: upstreams,
                     logger: logger)
             }
+            // Each service calls the others as itself, so that their grants apply as between processes.
             let catalog = try CatalogService.parts(environment("catalog"))
-            let orders = try OrdersService.parts(environment("orders", upstreams: ["catalog": catalog.router]))
+            let orders = try OrdersService.parts(
+                environment("orders", upstreams: ["catalog": catalog.router.caller(as: OrdersService.name)]))
             let payments = try PaymentsService.parts(
-                environment("payments", upstreams: ["catalog": catalog.router, "orders": orders.router]))
+                environment(
+                    "payments",
+                    upstreams: [
+                        "catalog": catalog.router.caller(as: PaymentsService.name),
+                        "orders": orders.router.caller(as: PaymentsService.name),
+                    ]))
             let notifications = try NotificationsService.parts(environment("notifications"))
+            let gateway = GatewayCaller.service
             let gatewayEnvironment = environment(
                 "gateway",
                 upstreams: [
-                    "catalog": catalog.router, "orders": orders.router, "payments": payments.router,
-                    "notifications": notifications.router,
+                    "catalog": catalog.router.caller(as: gateway), "orders": orders.router.caller(as: gateway),
+                    "payments": payments.router.caller(as: gateway),
+                    "notifications": notifications.router.caller(as: gateway),
                 ])
             let router = try await GatewayService.router(
                 settings: try gatewaySettings(), environment: gatewayEnvironment, wakeHub: WakeHub())
@@ -101,7 +110,8 @@ final class InProcessSuite: Suite {
             }
             let notificationsEvents = NotificationsService.events(environment("notifications"))
             let app = Application(
-                router: router, services: relays + orders.consumers + notifications.consumers, logger: logger)
+                router: router, services: relays + catalog.consumers + orders.consumers + notifications.consumers,
+                logger: logger)
             try await app.test(.router) { client in
                 try await body(
                     InProcessSuite(
