@@ -2,12 +2,10 @@ import Contracts
 import Domain
 import JSON
 import Redis
-import Runtime
-import ServiceLifecycle
 
 /// The catalog's events: what it publishes, `store.created` and `store.updated` with the store
 /// as payload, `product.created`, `product.updated`, `stock.low` and `stock.out` with the
-/// product, and what it consumes: no other service's events so far.
+/// product. What it consumes, the orders service's events, is `OrderHolds`'.
 enum CatalogEvents {
     static func storeCreated(_ store: Store) throws -> DomainEvent {
         try event(CatalogAPI.Events.storeCreated, store)
@@ -29,8 +27,4 @@ enum CatalogEvents {
             type: type, storeID: store.id, aggregateID: store.id.description, occurredAt: store.updatedAt,
             payload: try EventPayload(encoding: store))
     }
-
-    /// The consumers the process runs beside its Wire server: none, as the catalog reacts to
-    /// no other service's events yet.
-    static func consumers(_ environment: ServiceEnvironment) -> [any Service] { [] }
 }

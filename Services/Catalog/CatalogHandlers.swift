@@ -59,7 +59,9 @@ struct CatalogHandlers: Sendable {
             try await stockLedger(request, principal: context.requirePrincipal())
         }
         router.register(CatalogAPI.reserve) { request, context in
-            try await reserve(request, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+            try await reserve(
+                request, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey,
+                caller: context.callerService)
         }
         router.register(CatalogAPI.getReservation) { ref, context in
             try await reservation(ref.id, principal: context.requirePrincipal())
@@ -68,7 +70,7 @@ struct CatalogHandlers: Sendable {
             try await end(ref.id, as: .committed, by: context.requirePrincipal())
         }
         router.register(CatalogAPI.releaseReservation) { ref, context in
-            try await end(ref.id, as: .released, by: context.requirePrincipal())
+            try await end(ref.id, as: .released, by: context.requirePrincipal(), caller: context.callerService)
         }
     }
 
@@ -356,15 +358,22 @@ struct CatalogHandlers: Sendable {
     /// together in one `409 insufficient_stock` (`details.products`). Each product is locked
     /// while it is checked and changed, in id order, so concurrent reservations never hold
     /// more than there is and never wait on each other in a circle.
-    func reserve(_ request: NewReservation, principal: Principal, idempotencyKey: String?) async throws -> Reservation {
+    func reserve(
+        _ request: NewReservation, principal: Principal, idempotencyKey: String?,
+        caller: String = GatewayCaller.service
+    ) async throws -> Reservation {
         guard AccessPolicy(principal).canReserveStock(of: request.storeID) else {
             throw OrderlyError(.notFound, "no store \(request.storeID)")
+        }
+        if request.orderID != nil, caller != OrdersAPI.service {
+            throw OrderlyError.invalidFields(["order_id": "is set by the orders service for its orders' lines"])
         }
         let (lines, reference, seconds) = try request.validated()
         let now = Date.currentMillisecond
         let reservation = Reservation(
             id: request.id ?? ReservationID(), storeID: request.storeID, lines: lines, reference: reference,
-            expiresAt: now.addingTimeInterval(TimeInterval(seconds)), createdBy: principal.userID, createdAt: now,
+            orderID: request.orderID, expiresAt: now.addingTimeInterval(TimeInterval(seconds)),
+            createdBy: principal.userID, createdAt: now,
             updatedAt: now)
         let stores = self.stores
         return try await idempotency.write(
@@ -423,47 +432,66 @@ struct CatalogHandlers: Sendable {
 
     /// Ends a held reservation: `committed` sells its units (a `sale` ledger entry per line,
     /// referencing the reservation's reference or else its id); `released` and `expired` give
-    /// them back. `principal` is nil for the expiry sweep. Ending it again as it ended is
-    /// harmless and answers it as it is.
+    /// them back. `principal` is nil for the catalog's own sweeps. Ending it again as it ended is
+    /// harmless and answers it as it is. A reservation for an order's line ends with the order
+    /// (`OrderHolds`); only the orders service may give one back early (a line it could not store).
     @discardableResult
-    func end(_ id: ReservationID, as outcome: ReservationStatus, by principal: Principal?) async throws -> Reservation {
+    func end(
+        _ id: ReservationID, as outcome: ReservationStatus, by principal: Principal?,
+        caller: String = GatewayCaller.service
+    ) async throws -> Reservation {
         let stores = self.stores
         return try await database.transaction { transaction in
             try await transaction.lock("catalog.reservation:\(id)")
             guard var reservation = try await stores.find(id, in: transaction.sql),
                 principal.map({ AccessPolicy($0).canReserveStock(of: reservation.storeID) }) ?? true
             else { throw OrderlyError(.notFound, "no reservation \(id)") }
-            let now = Date.currentMillisecond
-            guard try reservation.ends(as: outcome, at: now) else { return reservation }
-            var products = try await Self.lockedProducts(of: reservation.lines, stores, in: transaction)
-            for line in reservation.lines {
-                guard var product = products[line.productID] else {
-                    throw StorageError.unexpected("reservation \(id) holds a product that is gone")
-                }
-                let before = product
-                product.reserved -= line.quantity
-                if outcome == .committed {
-                    product.quantity = try product.quantity(adjustedBy: -line.quantity)
-                }
-                try await Self.save(&product, stores, in: transaction, alertingAfter: before.stockStatus)
-                products[line.productID] = product
-                if outcome == .committed {
-                    try await stores.insert(
-                        StockLedgerEntry(
-                            id: UUID.random(), seq: try await transaction.nextSequence("stock_ledger"),
-                            productID: product.id, storeID: product.storeID, previousQuantity: before.quantity,
-                            newQuantity: product.quantity, reason: .sale, notes: nil,
-                            reference: reservation.reference ?? reservation.id.description,
-                            createdBy: principal?.userID ?? reservation.createdBy, createdAt: now,
-                            clientCreatedAt: nil),
-                        in: transaction)
-                }
+            if let order = reservation.orderID, principal != nil,
+                !(caller == OrdersAPI.service && outcome == .released)
+            {
+                throw OrderlyError(
+                    .failedPrecondition, "the reservation holds stock for order \(order) and ends with it",
+                    reason: "held_for_order")
             }
-            reservation.status = outcome
-            reservation.updatedAt = now
-            try await stores.update(reservation, in: transaction)
+            try await Self.end(&reservation, as: outcome, by: principal?.userID, stores, in: transaction)
             return reservation
         }
+    }
+
+    /// Ends `reservation` as `outcome` within `transaction`, which holds its lock. Does nothing
+    /// when it ended so already.
+    static func end(
+        _ reservation: inout Reservation, as outcome: ReservationStatus, by user: UserID?,
+        _ stores: CatalogRepository, in transaction: Transaction
+    ) async throws {
+        let now = Date.currentMillisecond
+        guard try reservation.ends(as: outcome, at: now) else { return }
+        var products = try await lockedProducts(of: reservation.lines, stores, in: transaction)
+        for line in reservation.lines {
+            guard var product = products[line.productID] else {
+                throw StorageError.unexpected("reservation \(reservation.id) holds a product that is gone")
+            }
+            let before = product
+            product.reserved -= line.quantity
+            if outcome == .committed {
+                product.quantity = try product.quantity(adjustedBy: -line.quantity)
+            }
+            try await save(&product, stores, in: transaction, alertingAfter: before.stockStatus)
+            products[line.productID] = product
+            if outcome == .committed {
+                try await stores.insert(
+                    StockLedgerEntry(
+                        id: UUID.random(), seq: try await transaction.nextSequence("stock_ledger"),
+                        productID: product.id, storeID: product.storeID, previousQuantity: before.quantity,
+                        newQuantity: product.quantity, reason: .sale, notes: nil,
+                        reference: reservation.reference ?? reservation.id.description,
+                        createdBy: user ?? reservation.createdBy, createdAt: now, clientCreatedAt: nil),
+                    in: transaction)
+            }
+        }
+        reservation.status = outcome
+        reservation.updatedAt = now
+        try await stores.update(reservation, in: transaction)
     }
 
     /// Expires the held reservations whose time has run out, a batch at a time; returns how many.
@@ -478,7 +506,7 @@ struct CatalogHandlers: Sendable {
     }
 
     /// The products of `lines`, each locked for the rest of the transaction, taken in id order.
-    private static func lockedProducts(
+    static func lockedProducts(
         of lines: [Reservation.Line], _ stores: CatalogRepository, in transaction: Transaction
     ) async throws -> [ProductID: Product] {
         var products: [ProductID: Product] = [:]
@@ -492,7 +520,7 @@ struct CatalogHandlers: Sendable {
     /// Writes a changed product as its next version and publishes `product.updated`, and
     /// `stock.low` or `stock.out` when its stock crossed into that status from `before`.
     /// Callers hold the product's lock, so the version read is still the current one.
-    private static func save(
+    static func save(
         _ product: inout Product, _ stores: CatalogRepository, in transaction: Transaction,
         alertingAfter before: StockStatus? = nil
     ) async throws {

@@ -212,19 +212,21 @@ struct CatalogRepository: Sendable {
     func insert(_ reservation: Reservation, in transaction: Transaction) async throws {
         try await transaction.sql.raw(
             """
-            INSERT INTO reservations (id, store_id, status, expires_at, created_at, doc)
+            INSERT INTO reservations (id, store_id, order_id, status, expires_at, created_at, doc)
             VALUES (\(bind: reservation.id.description), \(bind: reservation.storeID.description),
-                \(bind: reservation.status.rawValue), \(bind: reservation.expiresAt.millisecondsSince1970),
+                \(bind: reservation.orderID?.description), \(bind: reservation.status.rawValue),
+                \(bind: reservation.expiresAt?.millisecondsSince1970),
                 \(bind: reservation.createdAt.millisecondsSince1970), \(bind: try StoredDocument.text(reservation)))
             """
         ).run()
     }
 
-    /// Writes a reservation's new status. Callers hold its lock.
+    /// Writes a reservation's new status, lines and expiry. Callers hold its lock.
     func update(_ reservation: Reservation, in transaction: Transaction) async throws {
         try await transaction.sql.raw(
             """
             UPDATE reservations SET status = \(bind: reservation.status.rawValue),
+                expires_at = \(bind: reservation.expiresAt?.millisecondsSince1970),
                 doc = \(bind: try StoredDocument.text(reservation))
             WHERE id = \(bind: reservation.id.description)
             """
@@ -234,6 +236,34 @@ struct CatalogRepository: Sendable {
     func find(_ id: ReservationID, in sql: any SQLDatabase) async throws -> Reservation? {
         try await sql.raw("SELECT doc FROM reservations WHERE id = \(bind: id.description)").first()
             .map { try StoredDocument.decode(Reservation.self, from: $0) }
+    }
+
+    /// The reservations made for `order`'s lines, oldest first.
+    func reservations(of order: OrderID, in sql: any SQLDatabase) async throws -> [Reservation] {
+        try await sql.raw(
+            "SELECT doc FROM reservations WHERE order_id = \(bind: order.description) ORDER BY created_at, id"
+        ).all().map { try StoredDocument.decode(Reservation.self, from: $0) }
+    }
+
+    /// Whether any reservation was made for `order`'s lines.
+    func hasReservations(of order: OrderID, in sql: any SQLDatabase) async throws -> Bool {
+        try await sql.raw("SELECT id FROM reservations WHERE order_id = \(bind: order.description) LIMIT 1").first()
+            != nil
+    }
+
+    /// The version of `order` its holds were last brought in line with; 0 when never.
+    func holdsVersion(of order: OrderID, in sql: any SQLDatabase) async throws -> Int64 {
+        try await sql.raw("SELECT version FROM order_holds WHERE order_id = \(bind: order.description)").first()?
+            .decode(column: "version", as: Int64.self) ?? 0
+    }
+
+    func setHoldsVersion(_ version: Int64, of order: OrderID, in transaction: Transaction) async throws {
+        try await transaction.sql.raw(
+            """
+            INSERT INTO order_holds (order_id, version) VALUES (\(bind: order.description), \(bind: version))
+            ON CONFLICT (order_id) DO UPDATE SET version = excluded.version
+            """
+        ).run()
     }
 
     /// Held reservations whose time ran out by `now`, the longest overdue first.

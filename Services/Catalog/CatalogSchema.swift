@@ -76,7 +76,10 @@ enum CatalogSchema {
                 try await transaction.sql.raw(SQLQueryString(statement)).run()
             }
         },
-        // A reservation's lines live in its document; the sweep finds the held ones that are due.
+        // A reservation's lines live in its document; the sweep finds the held ones that are due
+        // (those held for an order until it ends have no `expires_at`), the orders' holds
+        // (`OrderHolds`) an order's reservations, and `order_holds` which version of each order
+        // they were brought in line with.
         Migration(
             4, "reservations",
             sql: [
@@ -84,13 +87,16 @@ enum CatalogSchema {
                 CREATE TABLE reservations (
                     id TEXT PRIMARY KEY,
                     store_id TEXT NOT NULL,
+                    order_id TEXT,
                     status TEXT NOT NULL,
-                    expires_at BIGINT NOT NULL,
+                    expires_at BIGINT,
                     created_at BIGINT NOT NULL,
                     doc TEXT NOT NULL
                 )
                 """,
                 "CREATE INDEX reservations_due ON reservations (expires_at) WHERE status = 'held'",
+                "CREATE INDEX reservations_by_order ON reservations (order_id) WHERE order_id IS NOT NULL",
+                "CREATE TABLE order_holds (order_id TEXT PRIMARY KEY, version BIGINT NOT NULL)",
             ]),
     ]
 }

@@ -30,6 +30,7 @@ public enum CatalogService: ServiceDefinition {
         handlers.register(in: &router)
         let sweep = ReservationSweep(
             handlers: handlers, interval: reservationSweepInterval, logger: environment.logger)
-        return ServiceParts(router: router, consumers: CatalogEvents.consumers(environment) + [sweep])
+        let holds = OrderHolds(database: environment.database, logger: environment.logger).consumer(environment)
+        return ServiceParts(router: router, consumers: [holds, sweep])
     }
 }

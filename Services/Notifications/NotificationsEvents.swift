@@ -18,6 +18,7 @@ import Synchronization
 ///   who placed it; and when a delivery order enters the pool (accepted, unclaimed), the
 ///   couriers on duty (`order.available`).
 /// - `order.released`: the store's users, and the couriers on duty (`order.available`).
+/// - `stock.low` and `stock.out`: the store's owners and managers.
 ///
 /// What couriers are told of an order they have not claimed leaves out the recipient's
 /// apartment, as their view of the order does.
@@ -38,7 +39,8 @@ public struct NotificationsEvents: Sendable {
     /// The event types consumed; the others are ignored.
     static let types = [
         IdentityEvents.userCreated, IdentityEvents.userUpdated, OrdersAPI.Events.created, OrdersAPI.Events.claimed,
-        OrdersAPI.Events.statusChanged, OrdersAPI.Events.released,
+        OrdersAPI.Events.statusChanged, OrdersAPI.Events.released, CatalogAPI.Events.stockLow,
+        CatalogAPI.Events.stockOut,
     ]
 
     /// Each consumed type's handler: the event alone, as a batch of one.
@@ -52,11 +54,11 @@ public struct NotificationsEvents: Sendable {
         try await apply([event])
     }
 
-    /// The consumers the process runs beside its Wire server: the gateway's identity events and
-    /// the orders service's events, each in this service's consumer group, on the database's
+    /// The consumers the process runs beside its Wire server: the gateway's identity events, the
+    /// orders service's and the catalog's events, each in this service's consumer group, on the database's
     /// preferred executor (they mostly write it), a read's events applied together.
     func consumers(_ environment: ServiceEnvironment) -> [any Service] {
-        [IdentityEvents.service, OrdersAPI.service].map { producer in
+        [IdentityEvents.service, OrdersAPI.service, CatalogAPI.service].map { producer in
             EventConsumer(
                 redis: environment.consumerRedis(),
                 configuration: EventConsumerConfiguration(
@@ -70,8 +72,8 @@ public struct NotificationsEvents: Sendable {
     private enum Effect {
         /// Keep this copy of a user.
         case record(User)
-        /// Tell each audience its telling, with the order's ids as the notifications' data.
-        case notify(OrderFacts, [(Audience, Telling)])
+        /// Tell each audience its telling, with the ids to open as the notifications' data.
+        case notify([String: String], [(Audience, Telling)])
     }
 
     /// Applies `events`, in order, in one transaction, each once however often it is delivered
@@ -94,8 +96,7 @@ public struct NotificationsEvents: Sendable {
                 case .record(let user):
                     try await notifications.record(user, in: transaction)
                     audiences = [:]
-                case .notify(let order, let tellings):
-                    let data = ["order_id": order.id.description, "store_id": order.storeID.description]
+                case .notify(let data, let tellings):
                     var told: Set<UserID> = []
                     for (audience, telling) in tellings {
                         if audiences[audience] == nil {
@@ -124,11 +125,12 @@ public struct NotificationsEvents: Sendable {
             if let address = order.address(withApartment: true) { summary += " to \(address)" }
             if order.fulfillment == .delivery { summary += ", \(order.boxesCount) boxes" }
             return .notify(
-                order, [(Audience(store: order.storeID), Telling(title: "New order #\(order.number)", body: summary))])
+                order.data,
+                [(Audience(store: order.storeID), Telling(title: "New order #\(order.number)", body: summary))])
         case OrdersAPI.Events.claimed:
             let order = try event.payload.decode(as: OrderFactsChange.self).order
             return .notify(
-                order,
+                order.data,
                 [
                     (
                         Audience(store: order.storeID),
@@ -148,7 +150,7 @@ public struct NotificationsEvents: Sendable {
                 )
             ]
             if order.status == .accepted, order.entersPool { tellings.append(Self.available(order)) }
-            return .notify(order, tellings)
+            return .notify(order.data, tellings)
         case OrdersAPI.Events.released:
             let order = try event.payload.decode(as: OrderFactsChange.self).order
             var tellings = [
@@ -158,7 +160,16 @@ public struct NotificationsEvents: Sendable {
                 )
             ]
             if order.entersPool { tellings.append(Self.available(order)) }
-            return .notify(order, tellings)
+            return .notify(order.data, tellings)
+        case CatalogAPI.Events.stockLow, CatalogAPI.Events.stockOut:
+            let product = try event.payload.decode(as: ProductFacts.self)
+            let telling =
+                event.type == CatalogAPI.Events.stockOut
+                ? Telling(title: "\(product.name) is out of stock", body: "Nothing left to sell")
+                : Telling(title: "\(product.name) is running low", body: "\(product.available) left")
+            return .notify(
+                ["product_id": product.id.description, "store_id": product.storeID.description],
+                [(Audience(storeManagers: product.storeID), telling)])
         default:
             return nil
         }
@@ -217,9 +228,25 @@ struct OrderFacts: Decodable, Sendable, Hashable {
             apartment: withApartment ? apartment : nil, city: city)
     }
 
+    /// The ids a notification of the order opens.
+    var data: [String: String] { ["order_id": id.description, "store_id": storeID.description] }
+
     /// Whether couriers can claim it now: an unclaimed delivery order in a claimable status.
     var entersPool: Bool {
         fulfillment == .delivery && courierID == nil && Order.claimableStatuses.contains(status)
+    }
+}
+
+/// What the notifications take from a product in a stock event's payload.
+struct ProductFacts: Decodable, Sendable {
+    var id: ProductID
+    var storeID: StoreID
+    var name: String
+    var available: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, available
+        case storeID = "store_id"
     }
 }
 

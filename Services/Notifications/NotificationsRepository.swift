@@ -28,6 +28,9 @@ struct NotificationsRepository: Sendable {
     func users(in audience: Audience, in transaction: Transaction) async throws -> [UserID] {
         var who: SQLQueryString = "1 = 0"
         if let store = audience.store { who = who + " OR store_id = \(bind: store.description)" }
+        if let store = audience.storeManagers {
+            who = who + " OR (store_id = \(bind: store.description) AND role IN ('owner', 'manager'))"
+        }
         if audience.couriersOnDuty { who = who + " OR (role = 'courier' AND on_duty = 1)" }
         if let customer = audience.customer {
             who = who + " OR (user_id = \(bind: customer.description) AND role = 'customer')"
@@ -95,6 +98,8 @@ struct NotificationsRepository: Sendable {
 /// the order and the courier carrying it, as the event has it.
 struct Audience: Sendable, Hashable {
     var store: StoreID?
+    /// The owners and managers of this store.
+    var storeManagers: StoreID?
     var couriersOnDuty = false
     var customer: UserID?
     var courier: UserID?

@@ -12,10 +12,13 @@ struct OrdersHandlers: Sendable {
     let stores: StoreDirectory
     let orders: OrdersRepository
     let idempotency: IdempotencyStore
+    /// Products and their stock, for catalog lines.
+    let catalog: any WireCaller
 
-    init(database: Database, stores: StoreDirectory) {
+    init(database: Database, stores: StoreDirectory, catalog: any WireCaller) {
         self.database = database
         self.stores = stores
+        self.catalog = catalog
         self.orders = OrdersRepository(database: database)
         self.idempotency = IdempotencyStore(database: database)
     }
@@ -329,48 +332,140 @@ struct OrdersHandlers: Sendable {
         }
     }
 
+    /// Adds, changes or removes a line. A catalog product's line is priced by the product, and
+    /// the orders service's step of the order-line saga reserves what it adds (a new line, a
+    /// larger quantity) before the line is stored, so that a shortage is refused at once; the
+    /// reservation is listed on the line, which the catalog then keeps held until the order
+    /// ends (`OrderHolds` there). A reservation the change did not store is given back; one
+    /// left by a crash expires.
     func changeItems(_ request: ItemChange, principal: Principal, idempotencyKey: String?) async throws -> Order {
         let policy = AccessPolicy(principal)
         let current = try await visibleOrder(request.orderID, policy)
         try policy.checkEdit(current)
         let rates = try await stores.store(current.storeID, for: principal).vatRates
-        return try await change(
-            request.orderID, by: principal, expectedVersion: request.expectedVersion, idempotencyKey: idempotencyKey,
-            scope: "orders.items", request: request
-        ) { order in
-            try policy.checkEdit(order)
-            let change: String
-            let item: OrderItem
-            switch request.kind {
-            case .add:
-                guard order.items.count < Order.maximumItems else {
-                    throw OrderlyError(
-                        .failedPrecondition, "an order holds at most \(Order.maximumItems) items",
-                        reason: "too_many_items")
+        let (product, hold) = try await reserveForLine(request, current, rates: rates, principal: principal)
+        let held = hold?.lines.first?.quantity ?? 0
+        let order: Order
+        do {
+            order = try await change(
+                request.orderID, by: principal, expectedVersion: request.expectedVersion,
+                idempotencyKey: idempotencyKey, scope: "orders.items", request: request
+            ) { order in
+                try policy.checkEdit(order)
+                let change: String
+                let item: OrderItem
+                switch request.kind {
+                case .add:
+                    guard order.items.count < Order.maximumItems else {
+                        throw OrderlyError(
+                            .failedPrecondition, "an order holds at most \(Order.maximumItems) items",
+                            reason: "too_many_items")
+                    }
+                    let draft = request.item ?? OrderItemDraft()
+                    item =
+                        try product.map { product throws(OrderlyError) in
+                            try draft.newItem(of: product, currency: order.currency, holding: hold?.id)
+                        } ?? draft.newItem(rates: rates)
+                    guard !order.items.contains(where: { $0.id == item.id }) else {
+                        throw OrderlyError(
+                            .conflict, "the order already has an item \(item.id)", reason: "already_exists")
+                    }
+                    order.items.append(item)
+                    change = "item_added"
+                case .update, .remove:
+                    guard let itemID = request.itemID, let index = order.items.firstIndex(where: { $0.id == itemID })
+                    else {
+                        throw OrderlyError(.notFound, "no item \(request.itemID?.description ?? "") in this order")
+                    }
+                    if request.kind == .update {
+                        var changed = try (request.item ?? OrderItemDraft()).applied(
+                            to: order.items[index], rates: rates)
+                        // What was reserved covers exactly the line's growth since it was read.
+                        if changed.reservationIDs != nil {
+                            guard max(0, Int64(changed.quantity - order.items[index].quantity)) == held else {
+                                throw OrderlyError(
+                                    .conflict, "the line changed meanwhile; read the order again",
+                                    reason: "version_conflict")
+                            }
+                            if let hold { changed.reservationIDs?.append(hold.id) }
+                        }
+                        item = changed
+                        order.items[index] = item
+                        change = "item_changed"
+                    } else {
+                        item = order.items.remove(at: index)
+                        change = "item_removed"
+                    }
                 }
-                item = try (request.item ?? OrderItemDraft()).newItem(rates: rates)
-                guard !order.items.contains(where: { $0.id == item.id }) else {
-                    throw OrderlyError(.conflict, "the order already has an item \(item.id)", reason: "already_exists")
-                }
-                order.items.append(item)
-                change = "item_added"
-            case .update, .remove:
-                guard let itemID = request.itemID, let index = order.items.firstIndex(where: { $0.id == itemID }) else {
-                    throw OrderlyError(.notFound, "no item \(request.itemID?.description ?? "") in this order")
-                }
-                if request.kind == .update {
-                    item = try (request.item ?? OrderItemDraft()).applied(to: order.items[index], rates: rates)
-                    order.items[index] = item
-                    change = "item_changed"
-                } else {
-                    item = order.items.remove(at: index)
-                    change = "item_removed"
-                }
+                try order.recomputeTotals()
+                return Change(
+                    name: change, event: OrdersAPI.Events.updated,
+                    details: ["item_id": .string(item.id.description), "description": .string(item.description)])
             }
-            try order.recomputeTotals()
-            return Change(
-                name: change, event: OrdersAPI.Events.updated,
-                details: ["item_id": .string(item.id.description), "description": .string(item.description)])
+        } catch {
+            if let hold { await giveBack(hold, principal) }
+            throw error
         }
+        // A replayed request answers as the first time, whose line lists another reservation.
+        if let hold, !order.items.contains(where: { $0.reservationIDs?.contains(hold.id) == true }) {
+            await giveBack(hold, principal)
+        }
+        return order
+    }
+
+    /// For a change that adds units of a stock-tracked catalog product (a new line, a larger
+    /// quantity): the product of a new line, and the reservation of the units added, made for
+    /// the order. Checks the line as it would be first, so that bad fields are named before
+    /// anything is held.
+    private func reserveForLine(_ request: ItemChange, _ order: Order, rates: VATRates, principal: Principal)
+        async throws -> (product: Product?, hold: Reservation?)
+    {
+        let options = WireCallOptions(principal: principal)
+        let draft = request.item ?? OrderItemDraft()
+        var productID: ProductID
+        var units: Int64
+        var product: Product?
+        switch request.kind {
+        case .add:
+            guard let id = draft.productID else { return (nil, nil) }
+            let found = try? await catalog.call(CatalogAPI.getProduct, ResourceRef(id: id), options: options)
+            guard let found, found.storeID == order.storeID else {
+                throw OrderlyError(.notFound, "no product \(id) in the order's store")
+            }
+            let line = try draft.newItem(of: found, currency: order.currency, holding: nil)
+            guard found.trackStock else { return (found, nil) }
+            (productID, units, product) = (id, Int64(line.quantity), found)
+        case .update:
+            guard let item = order.items.first(where: { $0.id == request.itemID }), item.reservationIDs != nil,
+                let id = item.productID
+            else { return (nil, nil) }
+            let line = try draft.applied(to: item, rates: rates)
+            guard line.quantity > item.quantity else { return (nil, nil) }
+            (productID, units) = (id, Int64(line.quantity - item.quantity))
+        case .remove:
+            return (nil, nil)
+        }
+        do {
+            let hold = try await catalog.call(
+                CatalogAPI.reserve,
+                NewReservation(
+                    storeID: order.storeID, orderID: order.id,
+                    lines: [Reservation.Line(productID: productID, quantity: units)], reference: order.id.description,
+                    expiresInSeconds: CatalogAPI.orderLineHoldSeconds),
+                options: options)
+            return (product, hold)
+        } catch var error as OrderlyError where error.reason == "insufficient_stock" {
+            // The line's one product, named at the top as for a stock adjustment.
+            if case .array(let products)? = error.details?["products"], case .object(let short)? = products.first {
+                error.details = short
+            }
+            throw error
+        }
+    }
+
+    /// Gives back a reservation a change did not store; if that fails too, it expires.
+    private func giveBack(_ hold: Reservation, _ principal: Principal) async {
+        _ = try? await catalog.call(
+            CatalogAPI.releaseReservation, ResourceRef(id: hold.id), options: WireCallOptions(principal: principal))
     }
 }

@@ -17,12 +17,14 @@ public enum OrdersService: ServiceDefinition {
         GatewayCaller.service: WireCallers.everything, PaymentsAPI.service: WireCallers.only(OrdersAPI.getOrder.name),
     ])
 
-    /// The service over `environment`, asking its catalog upstream for stores: what the process
+    /// The service over `environment`, asking its catalog upstream for stores, products and
+    /// the stock of catalog lines: what the process
     /// runs, and what tests run in-process.
     public static func parts(_ environment: ServiceEnvironment) throws -> ServiceParts {
-        let stores = StoreDirectory(catalog: try environment.upstream(CatalogAPI.service))
+        let catalog = try environment.upstream(CatalogAPI.service)
+        let stores = StoreDirectory(catalog: catalog)
         var router = WireRouter()
-        OrdersHandlers(database: environment.database, stores: stores).register(in: &router)
+        OrdersHandlers(database: environment.database, stores: stores, catalog: catalog).register(in: &router)
         return ServiceParts(router: router, consumers: OrdersEvents(stores: stores).consumers(environment))
     }
 }

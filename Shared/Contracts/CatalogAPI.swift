@@ -50,6 +50,11 @@ public enum CatalogAPI {
     public static let releaseReservation = WireMethod<ResourceRef<ReservationID>, Reservation>(
         "catalog.reservations.release", safeToRetry: true)
 
+    /// How long the stock reserved for an order's line waits for the line to be stored before
+    /// it expires (10 minutes); once the catalog sees the stored line, it is held until the order
+    /// ends.
+    public static let orderLineHoldSeconds = 600
+
     /// The events the catalog publishes on `orderly:events:catalog`: the store's with the store
     /// as payload, the products' with the product.
     public enum Events {
@@ -213,19 +218,23 @@ public struct ProductChangesPage: Codable, Sendable {
 
 /// Stock to hold for a sale: `lines` of distinct products of the store, for
 /// `expires_in_seconds` (1 to a day; 15 minutes when absent). `id` may be chosen by the client.
+/// `orderID` is the orders service's alone: the order whose line the stock is for, which then
+/// keeps it held until the order ends once the line is stored (`OrderHolds`).
 public struct NewReservation: Codable, Sendable, Hashable {
     public var id: ReservationID?
     public var storeID: StoreID
+    public var orderID: OrderID?
     public var lines: [Reservation.Line]?
     public var reference: String?
     public var expiresInSeconds: Int?
 
     public init(
-        id: ReservationID? = nil, storeID: StoreID, lines: [Reservation.Line]?, reference: String? = nil,
-        expiresInSeconds: Int? = nil
+        id: ReservationID? = nil, storeID: StoreID, orderID: OrderID? = nil, lines: [Reservation.Line]?,
+        reference: String? = nil, expiresInSeconds: Int? = nil
     ) {
         self.id = id
         self.storeID = storeID
+        self.orderID = orderID
         self.lines = lines
         self.reference = reference
         self.expiresInSeconds = expiresInSeconds
@@ -234,6 +243,7 @@ public struct NewReservation: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case id, lines, reference
         case storeID = "store_id"
+        case orderID = "order_id"
         case expiresInSeconds = "expires_in_seconds"
     }
 

@@ -16,10 +16,14 @@ public struct OrderItem: Hashable, Sendable, Codable {
     public var lineVAT: Int64
     public var isWarrantyItem: Bool
     public var warrantyNotes: String?
+    /// For a line of a stock-tracked catalog product: the reservations holding its units, the
+    /// first for the quantity it was added with and one more for each increase since.
+    public var reservationIDs: [ReservationID]? = nil
 
     enum CodingKeys: String, CodingKey {
         case id, type, description, quantity
         case productID = "product_id"
+        case reservationIDs = "reservation_ids"
         case deviceID = "device_id"
         case unitPriceGross = "unit_price_gross"
         case vatRateBasisPoints = "vat_rate_bp"
@@ -92,16 +96,65 @@ public struct OrderItemDraft: Hashable, Sendable, Codable {
             changingType: false, rates: rates)
     }
 
+    /// A new line of catalog product `product`, in an order of `currency`: its name, price and
+    /// VAT rate as they are now, which later changes of the product leave as they are. The draft
+    /// names only the product, the quantity and the warranty fields; `reservation` holds its units.
+    public func newItem(of product: Product, currency: CurrencyCode, holding reservation: ReservationID?)
+        throws(OrderlyError) -> OrderItem
+    {
+        var problems = FieldProblems()
+        if description != nil { problems.add("description", "is the product's name") }
+        if unitPriceGross != nil { problems.add("unit_price_gross", "is the product's price") }
+        if vatRateBasisPoints != nil { problems.add("vat_rate_bp", "is the product's VAT rate") }
+        if let type, type != .product { problems.add("type", "is product for a catalog product") }
+        try problems.check()
+        guard product.active else {
+            throw OrderlyError(.failedPrecondition, "\(product.name) is not for sale", reason: "product_inactive")
+        }
+        guard product.currency == currency else {
+            throw OrderlyError(
+                .failedPrecondition, "\(product.name) is priced in \(product.currency), the order in \(currency)",
+                reason: "currency_mismatch")
+        }
+        var item = try priced(
+            OrderItem(
+                id: id ?? OrderItemID(), type: .product, productID: product.id, deviceID: nil,
+                description: product.name, quantity: quantity ?? 1, unitPriceGross: product.price,
+                vatRateBasisPoints: product.vatRateBP, unitPriceNet: 0, lineGross: 0, lineNet: 0, lineVAT: 0,
+                isWarrantyItem: isWarrantyItem ?? false, warrantyNotes: nil),
+            changingType: false, rates: .standard)
+        item.reservationIDs = reservation.map { [$0] }
+        return item
+    }
+
     /// `item` with this draft's changes, priced again. A new `type` without a `vat_rate_bp` takes
-    /// the store's rate for the new type.
+    /// the store's rate for the new type. A catalog product's line changes only its quantity and
+    /// warranty fields (`422 catalog_line` for the others), and no other line becomes one.
     public func applied(to item: OrderItem, rates: VATRates) throws(OrderlyError) -> OrderItem {
+        if item.productID != nil {
+            let fixed = [
+                ("product_id", productID.map { $0 != item.productID } ?? false),
+                ("type", type.map { $0 != item.type } ?? false),
+                ("description", description != nil), ("unit_price_gross", unitPriceGross != nil),
+                ("vat_rate_bp", vatRateBasisPoints != nil),
+            ].filter(\.1).map(\.0)
+            if !fixed.isEmpty {
+                throw OrderlyError(
+                    .failedPrecondition,
+                    "a catalog product's line keeps the product's \(fixed.joined(separator: ", "))",
+                    reason: "catalog_line")
+            }
+        } else if productID != nil {
+            throw OrderlyError(
+                .failedPrecondition, "a line becomes no catalog product's; add a line of the product instead",
+                reason: "catalog_line")
+        }
         var item = item
         var problems = FieldProblems()
         if let description { item.description = problems.text(description, "description", maximumLength: 500) }
         try problems.check()
         let changingType = type != nil && type != item.type
         if let type { item.type = type }
-        if let productID { item.productID = productID }
         if let quantity { item.quantity = quantity }
         if let unitPriceGross { item.unitPriceGross = unitPriceGross }
         if let vatRateBasisPoints { item.vatRateBasisPoints = vatRateBasisPoints }

@@ -3,7 +3,8 @@ public import Foundation
 /// Stock held for a sale that has not happened yet: every line's units are counted in its
 /// product's `reserved` while the reservation is `held`. It ends once: `committed` (the units
 /// are sold, `sale` ledger entries), `released` (given back) or `expired` (given back when its
-/// time ran out).
+/// time ran out). A reservation for an order line carries the order's id; once the line is
+/// stored it is held until the order ends, without a time limit (`expiresAt` nil).
 public struct Reservation: Hashable, Sendable, Codable {
     public var id: ReservationID
     public var storeID: StoreID
@@ -11,7 +12,10 @@ public struct Reservation: Hashable, Sendable, Codable {
     public var lines: [Line]
     /// What the stock is held for: an order or payment, as the caller names it.
     public var reference: String?
-    public var expiresAt: Date
+    /// The order whose line the stock is held for, when it is one.
+    public var orderID: OrderID?
+    /// Nil once the reservation is held for its order until the order ends.
+    public var expiresAt: Date?
     public var createdBy: UserID
     public var createdAt: Date
     public var updatedAt: Date
@@ -33,13 +37,14 @@ public struct Reservation: Hashable, Sendable, Codable {
 
     public init(
         id: ReservationID, storeID: StoreID, status: ReservationStatus = .held, lines: [Line], reference: String?,
-        expiresAt: Date, createdBy: UserID, createdAt: Date, updatedAt: Date
+        orderID: OrderID? = nil, expiresAt: Date?, createdBy: UserID, createdAt: Date, updatedAt: Date
     ) {
         self.id = id
         self.storeID = storeID
         self.status = status
         self.lines = lines
         self.reference = reference
+        self.orderID = orderID
         self.expiresAt = expiresAt
         self.createdBy = createdBy
         self.createdAt = createdAt
@@ -49,6 +54,7 @@ public struct Reservation: Hashable, Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case id, status, lines, reference
         case storeID = "store_id"
+        case orderID = "order_id"
         case expiresAt = "expires_at"
         case createdBy = "created_by"
         case createdAt = "created_at"
@@ -56,7 +62,8 @@ public struct Reservation: Hashable, Sendable, Codable {
     }
 
     /// Whether ending the reservation as `outcome` at `now` changes it: false when it has ended
-    /// so already (a repeated commit or release, or a release of an expired one). Throws `409 reservation_closed` when it ended
+    /// so already (a repeated commit or release, or a release of an expired one), and for an
+    /// expiry that is not due. Throws `409 reservation_closed` when it ended
     /// otherwise, and `409 reservation_expired` for a commit after its time ran out, even
     /// before the sweep has released it.
     public func ends(as outcome: ReservationStatus, at now: Date) throws(OrderlyError) -> Bool {
@@ -68,11 +75,20 @@ public struct Reservation: Hashable, Sendable, Codable {
                 .conflict, "the reservation was \(status.rawValue) already", reason: "reservation_closed",
                 details: ["status": .string(status.rawValue)])
         }
-        if outcome == .committed, now >= expiresAt {
+        // Only a reservation whose time has come expires: one held for its order since has none.
+        if outcome == .expired {
+            guard let expiresAt, now >= expiresAt else { return false }
+        }
+        if outcome == .committed, let expiresAt, now >= expiresAt {
             throw OrderlyError(
                 .conflict, "the reservation expired at \(RFC3339.format(expiresAt))", reason: "reservation_expired")
         }
         return true
+    }
+
+    /// The units held of each product.
+    public var quantities: [ProductID: Int64] {
+        lines.reduce(into: [:]) { $0[$1.productID, default: 0] += $1.quantity }
     }
 
     /// The longest a reservation may hold stock, in seconds (a day), and the default (15 minutes).

@@ -63,6 +63,10 @@ extension OrderItem: JSONWritable {
             writer.field("line_vat", lineVAT)
             writer.field("product_id", productID?.description)
             writer.field("quantity", quantity)
+            if let reservationIDs {
+                writer.key("reservation_ids")
+                writer.array(reservationIDs) { writer, id in writer.string(id.description) }
+            }
             writer.field("type", type.rawValue)
             writer.field("unit_price_gross", unitPriceGross)
             writer.field("unit_price_net", unitPriceNet)

@@ -178,4 +178,22 @@ struct ProductStockTests {
         }
         #expect(refusal?.details?.keys.sorted() == ["id", "quantity"])
     }
+
+    @Test("a reservation ends once; it expires only when due, never once held for its order; a late commit is refused")
+    func reservationEnds() throws {
+        let now = Date.currentMillisecond
+        var reservation = Reservation(
+            id: ReservationID(), storeID: StoreID(), lines: [Reservation.Line(productID: ProductID(), quantity: 2)],
+            reference: nil, expiresAt: now.addingTimeInterval(60), createdBy: UserID(), createdAt: now, updatedAt: now)
+        #expect(try reservation.ends(as: .expired, at: now) == false)
+        #expect(try reservation.ends(as: .expired, at: now.addingTimeInterval(60)))
+        #expect(throws: OrderlyError.self) { try reservation.ends(as: .committed, at: now.addingTimeInterval(61)) }
+        #expect(try reservation.ends(as: .committed, at: now))
+        reservation.expiresAt = nil
+        #expect(try reservation.ends(as: .expired, at: now.addingTimeInterval(1e9)) == false)
+        reservation.status = .expired
+        #expect(try reservation.ends(as: .released, at: now) == false)
+        let closed = #expect(throws: OrderlyError.self) { try reservation.ends(as: .committed, at: now) }
+        #expect(closed?.reason == "reservation_closed")
+    }
 }

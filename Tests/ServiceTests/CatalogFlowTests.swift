@@ -110,6 +110,15 @@ struct CatalogFlowTests {
             #expect(product.object["quantity"] as? Int == 2 && product.object["reserved"] as? Int == 0)
             #expect(product.object["stock_status"] as? String == "low")
 
+            // Running low is told to the store's owner and managers, once.
+            func stockNotices(_ token: String) async throws -> [String] {
+                let inbox = try await api.send(suite, "GET", "/v1/notifications", token: token)
+                return (inbox.object["data"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String }
+                    .filter { $0.hasPrefix("stock.") }
+            }
+            #expect(try await waitUntil { try await stockNotices(owner) == ["stock.low"] })
+            #expect(try await stockNotices(staff).isEmpty)
+
             let ledger = try await api.send(suite, "GET", "/v1/products/\(cola)/stock-ledger?limit=2", token: staff)
             #expect(
                 (ledger.object["data"] as? [[String: Any]])?.compactMap { $0["reason"] as? String } == [

@@ -170,7 +170,8 @@ struct ReservationServiceTests {
                     storeID: store.id, lines: [Reservation.Line(productID: cola.id, quantity: 2)], expiresInSeconds: 1),
                 principal: staff, idempotencyKey: nil)
             // Nothing sweeps while the reservation falls due.
-            #expect(await waitUntil { Date() > reservation.expiresAt })
+            let due = try #require(reservation.expiresAt)
+            #expect(await waitUntil { Date() > due })
             let late = await ServiceRulesTests.refusal {
                 _ = try await handlers.end(reservation.id, as: .committed, by: staff)
             }

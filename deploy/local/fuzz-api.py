@@ -2,7 +2,7 @@
 """Runs schemathesis against the running suite (started by fuzz-api.sh through run.sh).
 
 Signs in one user of each role, makes what the id-taking operations need (a store, an order
-with a line, a cash payment and its receipt), writes a schemathesis configuration that gives
+with a line, a cash payment and its receipt, a product, reservations), writes a schemathesis configuration that gives
 those ids to the operations' path parameters, and runs `st run` once per role with every
 check, all phases (examples, coverage, fuzzing, stateful). Prints one line per role and exits
 non-zero when any run found a failure. FUZZ_API_EXAMPLES bounds the examples per operation;
@@ -64,6 +64,17 @@ payment = call(
     "POST", "/v1/payments", {"amount": 5000, "method": "cash", "order_id": order}, users["staff"],
     {"Idempotency-Key": str(uuid.uuid4())})
 me = {role: call("GET", "/v1/me", token=users[role])["id"] for role in users}
+product = call(
+    "POST", f"/v1/stores/{store}/products",
+    {"name": "Fuzz cola", "sku": "FUZZ-1", "category": "Drinks", "price": 900, "track_stock": True,
+     "quantity": 1000000}, admin)["id"]
+
+
+def reservation():
+    """A reservation of one unit of the product, held by the store's staff."""
+    return call("POST", "/v1/reservations", {"store_id": store, "lines": [{"product_id": product, "quantity": 1}]},
+                users["staff"])["id"]
+
 
 # Ids for the path parameters: what exists, so that operations get past 404. Each role works
 # on orders of its own, and its actions on another one, so that an order one run cancels does
@@ -81,6 +92,14 @@ def ids_for(role):
         ("/v1/payments/{id}", {"path.id": payment["id"]}),
         ("/v1/receipts/{id}", {"path.id": payment["receipt_id"]}),
         ("/v1/users/{id}", {"path.id": me[role]}),
+        ("/v1/stores/{id}/products", {"path.id": store}),
+        ("/v1/stores/{id}/menu", {"path.id": store}),
+        ("/v1/products/{id}", {"path.id": product}),
+        ("/v1/products/{id}/stock-adjustments", {"path.id": product}),
+        ("/v1/products/{id}/stock-ledger", {"path.id": product}),
+        ("/v1/reservations/{id}", {"path.id": reservation()}),
+        ("/v1/reservations/{id}/commit", {"path.id": reservation()}),
+        ("/v1/reservations/{id}/release", {"path.id": reservation()}),
     ]
 
 

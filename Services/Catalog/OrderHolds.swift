@@ -1,0 +1,184 @@
+import Contracts
+import Domain
+import Foundation
+import Logging
+import Redis
+import Runtime
+import ServiceLifecycle
+import Storage
+
+/// The catalog's steps of the order-line saga: the stock held for orders' lines follows the
+/// orders, as the orders service's events tell them.
+///
+/// The orders service holds stock for a line before it stores it (a reservation carrying the
+/// order's id, expiring after `CatalogAPI.orderLineHoldSeconds`) and lists the reservation on the stored line.
+/// Here each event's order is the state to reach: listed reservations are kept until the order
+/// ends (their expiry removed), one that lapsed before that is held again, a line's hold
+/// shrinks with the line, reservations of removed lines are released, all of them when the
+/// order is cancelled, and they are committed (`sale` entries) when it is delivered or
+/// collected. A reservation the orders service made but never listed, because it stopped or
+/// failed before storing the line, expires by itself. Each order is brought in line once per
+/// version, in one transaction with its inbox record, so a crash anywhere repeats or skips
+/// nothing.
+struct OrderHolds: Sendable {
+    let database: Database
+    let stores: CatalogRepository
+    let logger: Logger
+
+    static let consumer = "catalog.order-holds"
+    /// The order events, each of which carries the order as it now is.
+    static let types = [
+        OrdersAPI.Events.created, OrdersAPI.Events.updated, OrdersAPI.Events.statusChanged,
+        OrdersAPI.Events.claimed, OrdersAPI.Events.released,
+    ]
+
+    init(database: Database, logger: Logger) {
+        self.database = database
+        self.stores = CatalogRepository(database: database)
+        self.logger = logger
+    }
+
+    /// The consumer of the orders service's events, in the catalog's group.
+    func consumer(_ environment: ServiceEnvironment) -> any Service {
+        let handler: EventConsumer.Handler = { event in try await apply(event) }
+        return EventConsumer(
+            redis: environment.consumerRedis(),
+            configuration: EventConsumerConfiguration(
+                stream: eventStream(of: OrdersAPI.service), group: CatalogService.name,
+                consumer: environment.instance, executor: environment.database.preferredExecutor),
+            handlers: Dictionary(uniqueKeysWithValues: Self.types.map { ($0, handler) }), logger: environment.logger)
+    }
+
+    /// Brings the stock held for the event's order in line with it, once per event. An order
+    /// that lists no reservation and has none is passed over without a write.
+    func apply(_ event: DomainEvent) async throws {
+        let order =
+            event.type == OrdersAPI.Events.created
+            ? try event.payload.decode(as: Order.self) : try event.payload.decode(as: OrderChange.self).order
+        let listed = order.items.contains { !($0.reservationIDs ?? []).isEmpty }
+        if !listed, try await !database.read({ try await stores.hasReservations(of: order.id, in: $0) }) {
+            return
+        }
+        try await database.applyOnce(event, consumer: Self.consumer) { transaction in
+            try await reconcile(order, in: transaction)
+        }
+    }
+
+    /// Brings the stock held for `order` in line with it, unless a later version of it was
+    /// already. Takes the order's lock, then its reservations' in id order, then products'.
+    func reconcile(_ order: Order, in transaction: Transaction) async throws {
+        try await transaction.lock("catalog.order-holds:\(order.id)")
+        guard order.version > (try await stores.holdsVersion(of: order.id, in: transaction.sql)) else { return }
+        let known = try await stores.reservations(of: order.id, in: transaction.sql)
+        for reservation in known.sorted(by: { $0.id.description < $1.id.description }) {
+            try await transaction.lock("catalog.reservation:\(reservation.id)")
+        }
+        // Read again under the locks.
+        var reservations = Dictionary(
+            uniqueKeysWithValues: try await stores.reservations(of: order.id, in: transaction.sql).map { ($0.id, $0) })
+        let lines = order.items.filter { !($0.reservationIDs ?? []).isEmpty }
+        let listed = Set(lines.flatMap { $0.reservationIDs ?? [] })
+        let ending: ReservationStatus? =
+            switch order.status {
+            case .cancelled: .released
+            case .delivered, .collected: .committed
+            default: nil
+            }
+        if ending != .released {
+            for line in lines { try await bringInLine(line, of: order, &reservations, in: transaction) }
+        }
+        for var reservation in reservations.values where reservation.status == .held {
+            let isListed = listed.contains(reservation.id)
+            let outcome: ReservationStatus? =
+                switch ending {
+                case .released?: .released
+                case .committed?: isListed ? .committed : .released
+                default: !isListed && reservation.expiresAt == nil ? .released : nil
+                }
+            guard let outcome else { continue }
+            try await CatalogHandlers.end(&reservation, as: outcome, by: nil, stores, in: transaction)
+        }
+        try await stores.setHoldsVersion(order.version, of: order.id, in: transaction)
+    }
+
+    /// Keeps `line`'s reservations held until the order ends, holds again one that lapsed
+    /// (when the stock is there), and gives back what the line no longer needs.
+    private func bringInLine(
+        _ line: OrderItem, of order: Order, _ reservations: inout [ReservationID: Reservation],
+        in transaction: Transaction
+    ) async throws {
+        var held: Int64 = 0
+        var kept: [ReservationID] = []
+        for id in line.reservationIDs ?? [] {
+            guard var reservation = reservations[id] else {
+                logger.error(
+                    "an order line lists a reservation the catalog does not have",
+                    metadata: ["order.id": "\(order.id)", "reservation.id": "\(id)"])
+                continue
+            }
+            if reservation.status != .held {
+                guard try await holdAgain(&reservation, in: transaction) else {
+                    logger.error(
+                        "stock for an order line lapsed and is no longer available",
+                        metadata: ["order.id": "\(order.id)", "reservation.id": "\(id)"])
+                    continue
+                }
+            }
+            if reservation.expiresAt != nil {
+                reservation.expiresAt = nil
+                reservation.updatedAt = Date.currentMillisecond
+                try await stores.update(reservation, in: transaction)
+            }
+            reservations[id] = reservation
+            held += reservation.lines.reduce(0) { $0 + $1.quantity }
+            kept.append(id)
+        }
+        // The newest reservations give back first what the line holds beyond its quantity.
+        var excess = held - Int64(line.quantity)
+        for id in kept.reversed() where excess > 0 {
+            guard var reservation = reservations[id], let units = reservation.lines.first?.quantity else { continue }
+            let giving = min(units, excess)
+            try await shrink(&reservation, by: giving, in: transaction)
+            reservations[id] = reservation
+            excess -= giving
+        }
+    }
+
+    /// Holds a reservation that expired or was released again, when its stock is available.
+    private func holdAgain(_ reservation: inout Reservation, in transaction: Transaction) async throws -> Bool {
+        guard reservation.status != .committed else { return false }
+        var products = try await CatalogHandlers.lockedProducts(of: reservation.lines, stores, in: transaction)
+        for line in reservation.lines {
+            guard let product = products[line.productID], (try? product.checkReservable(line.quantity)) != nil
+            else { return false }
+        }
+        for line in reservation.lines {
+            guard var product = products[line.productID] else { continue }
+            let before = product.stockStatus
+            product.reserved += line.quantity
+            try await CatalogHandlers.save(&product, stores, in: transaction, alertingAfter: before)
+            products[line.productID] = product
+        }
+        reservation.status = .held
+        reservation.updatedAt = Date.currentMillisecond
+        try await stores.update(reservation, in: transaction)
+        return true
+    }
+
+    /// Gives back `units` of a one-line reservation; all of them release it.
+    private func shrink(_ reservation: inout Reservation, by units: Int64, in transaction: Transaction) async throws {
+        guard let line = reservation.lines.first else { return }
+        if units >= line.quantity {
+            try await CatalogHandlers.end(&reservation, as: .released, by: nil, stores, in: transaction)
+            return
+        }
+        var products = try await CatalogHandlers.lockedProducts(of: reservation.lines, stores, in: transaction)
+        guard var product = products[line.productID] else { return }
+        product.reserved -= units
+        try await CatalogHandlers.save(&product, stores, in: transaction)
+        products[line.productID] = product
+        reservation.lines[0].quantity -= units
+        reservation.updatedAt = Date.currentMillisecond
+        try await stores.update(reservation, in: transaction)
+    }
+}
