@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SQLKit
 import Storage
+import Synchronization
 import TestSupport
 import Testing
 
@@ -15,7 +16,10 @@ import Testing
 final class RunningSuite: Suite {
     let redis: RedisServerProcess
     let dataDirectory: String
-    let processes: [ChildProcess]
+    /// How each process was started, to start it again.
+    private let launches: [String: Launch]
+    private let running: Mutex<[ChildProcess]>
+    var processes: [ChildProcess] { running.withLock { $0 } }
     let gatewayURL: String
     let adminPorts: [String: Int]
     let wirePorts: [String: Int]
@@ -24,14 +28,26 @@ final class RunningSuite: Suite {
     let adminEmail = "admin@example.com"
     let adminPassword = "admin-password-1"
 
+    struct Launch: Sendable {
+        var arguments: [String]
+        var environment: [String: String]
+        var logFile: String
+
+        func start(_ name: String) throws -> ChildProcess {
+            try ChildProcess(name: name, arguments: arguments, environment: environment, logFile: logFile)
+        }
+    }
+
     private init(
-        redis: RedisServerProcess, dataDirectory: String, processes: [ChildProcess], gatewayURL: String,
-        adminPorts: [String: Int], wirePorts: [String: Int], dropDatabases: @escaping @Sendable () async -> Void
+        redis: RedisServerProcess, dataDirectory: String, launches: [String: Launch], processes: [ChildProcess],
+        gatewayURL: String, adminPorts: [String: Int], wirePorts: [String: Int],
+        dropDatabases: @escaping @Sendable () async -> Void
     ) {
         self.dropDatabases = dropDatabases
         self.redis = redis
         self.dataDirectory = dataDirectory
-        self.processes = processes
+        self.launches = launches
+        self.running = Mutex(processes)
         self.gatewayURL = gatewayURL
         self.adminPorts = adminPorts
         self.wirePorts = wirePorts
@@ -46,16 +62,21 @@ final class RunningSuite: Suite {
     /// Starts the suite, each service on its own SQLite file or, with `.postgres`, its own new
     /// database in the test cluster (`ORDERLY_TEST_POSTGRES_URL`); with `tls`, every Wire
     /// connection over mutual TLS, each process with a certificate of its own from a new
-    /// authority.
-    static func start(on kind: Database.Kind = .sqlite, tls: Bool = false) async throws -> RunningSuite {
+    /// authority. With `catalogReplicas` above 1 (on PostgreSQL), more catalog processes
+    /// (`catalog-2`, …) share the catalog's database, and its callers spread calls over all.
+    static func start(on kind: Database.Kind = .sqlite, tls: Bool = false, catalogReplicas: Int = 1) async throws
+        -> RunningSuite
+    {
+        precondition(catalogReplicas == 1 || kind == .postgres, "catalog replicas share a PostgreSQL database")
         let redis = try await RedisServerProcess.start()
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("orderly-suite-\(UUID().uuidString)")
             .path
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         let names = ["catalog", "orders", "payments", "notifications", "gateway"]
+        let replicas = catalogReplicas > 1 ? (2...catalogReplicas).map { "catalog-\($0)" } : []
         var wirePorts: [String: Int] = [:]
         var adminPorts: [String: Int] = [:]
-        for name in names {
+        for name in names + replicas {
             wirePorts[name] = try ChildProcess.freePort()
             adminPorts[name] = try ChildProcess.freePort()
         }
@@ -75,6 +96,8 @@ final class RunningSuite: Suite {
         for name in names where name != "gateway" {
             environment["ORDERLY_\(name.uppercased())_ADDRESS"] = "127.0.0.1:\(wirePorts[name]!)"
         }
+        environment["ORDERLY_CATALOG_ADDRESS"] = (["catalog"] + replicas).map { "127.0.0.1:\(wirePorts[$0]!)" }
+            .joined(separator: ",")
         var databaseURLs: [String: String] = [:]
         var dropDatabases: @Sendable () async -> Void = {}
         if kind == .postgres {
@@ -99,24 +122,28 @@ final class RunningSuite: Suite {
         }
         let certificates = tls ? try TestCertificates.make(names: names, in: URL(fileURLWithPath: "\(data)/tls")) : nil
         var processes: [ChildProcess] = []
-        for name in names {
+        var launches: [String: Launch] = [:]
+        for name in names + replicas {
+            let service = name.hasPrefix("catalog") ? "catalog" : name
             var own = environment
+            own["ORDERLY_INSTANCE"] = name
             if let certificates {
                 own["ORDERLY_WIRE_TLS_CERTIFICATE"] = certificates.certificate(name)
                 own["ORDERLY_WIRE_TLS_KEY"] = certificates.key(name)
                 own["ORDERLY_WIRE_TLS_AUTHORITY"] = certificates.certificate("ca")
             }
-            own["ORDERLY_DATABASE_URL"] = databaseURLs[name]
+            own["ORDERLY_DATABASE_URL"] = databaseURLs[service]
             own["ORDERLY_WIRE_PORT"] = "\(wirePorts[name]!)"
             own["ORDERLY_ADMIN_PORT"] = "\(adminPorts[name]!)"
-            processes.append(
-                try ChildProcess(
-                    name: name, arguments: ["\(binaryDirectory)/orderly-\(name)"], environment: own,
-                    logFile: "\(data)/\(name).log"))
+            let launch = Launch(
+                arguments: ["\(binaryDirectory)/orderly-\(service)"], environment: own, logFile: "\(data)/\(name).log")
+            launches[name] = launch
+            processes.append(try launch.start(name))
         }
         let suite = RunningSuite(
-            redis: redis, dataDirectory: data, processes: processes, gatewayURL: "http://127.0.0.1:\(httpPort)",
-            adminPorts: adminPorts, wirePorts: wirePorts, dropDatabases: dropDatabases)
+            redis: redis, dataDirectory: data, launches: launches, processes: processes,
+            gatewayURL: "http://127.0.0.1:\(httpPort)", adminPorts: adminPorts, wirePorts: wirePorts,
+            dropDatabases: dropDatabases)
         do {
             try await suite.waitUntilReady()
         } catch {
@@ -140,10 +167,23 @@ final class RunningSuite: Suite {
         return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) } ?? 0
     }
 
+    /// Stops process `name` with `signal` (a crash, by default), runs `whileDown`, starts it
+    /// again as it was started, and waits until it is ready.
+    func restart(_ name: String, signal: Int32 = SIGKILL, whileDown: () async throws -> Void = {}) async throws {
+        guard let process = processes.first(where: { $0.name == name }), let launch = launches[name] else {
+            throw ChildProcessError(reason: "no process \(name)")
+        }
+        await process.stop(signal: signal)
+        try await whileDown()
+        let started = try launch.start(name)
+        running.withLock { $0 = $0.map { $0.name == name ? started : $0 } }
+        try await waitUntilReady(only: [name])
+    }
+
     /// Waits until every process's `/readyz` answers 200 (up to 60 seconds each).
-    func waitUntilReady() async throws {
+    func waitUntilReady(only: Set<String>? = nil) async throws {
         let client = HTTPClient(baseURL: "")
-        for (name, port) in adminPorts {
+        for (name, port) in adminPorts where only?.contains(name) ?? true {
             let ready = await waitUntil(within: .seconds(60)) {
                 if let process = processes.first(where: { $0.name == name }), process.hasExited() { return true }
                 return (try? await client.send("GET", "http://127.0.0.1:\(port)/readyz"))?.status == 200
@@ -179,9 +219,10 @@ final class RunningSuite: Suite {
 
     /// Runs `body` against a fresh suite, printing the services' logs when it fails.
     static func with(
-        on kind: Database.Kind = .sqlite, tls: Bool = false, _ body: (RunningSuite) async throws -> Void
+        on kind: Database.Kind = .sqlite, tls: Bool = false, catalogReplicas: Int = 1,
+        _ body: (RunningSuite) async throws -> Void
     ) async throws {
-        let suite = try await start(on: kind, tls: tls)
+        let suite = try await start(on: kind, tls: tls, catalogReplicas: catalogReplicas)
         do {
             try await body(suite)
         } catch {
