@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build run test bench-wire bench-storage bench-orders profile-orders chaos fuzz-wire fuzz-api format clean
+.PHONY: help deps build run test bench-wire bench-storage bench-orders bench-catalog profile-orders chaos fuzz-wire fuzz-api format clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -28,6 +28,9 @@ bench-storage: deps ## Storage transactions/s (SQLite, PostgreSQL) and outbox-to
 
 bench-orders: deps ## Load-generate against the suite (release) and check invariants; list pages at 1M orders
 	@deploy/local/bench-orders.sh
+
+bench-catalog: deps ## Reservations per second (hot product, 1,000 products) beside order creation; stock invariants (release)
+	@deploy/local/bench-catalog.sh
 
 profile-orders: deps ## Where each created order's CPU goes, per process and step (perf, release build)
 	@deploy/local/profile-orders.sh

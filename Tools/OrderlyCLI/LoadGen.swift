@@ -36,6 +36,8 @@ struct LoadGen: AsyncParsableCommand {
     @Option(help: "Couriers to create and put on duty.")
     var couriers = 8
 
+    @Option(help: "What to drive: orders (creation, the mix, couriers) or catalog (reservations).")
+    var workload: Workload = .orders
     @Option(help: "Concurrent clients (each with its own keep-alive connection).")
     var clients = 64
 
@@ -78,7 +80,8 @@ struct LoadGen: AsyncParsableCommand {
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
-            let failures = try await drive(API(http: http, base: url.hasSuffix("/") ? String(url.dropLast()) : url))
+            let api = API(http: http, base: url.hasSuffix("/") ? String(url.dropLast()) : url)
+            let failures = try await workload == .catalog ? driveCatalog(api) : drive(api)
             try await http.shutdown()
             if failures > 0 { throw ExitCode(1) }
         } catch {
@@ -160,7 +163,7 @@ struct LoadGen: AsyncParsableCommand {
 
     /// Runs `step` in a loop on every client until the phase's time (or `limit` steps) is up,
     /// with a progress line every two seconds.
-    private func phase(
+    func phase(
         _ name: String, cast: Cast, limit: Int? = nil,
         _ step: @escaping @Sendable (Worker, inout Stats) async throws -> Void
     ) async throws -> PhaseResult {
@@ -206,6 +209,11 @@ struct LoadGen: AsyncParsableCommand {
             name: name, duration: (ContinuousClock.now - started).timeInterval, histograms: results.histograms,
             unexpected: results.unexpectedByOperation, serverErrors: results.serverErrors)
     }
+}
+
+/// What `orderly loadgen` drives.
+enum Workload: String, ExpressibleByArgument, CaseIterable {
+    case orders, catalog
 }
 
 /// Operations done and unexpected answers so far in a phase, for its progress line.

@@ -1,0 +1,267 @@
+import AsyncHTTPClient
+import Contracts
+import Domain
+import Foundation
+import NIOHTTP1
+import Synchronization
+
+/// `orderly loadgen --workload catalog`: reservations against the suite's catalog, measured
+/// beside order creation in the same run, then the stock invariants.
+///
+/// Phases with the same clients: order creation (the reference), reservations of one unit of
+/// one hot product, then of one of 1,000 products. Each held reservation is then released, or
+/// committed (one in ten), or left to expire two seconds later (one in twenty). Then every
+/// client at once sells a scarce product of 20 units until it is out. The invariants, read
+/// back through the API: no stock below zero or below what is held; each product's quantity is
+/// its opening stock less the sales acknowledged, and the sum of its ledger; nothing is still
+/// held; every reservation left alone has expired within the sweep interval of its time.
+extension LoadGen {
+    func driveCatalog(_ api: API) async throws -> Int {
+        let password = ProcessInfo.processInfo.environment[adminPasswordVariable]!
+        say("setting up \(stores) stores with a staff member each, and 1,002 products in the first")
+        let cast = try await Cast.create(api, admin: adminEmail, password: password, stores: stores, couriers: 1)
+        let store = cast.stores[0]
+        let hot = try await StockRun.product(api, cast.admin, store, "Hot", quantity: 1_000_000)
+        let spread = try await withThrowingTaskGroup(of: StockRun.Product.self) { group in
+            for index in 0..<1000 {
+                if index >= 16 { _ = try await group.next() }
+                group.addTask {
+                    try await StockRun.product(api, cast.admin, store, "Spread \(index)", quantity: 100_000)
+                }
+            }
+            return try await group.reduce(into: [StockRun.Product]()) { $0.append($1) }
+        }
+        let scarce = try await StockRun.product(api, cast.admin, store, "Scarce", quantity: 20)
+        let run = StockRun(products: [hot] + spread + [scarce])
+        let staff = cast.staff[0]
+
+        say("phase 1/4: order creation, the reference, \(clients) clients, \(seconds)s")
+        var machine = CPUTimes.now()
+        let creation = try await phase("creation", cast: cast) { worker, stats in
+            try await worker.create(api, ledger: Ledger(), stats: &stats, retry: false)
+        }
+        say("  " + (machine.machineShares(until: CPUTimes.now()) ?? "no /proc/stat"))
+
+        var rates: [Double] = []
+        for (number, name, choices) in [(2, "hot", [hot]), (3, "spread", spread)] {
+            say("phase \(number)/4: reservations, \(name), \(clients) clients, \(seconds)s")
+            machine = CPUTimes.now()
+            let result = try await phase(name, cast: cast) { _, stats in
+                try await run.reserveOnce(
+                    api, staff, store, choices.randomElement()!, operation: "reserve (\(name))", stats: &stats)
+            }
+            say("  " + (machine.machineShares(until: CPUTimes.now()) ?? "no /proc/stat"))
+            rates.append(result.rate("reserve (\(name))"))
+        }
+
+        say("phase 4/4: every client sells the scarce product (20 units) until it is out")
+        let sold = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<clients {
+                group.addTask {
+                    var sold = 0
+                    var stats = Stats()
+                    while try await run.sellOne(api, staff, store, scarce, stats: &stats) { sold += 1 }
+                    return sold
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+
+        say("checking the invariants")
+        let failures = try await run.check(api, staff, scarceSold: sold)
+        for failure in failures.problems.prefix(20) { say("  FAILED: \(failure)") }
+        if failures.problems.isEmpty { say("  every invariant holds") }
+        let createRate = creation.rate("POST /v1/orders")
+        say(
+            String(
+                format:
+                    "create_rps=%.0f reservations=%d committed=%d left_to_expire=%d scarce_sold=%d invariant_failures=%d",
+                createRate, run.reservations, run.committedTotal, run.leftCount, sold, failures.problems.count))
+        say(
+            String(
+                format: "reserve_hot_rps=%.0f reserve_spread_rps=%.0f ratio_hot=%.3f oversold=%d", rates[0], rates[1],
+                createRate > 0 ? rates[0] / createRate : 0, failures.oversold))
+        return failures.problems.count
+    }
+}
+
+/// The products of a catalog run and what the run was told of them: sales acknowledged,
+/// reservations left to expire.
+final class StockRun: Sendable {
+    struct Product: Sendable, Decodable {
+        var id: String
+        var quantity: Int
+    }
+
+    struct Held: Decodable, Sendable {
+        var id: String
+        var expiresAt: Date?
+        var status: String
+
+        enum CodingKeys: String, CodingKey {
+            case id, status
+            case expiresAt = "expires_at"
+        }
+    }
+
+    let products: [Product]
+    private let state = Mutex<(sold: [String: Int], left: [Held], reservations: Int)>(([:], [], 0))
+
+    init(products: [Product]) { self.products = products }
+
+    var reservations: Int { state.withLock { $0.reservations } }
+    var committedTotal: Int { state.withLock { $0.sold.values.reduce(0, +) } }
+    var leftCount: Int { state.withLock { $0.left.count } }
+
+    static func product(_ api: API, _ admin: String, _ store: StoreID, _ name: String, quantity: Int) async throws
+        -> Product
+    {
+        try await api.require(
+            [201], .POST, "/v1/stores/\(store)/products", token: admin,
+            body: ProductDraft(name: name, price: 500, trackStock: true, quantity: Int64(quantity))
+        ).decode(Product.self)
+    }
+
+    private func reserve(_ api: API, _ token: String, _ store: StoreID, _ product: Product, expiring: Int?)
+        async throws -> API.Reply
+    {
+        try await api.send(
+            .POST, "/v1/reservations", token: token,
+            body: NewReservation(
+                storeID: store, lines: [Reservation.Line(productID: ProductID(product.id)!, quantity: 1)],
+                expiresInSeconds: expiring))
+    }
+
+    /// One reservation of one unit, then its end: commit one in ten, leave one in twenty to
+    /// expire, release the rest.
+    func reserveOnce(
+        _ api: API, _ token: String, _ store: StoreID, _ product: Product, operation: String, stats: inout Stats
+    ) async throws {
+        let number = state.withLock { state in
+            state.reservations += 1
+            return state.reservations
+        }
+        let leave = number % 20 == 0
+        let reply = try await stats.time(operation, expected: [201]) {
+            try await reserve(api, token, store, product, expiring: leave ? 2 : nil)
+        }
+        guard let reply, reply.status == 201, let held = try? reply.decode(Held.self) else { return }
+        if leave {
+            state.withLock { $0.left.append(held) }
+        } else if number % 10 == 0 {
+            try await commit(api, token, held.id, product, stats: &stats)
+        } else {
+            try await stats.time("release") {
+                try await api.send(.POST, "/v1/reservations/\(held.id)/release", token: token)
+            }
+        }
+    }
+
+    /// Reserves and commits one unit; false once the product is out of stock.
+    func sellOne(_ api: API, _ token: String, _ store: StoreID, _ product: Product, stats: inout Stats) async throws
+        -> Bool
+    {
+        let reply = try await stats.time("reserve (scarce)", expected: [201, 409]) {
+            try await reserve(api, token, store, product, expiring: nil)
+        }
+        guard let reply else { return true }
+        guard reply.status == 201, let held = try? reply.decode(Held.self) else { return reply.status != 409 }
+        try await commit(api, token, held.id, product, stats: &stats)
+        return true
+    }
+
+    private func commit(_ api: API, _ token: String, _ id: String, _ product: Product, stats: inout Stats)
+        async throws
+    {
+        let reply = try await stats.time("commit") {
+            try await api.send(.POST, "/v1/reservations/\(id)/commit", token: token)
+        }
+        if reply?.status == 200 { state.withLock { $0.sold[product.id, default: 0] += 1 } }
+    }
+
+    struct Outcome {
+        var problems: [String] = []
+        var oversold = 0
+    }
+
+    struct Stock: Decodable {
+        var quantity: Int
+        var reserved: Int
+        var available: Int
+    }
+
+    struct Entry: Decodable { var adjustment: Int }
+    struct Entries: Decodable {
+        var data: [Entry]
+        var nextCursor: String?
+        enum CodingKeys: String, CodingKey {
+            case data
+            case nextCursor = "next_cursor"
+        }
+    }
+
+    /// Reads every product and reservation left alone back, after the last of those has had
+    /// its time and the sweep interval (1 s) and a second more.
+    func check(_ api: API, _ token: String, scarceSold: Int) async throws -> Outcome {
+        var outcome = Outcome()
+        let (sold, left) = state.withLock { ($0.sold, $0.left) }
+        if let last = left.compactMap(\.expiresAt).max() {
+            let wait = last.timeIntervalSinceNow + 2
+            if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
+        }
+        for held in left {
+            let now = try await api.require([200], .GET, "/v1/reservations/\(held.id)", token: token).decode(Held.self)
+            if now.status != "expired" {
+                outcome.problems.append("reservation \(held.id) is \(now.status) more than 2 s after it expired")
+            }
+        }
+        if scarceSold > 20 {
+            outcome.oversold += scarceSold - 20
+            outcome.problems.append("\(scarceSold) units of a product of 20 were sold")
+        }
+        try await withThrowingTaskGroup(of: [String].self) { group in
+            for (index, product) in products.enumerated() {
+                if index >= 16 { outcome.problems += try await group.next() ?? [] }
+                group.addTask {
+                    var problems: [String] = []
+                    let stock = try await api.require([200], .GET, "/v1/products/\(product.id)", token: token)
+                        .decode(Stock.self)
+                    let expected = product.quantity - sold[product.id, default: 0]
+                    if stock.quantity < 0 || stock.available < 0 {
+                        problems.append(
+                            "product \(product.id) is oversold: \(stock.quantity) on hand, \(stock.available) available"
+                        )
+                    }
+                    if stock.quantity != expected {
+                        problems.append(
+                            "product \(product.id) has \(stock.quantity) on hand; sales acknowledged leave \(expected)")
+                    }
+                    if stock.reserved != 0 { problems.append("product \(product.id) still holds \(stock.reserved)") }
+                    // The ledger of the products sold from.
+                    if sold[product.id] != nil {
+                        var sum = 0
+                        var cursor: String?
+                        repeat {
+                            let page = try await api.require(
+                                [200], .GET,
+                                "/v1/products/\(product.id)/stock-ledger?limit=200"
+                                    + (cursor.map { "&cursor=\($0)" } ?? ""),
+                                token: token
+                            ).decode(Entries.self)
+                            sum += page.data.reduce(0) { $0 + $1.adjustment }
+                            cursor = page.nextCursor
+                        } while cursor != nil
+                        if sum != stock.quantity {
+                            problems.append(
+                                "product \(product.id): its ledger sums to \(sum), it has \(stock.quantity)")
+                        }
+                    }
+                    return problems
+                }
+            }
+            for try await problems in group { outcome.problems += problems }
+        }
+        outcome.oversold += outcome.problems.filter { $0.contains("oversold") }.count
+        return outcome
+    }
+}
