@@ -26,11 +26,10 @@ struct OrderHolds: Sendable {
     let logger: Logger
 
     static let consumer = "catalog.order-holds"
-    /// The order events, each of which carries the order as it now is.
-    static let types = [
-        OrdersAPI.Events.created, OrdersAPI.Events.updated, OrdersAPI.Events.statusChanged,
-        OrdersAPI.Events.claimed, OrdersAPI.Events.released,
-    ]
+    /// The order events that can change what an order holds: its lines changed, or its status
+    /// (cancelled, delivered, collected). A new order has no lines; a claim or a release changes
+    /// neither, so the hot path of order creation costs nothing here.
+    static let types = [OrdersAPI.Events.updated, OrdersAPI.Events.statusChanged]
 
     init(database: Database, logger: Logger) {
         self.database = database
@@ -52,9 +51,7 @@ struct OrderHolds: Sendable {
     /// Brings the stock held for the event's order in line with it, once per event. An order
     /// that lists no reservation and has none is passed over without a write.
     func apply(_ event: DomainEvent) async throws {
-        let order =
-            event.type == OrdersAPI.Events.created
-            ? try event.payload.decode(as: Order.self) : try event.payload.decode(as: OrderChange.self).order
+        let order = try event.payload.decode(as: OrderStockChange.self).order
         let listed = order.items.contains { !($0.reservationIDs ?? []).isEmpty }
         if !listed, try await !database.read({ try await stores.hasReservations(of: order.id, in: $0) }) {
             return
@@ -66,7 +63,7 @@ struct OrderHolds: Sendable {
 
     /// Brings the stock held for `order` in line with it, unless a later version of it was
     /// already. Takes the order's lock, then its reservations' in id order, then products'.
-    func reconcile(_ order: Order, in transaction: Transaction) async throws {
+    func reconcile(_ order: OrderStock, in transaction: Transaction) async throws {
         try await transaction.lock("catalog.order-holds:\(order.id)")
         guard order.version > (try await stores.holdsVersion(of: order.id, in: transaction.sql)) else { return }
         let known = try await stores.reservations(of: order.id, in: transaction.sql)
@@ -104,7 +101,7 @@ struct OrderHolds: Sendable {
     /// Keeps `line`'s reservations held until the order ends, holds again one that lapsed
     /// (when the stock is there), and gives back what the line no longer needs.
     private func bringInLine(
-        _ line: OrderItem, of order: Order, _ reservations: inout [ReservationID: Reservation],
+        _ line: OrderStock.Line, of order: OrderStock, _ reservations: inout [ReservationID: Reservation],
         in transaction: Transaction
     ) async throws {
         var held: Int64 = 0
@@ -181,4 +178,27 @@ struct OrderHolds: Sendable {
         reservation.updatedAt = Date.currentMillisecond
         try await stores.update(reservation, in: transaction)
     }
+}
+
+/// What the stock held for an order follows, read from an order event's payload (an
+/// `OrderChange`); the order's other fields are not decoded.
+struct OrderStock: Decodable, Sendable {
+    var id: OrderID
+    var version: Int64
+    var status: OrderStatus
+    var items: [Line]
+
+    struct Line: Decodable, Sendable {
+        var quantity: Int
+        var reservationIDs: [ReservationID]?
+
+        enum CodingKeys: String, CodingKey {
+            case quantity
+            case reservationIDs = "reservation_ids"
+        }
+    }
+}
+
+struct OrderStockChange: Decodable, Sendable {
+    var order: OrderStock
 }

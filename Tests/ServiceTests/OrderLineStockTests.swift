@@ -99,6 +99,12 @@ struct OrderLineStockTests {
             #expect(reservation.count == 2)
             let early = try await api.send(suite, "POST", "/v1/reservations/\(reservation[0])/release", token: staff)
             #expect(early.status == 422 && early.error["reason"] as? String == "held_for_order")
+            // Once the catalog has seen the line, its reservation has no time limit.
+            #expect(
+                try await waitUntil {
+                    let held = try await api.send(suite, "GET", "/v1/reservations/\(reservation[0])", token: staff)
+                    return held.object["order_id"] as? String == order && held.object["expires_at"] == nil
+                })
 
             let cancelled = try await api.send(
                 suite, "POST", "/v1/orders/\(order)/actions/cancel", token: staff, json: ["reason": "changed mind"])

@@ -191,4 +191,61 @@ struct ReservationServiceTests {
             #expect(try await restarted.end(reservation.id, as: .released, by: staff).status == .expired)
         }
     }
+
+    @Test(
+        "an order's holds follow its latest version: kept without a time limit, shrunk, released on removal, an older version ignored",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func orderHolds(kind: Database.Kind) async throws {
+        try await Setup.with(kind) { handlers, store, test in
+            let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
+            let cola = try await Self.product(handlers, store, "Cola", quantity: 10)
+            let order = OrderID()
+            func hold(_ units: Int64) async throws -> Reservation {
+                try await handlers.reserve(
+                    NewReservation(
+                        storeID: store.id, orderID: order,
+                        lines: [Reservation.Line(productID: cola.id, quantity: units)],
+                        expiresInSeconds: 600),
+                    principal: staff, idempotencyKey: nil, caller: OrdersAPI.service)
+            }
+            let first = try await hold(3)
+            let second = try await hold(2)
+            let stray = try await hold(1)  // never stored on a line: it expires on its own
+            let holds = OrderHolds(database: test.database, logger: Logger(label: "test"))
+            func reconcile(version: Int64, status: OrderStatus = .pending, quantity: Int, ids: [ReservationID]?)
+                async throws
+            {
+                let view = OrderStock(
+                    id: order, version: version, status: status,
+                    items: ids.map { [OrderStock.Line(quantity: quantity, reservationIDs: $0)] } ?? [])
+                try await test.database.transaction { try await holds.reconcile(view, in: $0) }
+            }
+            func reserved() async throws -> Int64 { try await handlers.product(cola.id, principal: staff).reserved }
+
+            try await reconcile(version: 2, quantity: 5, ids: [first.id, second.id])
+            #expect(try await handlers.reservation(first.id, principal: staff).expiresAt == nil)
+            #expect(try await handlers.reservation(stray.id, principal: staff).expiresAt != nil)
+            #expect(try await reserved() == 6)
+            // The line shrinks to 2: the newest reservation gives back first.
+            try await reconcile(version: 3, quantity: 2, ids: [first.id, second.id])
+            #expect(try await handlers.reservation(second.id, principal: staff).status == .released)
+            #expect(try await reserved() == 3)
+            // An older version arriving late changes nothing.
+            try await reconcile(version: 2, quantity: 5, ids: [first.id, second.id])
+            #expect(try await reserved() == 3)
+            // The line is removed: its held reservation goes; the stray one is left to expire.
+            try await reconcile(version: 4, quantity: 0, ids: nil)
+            #expect(try await handlers.reservation(first.id, principal: staff).status == .released)
+            #expect(try await handlers.reservation(stray.id, principal: staff).status == .held)
+            #expect(try await reserved() == 1)
+            // Only the orders service names an order.
+            let named = await ServiceRulesTests.refusal {
+                _ = try await handlers.reserve(
+                    NewReservation(
+                        storeID: store.id, orderID: order, lines: [Reservation.Line(productID: cola.id, quantity: 1)]),
+                    principal: staff, idempotencyKey: nil)
+            }
+            #expect(named?.details?.keys.sorted() == ["order_id"])
+        }
+    }
 }

@@ -71,7 +71,10 @@ product = call(
 
 
 def reservation():
-    """A reservation of one unit of the product, held by the store's staff."""
+    """A reservation of one unit of the product, held by the store's staff. The runs before may
+    have taken the product off sale, stopped tracking its stock or sold it out: undone first."""
+    call("PATCH", f"/v1/products/{product}", {"active": True, "track_stock": True}, admin)
+    call("POST", f"/v1/products/{product}/stock-adjustments", {"new_quantity": 1000000, "reason": "restock"}, admin)
     return call("POST", "/v1/reservations", {"store_id": store, "lines": [{"product_id": product, "quantity": 1}]},
                 users["staff"])["id"]
 
