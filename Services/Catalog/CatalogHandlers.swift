@@ -106,8 +106,8 @@ struct CatalogHandlers: Sendable {
     /// The stores the caller sees, in creation order; with `open_now`, those open now, read
     /// through the stores after the cursor until a page is full.
     func listStores(_ request: StoreListRequest, principal: Principal) async throws -> Page<Store> {
-        let limit = try KeysetCursor.limit(request.page.limit)
-        var cursor = try request.page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
+        let limit = try KeysetCursor.limit(request.limit)
+        var cursor = try request.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
         let scope = AccessPolicy(principal).visibleStores
         guard request.openNow == true else { return try await stores.list(scope, after: cursor, limit: limit) }
         let now = Date()
@@ -296,12 +296,19 @@ struct CatalogHandlers: Sendable {
             if let expected = patch.expectedVersion, expected != product.version {
                 throw OrderlyError.versionConflict(current: product)
             }
-            let tracked = product.trackStock
+            let before = product
             try patch.changes.apply(to: &product, creating: false)
-            if tracked, !product.trackStock, product.reserved > 0 {
+            if before.trackStock, !product.trackStock, product.reserved > 0 {
                 throw OrderlyError(
                     .conflict, "reservations hold \(product.reserved) of \(product.name)",
                     details: ["track_stock": .string("cannot be turned off while reservations hold stock")])
+            }
+            if before.allowNegativeStock, !product.allowNegativeStock, product.available < 0 {
+                throw OrderlyError(
+                    .conflict, "\(product.name) has \(product.available) available",
+                    details: [
+                        "allow_negative_stock": .string("cannot be turned off while less than nothing is available")
+                    ])
             }
             try await Self.checkCodes(of: product, stores, in: transaction)
             try await Self.save(&product, stores, in: transaction)
@@ -473,9 +480,8 @@ struct CatalogHandlers: Sendable {
             }
             let before = product
             product.reserved -= line.quantity
-            if outcome == .committed {
-                product.quantity = try product.quantity(adjustedBy: -line.quantity)
-            }
+            // Units held are sold whatever is available now: they were promised when held.
+            if outcome == .committed { product.quantity -= line.quantity }
             try await save(&product, stores, in: transaction, alertingAfter: before.stockStatus)
             products[line.productID] = product
             if outcome == .committed {

@@ -16,8 +16,9 @@ import Storage
 /// ends (their expiry removed), one that lapsed before that is held again, a line's hold
 /// shrinks with the line, reservations of removed lines are released, all of them when the
 /// order is cancelled, and they are committed (`sale` entries) when it is delivered or
-/// collected. A reservation the orders service made but never listed, because it stopped or
-/// failed before storing the line, expires by itself. Each order is brought in line once per
+/// collected; the reservations of a removed line are released even if never seen listed. One
+/// the orders service made but never stored, because its write failed or the request was a
+/// replay, it gives back at once; if it stopped between the two steps, the reservation expires. Each order is brought in line once per
 /// version, in one transaction with its inbox record, so a crash anywhere repeats or skips
 /// nothing.
 struct OrderHolds: Sendable {
@@ -51,28 +52,39 @@ struct OrderHolds: Sendable {
     /// Brings the stock held for the event's order in line with it, once per event. An order
     /// that lists no reservation and has none is passed over without a write.
     func apply(_ event: DomainEvent) async throws {
-        let order = try event.payload.decode(as: OrderStockChange.self).order
+        let change = try event.payload.decode(as: OrderStockChange.self)
+        let order = change.order
         let listed = order.items.contains { !($0.reservationIDs ?? []).isEmpty }
         if !listed, try await !database.read({ try await stores.hasReservations(of: order.id, in: $0) }) {
             return
         }
         try await database.applyOnce(event, consumer: Self.consumer) { transaction in
-            try await reconcile(order, in: transaction)
+            try await reconcile(order, removed: change.change.details?.reservationIDs ?? [], in: transaction)
         }
     }
 
     /// Brings the stock held for `order` in line with it, unless a later version of it was
-    /// already. Takes the order's lock, then its reservations' in id order, then products'.
-    func reconcile(_ order: OrderStock, in transaction: Transaction) async throws {
+    /// already, and gives back `removed` (the reservations of a line the change removed, which
+    /// may not have been seen listed yet). Takes the order's lock, then its reservations' in id
+    /// order, then every product they hold in id order, all before writing anything, so that no
+    /// other writer of those products waits on it in a circle.
+    func reconcile(_ order: OrderStock, removed: [ReservationID] = [], in transaction: Transaction) async throws {
         try await transaction.lock("catalog.order-holds:\(order.id)")
         guard order.version > (try await stores.holdsVersion(of: order.id, in: transaction.sql)) else { return }
         let known = try await stores.reservations(of: order.id, in: transaction.sql)
-        for reservation in known.sorted(by: { $0.id.description < $1.id.description }) {
-            try await transaction.lock("catalog.reservation:\(reservation.id)")
+        let ids = Set(known.map(\.id))
+        for id in ids.sorted(by: { $0.description < $1.description }) {
+            try await transaction.lock("catalog.reservation:\(id)")
         }
-        // Read again under the locks.
+        let products = Set(known.flatMap { $0.lines.map(\.productID) })
+        for id in products.sorted(by: { $0.description < $1.description }) {
+            try await transaction.lock("catalog.product:\(id)")
+        }
+        // Read again under the locks; one made since (its line not stored yet) is left alone.
         var reservations = Dictionary(
-            uniqueKeysWithValues: try await stores.reservations(of: order.id, in: transaction.sql).map { ($0.id, $0) })
+            uniqueKeysWithValues: try await stores.reservations(of: order.id, in: transaction.sql)
+                .filter { ids.contains($0.id) }.map { ($0.id, $0) })
+        let removed = Set(removed)
         let lines = order.items.filter { !($0.reservationIDs ?? []).isEmpty }
         let listed = Set(lines.flatMap { $0.reservationIDs ?? [] })
         let ending: ReservationStatus? =
@@ -90,7 +102,8 @@ struct OrderHolds: Sendable {
                 switch ending {
                 case .released?: .released
                 case .committed?: isListed ? .committed : .released
-                default: !isListed && reservation.expiresAt == nil ? .released : nil
+                default:
+                    !isListed && (reservation.expiresAt == nil || removed.contains(reservation.id)) ? .released : nil
                 }
             guard let outcome else { continue }
             try await CatalogHandlers.end(&reservation, as: outcome, by: nil, stores, in: transaction)
@@ -144,7 +157,7 @@ struct OrderHolds: Sendable {
     /// Holds a reservation that expired or was released again, when its stock is available.
     private func holdAgain(_ reservation: inout Reservation, in transaction: Transaction) async throws -> Bool {
         guard reservation.status != .committed else { return false }
-        var products = try await CatalogHandlers.lockedProducts(of: reservation.lines, stores, in: transaction)
+        let products = try await CatalogHandlers.lockedProducts(of: reservation.lines, stores, in: transaction)
         for line in reservation.lines {
             guard let product = products[line.productID], (try? product.checkReservable(line.quantity)) != nil
             else { return false }
@@ -154,7 +167,6 @@ struct OrderHolds: Sendable {
             let before = product.stockStatus
             product.reserved += line.quantity
             try await CatalogHandlers.save(&product, stores, in: transaction, alertingAfter: before)
-            products[line.productID] = product
         }
         reservation.status = .held
         reservation.updatedAt = Date.currentMillisecond
@@ -169,11 +181,10 @@ struct OrderHolds: Sendable {
             try await CatalogHandlers.end(&reservation, as: .released, by: nil, stores, in: transaction)
             return
         }
-        var products = try await CatalogHandlers.lockedProducts(of: reservation.lines, stores, in: transaction)
+        let products = try await CatalogHandlers.lockedProducts(of: reservation.lines, stores, in: transaction)
         guard var product = products[line.productID] else { return }
         product.reserved -= units
         try await CatalogHandlers.save(&product, stores, in: transaction)
-        products[line.productID] = product
         reservation.lines[0].quantity -= units
         reservation.updatedAt = Date.currentMillisecond
         try await stores.update(reservation, in: transaction)
@@ -199,6 +210,19 @@ struct OrderStock: Decodable, Sendable {
     }
 }
 
+/// An order event's payload: the order, and of the change the reservations of a line it
+/// removed.
 struct OrderStockChange: Decodable, Sendable {
     var order: OrderStock
+    var change: Change
+
+    struct Change: Decodable, Sendable {
+        var details: Details?
+    }
+
+    struct Details: Decodable, Sendable {
+        var reservationIDs: [ReservationID]?
+
+        enum CodingKeys: String, CodingKey { case reservationIDs = "reservation_ids" }
+    }
 }

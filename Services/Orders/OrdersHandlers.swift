@@ -398,9 +398,14 @@ struct OrdersHandlers: Sendable {
                     }
                 }
                 try order.recomputeTotals()
-                return Change(
-                    name: change, event: OrdersAPI.Events.updated,
-                    details: ["item_id": .string(item.id.description), "description": .string(item.description)])
+                var details: [String: JSONValue] = [
+                    "item_id": .string(item.id.description), "description": .string(item.description),
+                ]
+                // The catalog gives a removed line's stock back from these, seen listed or not.
+                if change == "item_removed", let held = item.reservationIDs {
+                    details["reservation_ids"] = .array(held.map { .string($0.description) })
+                }
+                return Change(name: change, event: OrdersAPI.Events.updated, details: details)
             }
         } catch {
             if let hold { await giveBack(hold, principal) }
@@ -428,10 +433,14 @@ struct OrdersHandlers: Sendable {
         switch request.kind {
         case .add:
             guard let id = draft.productID else { return (nil, nil) }
-            let found = try? await catalog.call(CatalogAPI.getProduct, ResourceRef(id: id), options: options)
-            guard let found, found.storeID == order.storeID else {
-                throw OrderlyError(.notFound, "no product \(id) in the order's store")
+            let missing = OrderlyError(.notFound, "no product \(id) in the order's store")
+            let found: Product
+            do {
+                found = try await catalog.call(CatalogAPI.getProduct, ResourceRef(id: id), options: options)
+            } catch let error as OrderlyError where error.code == .notFound {
+                throw missing
             }
+            guard found.storeID == order.storeID else { throw missing }
             let line = try draft.newItem(of: found, currency: order.currency, holding: nil)
             guard found.trackStock else { return (found, nil) }
             (productID, units, product) = (id, Int64(line.quantity), found)
@@ -460,6 +469,10 @@ struct OrdersHandlers: Sendable {
                 error.details = short
             }
             throw error
+        } catch let error as OrderlyError where error.code == .invalidArgument {
+            // The request was checked already: what the catalog refuses is the product's state.
+            throw OrderlyError(
+                .failedPrecondition, "the product can no longer be sold: \(error.message)", reason: "product_inactive")
         }
     }
 

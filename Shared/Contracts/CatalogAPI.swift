@@ -50,10 +50,12 @@ public enum CatalogAPI {
     public static let releaseReservation = WireMethod<ResourceRef<ReservationID>, Reservation>(
         "catalog.reservations.release", safeToRetry: true)
 
-    /// How long the stock reserved for an order's line waits for the line to be stored before
-    /// it expires (10 minutes); once the catalog sees the stored line, it is held until the order
-    /// ends.
-    public static let orderLineHoldSeconds = 600
+    /// How long the stock reserved for an order's line waits for the catalog to see the stored
+    /// line before it expires: a day, so that a catalog that falls behind on the orders' events
+    /// (Redis away, a backlog) does not let a stored line's stock go. Once seen, it is held until
+    /// the order ends. Only a reservation whose line the orders service never stored, because
+    /// the process stopped between the two steps, waits this long.
+    public static let orderLineHoldSeconds = 86_400
 
     /// The events the catalog publishes on `orderly:events:catalog`: the store's with the store
     /// as payload, the products' with the product.
@@ -412,19 +414,21 @@ public struct StoreDraft: Codable, Sendable, Hashable {
     }
 }
 
-/// A page of the stores the caller sees; with `openNow`, only those open now by their opening
-/// hours.
+/// A page of the stores the caller sees (`limit`, `cursor`, as `PageRequest`, whose body it
+/// extends); with `openNow`, only those open now by their opening hours.
 public struct StoreListRequest: Codable, Sendable, Hashable {
     public var openNow: Bool?
-    public var page: PageRequest
+    public var limit: Int?
+    public var cursor: String?
 
-    public init(openNow: Bool? = nil, page: PageRequest = PageRequest()) {
+    public init(openNow: Bool? = nil, limit: Int? = nil, cursor: String? = nil) {
         self.openNow = openNow
-        self.page = page
+        self.limit = limit
+        self.cursor = cursor
     }
 
     enum CodingKeys: String, CodingKey {
-        case page
+        case limit, cursor
         case openNow = "open_now"
     }
 }

@@ -86,11 +86,6 @@ public struct Reservation: Hashable, Sendable, Codable {
         return true
     }
 
-    /// The units held of each product.
-    public var quantities: [ProductID: Int64] {
-        lines.reduce(into: [:]) { $0[$1.productID, default: 0] += $1.quantity }
-    }
-
     /// The longest a reservation may hold stock, in seconds (a day), and the default (15 minutes).
     public static let maximumSeconds = 86_400
     public static let defaultSeconds = 900

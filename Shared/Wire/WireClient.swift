@@ -233,6 +233,8 @@ public final class WireClient: WireCaller {
     private func acquireOnce(deadline: NIODeadline) async throws -> (Int, WireConnection)? {
         enum Choice {
             case use(Int, WireConnection)
+            /// Use a ready connection, and open one to an endpoint that has none beside it.
+            case useAndOpen(Int, WireConnection, Int, EventLoopPromise<WireConnection>)
             case wait(Int, EventLoopFuture<WireConnection>)
             case connect(Int, EventLoopPromise<WireConnection>)
             case none(NIODeadline?)
@@ -250,36 +252,42 @@ public final class WireClient: WireCaller {
                 case .idle: break
                 }
             }
+            var ready: (Int, WireConnection)?
+            var unserved: Int?
             var waitCandidate: (Int, EventLoopFuture<WireConnection>)?
             var connectCandidate: Int?
             var earliestRetry: NIODeadline?
-            scan: for step in 0..<pool.slots.count {
+            for step in 0..<pool.slots.count {
                 let index = (pool.next + step) % pool.slots.count
                 let slot = pool.slots[index]
                 if anyHealthy && pool.ejectedUntil[slot.endpoint] > now { continue }
                 switch slot.state {
                 case .ready(let connection):
-                    pool.next = (index + 1) % pool.slots.count
-                    return .use(index, connection)
+                    if ready == nil { ready = (index, connection) }
                 case .connecting(let future):
                     if waitCandidate == nil { waitCandidate = (index, future) }
                 case .idle:
                     if slot.retryAfter <= now {
-                        if !served.contains(slot.endpoint) {
-                            connectCandidate = index
-                            break scan
-                        }
+                        if unserved == nil && !served.contains(slot.endpoint) { unserved = index }
                         if connectCandidate == nil { connectCandidate = index }
                     } else {
                         earliestRetry = min(earliestRetry ?? slot.retryAfter, slot.retryAfter)
                     }
                 }
             }
-            if let index = connectCandidate {
+            func startConnecting(_ index: Int) -> EventLoopPromise<WireConnection> {
                 let promise = group.next().makePromise(of: WireConnection.self)
                 pool.slots[index].state = .connecting(promise.futureResult)
+                return promise
+            }
+            if let (index, connection) = ready {
                 pool.next = (index + 1) % pool.slots.count
-                return .connect(index, promise)
+                if let other = unserved { return .useAndOpen(index, connection, other, startConnecting(other)) }
+                return .use(index, connection)
+            }
+            if let index = unserved ?? connectCandidate {
+                pool.next = (index + 1) % pool.slots.count
+                return .connect(index, startConnecting(index))
             }
             if let (index, future) = waitCandidate { return .wait(index, future) }
             return .none(earliestRetry)
@@ -287,30 +295,39 @@ public final class WireClient: WireCaller {
         switch choice {
         case .use(let index, let connection):
             return (index, connection)
+        case .useAndOpen(let index, let connection, let other, let promise):
+            // The caller does not wait for the new connection, nor fail with it.
+            Task { _ = try? await open(slot: other, promise) }
+            return (index, connection)
         case .wait(let index, let future):
             return (index, try await future.get())
         case .connect(let index, let promise):
-            let endpoint = configuration.endpoints[state.withLock { $0.slots[index].endpoint }]
-            do {
-                let connection = try await WireConnection.open(
-                    host: endpoint.host, port: endpoint.port, server: configuration.service,
-                    callerService: configuration.callerService,
-                    secret: configuration.secret, maximumFrameLength: configuration.maximumFrameLength,
-                    connectTimeout: configuration.connectTimeout, tls: configuration.tls, group: group)
-                connected(slot: index, connection: connection)
-                promise.succeed(connection)
-                return (index, connection)
-            } catch {
-                connectFailed(slot: index, error: error)
-                promise.fail(error)
-                throw error
-            }
+            return (index, try await open(slot: index, promise))
         case .none(let retryAt):
             guard let retryAt, retryAt < deadline else {
                 throw WireTransportFailure.notSent("no connection to \(configuration.service) available")
             }
             try await Task.sleep(nanoseconds: UInt64(max(0, (retryAt - .now()).nanoseconds)))
             return nil
+        }
+    }
+
+    /// Opens slot `index`'s connection, settling `promise` (which calls waiting on the slot hold).
+    private func open(slot index: Int, _ promise: EventLoopPromise<WireConnection>) async throws -> WireConnection {
+        let endpoint = configuration.endpoints[state.withLock { $0.slots[index].endpoint }]
+        do {
+            let connection = try await WireConnection.open(
+                host: endpoint.host, port: endpoint.port, server: configuration.service,
+                callerService: configuration.callerService,
+                secret: configuration.secret, maximumFrameLength: configuration.maximumFrameLength,
+                connectTimeout: configuration.connectTimeout, tls: configuration.tls, group: group)
+            connected(slot: index, connection: connection)
+            promise.succeed(connection)
+            return connection
+        } catch {
+            connectFailed(slot: index, error: error)
+            promise.fail(error)
+            throw error
         }
     }
 

@@ -238,6 +238,13 @@ struct ReservationServiceTests {
             #expect(try await handlers.reservation(first.id, principal: staff).status == .released)
             #expect(try await handlers.reservation(stray.id, principal: staff).status == .held)
             #expect(try await reserved() == 1)
+            // A line removed before the catalog saw it listed names its reservation in the change.
+            try await test.database.transaction {
+                try await holds.reconcile(
+                    OrderStock(id: order, version: 5, status: .pending, items: []), removed: [stray.id], in: $0)
+            }
+            #expect(try await handlers.reservation(stray.id, principal: staff).status == .released)
+            #expect(try await reserved() == 0)
             // Only the orders service names an order.
             let named = await ServiceRulesTests.refusal {
                 _ = try await handlers.reserve(
@@ -246,6 +253,31 @@ struct ReservationServiceTests {
                     principal: staff, idempotencyKey: nil)
             }
             #expect(named?.details?.keys.sorted() == ["order_id"])
+        }
+    }
+
+    @Test(
+        "units held are sold even when the product no longer has them, and negative stock stays allowed while it is owed"
+    )
+    func heldUnitsAlwaysSell() async throws {
+        try await Setup.with(.sqlite) { handlers, store, _ in
+            let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
+            var draft = ProductDraft(name: "Bread", price: 500, trackStock: true, quantity: 0)
+            draft.allowNegativeStock = true
+            let bread = try await handlers.createProduct(
+                NewProduct(storeID: store.id, product: draft), principal: Setup.admin, idempotencyKey: nil)
+            let held = try await handlers.reserve(
+                NewReservation(storeID: store.id, lines: [Reservation.Line(productID: bread.id, quantity: 2)]),
+                principal: staff, idempotencyKey: nil)
+            let strict = await ServiceRulesTests.refusal {
+                _ = try await handlers.updateProduct(
+                    ProductPatch(id: bread.id, expectedVersion: nil, changes: ProductDraft(allowNegativeStock: false)),
+                    principal: Setup.admin, idempotencyKey: nil)
+            }
+            #expect(strict?.details?.keys.sorted() == ["allow_negative_stock"])
+            #expect(try await handlers.end(held.id, as: .committed, by: staff).status == .committed)
+            let after = try await handlers.product(bread.id, principal: staff)
+            #expect(after.quantity == -2 && after.reserved == 0)
         }
     }
 }

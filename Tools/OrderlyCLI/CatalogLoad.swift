@@ -55,17 +55,19 @@ extension LoadGen {
         }
 
         say("phase 4/4: every client sells the scarce product (20 units) until it is out")
-        let sold = try await withThrowingTaskGroup(of: Int.self) { group in
+        try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<clients {
                 group.addTask {
-                    var sold = 0
                     var stats = Stats()
-                    while try await run.sellOne(api, staff, store, scarce, stats: &stats) { sold += 1 }
-                    return sold
+                    var attempts = 0
+                    while attempts < 1000, try await run.sellOne(api, staff, store, scarce, stats: &stats) {
+                        attempts += 1
+                    }
                 }
             }
-            return try await group.reduce(0, +)
+            try await group.waitForAll()
         }
+        let sold = run.sold(of: scarce)
 
         say("checking the invariants")
         let failures = try await run.check(api, staff, scarceSold: sold)
@@ -110,6 +112,8 @@ final class StockRun: Sendable {
     init(products: [Product]) { self.products = products }
 
     var reservations: Int { state.withLock { $0.reservations } }
+    /// The units of `product` whose sale was acknowledged.
+    func sold(of product: Product) -> Int { state.withLock { $0.sold[product.id, default: 0] } }
     var committedTotal: Int { state.withLock { $0.sold.values.reduce(0, +) } }
     var leftCount: Int { state.withLock { $0.left.count } }
 
@@ -157,15 +161,16 @@ final class StockRun: Sendable {
         }
     }
 
-    /// Reserves and commits one unit; false once the product is out of stock.
+    /// Reserves and commits one unit (a sale counts once its commit is acknowledged); false once
+    /// the product is out of stock, true to go on after a sale or a failed try.
     func sellOne(_ api: API, _ token: String, _ store: StoreID, _ product: Product, stats: inout Stats) async throws
         -> Bool
     {
         let reply = try await stats.time("reserve (scarce)", expected: [201, 409]) {
             try await reserve(api, token, store, product, expiring: nil)
         }
-        guard let reply else { return true }
-        guard reply.status == 201, let held = try? reply.decode(Held.self) else { return reply.status != 409 }
+        if reply?.status == 409 { return false }
+        guard let reply, reply.status == 201, let held = try? reply.decode(Held.self) else { return true }
         try await commit(api, token, held.id, product, stats: &stats)
         return true
     }
@@ -219,9 +224,13 @@ final class StockRun: Sendable {
             outcome.oversold += scarceSold - 20
             outcome.problems.append("\(scarceSold) units of a product of 20 were sold")
         }
-        try await withThrowingTaskGroup(of: [String].self) { group in
+        try await withThrowingTaskGroup(of: (problems: [String], oversold: Int).self) { group in
+            func collect(_ found: (problems: [String], oversold: Int)?) {
+                outcome.problems += found?.problems ?? []
+                outcome.oversold += found?.oversold ?? 0
+            }
             for (index, product) in products.enumerated() {
-                if index >= 16 { outcome.problems += try await group.next() ?? [] }
+                if index >= 16 { collect(try await group.next()) }
                 group.addTask {
                     var problems: [String] = []
                     let stock = try await api.require([200], .GET, "/v1/products/\(product.id)", token: token)
@@ -256,12 +265,11 @@ final class StockRun: Sendable {
                                 "product \(product.id): its ledger sums to \(sum), it has \(stock.quantity)")
                         }
                     }
-                    return problems
+                    return (problems, max(0, -stock.available))
                 }
             }
-            for try await problems in group { outcome.problems += problems }
+            for try await found in group { collect(found) }
         }
-        outcome.oversold += outcome.problems.filter { $0.contains("oversold") }.count
         return outcome
     }
 }

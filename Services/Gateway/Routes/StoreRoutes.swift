@@ -18,9 +18,8 @@ struct StoreRoutes: Sendable {
             let options = try context.callOptions(request)
             var query = QueryReader(request)
             let list = StoreListRequest(
-                openNow: query.bool("open_now"),
-                page: PageRequest(
-                    limit: query.int("limit", in: 1...PageRequest.maximumLimit), cursor: query.text("cursor")))
+                openNow: query.bool("open_now"), limit: query.int("limit", in: 1...PageRequest.maximumLimit),
+                cursor: query.text("cursor"))
             try query.check()
             return JSONBody.forwarded(try await catalog.forward(CatalogAPI.listStores, list, options: options))
         }
