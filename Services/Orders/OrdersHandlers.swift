@@ -343,7 +343,11 @@ struct OrdersHandlers: Sendable {
         let current = try await visibleOrder(request.orderID, policy)
         try policy.checkEdit(current)
         let rates = try await stores.store(current.storeID, for: principal).vatRates
-        let (product, hold) = try await reserveForLine(request, current, rates: rates, principal: principal)
+        // A repeat is answered from its record, and must not hold stock again.
+        let repeated = try await idempotency.isRepeat(
+            key: idempotencyKey, caller: principal.userID, scope: "orders.items:\(request.orderID)", request: request)
+        let (product, hold) =
+            repeated ? (nil, nil) : try await reserveForLine(request, current, rates: rates, principal: principal)
         let held = hold?.lines.first?.quantity ?? 0
         let order: Order
         do {
@@ -427,8 +431,8 @@ struct OrdersHandlers: Sendable {
     {
         let options = WireCallOptions(principal: principal)
         let draft = request.item ?? OrderItemDraft()
-        var productID: ProductID
-        var units: Int64
+        let productID: ProductID
+        let units: Int64
         var product: Product?
         switch request.kind {
         case .add:

@@ -164,6 +164,31 @@ extension IdempotencyStore {
     }
 }
 
+extension IdempotencyStore {
+    /// Whether `caller` made this keyed request already (the same key and request, within the
+    /// retention): a repeat, which `write` answers from its record. For a write with a side
+    /// effect before its transaction (stock reserved in another service), so that a repeat does
+    /// not do it again.
+    public func isRepeat(key: String?, caller: UserID, scope: String, request: some Encodable & Sendable)
+        async throws -> Bool
+    {
+        guard let key else { return false }
+        let request = try IdempotentRequest(caller: caller, scope: scope, key: key, request: request)
+        return try await database.read { sql in
+            guard
+                let row = try await sql.raw(
+                    """
+                    SELECT request_hash, expires_at FROM orderly_idempotency
+                    WHERE scope = \(bind: request.scope) AND idempotency_key = \(bind: request.key)
+                    """
+                ).first()
+            else { return false }
+            return try row.decode(column: "expires_at", as: Int64.self) > Date.nowMilliseconds
+                && row.decode(column: "request_hash", as: String.self) == request.requestHash
+        }
+    }
+}
+
 /// How a keyed write's repeat is answered when it must be answered as things are by then: what
 /// of the response the record keeps, and how the answer is made from it.
 public struct Replay<Response: Sendable, Reference: Codable & Sendable>: Sendable {
