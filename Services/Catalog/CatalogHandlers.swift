@@ -236,13 +236,8 @@ struct CatalogHandlers: Sendable {
             try await Self.checkCodes(of: created, stores, in: transaction)
             try await stores.insert(created, in: transaction)
             if created.quantity != 0 {
-                try await stores.insert(
-                    StockLedgerEntry(
-                        id: UUID.random(), seq: try await transaction.nextSequence("stock_ledger"),
-                        productID: created.id, storeID: created.storeID, previousQuantity: 0,
-                        newQuantity: created.quantity, reason: .initial, notes: nil, reference: nil,
-                        createdBy: principal.userID, createdAt: now, clientCreatedAt: nil),
-                    in: transaction)
+                try await stores.appendLedger(
+                    created, from: 0, reason: .initial, by: principal.userID, at: now, in: transaction)
             }
             transaction.publish(try CatalogEvents.product(CatalogAPI.Events.productCreated, created))
             return created
@@ -264,10 +259,14 @@ struct CatalogHandlers: Sendable {
         }
         let limit = try KeysetCursor.limit(request.page.limit)
         let cursor = try request.page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
-        if let category = request.category, try await !stores.hasCategory(category, in: request.storeID) {
+        let page = try await stores.list(request, after: cursor, limit: limit)
+        // Only an empty answer can come of a category no product carries; that one is named.
+        if page.data.isEmpty, let category = request.category,
+            try await !stores.hasCategory(category, in: request.storeID)
+        {
             throw OrderlyError.invalidFields(["category": "no product of the store is in category '\(category)'"])
         }
-        return try await stores.list(request, after: cursor, limit: limit)
+        return page
     }
 
     /// The store's products changed after the cursor, deactivated ones included.
@@ -340,13 +339,10 @@ struct CatalogHandlers: Sendable {
                 }
             product.quantity = try product.quantity(adjustedBy: adjustment)
             try await Self.save(&product, stores, in: transaction, alertingAfter: before.stockStatus)
-            let entry = StockLedgerEntry(
-                id: UUID.random(), seq: try await transaction.nextSequence("stock_ledger"), productID: product.id,
-                storeID: product.storeID, previousQuantity: before.quantity, newQuantity: product.quantity,
-                reason: reason, notes: notes, reference: reference, createdBy: principal.userID,
-                createdAt: product.updatedAt, clientCreatedAt: request.adjustment.clientCreatedAt)
-            try await stores.insert(entry, in: transaction)
-            return entry
+            return try await stores.appendLedger(
+                product, from: before.quantity, reason: reason, notes: notes, reference: reference,
+                by: principal.userID, at: product.updatedAt, clientCreatedAt: request.adjustment.clientCreatedAt,
+                in: transaction)
         }
     }
 
@@ -392,7 +388,7 @@ struct CatalogHandlers: Sendable {
                 throw OrderlyError(
                     .conflict, "a reservation \(reservation.id) exists already", details: ["id": .string("is taken")])
             }
-            var products = try await Self.lockedProducts(of: lines, stores, in: transaction)
+            let products = try await Self.lockedProducts(of: lines, stores, in: transaction)
             var problems = FieldProblems()
             var short: [JSONValue] = []
             for (index, line) in lines.enumerated() {
@@ -423,7 +419,6 @@ struct CatalogHandlers: Sendable {
                 let before = product.stockStatus
                 product.reserved += line.quantity
                 try await Self.save(&product, stores, in: transaction, alertingAfter: before)
-                products[line.productID] = product
             }
             try await stores.insert(reservation, in: transaction)
             return reservation
@@ -473,7 +468,8 @@ struct CatalogHandlers: Sendable {
     ) async throws {
         let now = Date.currentMillisecond
         guard try reservation.ends(as: outcome, at: now) else { return }
-        var products = try await lockedProducts(of: reservation.lines, stores, in: transaction)
+        // A reservation names each product once, so each is read once here.
+        let products = try await lockedProducts(of: reservation.lines, stores, in: transaction)
         for line in reservation.lines {
             guard var product = products[line.productID] else {
                 throw StorageError.unexpected("reservation \(reservation.id) holds a product that is gone")
@@ -483,16 +479,11 @@ struct CatalogHandlers: Sendable {
             // Units held are sold whatever is available now: they were promised when held.
             if outcome == .committed { product.quantity -= line.quantity }
             try await save(&product, stores, in: transaction, alertingAfter: before.stockStatus)
-            products[line.productID] = product
             if outcome == .committed {
-                try await stores.insert(
-                    StockLedgerEntry(
-                        id: UUID.random(), seq: try await transaction.nextSequence("stock_ledger"),
-                        productID: product.id, storeID: product.storeID, previousQuantity: before.quantity,
-                        newQuantity: product.quantity, reason: .sale, notes: nil,
-                        reference: reservation.reference ?? reservation.id.description,
-                        createdBy: user ?? reservation.createdBy, createdAt: now, clientCreatedAt: nil),
-                    in: transaction)
+                try await stores.appendLedger(
+                    product, from: before.quantity, reason: .sale,
+                    reference: reservation.reference ?? reservation.id.description,
+                    by: user ?? reservation.createdBy, at: now, in: transaction)
             }
         }
         reservation.status = outcome

@@ -114,11 +114,7 @@ struct CatalogRepository: Sendable {
                 query = query + " AND search LIKE \(bind: search) ESCAPE '\\'"
             }
             if let statuses = request.stockStatuses, !statuses.isEmpty {
-                var list: SQLQueryString = ""
-                for (index, status) in Set(statuses).sorted(by: { $0.rawValue < $1.rawValue }).enumerated() {
-                    list = list + (index == 0 ? "" : ", ") + "\(bind: status.rawValue)"
-                }
-                query = query + " AND stock_status IN (" + list + ")"
+                query = query + " AND stock_status IN (" + .boundList(Set(statuses.map(\.rawValue))) + ")"
             }
             let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit)).all()
             let page = try KeysetCursor.page(rows, limit: limit, as: Product.self)
@@ -188,7 +184,23 @@ struct CatalogRepository: Sendable {
         return taken
     }
 
-    func insert(_ entry: StockLedgerEntry, in transaction: Transaction) async throws {
+    /// Records `product`'s quantity, changed from `previousQuantity`, as its next ledger entry.
+    @discardableResult
+    func appendLedger(
+        _ product: Product, from previousQuantity: Int64, reason: StockReason, notes: String? = nil,
+        reference: String? = nil, by user: UserID, at time: Date, clientCreatedAt: Date? = nil,
+        in transaction: Transaction
+    ) async throws -> StockLedgerEntry {
+        let entry = StockLedgerEntry(
+            id: UUID.random(), seq: try await transaction.nextSequence("stock_ledger"), productID: product.id,
+            storeID: product.storeID, previousQuantity: previousQuantity, newQuantity: product.quantity,
+            reason: reason, notes: notes, reference: reference, createdBy: user, createdAt: time,
+            clientCreatedAt: clientCreatedAt)
+        try await insert(entry, in: transaction)
+        return entry
+    }
+
+    private func insert(_ entry: StockLedgerEntry, in transaction: Transaction) async throws {
         try await transaction.sql.raw(
             """
             INSERT INTO stock_ledger (seq, id, product_id, created_at, doc)

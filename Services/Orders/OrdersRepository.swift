@@ -101,7 +101,8 @@ public struct OrdersRepository: Sendable {
 
     /// The pool (`Order.isInPool`): unclaimed delivery orders in a claimable status.
     static let inPool: SQLQueryString =
-        "(courier_id IS NULL AND fulfillment = 'delivery' AND status IN (" + list(Order.claimableStatuses) + "))"
+        "(courier_id IS NULL AND fulfillment = 'delivery' AND status IN ("
+        + .boundList(Order.claimableStatuses.map(\.rawValue)) + "))"
 
     /// What narrows a list within its scope; times in milliseconds, `to` exclusive.
     public struct Filter: Sendable {
@@ -145,7 +146,9 @@ public struct OrdersRepository: Sendable {
             let key = sort == .newest || sort == .oldest ? "created_at" : "due_key"
             var query: SQLQueryString =
                 "SELECT doc, " + SQLQueryString(key) + ", id FROM orders WHERE " + Self.condition(scope)
-            if !filter.statuses.isEmpty { query = query + " AND status IN (" + Self.list(filter.statuses) + ")" }
+            if !filter.statuses.isEmpty {
+                query = query + " AND status IN (" + .boundList(filter.statuses.map(\.rawValue)) + ")"
+            }
             if let store = filter.storeID { query = query + " AND store_id = \(bind: store.description)" }
             if let fulfillment = filter.fulfillment {
                 query = query + " AND fulfillment = \(bind: fulfillment.rawValue)"
@@ -215,14 +218,6 @@ public struct OrdersRepository: Sendable {
     }
 
     // MARK: Columns
-
-    private static func list(_ statuses: some Collection<OrderStatus>) -> SQLQueryString {
-        var list: SQLQueryString = ""
-        for (index, status) in statuses.sorted(by: { $0.rawValue < $1.rawValue }).enumerated() {
-            list = list + (index == 0 ? "" : ", ") + "\(bind: status.rawValue)"
-        }
-        return list
-    }
 
     /// `due_at` in milliseconds; orders without one sort after every dated one.
     static func dueKey(_ order: Order) -> Int64 { order.dueAt?.millisecondsSince1970 ?? Int64.max }

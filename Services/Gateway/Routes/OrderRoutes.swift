@@ -40,9 +40,7 @@ struct OrderRoutes: Sendable {
                 courierID: query.id("courier_id", as: UserID.self), available: query.bool("available"),
                 createdFrom: query.date("created_from"), createdTo: query.date("created_to"),
                 dueFrom: query.date("due_from"), dueTo: query.date("due_to"), search: query.text("q"),
-                sort: query.choices("sort", as: OrderSort.self)?.first,
-                page: PageRequest(
-                    limit: query.int("limit", in: 1...PageRequest.maximumLimit), cursor: query.text("cursor")))
+                sort: query.choices("sort", as: OrderSort.self)?.first, page: query.page())
             try query.check()
             return JSONBody.forwarded(try await orders.forward(OrdersAPI.listOrders, list, options: options))
         }

@@ -38,9 +38,7 @@ struct ProductRoutes: Sendable {
             let list = ProductListRequest(
                 storeID: store, category: query.text("category"), search: query.text("q"),
                 barcode: query.text("barcode"), active: query.bool("active"),
-                stockStatuses: query.choices("stock_status", as: StockStatus.self),
-                page: PageRequest(
-                    limit: query.int("limit", in: 1...PageRequest.maximumLimit), cursor: query.text("cursor")))
+                stockStatuses: query.choices("stock_status", as: StockStatus.self), page: query.page())
             try query.check()
             return JSONBody.forwarded(try await catalog.forward(CatalogAPI.listProducts, list, options: options))
         }

@@ -67,10 +67,14 @@ struct QueryReader {
 
 extension QueryReader {
     /// The page a list asks for: `limit` (1–200) and `cursor`.
+    mutating func page() -> PageRequest {
+        PageRequest(limit: int("limit", in: 1...PageRequest.maximumLimit), cursor: text("cursor"))
+    }
+
+    /// The page of a list that takes nothing else.
     static func page(_ request: Request) throws(OrderlyError) -> PageRequest {
         var query = QueryReader(request)
-        let page = PageRequest(
-            limit: query.int("limit", in: 1...PageRequest.maximumLimit), cursor: query.text("cursor"))
+        let page = query.page()
         try query.check()
         return page
     }

@@ -17,9 +17,8 @@ struct StoreRoutes: Sendable {
         v1.get("stores") { request, context in
             let options = try context.callOptions(request)
             var query = QueryReader(request)
-            let list = StoreListRequest(
-                openNow: query.bool("open_now"), limit: query.int("limit", in: 1...PageRequest.maximumLimit),
-                cursor: query.text("cursor"))
+            let page = query.page()
+            let list = StoreListRequest(openNow: query.bool("open_now"), limit: page.limit, cursor: page.cursor)
             try query.check()
             return JSONBody.forwarded(try await catalog.forward(CatalogAPI.listStores, list, options: options))
         }

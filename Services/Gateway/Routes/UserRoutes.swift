@@ -19,8 +19,7 @@ struct UserRoutes: Sendable {
             let store = query.id("store_id", as: StoreID.self)
             let role = query.choices("role", as: Role.self)
             if let role, role.count != 1 { query.problems.add("role", "must be a single role") }
-            let page = PageRequest(
-                limit: query.int("limit", in: 1...PageRequest.maximumLimit), cursor: query.text("cursor"))
+            let page = query.page()
             try query.check()
             return try JSONBody.response(
                 try await identity.list(store: store, role: role?.first, page: page, by: caller))
