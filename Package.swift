@@ -154,7 +154,9 @@ let package = Package(
             name: "Catalog", dependencies: serviceDependencies, path: "Services/Catalog", swiftSettings: strict),
         .target(name: "Orders", dependencies: serviceDependencies, path: "Services/Orders", swiftSettings: strict),
         .target(
-            name: "Payments", dependencies: serviceDependencies, path: "Services/Payments", swiftSettings: strict),
+            name: "Payments",
+            dependencies: serviceDependencies + ["JSON", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Services/Payments", swiftSettings: strict),
         .target(
             name: "Notifications", dependencies: serviceDependencies, path: "Services/Notifications",
             swiftSettings: strict),

@@ -371,11 +371,15 @@ struct CatalogHandlers: Sendable {
         if request.orderID != nil, caller != OrdersAPI.service {
             throw OrderlyError.invalidFields(["order_id": "is set by the orders service for its orders' lines"])
         }
+        if request.paymentID != nil, caller != PaymentsAPI.service {
+            throw OrderlyError.invalidFields(["payment_id": "is set by the payments service for its payments"])
+        }
         let (lines, reference, seconds) = try request.validated()
         let now = Date.currentMillisecond
         let reservation = Reservation(
             id: request.id ?? ReservationID(), storeID: request.storeID, lines: lines, reference: reference,
-            orderID: request.orderID, expiresAt: now.addingTimeInterval(TimeInterval(seconds)),
+            orderID: request.orderID, paymentID: request.paymentID,
+            expiresAt: now.addingTimeInterval(TimeInterval(seconds)),
             createdBy: principal.userID, createdAt: now,
             updatedAt: now)
         let stores = self.stores
@@ -436,7 +440,8 @@ struct CatalogHandlers: Sendable {
     /// referencing the reservation's reference or else its id); `released` and `expired` give
     /// them back. `principal` is nil for the catalog's own sweeps. Ending it again as it ended is
     /// harmless and answers it as it is. A reservation for an order's line ends with the order
-    /// (`OrderHolds`); only the orders service may give one back early (a line it could not store).
+    /// (`OrderHolds`), one for a payment with the payment (`PaymentHolds`); only the orders or
+    /// payments service may give one back early (a line or payment it could not store).
     @discardableResult
     func end(
         _ id: ReservationID, as outcome: ReservationStatus, by principal: Principal?,
@@ -454,6 +459,13 @@ struct CatalogHandlers: Sendable {
                 throw OrderlyError(
                     .failedPrecondition, "the reservation holds stock for order \(order) and ends with it",
                     reason: "held_for_order")
+            }
+            if let payment = reservation.paymentID, principal != nil,
+                !(caller == PaymentsAPI.service && outcome == .released)
+            {
+                throw OrderlyError(
+                    .failedPrecondition, "the reservation holds stock for payment \(payment) and ends with it",
+                    reason: "held_for_payment")
             }
             try await Self.end(&reservation, as: outcome, by: principal?.userID, stores, in: transaction)
             return reservation
@@ -489,6 +501,31 @@ struct CatalogHandlers: Sendable {
         reservation.status = outcome
         reservation.updatedAt = now
         try await stores.update(reservation, in: transaction)
+    }
+
+    /// Holds a reservation that expired or was released again, when its stock is available, or
+    /// with `regardless`, whatever is available (units already handed over, about to be sold).
+    /// Returns whether it is held now; a committed one never is again.
+    static func holdAgain(
+        _ reservation: inout Reservation, regardless: Bool = false, _ stores: CatalogRepository,
+        in transaction: Transaction
+    ) async throws -> Bool {
+        guard reservation.status != .committed else { return false }
+        let products = try await lockedProducts(of: reservation.lines, stores, in: transaction)
+        for line in reservation.lines {
+            guard let product = products[line.productID] else { return false }
+            if !regardless, (try? product.checkReservable(line.quantity)) == nil { return false }
+        }
+        for line in reservation.lines {
+            guard var product = products[line.productID] else { continue }
+            let before = product.stockStatus
+            product.reserved += line.quantity
+            try await save(&product, stores, in: transaction, alertingAfter: before)
+        }
+        reservation.status = .held
+        reservation.updatedAt = Date.currentMillisecond
+        try await stores.update(reservation, in: transaction)
+        return true
     }
 
     /// Expires the held reservations whose time has run out, a batch at a time; returns how many.

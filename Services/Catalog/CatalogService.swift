@@ -28,9 +28,12 @@ public enum CatalogService: ServiceDefinition {
         var router = WireRouter()
         let handlers = CatalogHandlers(database: environment.database)
         handlers.register(in: &router)
-        let sweep = ReservationSweep(
-            handlers: handlers, interval: reservationSweepInterval, logger: environment.logger)
+        let sweep = DueSweep("reservations", every: reservationSweepInterval, logger: environment.logger) {
+            try await handlers.expireDue(limit: $0)
+        }
         let holds = OrderHolds(database: environment.database, logger: environment.logger).consumer(environment)
-        return ServiceParts(router: router, consumers: [holds, sweep])
+        let paymentHolds = PaymentHolds(database: environment.database, logger: environment.logger).consumer(
+            environment)
+        return ServiceParts(router: router, consumers: [holds, paymentHolds, sweep])
     }
 }

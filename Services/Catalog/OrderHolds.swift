@@ -127,7 +127,7 @@ struct OrderHolds: Sendable {
                 continue
             }
             if reservation.status != .held {
-                guard try await holdAgain(&reservation, in: transaction) else {
+                guard try await CatalogHandlers.holdAgain(&reservation, stores, in: transaction) else {
                     logger.error(
                         "stock for an order line lapsed and is no longer available",
                         metadata: ["order.id": "\(order.id)", "reservation.id": "\(id)"])
@@ -152,26 +152,6 @@ struct OrderHolds: Sendable {
             reservations[id] = reservation
             excess -= giving
         }
-    }
-
-    /// Holds a reservation that expired or was released again, when its stock is available.
-    private func holdAgain(_ reservation: inout Reservation, in transaction: Transaction) async throws -> Bool {
-        guard reservation.status != .committed else { return false }
-        let products = try await CatalogHandlers.lockedProducts(of: reservation.lines, stores, in: transaction)
-        for line in reservation.lines {
-            guard let product = products[line.productID], (try? product.checkReservable(line.quantity)) != nil
-            else { return false }
-        }
-        for line in reservation.lines {
-            guard var product = products[line.productID] else { continue }
-            let before = product.stockStatus
-            product.reserved += line.quantity
-            try await CatalogHandlers.save(&product, stores, in: transaction, alertingAfter: before)
-        }
-        reservation.status = .held
-        reservation.updatedAt = Date.currentMillisecond
-        try await stores.update(reservation, in: transaction)
-        return true
     }
 
     /// Gives back `units` of a one-line reservation; all of them release it.

@@ -5,16 +5,14 @@ import Redis
 import Runtime
 import ServiceLifecycle
 
-/// The payments service's events: what it publishes, `payment.completed` with the payment as
-/// payload, and what it consumes: no other service's events so far.
+/// The payments service's events: what it publishes, one per status a payment reaches
+/// (`payment.created` when it is rung up, then `payment.confirmed` … `payment.expired`), with
+/// the payment as payload; it consumes no other service's events.
 enum PaymentsEvents {
-    static func completed(_ payment: Payment) throws -> DomainEvent {
+    static func reached(_ payment: Payment) throws -> DomainEvent {
         DomainEvent(
-            type: PaymentsAPI.Events.completed, storeID: payment.storeID, aggregateID: payment.id.description,
-            occurredAt: payment.completedAt ?? payment.createdAt, payload: try EventPayload(encoding: payment))
+            type: PaymentsAPI.Events.reached(payment.status), storeID: payment.storeID,
+            aggregateID: payment.id.description, occurredAt: payment.updatedAt,
+            payload: try EventPayload(encoding: payment))
     }
-
-    /// The consumers the process runs beside its Wire server: none, as payments react to no
-    /// other service's events yet.
-    static func consumers(_ environment: ServiceEnvironment) -> [any Service] { [] }
 }

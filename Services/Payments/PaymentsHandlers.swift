@@ -1,38 +1,60 @@
 import Contracts
 import Domain
 import Foundation
+import Logging
+import NIOCore
 import Runtime
 import Storage
 import Wire
 
 /// The payments service's Wire methods: each decodes its request, asks `AccessPolicy`,
-/// validates, calls the repository and publishes `payment.completed`.
+/// validates, calls the repository and publishes the payment's event.
+///
+/// A payment's stock is a saga with the catalog. Creating one holds the tracked items' stock
+/// first (a reservation naming the payment, expiring `PaymentsAPI.stockGraceSeconds` after the
+/// payment would), then stores the payment; a reservation whose payment was not stored is given
+/// back at once, or expires by itself if the process stopped between the two steps. From then
+/// on the catalog follows the payment's events (`PaymentHolds`): kept while a provider works
+/// on it, sold when it completes, given back when it fails, is cancelled or expires.
 struct PaymentsHandlers: Sendable {
     let database: Database
     let catalog: any WireCaller
     let orders: any WireCaller
     let payments: PaymentsRepository
     let idempotency: IdempotencyStore
+    let settings: PaymentsSettings
+    let logger: Logger
 
-    init(database: Database, catalog: any WireCaller, orders: any WireCaller) {
+    init(
+        database: Database, catalog: any WireCaller, orders: any WireCaller, settings: PaymentsSettings,
+        logger: Logger
+    ) {
         self.database = database
         self.catalog = catalog
         self.orders = orders
         self.payments = PaymentsRepository(database: database)
         self.idempotency = IdempotencyStore(database: database)
+        self.settings = settings
+        self.logger = logger
     }
 
     func register(in router: inout WireRouter) {
-        router.register(PaymentsAPI.recordPayment) { draft, context in
-            try await record(
+        router.register(PaymentsAPI.createPayment) { draft, context in
+            try await create(
                 draft, principal: context.requirePrincipal(),
-                idempotencyKey: context.requireIdempotencyKey(for: "recording a payment"))
+                idempotencyKey: context.requireIdempotencyKey(for: "creating a payment"))
         }
         router.register(PaymentsAPI.getPayment) { ref, context in
-            guard let payment = try await payments.payment(ref.id),
-                AccessPolicy(try context.requirePrincipal()).canSee(payment: payment)
-            else { throw OrderlyError(.notFound, "no payment \(ref.id)") }
-            return payment
+            try await payment(ref.id, principal: context.requirePrincipal())
+        }
+        router.register(PaymentsAPI.confirmCash) { request, context in
+            try await confirm(request, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
+        router.register(PaymentsAPI.cancelPayment) { ref, context in
+            try await cancel(ref.id, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
+        router.register(PaymentsAPI.providerEvent) { signed, _ in
+            try await receive(signed)
         }
         router.register(PaymentsAPI.getReceipt) { ref, context in
             guard let receipt = try await payments.receipt(ref.id),
@@ -42,59 +64,366 @@ struct PaymentsHandlers: Sendable {
         }
     }
 
-    func record(_ draft: PaymentDraft, principal: Principal, idempotencyKey: String) async throws -> Payment {
-        let storeID = try AccessPolicy(principal).storeForWriting(draft.storeID)
-        var problems = FieldProblems()
-        let subtotal = problems.integer(draft.amount, "amount", in: 1...10_000_000_000) ?? 0
-        let tip = problems.integer(draft.tip ?? 0, "tip", in: 0...10_000_000_000) ?? 0
-        switch draft.method {
-        case nil: problems.add("method", "is required")
-        case .cash?: break
-        case .some: problems.add("method", "must be cash: other methods arrive with the payment lifecycle")
+    func payment(_ id: PaymentID, principal: Principal) async throws -> Payment {
+        guard let payment = try await payments.payment(id), AccessPolicy(principal).canSee(payment: payment) else {
+            throw OrderlyError(.notFound, "no payment \(id)")
         }
-        try problems.check()
+        return payment
+    }
+
+    // MARK: Creation
+
+    /// Rings up a payment: prices catalog items from the catalog, holds the stock of those that
+    /// track it, and stores the payment `pending` until `expires_at`.
+    func create(_ draft: PaymentDraft, principal: Principal, idempotencyKey: String) async throws -> Payment {
+        let storeID = try AccessPolicy(principal).storeForWriting(draft.storeID)
+        let valid = try draft.validated()
         let options = WireCallOptions(principal: principal)
         let store = try await catalog.call(CatalogAPI.getStore, ResourceRef(id: storeID), options: options)
+        var subtotal: Int64 = 0
         if let orderID = draft.orderID {
-            let order = try await orders.call(OrdersAPI.getOrder, ResourceRef(id: orderID), options: options)
-            guard order.storeID == storeID else { throw OrderlyError(.notFound, "no order \(orderID)") }
+            let order: Order
+            do {
+                order = try await orders.call(OrdersAPI.getOrder, ResourceRef(id: orderID), options: options)
+            } catch let error as OrderlyError where error.code == .notFound {
+                throw OrderlyError.invalidFields(["order_id": "is not an order of the store"])
+            }
+            guard order.storeID == storeID else {
+                throw OrderlyError.invalidFields(["order_id": "is not an order of the store"])
+            }
+            subtotal = draft.amount ?? order.total
+        }
+        let scope = "payments.create:\(storeID)"
+        // A repeat is answered from its record, and must not hold stock again.
+        let repeated = try await idempotency.isRepeat(
+            key: idempotencyKey, caller: principal.userID, scope: scope, request: draft)
+        let paymentID = draft.id ?? PaymentID()
+        var items: [PaymentItem] = []
+        var hold: Reservation?
+        if !repeated {
+            items = try await price(valid.lines, in: store, options: options)
+            subtotal += items.reduce(0) { $0 + $1.total }
+            guard subtotal + valid.tip <= Payment.maximumAmount else {
+                throw OrderlyError(
+                    .failedPrecondition, "a payment is at most \(Payment.maximumAmount) minor units",
+                    reason: "total_too_large")
+            }
+            hold = try await holdStock(of: items, for: paymentID, in: storeID, valid.pendingSeconds, options)
         }
         let payments = self.payments
+        let header = ReceiptHeader(store: store)
+        let (priced, goods, held) = (items, subtotal, hold)
+        let payment: Payment
+        do {
+            payment = try await idempotency.write(
+                key: idempotencyKey, caller: principal.userID, scope: scope, request: draft
+            ) { transaction in
+                guard !repeated else {
+                    throw OrderlyError(.unavailable, "the request's record lapsed meanwhile; send it again")
+                }
+                try await transaction.lock("payments.payment:\(paymentID)")
+                if try await payments.payment(paymentID, in: transaction.sql) != nil {
+                    throw OrderlyError(
+                        .conflict, "a payment \(paymentID) exists already", details: ["id": .string("is taken")])
+                }
+                let now = Date.currentMillisecond
+                let payment = Payment(
+                    id: paymentID, storeID: storeID, orderID: draft.orderID, customerID: draft.customerID,
+                    items: priced, subtotal: goods, vat: priced.reduce(0) { $0 + $1.vat }, tip: valid.tip,
+                    currency: store.currency, method: valid.method, status: .pending, staffID: principal.userID,
+                    reservationID: held?.id, expiresAt: now.addingTimeInterval(TimeInterval(valid.pendingSeconds)),
+                    createdAt: now)
+                try await payments.insert(payment, header: header, in: transaction)
+                transaction.publish(try PaymentsEvents.reached(payment))
+                return payment
+            }
+        } catch {
+            if let hold { await giveBack(hold, principal) }
+            throw error
+        }
+        // A replayed request answers as the first time, which holds another reservation.
+        if let hold, payment.reservationID != hold.id { await giveBack(hold, principal) }
+        return payment
+    }
+
+    /// The payment's lines: catalog products at the catalog's price and VAT rate, free lines as
+    /// typed. Every line naming what is not an active product of the store is named at once.
+    private func price(_ lines: [ValidPaymentDraft.Line], in store: Store, options: WireCallOptions) async throws
+        -> [PaymentItem]
+    {
+        let catalog = self.catalog
+        let ids = lines.compactMap { line -> ProductID? in
+            if case .product(let id, _) = line { id } else { nil }
+        }
+        let products = try await withThrowingTaskGroup(of: Product?.self) { group in
+            for id in ids {
+                group.addTask {
+                    do {
+                        return try await catalog.call(CatalogAPI.getProduct, ResourceRef(id: id), options: options)
+                    } catch let error as OrderlyError where error.code == .notFound {
+                        return nil
+                    }
+                }
+            }
+            var found: [ProductID: Product] = [:]
+            for try await product in group { if let product { found[product.id] = product } }
+            return found
+        }
+        var problems = FieldProblems()
+        var items: [PaymentItem] = []
+        for (index, line) in lines.enumerated() {
+            do {
+                switch line {
+                case .product(let id, let quantity):
+                    guard let product = products[id], product.storeID == store.id else {
+                        problems.add("items[\(index)].product_id", "is not a product of the store")
+                        continue
+                    }
+                    guard product.active else {
+                        problems.add("items[\(index)].product_id", "is inactive and cannot be sold")
+                        continue
+                    }
+                    items.append(
+                        try PaymentItem(
+                            productID: id, name: product.name, unitPrice: product.price, quantity: quantity,
+                            vatRateBP: product.vatRateBP, tracked: product.trackStock))
+                case .free(let name, let unitPrice, let quantity, let rate):
+                    items.append(
+                        try PaymentItem(
+                            productID: nil, name: name, unitPrice: unitPrice, quantity: quantity, vatRateBP: rate,
+                            tracked: false))
+                }
+            } catch {
+                for (field, reason) in error.details ?? [:] {
+                    if case .string(let text) = reason { problems.add("items[\(index)].\(field)", text) }
+                }
+            }
+        }
+        try problems.check()
+        return items
+    }
+
+    /// Holds the stock of the tracked items for the payment, until a while after it would
+    /// expire; nil when no item tracks stock.
+    private func holdStock(
+        of items: [PaymentItem], for payment: PaymentID, in store: StoreID, _ pendingSeconds: Int,
+        _ options: WireCallOptions
+    ) async throws -> Reservation? {
+        let lines = items.compactMap { item in
+            item.tracked ? item.productID.map { Reservation.Line(productID: $0, quantity: item.quantity) } : nil
+        }
+        guard !lines.isEmpty else { return nil }
+        do {
+            return try await catalog.call(
+                CatalogAPI.reserve,
+                NewReservation(
+                    storeID: store, paymentID: payment, lines: lines, reference: "payment \(payment)",
+                    expiresInSeconds: pendingSeconds + PaymentsAPI.stockGraceSeconds),
+                options: options)
+        } catch let error as OrderlyError where error.code == .invalidArgument {
+            // The catalog names the reservation's lines, which are the tracked items in order.
+            let tracked = items.indices.filter { items[$0].tracked }
+            var fields: [String: String] = [:]
+            for (field, reason) in error.details ?? [:] {
+                guard case .string(let text) = reason else { continue }
+                if let match = field.wholeMatch(of: /lines\[(\d+)\]\.(.+)/), let line = Int(match.1),
+                    tracked.indices.contains(line)
+                {
+                    fields["items[\(tracked[line])].\(match.2)"] = text
+                } else {
+                    fields[field] = text
+                }
+            }
+            throw OrderlyError.invalidFields(fields)
+        }
+    }
+
+    private func giveBack(_ hold: Reservation, _ principal: Principal) async {
+        // If this fails too, the reservation expires by itself.
+        _ = try? await catalog.call(
+            CatalogAPI.releaseReservation, ResourceRef(id: hold.id), options: WireCallOptions(principal: principal))
+    }
+
+    // MARK: The cashier's steps
+
+    /// Completes a pending cash payment with the cash handed over: `change_due` is what is
+    /// given back; less than the amount is 422 naming `amount_tendered`.
+    func confirm(_ request: CashConfirmation, principal: Principal, idempotencyKey: String?) async throws -> Payment {
+        try await change(
+            request.paymentID, by: principal, idempotencyKey: idempotencyKey, scope: "payments.confirm",
+            request: request
+        ) { payment, now in
+            guard payment.method == .cash else {
+                throw OrderlyError(
+                    .failedPrecondition, "a \(payment.method.rawValue) payment is completed by its provider",
+                    reason: "provider_payment")
+            }
+            var problems = FieldProblems()
+            let tendered =
+                problems.integer(
+                    request.amountTendered, "amount_tendered", in: 0...Payment.maximumAmount * 10) ?? 0
+            try problems.check()
+            try Self.checkNotDue(payment, at: now)
+            try payment.move(to: .completed, at: now)
+            guard tendered >= payment.amount else {
+                throw OrderlyError(
+                    .failedPrecondition, "the cash handed over is less than the amount",
+                    details: ["amount_tendered": .string("must be at least \(payment.amount)")])
+            }
+            payment.amountTendered = tendered
+            payment.changeDue = tendered - payment.amount
+        }
+    }
+
+    /// Cancels a pending or confirmed payment (staff of its store).
+    func cancel(_ id: PaymentID, principal: Principal, idempotencyKey: String?) async throws -> Payment {
+        try await change(
+            id, by: principal, idempotencyKey: idempotencyKey, scope: "payments.cancel", request: ResourceRef(id: id)
+        ) { payment, now in
+            try payment.move(to: .cancelled, at: now)
+        }
+    }
+
+    /// Applies a staff member's change to a payment of their store under its lock, as one
+    /// keyed write, issuing the receipt when it completes and publishing the status reached.
+    private func change(
+        _ id: PaymentID, by principal: Principal, idempotencyKey: String?, scope: String,
+        request: some Encodable & Sendable,
+        _ body: @Sendable @escaping (inout Payment, Date) throws -> Void
+    ) async throws -> Payment {
+        let payments = self.payments
         return try await idempotency.write(
-            key: idempotencyKey, caller: principal.userID, scope: "payments.record:\(storeID)", request: draft
-        ) {
-            transaction in
+            key: idempotencyKey, caller: principal.userID, scope: "\(scope):\(id)", request: request
+        ) { transaction in
+            try await transaction.lock("payments.payment:\(id)")
+            guard var payment = try await payments.payment(id, in: transaction.sql),
+                AccessPolicy(principal).canTakePayments(in: payment.storeID)
+            else { throw OrderlyError(.notFound, "no payment \(id)") }
             let now = Date.currentMillisecond
-            let receiptID = ReceiptID()
-            let payment = Payment(
-                id: PaymentID(), storeID: storeID, orderID: draft.orderID, subtotal: subtotal, tip: tip,
-                amount: subtotal + tip, currency: store.currency, method: .cash, status: .completed,
-                staffID: principal.userID, receiptID: receiptID, refundedAmount: 0, createdAt: now, completedAt: now)
-            let number = try await transaction.nextSequence("receipts.number.\(storeID)")
-            let receipt = Receipt(
-                id: receiptID, number: number, storeID: storeID, paymentID: payment.id, orderID: draft.orderID,
-                subtotal: subtotal, tip: tip, total: subtotal + tip, currency: store.currency, method: .cash,
-                staffID: principal.userID, issuedAt: now,
-                text: Self.receiptText(store: store, number: number, payment: payment))
-            try await payments.insert(payment, in: transaction)
-            try await payments.insert(receipt, in: transaction)
-            transaction.publish(try PaymentsEvents.completed(payment))
+            try body(&payment, now)
+            try await Self.save(&payment, payments, in: transaction)
             return payment
         }
     }
 
-    /// The receipt as printed: store, number, amounts, method.
-    static func receiptText(store: Store, number: Int64, payment: Payment) -> String {
-        func money(_ minorUnits: Int64) -> String {
-            Money(minorUnits: minorUnits, currency: payment.currency).description
+    /// Writes a payment that moved, with its receipt when it completed, and publishes the status
+    /// it reached. The caller holds its lock.
+    static func save(_ payment: inout Payment, _ payments: PaymentsRepository, in transaction: Transaction)
+        async throws
+    {
+        if payment.status == .completed, payment.receiptID == nil {
+            let header = try await payments.header(of: payment.id, in: transaction.sql)
+            let number = try await transaction.nextSequence("receipts.number.\(payment.storeID)")
+            let receipt = Receipt(payment: payment, number: number, header: header)
+            payment.receiptID = receipt.id
+            try await payments.insert(receipt, in: transaction)
         }
-        var lines = [store.name]
-        if let address = store.address { lines.append(address) }
-        lines += [
-            "Receipt #\(number)", RFC3339.format(payment.createdAt), "",
-            "Subtotal  \(money(payment.subtotal))", "Tip       \(money(payment.tip))",
-            "Total     \(money(payment.amount))", "Paid      \(payment.method.rawValue)",
-        ]
-        return lines.joined(separator: "\n")
+        try await payments.update(payment, in: transaction)
+        transaction.publish(try PaymentsEvents.reached(payment))
+    }
+
+    /// Refuses to move a pending payment whose time has run out, even before the sweep expires it.
+    static func checkNotDue(_ payment: Payment, at now: Date) throws(OrderlyError) {
+        if payment.status == .pending, let expiresAt = payment.expiresAt, now >= expiresAt {
+            throw OrderlyError(
+                .failedPrecondition, "the payment expired at \(RFC3339.format(expiresAt))", reason: "payment_expired",
+                details: ["status": .string("expired"), "allowed": .array([])])
+        }
+    }
+
+    // MARK: Providers
+
+    /// A provider's signed report on a card payment: checked against the provider's secret
+    /// (401 when the signature is missing, wrong or stale, or the provider unknown), recorded
+    /// by its event id (a repeat is `duplicate`), and applied when it moves the payment forward
+    /// along `pending → confirmed → processing → completed | failed`; one that arrives after
+    /// the payment moved past it, or ended otherwise, is `ignored` and logged.
+    func receive(_ signed: SignedProviderEvent) async throws -> ProviderEventOutcome {
+        // The provider is read from the body only to choose the secret that checks it.
+        let event: ProviderEvent
+        do {
+            event = try WireJSON.decode(ProviderEvent.self, from: ByteBuffer(string: signed.body))
+        } catch let error as DecodingError {
+            throw OrderlyError(decoding: error)
+        }
+        guard let provider = event.provider, let secret = settings.providerSecrets[provider] else {
+            throw OrderlyError(.unauthenticated, "no such payment provider is configured", reason: "unknown_provider")
+        }
+        try ProviderSignature.verify(
+            header: signed.signature, body: signed.body, secret: secret, now: Date(),
+            tolerance: PaymentsAPI.signatureToleranceSeconds)
+        var problems = FieldProblems()
+        let eventID = problems.text(event.id, "id")
+        let reference = problems.optionalText(event.providerRef, "provider_ref")
+        if event.paymentID == nil { problems.add("payment_id", "is required") }
+        if let type = event.type, !ProviderEvent.types.contains(type) {
+            problems.add("type", "must be one of \(ProviderEvent.types.map(\.rawValue).joined(separator: ", "))")
+        } else if event.type == nil {
+            problems.add("type", "is required")
+        }
+        try problems.check()
+        guard let paymentID = event.paymentID, let type = event.type else {
+            return ProviderEventOutcome(outcome: .ignored, status: .pending)
+        }
+        let payments = self.payments
+        let logger = self.logger
+        return try await database.transaction { transaction in
+            try await transaction.lock("payments.payment:\(paymentID)")
+            guard var payment = try await payments.payment(paymentID, in: transaction.sql) else {
+                throw OrderlyError(.notFound, "no payment \(paymentID)")
+            }
+            guard payment.method.isProviderDriven else {
+                throw OrderlyError(
+                    .failedPrecondition, "a cash payment is confirmed by the cashier", reason: "cash_payment")
+            }
+            if let handler = payment.provider, handler != provider {
+                throw OrderlyError(
+                    .failedPrecondition, "the payment is handled by another provider", reason: "other_provider")
+            }
+            guard
+                try await payments.recordProviderEvent(
+                    provider: provider, id: eventID, payment: paymentID, in: transaction)
+            else { return ProviderEventOutcome(outcome: .duplicate, status: payment.status) }
+            let now = Date.currentMillisecond
+            let late =
+                payment.status.isTerminal || type.progress <= payment.status.progress
+                || (try? Self.checkNotDue(payment, at: now)) == nil
+            guard !late else {
+                logger.warning(
+                    "a provider's report arrived after the payment moved past it; ignored",
+                    metadata: [
+                        "payment.id": "\(paymentID)", "payment.status": "\(payment.status.rawValue)",
+                        "provider.event_type": "\(type.rawValue)", "provider.name": "\(provider)",
+                    ])
+                return ProviderEventOutcome(outcome: .ignored, status: payment.status)
+            }
+            try payment.move(to: type, at: now)
+            payment.provider = provider
+            if let reference { payment.providerRef = reference }
+            try await Self.save(&payment, payments, in: transaction)
+            return ProviderEventOutcome(outcome: .applied, status: payment.status)
+        }
+    }
+
+    // MARK: Expiry
+
+    /// Expires the pending payments whose time ran out, at most `limit`; returns how many.
+    /// Each is expired under its own lock, once, whichever replica gets there first.
+    func expireDue(limit: Int) async throws -> Int {
+        var expired = 0
+        let payments = self.payments
+        for id in try await payments.due(at: Date.currentMillisecond, limit: limit) {
+            try await database.transaction { transaction in
+                try await transaction.lock("payments.payment:\(id)")
+                let now = Date.currentMillisecond
+                guard var payment = try await payments.payment(id, in: transaction.sql), payment.status == .pending,
+                    let expiresAt = payment.expiresAt, now >= expiresAt
+                else { return }
+                try payment.move(to: .expired, at: now)
+                try await Self.save(&payment, payments, in: transaction)
+            }
+            expired += 1
+        }
+        return expired
     }
 }

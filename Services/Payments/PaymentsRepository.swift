@@ -3,18 +3,44 @@ import Foundation
 import SQLKit
 import Storage
 
-/// All SQL of the payments service: payments and receipts, each kept whole as JSON beside the
-/// columns queries use.
+/// All SQL of the payments service: payments, receipts and the provider reports received, each
+/// payment and receipt kept whole as JSON beside the columns queries use.
 struct PaymentsRepository: Sendable {
     let database: Database
 
-    func insert(_ payment: Payment, in transaction: Transaction) async throws {
+    func insert(_ payment: Payment, header: ReceiptHeader, in transaction: Transaction) async throws {
         try await transaction.sql.raw(
             """
-            INSERT INTO payments (id, store_id, order_id, status, created_at, doc)
+            INSERT INTO payments
+                (id, store_id, order_id, status, method, staff_id, expires_at, created_at, receipt_header, doc)
             VALUES (\(bind: payment.id.description), \(bind: payment.storeID.description),
                 \(bind: payment.orderID?.description), \(bind: payment.status.rawValue),
-                \(bind: payment.createdAt.millisecondsSince1970), \(bind: try StoredDocument.text(payment)))
+                \(bind: payment.method.rawValue), \(bind: payment.staffID.description),
+                \(bind: payment.expiresAt?.millisecondsSince1970), \(bind: payment.createdAt.millisecondsSince1970),
+                \(bind: try StoredDocument.text(header)), \(bind: try StoredDocument.text(payment)))
+            """
+        ).run()
+    }
+
+    /// What the payment's receipt prints of its store; a payment taken before the lifecycle
+    /// has none, and its receipt prints the store's id.
+    func header(of id: PaymentID, in sql: any SQLDatabase) async throws -> ReceiptHeader? {
+        guard
+            let text = try await sql.raw(
+                "SELECT receipt_header FROM payments WHERE id = \(bind: id.description)"
+            ).first()?.decode(column: "receipt_header", as: String?.self)
+        else { return nil }
+        return try StoredDocument.decode(ReceiptHeader.self, from: text)
+    }
+
+    /// Writes a changed payment; callers hold its lock (`PaymentsHandlers.locked`).
+    func update(_ payment: Payment, in transaction: Transaction) async throws {
+        try await transaction.sql.raw(
+            """
+            UPDATE payments SET status = \(bind: payment.status.rawValue),
+                expires_at = \(bind: payment.expiresAt?.millisecondsSince1970),
+                doc = \(bind: try StoredDocument.text(payment))
+            WHERE id = \(bind: payment.id.description)
             """
         ).run()
     }
@@ -30,20 +56,56 @@ struct PaymentsRepository: Sendable {
         ).run()
     }
 
+    /// Records a provider's report by its event id; false when it was recorded before.
+    func recordProviderEvent(provider: String, id: String, payment: PaymentID, in transaction: Transaction)
+        async throws -> Bool
+    {
+        let seen = try await transaction.sql.raw(
+            "SELECT 1 AS seen FROM provider_events WHERE provider = \(bind: provider) AND id = \(bind: id)"
+        ).first()
+        guard seen == nil else { return false }
+        try await transaction.sql.raw(
+            """
+            INSERT INTO provider_events (provider, id, payment_id, received_at)
+            VALUES (\(bind: provider), \(bind: id), \(bind: payment.description), \(bind: Date.nowMilliseconds))
+            """
+        ).run()
+        return true
+    }
+
+    /// The pending payments whose time ran out at `now`, oldest due first.
+    func due(at now: Date, limit: Int) async throws -> [PaymentID] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT id FROM payments WHERE status = 'pending' AND expires_at <= \(bind: now.millisecondsSince1970)
+                ORDER BY expires_at LIMIT \(bind: limit)
+                """
+            ).all().map { row in
+                guard let id = PaymentID(try row.decode(column: "id", as: String.self)) else {
+                    throw StorageError.unexpected("a payment's id could not be read")
+                }
+                return id
+            }
+        }
+    }
+
     func payment(_ id: PaymentID) async throws -> Payment? {
-        try await document(Payment.self, table: "payments", id: id.description)
+        try await database.read { try await payment(id, in: $0) }
+    }
+
+    func payment(_ id: PaymentID, in sql: any SQLDatabase) async throws -> Payment? {
+        try await document(Payment.self, table: "payments", id: id.description, in: sql)
     }
 
     func receipt(_ id: ReceiptID) async throws -> Receipt? {
-        try await document(Receipt.self, table: "receipts", id: id.description)
+        try await database.read { try await document(Receipt.self, table: "receipts", id: id.description, in: $0) }
     }
 
-    private func document<Value: Decodable>(_ type: Value.Type, table: SQLQueryString, id: String) async throws
-        -> Value?
-    {
-        try await database.read { sql in
-            try await sql.raw("SELECT doc FROM " + table + " WHERE id = \(bind: id)").first()
-                .map { try StoredDocument.decode(type, from: $0) }
-        }
+    private func document<Value: Decodable>(
+        _ type: Value.Type, table: SQLQueryString, id: String, in sql: any SQLDatabase
+    ) async throws -> Value? {
+        try await sql.raw("SELECT doc FROM " + table + " WHERE id = \(bind: id)").first()
+            .map { try StoredDocument.decode(type, from: $0) }
     }
 }

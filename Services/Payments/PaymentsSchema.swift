@@ -1,3 +1,5 @@
+import Domain
+import SQLKit
 import Storage
 
 /// The payments service's tables; `doc` holds each payment or receipt whole as JSON.
@@ -29,6 +31,46 @@ enum PaymentsSchema {
                 """,
                 "CREATE UNIQUE INDEX receipts_number ON receipts (store_id, number)",
                 "CREATE UNIQUE INDEX receipts_payment ON receipts (payment_id)",
-            ])
+            ]),
+        // The lifecycle: the columns lists filter on, filled from the documents of the payments
+        // taken before; the pending ones the sweep expires; what its receipt will print of the
+        // store, as it was when the payment was rung up; the provider reports received, by the
+        // provider's event id.
+        Migration(2, "the payment lifecycle") { transaction in
+            for statement in [
+                "ALTER TABLE payments ADD COLUMN method TEXT NOT NULL DEFAULT 'cash'",
+                "ALTER TABLE payments ADD COLUMN staff_id TEXT NOT NULL DEFAULT ''",
+                "ALTER TABLE payments ADD COLUMN expires_at BIGINT",
+                "ALTER TABLE payments ADD COLUMN receipt_header TEXT",
+                """
+                CREATE TABLE provider_events (
+                    provider TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    payment_id TEXT NOT NULL,
+                    received_at BIGINT NOT NULL,
+                    PRIMARY KEY (provider, id)
+                )
+                """,
+            ] {
+                try await transaction.sql.raw(SQLQueryString(statement)).run()
+            }
+            let payments = try await transaction.sql.raw("SELECT doc FROM payments").all()
+                .map { try StoredDocument.decode(Payment.self, from: $0) }
+            for payment in payments {
+                try await transaction.sql.raw(
+                    """
+                    UPDATE payments SET method = \(bind: payment.method.rawValue),
+                        staff_id = \(bind: payment.staffID.description)
+                    WHERE id = \(bind: payment.id.description)
+                    """
+                ).run()
+            }
+            for statement in [
+                "CREATE INDEX payments_due ON payments (expires_at) WHERE status = 'pending'",
+                "CREATE INDEX payments_by_staff ON payments (store_id, staff_id, created_at, id)",
+            ] {
+                try await transaction.sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }

@@ -3,8 +3,8 @@ public import Runtime
 public import Storage
 public import Wire
 
-/// The payments service: payments and their receipts. For now cash payments, recorded as
-/// completed when they are taken; the card lifecycle comes later.
+/// The payments service: payments through their lifecycle, with the stock they sell held by
+/// the catalog, the providers' signed reports, and receipts.
 public enum PaymentsService: ServiceDefinition {
     public static let name = PaymentsAPI.service
     public static let wirePort = 7203
@@ -16,14 +16,22 @@ public enum PaymentsService: ServiceDefinition {
     /// Only the gateway calls it.
     public static let callers = WireCallers([GatewayCaller.service: WireCallers.everything])
 
-    /// The service over `environment`, calling its catalog and orders upstreams: what the
-    /// process runs, and what tests run in-process.
+    /// How often pending payments are checked for expiry.
+    public static let expirySweepInterval = Duration.seconds(1)
+
+    /// The service over `environment`, calling its catalog and orders upstreams, with its
+    /// providers read from `environment.configuration`: what the process runs, and what tests
+    /// run in-process.
     public static func parts(_ environment: ServiceEnvironment) throws -> ServiceParts {
-        var router = WireRouter()
-        PaymentsHandlers(
+        let handlers = PaymentsHandlers(
             database: environment.database, catalog: try environment.upstream(CatalogAPI.service),
-            orders: try environment.upstream(OrdersAPI.service)
-        ).register(in: &router)
-        return ServiceParts(router: router, consumers: PaymentsEvents.consumers(environment))
+            orders: try environment.upstream(OrdersAPI.service),
+            settings: try PaymentsSettings.read(from: environment.configuration), logger: environment.logger)
+        var router = WireRouter()
+        handlers.register(in: &router)
+        let sweep = DueSweep("payments", every: expirySweepInterval, logger: environment.logger) {
+            try await handlers.expireDue(limit: $0)
+        }
+        return ServiceParts(router: router, consumers: [sweep])
     }
 }

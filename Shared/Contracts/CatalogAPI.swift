@@ -221,22 +221,26 @@ public struct ProductChangesPage: Codable, Sendable {
 /// Stock to hold for a sale: `lines` of distinct products of the store, for
 /// `expires_in_seconds` (1 to a day; 15 minutes when absent). `id` may be chosen by the client.
 /// `orderID` is the orders service's alone: the order whose line the stock is for, which then
-/// keeps it held until the order ends once the line is stored (`OrderHolds`).
+/// keeps it held until the order ends once the line is stored (`OrderHolds`). `paymentID` is
+/// the payments service's alone: the payment whose items the stock is for, which it then
+/// follows (`PaymentHolds`).
 public struct NewReservation: Codable, Sendable, Hashable {
     public var id: ReservationID?
     public var storeID: StoreID
     public var orderID: OrderID?
+    public var paymentID: PaymentID?
     public var lines: [Reservation.Line]?
     public var reference: String?
     public var expiresInSeconds: Int?
 
     public init(
-        id: ReservationID? = nil, storeID: StoreID, orderID: OrderID? = nil, lines: [Reservation.Line]?,
-        reference: String? = nil, expiresInSeconds: Int? = nil
+        id: ReservationID? = nil, storeID: StoreID, orderID: OrderID? = nil, paymentID: PaymentID? = nil,
+        lines: [Reservation.Line]?, reference: String? = nil, expiresInSeconds: Int? = nil
     ) {
         self.id = id
         self.storeID = storeID
         self.orderID = orderID
+        self.paymentID = paymentID
         self.lines = lines
         self.reference = reference
         self.expiresInSeconds = expiresInSeconds
@@ -246,6 +250,7 @@ public struct NewReservation: Codable, Sendable, Hashable {
         case id, lines, reference
         case storeID = "store_id"
         case orderID = "order_id"
+        case paymentID = "payment_id"
         case expiresInSeconds = "expires_in_seconds"
     }
 

@@ -1,44 +1,255 @@
 public import Domain
+public import Foundation
 public import Wire
 
 /// The payments service's methods.
 public enum PaymentsAPI {
     public static let service = "payments"
-    /// Store users in their store, admins in any (`store_id`); needs an idempotency key.
-    public static let recordPayment = WireMethod<PaymentDraft, Payment>("payments.record", safeToRetry: false)
+    /// Admins and the store's users (`store_id`); needs an idempotency key. Prices catalog
+    /// items from the catalog and holds their stock; the payment starts `pending`.
+    public static let createPayment = WireMethod<PaymentDraft, Payment>("payments.create", safeToRetry: false)
     public static let getPayment = WireMethod<ResourceRef<PaymentID>, Payment>("payments.get", safeToRetry: true)
+    /// The cashier completes a pending cash payment with the cash handed over.
+    public static let confirmCash = WireMethod<CashConfirmation, Payment>("payments.confirm", safeToRetry: false)
+    /// Staff cancel a pending or confirmed payment.
+    public static let cancelPayment = WireMethod<ResourceRef<PaymentID>, Payment>(
+        "payments.cancel", safeToRetry: false)
+    /// A payment provider's signed report, as the gateway received it; no principal.
+    public static let providerEvent = WireMethod<SignedProviderEvent, ProviderEventOutcome>(
+        "payments.provider_events", safeToRetry: true)
     public static let getReceipt = WireMethod<ResourceRef<ReceiptID>, Receipt>(
         "payments.receipts.get", safeToRetry: true)
 
+    /// How long a payment stays pending unless its request says otherwise (15 minutes), and the
+    /// longest it may (an hour).
+    public static let defaultPendingSeconds = 900
+    public static let maximumPendingSeconds = 3_600
+    /// How long the stock held for a payment outlives the payment's own expiry: time for the
+    /// catalog to see the payment move on before the hold lapses by itself.
+    public static let stockGraceSeconds = 600
+    /// How far a provider's signature time may be from ours, either way (five minutes).
+    public static let signatureToleranceSeconds = 300
+
     /// The events the payments service publishes on `orderly:events:payments`, each with the
-    /// payment as its payload.
+    /// payment as its payload: one when it is created and one per status it reaches.
     public enum Events {
+        public static let created = "payment.created"
+        public static let confirmed = "payment.confirmed"
+        public static let processing = "payment.processing"
         public static let completed = "payment.completed"
+        public static let failed = "payment.failed"
+        public static let cancelled = "payment.cancelled"
+        public static let expired = "payment.expired"
+
+        /// The event of a payment reaching `status`.
+        public static func reached(_ status: PaymentStatus) -> String {
+            status == .pending ? created : "payment.\(status.rawValue)"
+        }
     }
 }
 
-/// A payment as a client records it: `amount` for the goods or order, `tip` on top.
+/// A payment as the cashier rings it up: the store's catalog products (priced by the catalog)
+/// or free lines, or an order (`order_id`, with `amount` when paying part of it); a tip on
+/// top; how the customer pays. `id` may be chosen by the client; `expires_in_seconds` (1 to
+/// an hour, 15 minutes when absent) is how long it waits pending.
 public struct PaymentDraft: Codable, Sendable, Hashable {
+    public var id: PaymentID?
     public var storeID: StoreID?
     public var orderID: OrderID?
+    public var items: [Item]?
     public var amount: Int64?
     public var tip: Int64?
     public var method: PaymentMethod?
+    public var customerID: UserID?
+    public var expiresInSeconds: Int?
+
+    /// A line: `product_id` and `quantity` for a catalog product, or `name`, `unit_price`
+    /// (VAT included), `quantity` and `vat_rate_bp` for a line the cashier types.
+    public struct Item: Codable, Sendable, Hashable {
+        public var productID: ProductID?
+        public var name: String?
+        public var unitPrice: Int64?
+        public var quantity: Int64?
+        public var vatRateBP: Int?
+
+        public init(
+            productID: ProductID? = nil, name: String? = nil, unitPrice: Int64? = nil, quantity: Int64?,
+            vatRateBP: Int? = nil
+        ) {
+            self.productID = productID
+            self.name = name
+            self.unitPrice = unitPrice
+            self.quantity = quantity
+            self.vatRateBP = vatRateBP
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name, quantity
+            case productID = "product_id"
+            case unitPrice = "unit_price"
+            case vatRateBP = "vat_rate_bp"
+        }
+    }
 
     public init(
-        storeID: StoreID? = nil, orderID: OrderID? = nil, amount: Int64? = nil, tip: Int64? = nil,
-        method: PaymentMethod? = nil
+        id: PaymentID? = nil, storeID: StoreID? = nil, orderID: OrderID? = nil, items: [Item]? = nil,
+        amount: Int64? = nil, tip: Int64? = nil, method: PaymentMethod? = nil, customerID: UserID? = nil,
+        expiresInSeconds: Int? = nil
     ) {
+        self.id = id
         self.storeID = storeID
         self.orderID = orderID
+        self.items = items
         self.amount = amount
         self.tip = tip
         self.method = method
+        self.customerID = customerID
+        self.expiresInSeconds = expiresInSeconds
     }
 
     enum CodingKeys: String, CodingKey {
-        case amount, tip, method
+        case id, items, amount, tip, method
         case storeID = "store_id"
         case orderID = "order_id"
+        case customerID = "customer_id"
+        case expiresInSeconds = "expires_in_seconds"
+    }
+
+    /// The checked request, every bad field named at once: the free lines priced, the catalog
+    /// lines with their quantities (each product once), the tip, the method and the seconds to
+    /// wait. Items or an order, not both.
+    public func validated() throws(OrderlyError) -> ValidPaymentDraft {
+        var problems = FieldProblems()
+        let items = self.items ?? []
+        var lines: [ValidPaymentDraft.Line] = []
+        if orderID != nil {
+            if !items.isEmpty { problems.add("items", "must be absent for an order's payment: the order has them") }
+            _ = problems.integer(amount, "amount", in: 1...Payment.maximumAmount, required: false)
+        } else {
+            if items.isEmpty || items.count > Payment.maximumItems {
+                problems.add("items", "must hold from 1 to \(Payment.maximumItems) lines")
+            }
+            if amount != nil { problems.add("amount", "is the items' total; send it only with order_id") }
+        }
+        var products: Set<ProductID> = []
+        for (index, item) in items.enumerated() {
+            let field = "items[\(index)]"
+            let quantity = problems.integer(item.quantity, "\(field).quantity", in: 1...Payment.maximumQuantity) ?? 0
+            if let product = item.productID {
+                for (name, present) in [
+                    ("name", item.name != nil), ("unit_price", item.unitPrice != nil),
+                    ("vat_rate_bp", item.vatRateBP != nil),
+                ] where present {
+                    problems.add("\(field).\(name)", "comes from the catalog for a product line")
+                }
+                if !products.insert(product).inserted {
+                    problems.add("\(field).product_id", "appears in another line; give each product once")
+                }
+                lines.append(.product(product, quantity: quantity))
+            } else {
+                let name = problems.text(item.name, "\(field).name")
+                let price = problems.integer(item.unitPrice, "\(field).unit_price", in: 0...Payment.maximumAmount) ?? 0
+                let rate = problems.integer(item.vatRateBP, "\(field).vat_rate_bp", in: 0...10_000) ?? 0
+                lines.append(.free(name: name, unitPrice: price, quantity: quantity, vatRateBP: rate))
+            }
+        }
+        let tip = problems.integer(tip ?? 0, "tip", in: 0...Payment.maximumAmount) ?? 0
+        if method == nil { problems.add("method", "is required") }
+        let seconds = problems.integer(
+            expiresInSeconds, "expires_in_seconds", in: 1...PaymentsAPI.maximumPendingSeconds, required: false)
+        try problems.check()
+        return ValidPaymentDraft(
+            lines: lines, tip: tip, method: method ?? .cash,
+            pendingSeconds: seconds ?? PaymentsAPI.defaultPendingSeconds)
+    }
+}
+
+/// A payment request as `PaymentDraft.validated()` found it.
+public struct ValidPaymentDraft: Sendable {
+    public enum Line: Sendable {
+        case product(ProductID, quantity: Int64)
+        case free(name: String, unitPrice: Int64, quantity: Int64, vatRateBP: Int)
+    }
+
+    public var lines: [Line]
+    public var tip: Int64
+    public var method: PaymentMethod
+    public var pendingSeconds: Int
+}
+
+/// The cash a customer handed over for a pending cash payment.
+public struct CashConfirmation: Codable, Sendable, Hashable {
+    public var paymentID: PaymentID
+    public var amountTendered: Int64?
+
+    public init(paymentID: PaymentID, amountTendered: Int64?) {
+        self.paymentID = paymentID
+        self.amountTendered = amountTendered
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case paymentID = "payment_id"
+        case amountTendered = "amount_tendered"
+    }
+}
+
+/// A provider's report as it reached the gateway: the body exactly as sent (the signature
+/// covers its bytes) and the `Orderly-Signature` header.
+public struct SignedProviderEvent: Codable, Sendable, Hashable {
+    public var body: String
+    public var signature: String?
+
+    public init(body: String, signature: String?) {
+        self.body = body
+        self.signature = signature
+    }
+}
+
+/// What a provider reports about a payment: `confirmed`, `processing`, `completed` or `failed`,
+/// its reference for it, and when it happened. `id` is the provider's for the event: the same
+/// report sent again changes nothing.
+public struct ProviderEvent: Codable, Sendable, Hashable {
+    public var id: String?
+    public var provider: String?
+    public var paymentID: PaymentID?
+    public var type: PaymentStatus?
+    public var providerRef: String?
+    public var at: Date?
+
+    public init(
+        id: String?, provider: String?, paymentID: PaymentID?, type: PaymentStatus?, providerRef: String?, at: Date?
+    ) {
+        self.id = id
+        self.provider = provider
+        self.paymentID = paymentID
+        self.type = type
+        self.providerRef = providerRef
+        self.at = at
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, provider, type, at
+        case paymentID = "payment_id"
+        case providerRef = "provider_ref"
+    }
+
+    /// The statuses a provider reports.
+    public static let types: [PaymentStatus] = [.confirmed, .processing, .completed, .failed]
+}
+
+/// What became of a provider's report: `applied` (the payment moved), `duplicate` (this event
+/// id was received before) or `ignored` (it arrived after the payment had moved past it, or
+/// had ended otherwise), with the payment's status after it.
+public struct ProviderEventOutcome: Codable, Sendable, Hashable {
+    public var outcome: Outcome
+    public var status: PaymentStatus
+
+    public enum Outcome: String, Codable, Sendable, Hashable {
+        case applied, duplicate, ignored
+    }
+
+    public init(outcome: Outcome, status: PaymentStatus) {
+        self.outcome = outcome
+        self.status = status
     }
 }

@@ -268,8 +268,15 @@ public struct AccessPolicy: Sendable {
 
     // MARK: Payments and receipts
 
-    /// A payment: admins see every one, store users their store's.
-    public func canSee(payment: Payment) -> Bool { isAdmin || worksIn(payment.storeID) }
+    /// A payment: admins see every one, store users their store's, a customer the ones made out
+    /// to them.
+    public func canSee(payment: Payment) -> Bool {
+        isAdmin || worksIn(payment.storeID) || (role == .customer && payment.customerID == principal.userID)
+    }
+
+    /// Taking a store's payments (ringing up, confirming cash, cancelling): admins, and the
+    /// store's users.
+    public func canTakePayments(in store: StoreID) -> Bool { isAdmin || worksIn(store) }
 
     /// A receipt: admins see every one, store users their store's.
     public func canSee(receipt: Receipt) -> Bool { isAdmin || worksIn(receipt.storeID) }

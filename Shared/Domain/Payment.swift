@@ -3,63 +3,229 @@ public import Foundation
 /// How a customer pays.
 public enum PaymentMethod: String, Hashable, Sendable, Codable, CaseIterable {
     case cash, card, nfc, wallet, other
+
+    /// Whether a payment provider completes it (`card`, `nfc`, `wallet`, `other`) rather than
+    /// the cashier (`cash`).
+    public var isProviderDriven: Bool { self != .cash }
 }
 
 /// Where a payment stands. Terminal: completed, failed, cancelled, expired.
 public enum PaymentStatus: String, Hashable, Sendable, Codable, CaseIterable {
     case pending, confirmed, processing, completed, failed, cancelled, expired
+
+    public var isTerminal: Bool { [.completed, .failed, .cancelled, .expired].contains(self) }
+
+    /// How far along the provider's path `pending → confirmed → processing → completed | failed`
+    /// a status is: a provider's report only ever moves a payment forward along it.
+    public var progress: Int {
+        switch self {
+        case .pending: 0
+        case .confirmed: 1
+        case .processing: 2
+        case .completed, .failed, .cancelled, .expired: 3
+        }
+    }
+
+    /// The statuses a payment may move to from this one. A provider's reports may arrive late
+    /// or out of order, so a payment may skip ahead (pending straight to completed); the
+    /// cashier completes a cash payment from pending.
+    public var next: [PaymentStatus] {
+        switch self {
+        case .pending: [.confirmed, .processing, .completed, .failed, .cancelled, .expired]
+        case .confirmed: [.processing, .completed, .failed, .cancelled]
+        case .processing: [.completed, .failed]
+        case .completed, .failed, .cancelled, .expired: []
+        }
+    }
+
+    /// Refuses a move to `status` that the machine does not allow: 422 `illegal_transition`
+    /// with the status and the allowed next ones.
+    public func check(moveTo status: PaymentStatus) throws(OrderlyError) {
+        guard next.contains(status) else {
+            throw OrderlyError(
+                .failedPrecondition, "a \(rawValue) payment cannot become \(status.rawValue)",
+                reason: "illegal_transition",
+                details: ["status": .string(rawValue), "allowed": .array(next.map { .string($0.rawValue) })])
+        }
+    }
 }
 
-/// Money taken by a store: `subtotal` for the goods or order, `tip` on top, `amount` the two
-/// together. All in `currency` minor units.
+/// One line of a payment: a catalog product priced by the catalog, or a free line typed by the
+/// cashier. Prices include VAT; `total` is `unit_price × quantity` and `vat` the VAT in it.
+public struct PaymentItem: Hashable, Sendable, Codable {
+    public var productID: ProductID?
+    public var name: String
+    public var unitPrice: Int64
+    public var quantity: Int64
+    public var vatRateBP: Int
+    public var total: Int64
+    public var vat: Int64
+    /// Whether stock was held for the line (a catalog product that tracks stock).
+    public var tracked: Bool
+    /// Units given back to stock by refunds so far.
+    public var returnedQuantity: Int64
+
+    /// A line of `quantity` (1 to `Payment.maximumQuantity`) at `unitPrice` (VAT included, at
+    /// most `Payment.maximumAmount`); out-of-range values are named as the line's fields.
+    public init(
+        productID: ProductID?, name: String, unitPrice: Int64, quantity: Int64, vatRateBP: Int, tracked: Bool
+    ) throws(OrderlyError) {
+        guard (1...Payment.maximumQuantity).contains(quantity) else {
+            throw OrderlyError.invalidFields(["quantity": "must be from 1 to \(Payment.maximumQuantity)"])
+        }
+        let amounts = try LineAmounts(
+            type: .product, quantity: Int(quantity), unitPriceGross: unitPrice, vatRateBasisPoints: vatRateBP)
+        self.productID = productID
+        self.name = name
+        self.unitPrice = unitPrice
+        self.quantity = quantity
+        self.vatRateBP = vatRateBP
+        self.total = amounts.lineGross
+        self.vat = amounts.lineVAT
+        self.tracked = tracked
+        self.returnedQuantity = 0
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, quantity, total, vat, tracked
+        case productID = "product_id"
+        case unitPrice = "unit_price"
+        case vatRateBP = "vat_rate_bp"
+        case returnedQuantity = "returned_quantity"
+    }
+}
+
+/// Money taken by a store: `subtotal` for the goods (the items' totals, VAT included) or the
+/// order, `tip` on top, `amount` the two together. All in `currency` minor units.
+///
+/// It is `pending` until the cashier confirms a cash payment or its provider reports on a card
+/// one, and `expired` when `expires_at` passes while still pending. Stock for its tracked items
+/// is held by the catalog reservation `reservation_id` until the payment ends: sold when it
+/// completes, given back otherwise.
 public struct Payment: Hashable, Sendable, Codable {
     public var id: PaymentID
     public var storeID: StoreID
     public var orderID: OrderID?
+    public var customerID: UserID?
+    public var items: [PaymentItem]
     public var subtotal: Int64
+    /// The VAT included in `subtotal`.
+    public var vat: Int64
     public var tip: Int64
     public var amount: Int64
     public var currency: CurrencyCode
     public var method: PaymentMethod
     public var status: PaymentStatus
+    /// The provider handling a card payment, and its reference for it, once it has reported.
+    public var provider: String?
+    public var providerRef: String?
     /// Who took the payment.
     public var staffID: UserID
     public var receiptID: ReceiptID?
     public var refundedAmount: Int64
+    public var reservationID: ReservationID?
+    /// Cash handed over, and what was given back.
+    public var amountTendered: Int64?
+    public var changeDue: Int64?
+    /// When a pending payment expires.
+    public var expiresAt: Date?
+    public var version: Int64
     public var createdAt: Date
+    public var updatedAt: Date
     public var completedAt: Date?
 
     public init(
-        id: PaymentID, storeID: StoreID, orderID: OrderID?, subtotal: Int64, tip: Int64, amount: Int64,
-        currency: CurrencyCode, method: PaymentMethod, status: PaymentStatus, staffID: UserID,
-        receiptID: ReceiptID?, refundedAmount: Int64, createdAt: Date, completedAt: Date?
+        id: PaymentID, storeID: StoreID, orderID: OrderID?, customerID: UserID? = nil, items: [PaymentItem] = [],
+        subtotal: Int64, vat: Int64 = 0, tip: Int64, currency: CurrencyCode, method: PaymentMethod,
+        status: PaymentStatus, staffID: UserID, reservationID: ReservationID? = nil, expiresAt: Date? = nil,
+        createdAt: Date
     ) {
         self.id = id
         self.storeID = storeID
         self.orderID = orderID
+        self.customerID = customerID
+        self.items = items
         self.subtotal = subtotal
+        self.vat = vat
         self.tip = tip
-        self.amount = amount
+        self.amount = subtotal + tip
         self.currency = currency
         self.method = method
         self.status = status
         self.staffID = staffID
-        self.receiptID = receiptID
-        self.refundedAmount = refundedAmount
+        self.refundedAmount = 0
+        self.reservationID = reservationID
+        self.expiresAt = expiresAt
+        self.version = 1
         self.createdAt = createdAt
-        self.completedAt = completedAt
+        self.updatedAt = createdAt
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, subtotal, tip, amount, currency, method, status
+        case id, items, subtotal, vat, tip, amount, currency, method, status, provider, version
         case storeID = "store_id"
         case orderID = "order_id"
+        case customerID = "customer_id"
+        case providerRef = "provider_ref"
         case staffID = "staff_id"
         case receiptID = "receipt_id"
         case refundedAmount = "refunded_amount"
+        case reservationID = "reservation_id"
+        case amountTendered = "amount_tendered"
+        case changeDue = "change_due"
+        case expiresAt = "expires_at"
         case createdAt = "created_at"
+        case updatedAt = "updated_at"
         case completedAt = "completed_at"
     }
+
+    /// Reads a stored or sent payment; one stored before items, versions and the lifecycle
+    /// (a cash payment completed at once) reads with none, version 1, updated when created.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(PaymentID.self, forKey: .id)
+        storeID = try container.decode(StoreID.self, forKey: .storeID)
+        orderID = try container.decodeIfPresent(OrderID.self, forKey: .orderID)
+        customerID = try container.decodeIfPresent(UserID.self, forKey: .customerID)
+        items = try container.decodeIfPresent([PaymentItem].self, forKey: .items) ?? []
+        subtotal = try container.decode(Int64.self, forKey: .subtotal)
+        vat = try container.decodeIfPresent(Int64.self, forKey: .vat) ?? 0
+        tip = try container.decode(Int64.self, forKey: .tip)
+        amount = try container.decode(Int64.self, forKey: .amount)
+        currency = try container.decode(CurrencyCode.self, forKey: .currency)
+        method = try container.decode(PaymentMethod.self, forKey: .method)
+        status = try container.decode(PaymentStatus.self, forKey: .status)
+        provider = try container.decodeIfPresent(String.self, forKey: .provider)
+        providerRef = try container.decodeIfPresent(String.self, forKey: .providerRef)
+        staffID = try container.decode(UserID.self, forKey: .staffID)
+        receiptID = try container.decodeIfPresent(ReceiptID.self, forKey: .receiptID)
+        refundedAmount = try container.decode(Int64.self, forKey: .refundedAmount)
+        reservationID = try container.decodeIfPresent(ReservationID.self, forKey: .reservationID)
+        amountTendered = try container.decodeIfPresent(Int64.self, forKey: .amountTendered)
+        changeDue = try container.decodeIfPresent(Int64.self, forKey: .changeDue)
+        expiresAt = try container.decodeIfPresent(Date.self, forKey: .expiresAt)
+        version = try container.decodeIfPresent(Int64.self, forKey: .version) ?? 1
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+        updatedAt = try container.decodeIfPresent(Date.self, forKey: .updatedAt) ?? createdAt
+        completedAt = try container.decodeIfPresent(Date.self, forKey: .completedAt)
+    }
+
+    /// Moves the payment to `status` at `now`, as its machine allows (422 otherwise): the next
+    /// version, completed at `now` when it completes, no expiry once it has left pending.
+    public mutating func move(to status: PaymentStatus, at now: Date) throws(OrderlyError) {
+        try self.status.check(moveTo: status)
+        self.status = status
+        if status == .completed { completedAt = now }
+        if status != .pending { expiresAt = nil }
+        version += 1
+        updatedAt = now
+    }
+
+    /// The most `tip` or `amount` one payment may carry, in minor units.
+    public static let maximumAmount: Int64 = 10_000_000_000
+    /// The most items one payment holds, and the most units of one item.
+    public static let maximumItems = 100
+    public static let maximumQuantity: Int64 = 100_000
 }
 
 /// The record a customer gets for a completed payment, numbered per store from 1.

@@ -14,6 +14,8 @@ public struct Reservation: Hashable, Sendable, Codable {
     public var reference: String?
     /// The order whose line the stock is held for, when it is one.
     public var orderID: OrderID?
+    /// The payment whose items the stock is held for, when it is one: it ends with the payment.
+    public var paymentID: PaymentID?
     /// Nil once the reservation is held for its order until the order ends.
     public var expiresAt: Date?
     public var createdBy: UserID
@@ -37,7 +39,8 @@ public struct Reservation: Hashable, Sendable, Codable {
 
     public init(
         id: ReservationID, storeID: StoreID, status: ReservationStatus = .held, lines: [Line], reference: String?,
-        orderID: OrderID? = nil, expiresAt: Date?, createdBy: UserID, createdAt: Date, updatedAt: Date
+        orderID: OrderID? = nil, paymentID: PaymentID? = nil, expiresAt: Date?, createdBy: UserID, createdAt: Date,
+        updatedAt: Date
     ) {
         self.id = id
         self.storeID = storeID
@@ -45,6 +48,7 @@ public struct Reservation: Hashable, Sendable, Codable {
         self.lines = lines
         self.reference = reference
         self.orderID = orderID
+        self.paymentID = paymentID
         self.expiresAt = expiresAt
         self.createdBy = createdBy
         self.createdAt = createdAt
@@ -55,6 +59,7 @@ public struct Reservation: Hashable, Sendable, Codable {
         case id, status, lines, reference
         case storeID = "store_id"
         case orderID = "order_id"
+        case paymentID = "payment_id"
         case expiresAt = "expires_at"
         case createdBy = "created_by"
         case createdAt = "created_at"

@@ -17,16 +17,20 @@ public struct ServiceEnvironment: Sendable {
     /// The services it calls, by name.
     public var upstreams: [String: any WireCaller]
     public var logger: Logger
+    /// Where the settings a service reads for itself come from (the payments service's
+    /// providers), beyond what every service reads (`ServiceSettings`).
+    public var configuration: ConfigurationSource
 
     public init(
         database: Database, redis: RedisClient, instance: String, upstreams: [String: any WireCaller] = [:],
-        logger: Logger
+        logger: Logger, configuration: ConfigurationSource = .fixed([:])
     ) {
         self.database = database
         self.redis = redis
         self.instance = instance
         self.upstreams = upstreams
         self.logger = logger
+        self.configuration = configuration
     }
 
     /// The caller of upstream `service`; an error when it was not given.
@@ -80,8 +84,11 @@ extension ServiceDefinition {
 
     /// The process's parts, ready for `ServiceRunner`: the database opened and migrated, then
     /// the service's parts with the outbox relay, the Wire server and the admin server around.
-    public static func services(settings: ServiceSettings, logger: Logger) async throws -> [any Service] {
-        let host = try await ServiceHost.start(settings: settings, logger: logger, migrations: migrations)
+    public static func services(
+        settings: ServiceSettings, configuration: ConfigurationSource = .fixed([:]), logger: Logger
+    ) async throws -> [any Service] {
+        let host = try await ServiceHost.start(
+            settings: settings, configuration: configuration, logger: logger, migrations: migrations)
         var parts = try parts(host.environment)
         parts.router.callers = callers
         return host.services(parts)

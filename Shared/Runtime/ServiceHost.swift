@@ -18,11 +18,14 @@ public struct ServiceHost: Sendable {
     public let redis: RedisClient
     public let publisher: EventPublisher
     public let upstreams: [String: WireClient]
+    /// Where the service's own settings come from (`ServiceEnvironment.configuration`).
+    public let configuration: ConfigurationSource
 
     /// Opens the database and applies the service's migrations before anything is served.
     /// The outbox relay publishes to `orderly:events:<events>`, the service's name by default.
     public static func start(
-        settings: ServiceSettings, logger: Logger, migrations: [Migration], events: String? = nil
+        settings: ServiceSettings, configuration: ConfigurationSource = .fixed([:]), logger: Logger,
+        migrations: [Migration], events: String? = nil
     ) async throws -> ServiceHost {
         let database = try await Database.open(settings.database, logger: logger)
         let applied = try await database.migrate(scope: settings.process.service, migrations)
@@ -35,14 +38,15 @@ public struct ServiceHost: Sendable {
         for name in settings.upstreams.keys { upstreams[name] = settings.client(for: name, logger: logger) }
         return ServiceHost(
             settings: settings, logger: logger, database: database, redis: redis,
-            publisher: EventPublisher(redis: redis, service: events ?? settings.process.service), upstreams: upstreams)
+            publisher: EventPublisher(redis: redis, service: events ?? settings.process.service), upstreams: upstreams,
+            configuration: configuration)
     }
 
     /// What the service's parts are built over.
     public var environment: ServiceEnvironment {
         ServiceEnvironment(
             database: database, redis: redis, instance: settings.instance,
-            upstreams: upstreams.mapValues { $0 as any WireCaller }, logger: logger)
+            upstreams: upstreams.mapValues { $0 as any WireCaller }, logger: logger, configuration: configuration)
     }
 
     /// What `/readyz` checks: the database, Redis and each upstream.
@@ -146,8 +150,8 @@ extension ServiceMain {
         await run(
             service: service.name, wirePort: service.wirePort, adminPort: service.adminPort,
             upstreams: service.upstreams
-        ) { settings, _, logger in
-            try await service.services(settings: settings, logger: logger)
+        ) { settings, source, logger in
+            try await service.services(settings: settings, configuration: source, logger: logger)
         }
     }
 }

@@ -57,6 +57,8 @@ struct AccessPolicyTests {
         ("menu.see", /*                       */ "YYY   Y..    Y..    Y..    YYY     YYY"),
         ("payment.see", /*                    */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("payment.record in the store", /*    */ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("payment.see made out to them", /*   */ "YYY   Y..    Y..    Y..    ...     YYY"),
+        ("payment.take in the store", /*      */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("receipt.see", /*                    */ "YYY   Y..    Y..    Y..    ...     ..."),
     ]
 
@@ -102,9 +104,8 @@ struct AccessPolicyTests {
         let policy = AccessPolicy(principal)
         let me = principal.userID
         let payment = Payment(
-            id: PaymentID(), storeID: store, orderID: nil, subtotal: 100, tip: 0, amount: 100, currency: .ils,
-            method: .cash, status: .completed, staffID: someone, receiptID: nil, refundedAmount: 0, createdAt: Date(),
-            completedAt: Date())
+            id: PaymentID(), storeID: store, orderID: nil, subtotal: 100, tip: 0, currency: .ils, method: .cash,
+            status: .completed, staffID: someone, createdAt: Date())
         let receipt = Receipt(
             id: ReceiptID(), number: 1, storeID: store, paymentID: payment.id, orderID: nil, subtotal: 100, tip: 0,
             total: 100, currency: .ils, method: .cash, staffID: someone, issuedAt: Date(), text: "")
@@ -153,6 +154,11 @@ struct AccessPolicyTests {
         case "stock.reserve": return policy.canReserveStock(of: store)
         case "menu.see": return policy.canSeeMenu(of: store)
         case "payment.see": return policy.canSee(payment: payment)
+        case "payment.see made out to them":
+            var theirs = payment
+            theirs.customerID = me
+            return policy.canSee(payment: theirs)
+        case "payment.take in the store": return policy.canTakePayments(in: store)
         case "receipt.see": return policy.canSee(receipt: receipt)
         default: throw UnknownOperation(name: operation)
         }

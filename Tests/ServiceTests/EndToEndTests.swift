@@ -135,15 +135,20 @@ struct EndToEndTests {
                 json: ["order_id": firstID, "amount": 3500, "tip": 500, "method": "cash"],
                 headers: ["Idempotency-Key": "pay-1"])
             try #require(payment.status == 201, "\(payment.text)")
-            #expect(payment.object["amount"] as? Int == 4000 && payment.object["status"] as? String == "completed")
+            #expect(payment.object["amount"] as? Int == 4000 && payment.object["status"] as? String == "pending")
+            let paid = try await api.send(
+                suite, "POST", "/v1/payments/\(payment.object["id"] as! String)/confirm", token: staff,
+                json: ["amount_tendered": 5000])
+            try #require(paid.status == 200, "\(paid.text)")
+            #expect(paid.object["status"] as? String == "completed" && paid.object["change_due"] as? Int == 1000)
             let receipt = try await api.send(
-                suite, "GET", "/v1/receipts/\(payment.object["receipt_id"] as! String)", token: owner)
+                suite, "GET", "/v1/receipts/\(paid.object["receipt_id"] as! String)", token: owner)
             #expect(receipt.object["number"] as? Int == 1 && receipt.object["total"] as? Int == 4000)
             let paymentRead = try await api.send(
                 suite, "GET", "/v1/payments/\(payment.object["id"] as! String)", token: owner)
             #expect(paymentRead.status == 200)
             let foreignReceipt = try await api.send(
-                suite, "GET", "/v1/receipts/\(payment.object["receipt_id"] as! String)", token: otherOwner)
+                suite, "GET", "/v1/receipts/\(paid.object["receipt_id"] as! String)", token: otherOwner)
             #expect(foreignReceipt.status == 404)
 
             // Refresh tokens rotate; presenting a spent one ends the whole family.

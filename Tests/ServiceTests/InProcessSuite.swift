@@ -57,6 +57,9 @@ final class InProcessSuite: Suite {
     }
 
     static let services = ["catalog", "orders", "payments", "notifications", "gateway"]
+    /// The payment providers the suite's payments service accepts, by name, with their secrets.
+    static let providers = ["acme-pay": "acme-pay-secret-0123456789", "other-pay": "other-pay-secret-0123456789"]
+    static var providerSecrets: String { providers.map { "\($0.key)=\($0.value)" }.joined(separator: ",") }
 
     /// Runs `body` against a new suite on `kind` databases, removing everything afterwards.
     static func with(on kind: Database.Kind = .sqlite, _ body: @Sendable (InProcessSuite) async throws -> Void)
@@ -78,7 +81,7 @@ final class InProcessSuite: Suite {
             func environment(_ name: String, upstreams: [String: any WireCaller] = [:]) -> ServiceEnvironment {
                 ServiceEnvironment(
                     database: databases[name]!.database, redis: redis, instance: "tests", upstreams: upstreams,
-                    logger: logger)
+                    logger: logger, configuration: .fixed(["payment.provider.secrets": providerSecrets]))
             }
             // Each service calls the others as itself, so that their grants apply as between processes.
             let catalog = try CatalogService.parts(environment("catalog"))
@@ -110,7 +113,8 @@ final class InProcessSuite: Suite {
             }
             let notificationsEvents = NotificationsService.events(environment("notifications"))
             let app = Application(
-                router: router, services: relays + catalog.consumers + orders.consumers + notifications.consumers,
+                router: router,
+                services: relays + catalog.consumers + orders.consumers + payments.consumers + notifications.consumers,
                 logger: logger)
             try await app.test(.router) { client in
                 try await body(

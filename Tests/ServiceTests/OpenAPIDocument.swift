@@ -47,11 +47,12 @@ struct OpenAPIDocument: @unchecked Sendable {
         guard let content = response["content"] as? [String: Any] else {
             return body.isEmpty ? [] : ["\(method) \(template) \(status) documents no body but one came"]
         }
-        guard let json = content["application/json"] as? [String: Any], let schema = json["schema"] else {
-            return []  // a text body
-        }
-        guard contentType?.hasPrefix("application/json") == true else {
-            return ["\(method) \(template) \(status): content type \(contentType ?? "none"), not JSON"]
+        let type = contentType?.split(separator: ";").first.map(String.init) ?? "none"
+        guard let json = content["application/json"] as? [String: Any], let schema = json["schema"],
+            type == "application/json"
+        else {
+            // A text body, of a type the response documents.
+            return content[type] == nil ? ["\(method) \(template) \(status): content type \(type) not documented"] : []
         }
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: body) else {
             return ["\(method) \(template) \(status): body is not JSON"]

@@ -2,6 +2,7 @@ import Contracts
 import Domain
 import Foundation
 import Logging
+import Runtime
 import Storage
 import TestSupport
 import Testing
@@ -179,7 +180,9 @@ struct ReservationServiceTests {
             #expect(try await handlers.product(cola.id, principal: staff).reserved == 2)
             // A catalog starts over the same database: its sweep finds what fell due.
             let restarted = CatalogHandlers(database: test.database)
-            let sweep = ReservationSweep(handlers: restarted, interval: .seconds(60), logger: Logger(label: "test"))
+            let sweep = DueSweep("reservations", every: .seconds(60), logger: Logger(label: "test")) {
+                try await restarted.expireDue(limit: $0)
+            }
             let task = Task { try await sweep.run() }
             defer { task.cancel() }
             #expect(

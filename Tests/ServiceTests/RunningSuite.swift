@@ -92,6 +92,7 @@ final class RunningSuite: Suite {
         // Tests log many users in from one address.
         environment["ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ADDRESS"] = "10000"
         environment["ORDERLY_LOG_LEVEL"] = "debug"
+        environment["ORDERLY_PAYMENT_PROVIDER_SECRETS"] = InProcessSuite.providerSecrets
         environment["ORDERLY_HTTP_PORT"] = "\(httpPort)"
         for name in names where name != "gateway" {
             environment["ORDERLY_\(name.uppercased())_ADDRESS"] = "127.0.0.1:\(wirePorts[name]!)"

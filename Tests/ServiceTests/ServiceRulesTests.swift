@@ -268,10 +268,17 @@ struct ServiceRulesTests {
             let store = try await Self.store(suite, "A")
             let other = try await Self.store(suite, "B")
             let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
-            let payment = try await suite.payments.call(
-                PaymentsAPI.recordPayment, PaymentDraft(amount: 1000, tip: 100, method: .cash),
+            let pending = try await suite.payments.call(
+                PaymentsAPI.createPayment,
+                PaymentDraft(
+                    items: [.init(name: "Coffee", unitPrice: 1000, quantity: 1, vatRateBP: 1700)], tip: 100,
+                    method: .cash),
                 options: Self.options(staff, key: "pay-1"))
-            #expect(payment.storeID == store.id && payment.amount == 1100)
+            #expect(pending.storeID == store.id && pending.amount == 1100 && pending.status == .pending)
+            let payment = try await suite.payments.call(
+                PaymentsAPI.confirmCash, CashConfirmation(paymentID: pending.id, amountTendered: 2000),
+                options: Self.options(staff))
+            #expect(payment.status == .completed && payment.changeDue == 900)
             let receipt = try #require(payment.receiptID)
             let owner = Principal(userID: UserID(), role: .owner, storeID: store.id)
             #expect(
@@ -295,13 +302,18 @@ struct ServiceRulesTests {
             #expect(
                 await Self.refusal {
                     _ = try await suite.payments.call(
-                        PaymentsAPI.recordPayment, PaymentDraft(storeID: store.id, amount: 1, method: .cash),
+                        PaymentsAPI.createPayment,
+                        PaymentDraft(
+                            storeID: store.id, items: [.init(name: "Tea", unitPrice: 1, quantity: 1, vatRateBP: 0)],
+                            method: .cash),
                         options: Self.options(courier, key: "pay-2"))
                 }?.code == .permissionDenied)
             #expect(
                 await Self.refusal {
                     _ = try await suite.payments.call(
-                        PaymentsAPI.recordPayment, PaymentDraft(amount: 1, method: .cash),
+                        PaymentsAPI.createPayment,
+                        PaymentDraft(
+                            items: [.init(name: "Tea", unitPrice: 1, quantity: 1, vatRateBP: 0)], method: .cash),
                         options: Self.options(Self.admin, key: "pay-3"))
                 }?.details?["store_id"] != nil)
         }

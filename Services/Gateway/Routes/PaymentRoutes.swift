@@ -1,6 +1,9 @@
 import Contracts
 import Domain
+import Foundation
+import HTTPTypes
 import Hummingbird
+import NIOCore
 import Wire
 
 /// `/v1/payments…` and `/v1/receipts/{id}`, forwarded to the payments service.
@@ -11,20 +14,70 @@ struct PaymentRoutes: Sendable {
         v1.post("payments") { request, context in
             let options = try context.callOptions(request)
             let draft = try await JSONBody.decode(PaymentDraft.self, from: request, context: context)
-            let payment = try await payments.call(PaymentsAPI.recordPayment, draft, options: options)
-            return try JSONBody.response(payment, status: .created)
+            let payment = try await payments.call(PaymentsAPI.createPayment, draft, options: options)
+            return try JSONBody.response(payment, status: .created, version: payment.version)
+        }
+        // A provider's report carries no token: its signature, checked by the payments service
+        // over the body exactly as sent, is its credential.
+        v1.post("payments/provider-events") { request, context in
+            let body = try await JSONBody.collect(request, context: context)
+            let signed = SignedProviderEvent(
+                body: String(buffer: body), signature: request.headers[.orderlySignature])
+            let options = WireCallOptions(trace: request.traceParent)
+            return try JSONBody.response(try await payments.call(PaymentsAPI.providerEvent, signed, options: options))
         }
         v1.get("payments/:id") { request, context in
             let options = try context.callOptions(request)
             let id = try request.pathID("id", context, as: PaymentID.self)
-            return try JSONBody.response(
-                try await payments.call(PaymentsAPI.getPayment, ResourceRef(id: id), options: options))
+            let payment = try await payments.call(PaymentsAPI.getPayment, ResourceRef(id: id), options: options)
+            return try JSONBody.response(payment, version: payment.version)
+        }
+        v1.post("payments/:id/confirm") { request, context in
+            let options = try context.callOptions(request)
+            let id = try request.pathID("id", context, as: PaymentID.self)
+            let body = try await JSONBody.decode(CashTendered.self, from: request, context: context)
+            let payment = try await payments.call(
+                PaymentsAPI.confirmCash, CashConfirmation(paymentID: id, amountTendered: body.amountTendered),
+                options: options)
+            return try JSONBody.response(payment, version: payment.version)
+        }
+        v1.post("payments/:id/cancel") { request, context in
+            let options = try context.callOptions(request)
+            let id = try request.pathID("id", context, as: PaymentID.self)
+            let payment = try await payments.call(PaymentsAPI.cancelPayment, ResourceRef(id: id), options: options)
+            return try JSONBody.response(payment, version: payment.version)
         }
         v1.get("receipts/:id") { request, context in
-            let options = try context.callOptions(request)
-            let id = try request.pathID("id", context, as: ReceiptID.self)
-            return try JSONBody.response(
-                try await payments.call(PaymentsAPI.getReceipt, ResourceRef(id: id), options: options))
+            let receipt = try await receipt(request, context)
+            let wantsText = request.headers[.accept].map { $0.contains("text/plain") && !$0.contains("json") } ?? false
+            return wantsText ? Self.text(receipt) : try JSONBody.response(receipt)
+        }
+        v1.get("receipts/:id/text") { request, context in
+            Self.text(try await receipt(request, context))
         }
     }
+
+    private func receipt(_ request: Request, _ context: GatewayContext) async throws -> Receipt {
+        let options = try context.callOptions(request)
+        let id = try request.pathID("id", context, as: ReceiptID.self)
+        return try await payments.call(PaymentsAPI.getReceipt, ResourceRef(id: id), options: options)
+    }
+
+    /// A receipt as plain text, for the printer.
+    private static func text(_ receipt: Receipt) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: receipt.text + "\n")))
+    }
+}
+
+/// The body of `POST /v1/payments/{id}/confirm`.
+private struct CashTendered: Decodable {
+    var amountTendered: Int64?
+
+    enum CodingKeys: String, CodingKey { case amountTendered = "amount_tendered" }
+}
+
+extension HTTPField.Name {
+    static let orderlySignature = Self("Orderly-Signature")!
 }

@@ -1,0 +1,117 @@
+import Contracts
+import Domain
+import Foundation
+import Logging
+import Redis
+import Runtime
+import ServiceLifecycle
+import Storage
+
+/// The catalog's steps of the payment saga: the stock held for a payment follows the payment,
+/// as the payments service's events tell it.
+///
+/// The payments service holds the stock of a payment's tracked items before it stores the
+/// payment (a reservation naming the payment, expiring a while after the payment would). Here
+/// each event's payment is the state to reach: once a provider is working on it (`confirmed`,
+/// `processing`) its reservation is kept without a time limit, and held again if it lapsed
+/// meanwhile; `completed` sells it (`sale` entries), even if it lapsed, because the goods are
+/// gone with the customer; `failed`, `cancelled` and `expired` give it back. Each event is
+/// applied once, in one transaction with its inbox record, and every step is a no-op when the
+/// reservation is already there, so a redelivered or late event changes nothing.
+struct PaymentHolds: Sendable {
+    let database: Database
+    let stores: CatalogRepository
+    let logger: Logger
+
+    static let consumer = "catalog.payment-holds"
+    /// The payment events that change what a payment holds.
+    static let types = [
+        PaymentStatus.confirmed, .processing, .completed, .failed, .cancelled, .expired,
+    ].map(PaymentsAPI.Events.reached)
+
+    init(database: Database, logger: Logger) {
+        self.database = database
+        self.stores = CatalogRepository(database: database)
+        self.logger = logger
+    }
+
+    /// The consumer of the payments service's events, in the catalog's group.
+    func consumer(_ environment: ServiceEnvironment) -> any Service {
+        let handler: EventConsumer.Handler = { event in try await apply(event) }
+        return EventConsumer(
+            redis: environment.consumerRedis(),
+            configuration: EventConsumerConfiguration(
+                stream: eventStream(of: PaymentsAPI.service), group: CatalogService.name,
+                consumer: environment.instance, executor: environment.database.preferredExecutor),
+            handlers: Dictionary(uniqueKeysWithValues: Self.types.map { ($0, handler) }), logger: environment.logger)
+    }
+
+    /// Brings the event's payment's reservation in line with it, once per event. A payment
+    /// without a reservation (nothing it sells tracks stock) is passed over without a write.
+    func apply(_ event: DomainEvent) async throws {
+        let payment = try event.payload.decode(as: PaymentStock.self)
+        guard let id = payment.reservationID else { return }
+        try await database.applyOnce(event, consumer: Self.consumer) { transaction in
+            try await follow(payment, reservation: id, in: transaction)
+        }
+    }
+
+    func follow(_ payment: PaymentStock, reservation id: ReservationID, in transaction: Transaction) async throws {
+        try await transaction.lock("catalog.reservation:\(id)")
+        guard var reservation = try await stores.find(id, in: transaction.sql), reservation.paymentID == payment.id
+        else {
+            logger.error(
+                "a payment names a reservation the catalog does not hold for it",
+                metadata: ["payment.id": "\(payment.id)", "reservation.id": "\(id)"])
+            return
+        }
+        switch payment.status {
+        case .confirmed, .processing:
+            if reservation.status != .held {
+                guard try await CatalogHandlers.holdAgain(&reservation, stores, in: transaction) else {
+                    logger.error(
+                        "the stock of a payment a provider is working on lapsed and is no longer available",
+                        metadata: ["payment.id": "\(payment.id)", "reservation.id": "\(id)"])
+                    return
+                }
+            }
+            try await keepUntilTheEnd(&reservation, in: transaction)
+        case .completed:
+            guard reservation.status != .committed else { return }
+            if reservation.status != .held {
+                logger.warning(
+                    "a completed payment's stock had lapsed; sold all the same",
+                    metadata: ["payment.id": "\(payment.id)", "reservation.id": "\(id)"])
+                _ = try await CatalogHandlers.holdAgain(&reservation, regardless: true, stores, in: transaction)
+            }
+            try await keepUntilTheEnd(&reservation, in: transaction)
+            try await CatalogHandlers.end(&reservation, as: .committed, by: nil, stores, in: transaction)
+        case .failed, .cancelled, .expired:
+            guard reservation.status == .held else { return }
+            try await CatalogHandlers.end(&reservation, as: .released, by: nil, stores, in: transaction)
+        case .pending:
+            return
+        }
+    }
+
+    /// Removes the reservation's expiry: it ends with the payment.
+    private func keepUntilTheEnd(_ reservation: inout Reservation, in transaction: Transaction) async throws {
+        guard reservation.expiresAt != nil else { return }
+        reservation.expiresAt = nil
+        reservation.updatedAt = Date.currentMillisecond
+        try await stores.update(reservation, in: transaction)
+    }
+}
+
+/// What the stock held for a payment follows, read from a payment event's payload; the
+/// payment's other fields are not decoded.
+struct PaymentStock: Decodable, Sendable {
+    var id: PaymentID
+    var status: PaymentStatus
+    var reservationID: ReservationID?
+
+    enum CodingKeys: String, CodingKey {
+        case id, status
+        case reservationID = "reservation_id"
+    }
+}

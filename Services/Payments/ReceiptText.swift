@@ -1,0 +1,140 @@
+import Domain
+import Foundation
+
+/// What a receipt prints of its store, kept with the payment as the store was when the payment
+/// was rung up: a receipt is the record of that sale, so later changes to the store do not
+/// rewrite it, and issuing it needs no call to the catalog.
+struct ReceiptHeader: Codable, Sendable, Hashable {
+    var storeName: String
+    var address: String?
+    var phone: String?
+    var timezone: String
+
+    init(store: Store) {
+        self.storeName = store.name
+        self.address = store.address
+        self.phone = store.phone
+        self.timezone = store.timezone
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case address, phone, timezone
+        case storeName = "store_name"
+    }
+}
+
+extension Receipt {
+    /// The receipt of a completed payment, number `number` of its store.
+    init(payment: Payment, number: Int64, header: ReceiptHeader?) {
+        let id = ReceiptID()
+        let issuedAt = payment.completedAt ?? payment.updatedAt
+        self.init(
+            id: id, number: number, storeID: payment.storeID, paymentID: payment.id, orderID: payment.orderID,
+            subtotal: payment.subtotal, tip: payment.tip, total: payment.amount, currency: payment.currency,
+            method: payment.method, staffID: payment.staffID, issuedAt: issuedAt,
+            text: ReceiptText.render(payment: payment, number: number, header: header, at: issuedAt))
+    }
+}
+
+/// A receipt laid out for an 80 mm printer: 42 characters a line, the store centred on top,
+/// each item with its quantity and price, the totals, the VAT at each rate, the method.
+enum ReceiptText {
+    static let width = 42
+
+    static func render(payment: Payment, number: Int64, header: ReceiptHeader?, at time: Date) -> String {
+        func money(_ minorUnits: Int64) -> String {
+            Money(minorUnits: minorUnits, currency: payment.currency).description
+        }
+        var lines: [String] = []
+        if let header {
+            lines.append(centred(header.storeName))
+            if let address = header.address { lines.append(centred(address)) }
+            if let phone = header.phone { lines.append(centred(phone)) }
+        } else {
+            lines.append(centred("Store \(payment.storeID)"))
+        }
+        let rule = String(repeating: "-", count: width)
+        lines += [rule, spread("Receipt #\(number)", localTime(time, in: header?.timezone)), rule]
+        for item in payment.items {
+            lines += wrapped(item.name)
+            lines.append(spread("  \(item.quantity) x \(money(item.unitPrice))", money(item.total)))
+        }
+        if payment.orderID != nil, payment.items.isEmpty {
+            lines.append(spread("Order \(payment.orderID?.description.prefix(8) ?? "")", money(payment.subtotal)))
+        }
+        lines += [rule, spread("Subtotal", money(payment.subtotal))]
+        var vatByRate: [Int: Int64] = [:]
+        for item in payment.items { vatByRate[item.vatRateBP, default: 0] += item.vat }
+        for (rate, vat) in vatByRate.sorted(by: { $0.key < $1.key }) where rate > 0 {
+            lines.append(spread("  incl. VAT \(percent(rate))", money(vat)))
+        }
+        if payment.tip > 0 { lines.append(spread("Tip", money(payment.tip))) }
+        lines.append(spread("TOTAL", money(payment.amount)))
+        lines.append(spread("Paid by", payment.method.rawValue))
+        if let tendered = payment.amountTendered, let change = payment.changeDue {
+            lines += [spread("Tendered", money(tendered)), spread("Change", money(change))]
+        }
+        if let reference = payment.providerRef { lines.append(spread("Reference", String(reference.prefix(30)))) }
+        lines += [rule, centred("Thank you")]
+        return lines.joined(separator: "\n")
+    }
+
+    /// `rate` basis points as a percentage: `1700` is `17%`, `850` is `8.5%`.
+    static func percent(_ rate: Int) -> String {
+        let (whole, fraction) = rate.quotientAndRemainder(dividingBy: 100)
+        guard fraction != 0 else { return "\(whole)%" }
+        var digits = String(fraction)
+        if digits.count == 1 { digits = "0" + digits }
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "\(whole).\(digits)%"
+    }
+
+    /// The time in the store's time zone (UTC when it has none that is known).
+    static func localTime(_ time: Date, in timezone: String?) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timezone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: time)
+        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
+        return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day)) \(two(parts.hour)):\(two(parts.minute))"
+    }
+
+    /// `left` and `right` on one line, apart; `right` on a line of its own when both do not fit.
+    static func spread(_ left: String, _ right: String) -> String {
+        let gap = width - left.count - right.count
+        if gap >= 1 { return left + String(repeating: " ", count: gap) + right }
+        return wrapped(left).joined(separator: "\n") + "\n" + String(repeating: " ", count: max(0, width - right.count))
+            + right
+    }
+
+    static func centred(_ text: String) -> String {
+        wrapped(text).map { line in String(repeating: " ", count: (width - line.count) / 2) + line }
+            .joined(separator: "\n")
+    }
+
+    /// `text` cut into lines of at most `width` characters, at spaces where it can be.
+    static func wrapped(_ text: String) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ") {
+            var word = Substring(word)
+            while word.count > width {
+                if !current.isEmpty {
+                    lines.append(current)
+                    current = ""
+                }
+                lines.append(String(word.prefix(width)))
+                word = word.dropFirst(width)
+            }
+            if current.isEmpty {
+                current = String(word)
+            } else if current.count + 1 + word.count <= width {
+                current += " " + word
+            } else {
+                lines.append(current)
+                current = String(word)
+            }
+        }
+        if !current.isEmpty || lines.isEmpty { lines.append(current) }
+        return lines
+    }
+}

@@ -1,0 +1,356 @@
+import Domain
+import Foundation
+import Payments
+import TestSupport
+import Testing
+
+/// The payment lifecycle through the gateway: prices from the catalog, stock held and then sold
+/// or given back, the cashier's and the providers' steps, and every refusal named.
+@Suite("Payments")
+struct PaymentFlowTests {
+    let api: API
+
+    init() throws { api = try API() }
+
+    /// A store with a stock-tracked product (price 9.00, VAT 17%) of `quantity` units: the
+    /// store's id, the product's and a staff member's token.
+    static func setUp(_ api: API, _ suite: any Suite, quantity: Int) async throws
+        -> (store: String, product: String, staff: String)
+    {
+        let admin = try await api.admin(suite)
+        let store = try await api.createStore(suite, admin: admin, ["name": "Kiosk", "address": "1 Herzl St"])
+        _ = try await api.createUser(suite, admin: admin, ["email": "staff@k.com", "role": "staff", "store_id": store])
+        let product = try await api.send(
+            suite, "POST", "/v1/stores/\(store)/products", token: admin,
+            json: ["name": "Cola", "price": 900, "vat_rate_bp": 1700, "track_stock": true, "quantity": quantity])
+        try #require(product.status == 201, "\(product.text)")
+        return (store, product.object["id"] as! String, try await api.token(suite, "staff@k.com"))
+    }
+
+    /// Rings up `units` of the product, paid by `method`.
+    func ringUp(
+        _ suite: any Suite, _ staff: String, product: String, units: Int, method: String = "cash",
+        extra: [String: Any] = [:], key: String = UUID().uuidString
+    ) async throws -> Reply {
+        var body: [String: Any] = ["items": [["product_id": product, "quantity": units]], "method": method]
+        body.merge(extra) { $1 }
+        return try await api.send(
+            suite, "POST", "/v1/payments", token: staff, json: body, headers: ["Idempotency-Key": key])
+    }
+
+    /// A provider's report, signed with the provider's secret at `at` unless told otherwise.
+    func report(
+        _ suite: any Suite, payment: String, type: String, id: String = UUID().uuidString,
+        provider: String = "acme-pay", secret: String? = nil, at: Date = Date(), signature: String? = nil
+    ) async throws -> Reply {
+        let body = try JSONSerialization.data(
+            withJSONObject: [
+                "id": id, "provider": provider, "payment_id": payment, "type": type,
+                "provider_ref": "ch_\(id.prefix(8))",
+            ])
+        let text = String(decoding: body, as: UTF8.self)
+        let header =
+            signature
+            ?? ProviderSignature.header(
+                body: text, secret: secret ?? InProcessSuite.providers[provider] ?? "unknown-secret-0123456789", at: at)
+        return try await api.send(
+            suite, "POST", "/v1/payments/provider-events", raw: body,
+            headers: ["Orderly-Signature": header, "Content-Type": "application/json"])
+    }
+
+    func stock(_ suite: any Suite, _ product: String, _ token: String) async throws -> (quantity: Int, reserved: Int) {
+        let reply = try await api.send(suite, "GET", "/v1/products/\(product)", token: token)
+        return (reply.object["quantity"] as? Int ?? -1, reply.object["reserved"] as? Int ?? -1)
+    }
+
+    @Test("a cash payment is priced by the catalog, holds its stock, and sells it when the cashier confirms")
+    func cash() async throws {
+        try await InProcessSuite.with { suite in
+            let (_, product, staff) = try await Self.setUp(api, suite, quantity: 10)
+            let created = try await api.send(
+                suite, "POST", "/v1/payments", token: staff,
+                json: [
+                    "items": [
+                        ["product_id": product, "quantity": 2],
+                        ["name": "Bag", "unit_price": 50, "quantity": 1, "vat_rate_bp": 1700],
+                    ],
+                    "tip": 100, "method": "cash",
+                ], headers: ["Idempotency-Key": "ring-1"])
+            try #require(created.status == 201, "\(created.text)")
+            let id = created.object["id"] as! String
+            let items = created.object["items"] as? [[String: Any]] ?? []
+            #expect(items.first?["unit_price"] as? Int == 900 && items.first?["tracked"] as? Bool == true)
+            #expect(created.object["subtotal"] as? Int == 1850 && created.object["amount"] as? Int == 1950)
+            #expect(created.object["status"] as? String == "pending" && created.object["expires_at"] is String)
+            #expect(created.object["vat"] as? Int == 262 + 7)
+            #expect(try await stock(suite, product, staff) == (10, 2))
+
+            let short = try await api.send(
+                suite, "POST", "/v1/payments/\(id)/confirm", token: staff, json: ["amount_tendered": 1000])
+            #expect(short.status == 422 && (short.error["details"] as? [String: Any])?["amount_tendered"] != nil)
+            let paid = try await api.send(
+                suite, "POST", "/v1/payments/\(id)/confirm", token: staff, json: ["amount_tendered": 2000])
+            try #require(paid.status == 200, "\(paid.text)")
+            #expect(paid.object["status"] as? String == "completed" && paid.object["change_due"] as? Int == 50)
+            #expect(paid.object["expires_at"] == nil)
+            #expect(try await waitUntil { try await stock(suite, product, staff) == (8, 0) })
+            let ledger = try await api.send(suite, "GET", "/v1/products/\(product)/stock-ledger", token: staff)
+            let sale = (ledger.object["data"] as? [[String: Any]])?.last
+            #expect(sale?["reason"] as? String == "sale" && sale?["adjustment"] as? Int == -2)
+
+            // Ended: neither confirmed again nor cancelled, with what is allowed (nothing).
+            for path in ["confirm", "cancel"] {
+                let again = try await api.send(
+                    suite, "POST", "/v1/payments/\(id)/\(path)", token: staff, json: ["amount_tendered": 2000])
+                #expect(again.status == 422 && again.error["reason"] as? String == "illegal_transition")
+                #expect((again.error["details"] as? [String: Any])?["allowed"] as? [String] == [])
+            }
+
+            let receiptID = paid.object["receipt_id"] as! String
+            let text = try await api.send(suite, "GET", "/v1/receipts/\(receiptID)/text", token: staff)
+            #expect(text.status == 200 && text.headers["content-type"]?.hasPrefix("text/plain") == true)
+            for expected in ["Kiosk", "1 Herzl St", "Receipt #1", "Cola", "2 x 9.00 ILS", "incl. VAT 17%", "TOTAL"] {
+                #expect(text.text.contains(expected), "\(expected) missing from\n\(text.text)")
+            }
+            #expect(text.text.split(separator: "\n").allSatisfy { $0.count <= 42 })
+            let plain = try await api.send(
+                suite, "GET", "/v1/receipts/\(receiptID)", token: staff, headers: ["Accept": "text/plain"])
+            #expect(plain.text == text.text)
+        }
+    }
+
+    @Test("a card payment moves only forward by its provider's reports; one that fails gives its stock back")
+    func card() async throws {
+        try await InProcessSuite.with { suite in
+            let (_, product, staff) = try await Self.setUp(api, suite, quantity: 5)
+            let created = try await ringUp(suite, staff, product: product, units: 3, method: "card")
+            try #require(created.status == 201, "\(created.text)")
+            let id = created.object["id"] as! String
+            let reservation = created.object["reservation_id"] as! String
+            let cashStep = try await api.send(
+                suite, "POST", "/v1/payments/\(id)/confirm", token: staff, json: ["amount_tendered": 5000])
+            #expect(cashStep.status == 422 && cashStep.error["reason"] as? String == "provider_payment")
+
+            let confirmed = try await report(suite, payment: id, type: "confirmed", id: "evt-1")
+            #expect(
+                confirmed.object["outcome"] as? String == "applied"
+                    && confirmed.object["status"] as? String == "confirmed")
+            // Kept while the provider works on it: the hold no longer expires.
+            #expect(
+                try await waitUntil {
+                    let held = try await api.send(suite, "GET", "/v1/reservations/\(reservation)", token: staff)
+                    return held.object["status"] as? String == "held" && held.object["expires_at"] == nil
+                })
+            let again = try await report(suite, payment: id, type: "confirmed", id: "evt-1")
+            #expect(again.object["outcome"] as? String == "duplicate")
+            #expect(
+                try await report(suite, payment: id, type: "processing").object["status"] as? String == "processing")
+            let cancel = try await api.send(suite, "POST", "/v1/payments/\(id)/cancel", token: staff)
+            #expect(cancel.status == 422 && cancel.error["reason"] as? String == "illegal_transition")
+            #expect((cancel.error["details"] as? [String: Any])?["allowed"] as? [String] == ["completed", "failed"])
+            let other = try await report(suite, payment: id, type: "completed", provider: "other-pay")
+            #expect(other.status == 422 && other.error["reason"] as? String == "other_provider")
+
+            #expect(try await report(suite, payment: id, type: "failed").object["status"] as? String == "failed")
+            #expect(try await waitUntil { try await stock(suite, product, staff) == (5, 0) })
+            let late = try await report(suite, payment: id, type: "completed")
+            #expect(late.object["outcome"] as? String == "ignored" && late.object["status"] as? String == "failed")
+            let read = try await api.send(suite, "GET", "/v1/payments/\(id)", token: staff)
+            #expect(read.object["status"] as? String == "failed" && read.object["receipt_id"] == nil)
+        }
+    }
+
+    @Test("a report out of order is ignored; a completed card payment sells its stock once and gets a receipt")
+    func outOfOrder() async throws {
+        try await InProcessSuite.with { suite in
+            let (_, product, staff) = try await Self.setUp(api, suite, quantity: 5)
+            let created = try await ringUp(suite, staff, product: product, units: 2, method: "nfc")
+            let id = created.object["id"] as! String
+            let completed = try await report(suite, payment: id, type: "completed")
+            #expect(completed.object["outcome"] as? String == "applied")
+            let processing = try await report(suite, payment: id, type: "processing")
+            #expect(processing.object["outcome"] as? String == "ignored")
+            #expect(try await waitUntil { try await stock(suite, product, staff) == (3, 0) })
+            let read = try await api.send(suite, "GET", "/v1/payments/\(id)", token: staff)
+            #expect(read.object["status"] as? String == "completed" && read.object["receipt_id"] is String)
+            #expect(read.object["provider"] as? String == "acme-pay" && read.object["provider_ref"] is String)
+        }
+    }
+
+    @Test(
+        "a report with a wrong, stale or missing signature or from an unknown provider is refused; a replay changes nothing"
+    )
+    func signatures() async throws {
+        try await InProcessSuite.with { suite in
+            let (_, product, staff) = try await Self.setUp(api, suite, quantity: 5)
+            let id = try await ringUp(suite, staff, product: product, units: 1, method: "card").object["id"] as! String
+            let wrong = try await report(suite, payment: id, type: "completed", secret: "not-the-secret-0123456789")
+            #expect(wrong.status == 401 && wrong.error["reason"] as? String == "bad_signature")
+            let stale = try await report(suite, payment: id, type: "completed", at: Date().addingTimeInterval(-301))
+            #expect(stale.status == 401 && stale.error["reason"] as? String == "stale_signature")
+            let missing = try await report(suite, payment: id, type: "completed", signature: "t=1")
+            #expect(missing.status == 401 && missing.error["reason"] as? String == "bad_signature")
+            let unknown = try await report(suite, payment: id, type: "completed", provider: "nobody")
+            #expect(unknown.status == 401 && unknown.error["reason"] as? String == "unknown_provider")
+            // A signature made for another body does not carry over.
+            let body = #"{"id":"e","provider":"acme-pay","payment_id":"\#(id)","type":"failed"}"#
+            let borrowed = ProviderSignature.header(
+                body: body.replacingOccurrences(of: "failed", with: "confirmed"),
+                secret: InProcessSuite.providers["acme-pay"]!, at: Date())
+            let tampered = try await api.send(
+                suite, "POST", "/v1/payments/provider-events", raw: Data(body.utf8),
+                headers: ["Orderly-Signature": borrowed, "Content-Type": "application/json"])
+            #expect(tampered.status == 401)
+            #expect(
+                try await api.send(suite, "GET", "/v1/payments/\(id)", token: staff).object["status"] as? String
+                    == "pending")
+
+            // The same signed report twice: applied once.
+            let signed = ProviderSignature.header(body: body, secret: InProcessSuite.providers["acme-pay"]!, at: Date())
+            var outcomes: [String] = []
+            for _ in 0..<2 {
+                let reply = try await api.send(
+                    suite, "POST", "/v1/payments/provider-events", raw: Data(body.utf8),
+                    headers: ["Orderly-Signature": signed, "Content-Type": "application/json"])
+                outcomes.append(reply.object["outcome"] as? String ?? reply.text)
+            }
+            #expect(outcomes == ["applied", "duplicate"])
+        }
+    }
+
+    @Test("a pending payment expires when its time runs out, and a cancelled one; both give their stock back")
+    func expiryAndCancel() async throws {
+        try await InProcessSuite.with { suite in
+            let (_, product, staff) = try await Self.setUp(api, suite, quantity: 5)
+            let expiring = try await ringUp(
+                suite, staff, product: product, units: 1, method: "card", extra: ["expires_in_seconds": 1])
+            let cancelled = try await ringUp(suite, staff, product: product, units: 2)
+            #expect(try await stock(suite, product, staff) == (5, 3))
+            let cancel = try await api.send(
+                suite, "POST", "/v1/payments/\(cancelled.object["id"] as! String)/cancel", token: staff)
+            #expect(cancel.object["status"] as? String == "cancelled")
+            let expiringID = expiring.object["id"] as! String
+            #expect(
+                try await waitUntil {
+                    try await api.send(suite, "GET", "/v1/payments/\(expiringID)", token: staff)
+                        .object["status"] as? String == "expired"
+                })
+            #expect(try await waitUntil { try await stock(suite, product, staff) == (5, 0) })
+            let late = try await report(suite, payment: expiringID, type: "confirmed")
+            #expect(late.object["outcome"] as? String == "ignored")
+        }
+    }
+
+    @Test("a repeated keyed request answers as the first and holds no more stock; every bad input is named")
+    func repeatsAndBadInput() async throws {
+        try await InProcessSuite.with { suite in
+            let (store, product, staff) = try await Self.setUp(api, suite, quantity: 5)
+            let first = try await ringUp(suite, staff, product: product, units: 2, key: "same")
+            let second = try await ringUp(suite, staff, product: product, units: 2, key: "same")
+            #expect(first.object["id"] as? String == second.object["id"] as? String)
+            #expect(try await stock(suite, product, staff) == (5, 2))
+
+            let short = try await ringUp(suite, staff, product: product, units: 4)
+            #expect(short.status == 409 && short.error["reason"] as? String == "insufficient_stock")
+            #expect(try await stock(suite, product, staff) == (5, 2))
+
+            func refusal(_ body: [String: Any]) async throws -> [String: Any] {
+                let reply = try await api.send(
+                    suite, "POST", "/v1/payments", token: staff, json: body,
+                    headers: ["Idempotency-Key": UUID().uuidString])
+                #expect(reply.status == 400, "\(reply.text)")
+                return reply.error["details"] as? [String: Any] ?? [:]
+            }
+            let cases: [([String: Any], String)] = [
+                (["method": "cash"], "items"),
+                (["items": [["product_id": product, "quantity": 0]], "method": "cash"], "items[0].quantity"),
+                (
+                    ["items": [["product_id": product, "quantity": 1, "unit_price": 1]], "method": "cash"],
+                    "items[0].unit_price"
+                ),
+                (
+                    [
+                        "items": [["product_id": product, "quantity": 1], ["product_id": product, "quantity": 1]],
+                        "method": "cash",
+                    ],
+                    "items[1].product_id"
+                ),
+                (
+                    ["items": [["product_id": UUID().uuidString.lowercased(), "quantity": 1]], "method": "cash"],
+                    "items[0].product_id"
+                ),
+                (
+                    ["items": [["unit_price": 100, "quantity": 1, "vat_rate_bp": 0]], "method": "cash"], "items[0].name"
+                ),
+                (
+                    ["items": [["name": "Bag", "unit_price": 100, "quantity": 1]], "method": "cash"],
+                    "items[0].vat_rate_bp"
+                ),
+                (["items": [["name": "Bag", "unit_price": 100, "quantity": 1, "vat_rate_bp": 0]]], "method"),
+                (
+                    [
+                        "items": [["name": "Bag", "unit_price": 1, "quantity": 1, "vat_rate_bp": 0]], "method": "cash",
+                        "tip": -1,
+                    ], "tip"
+                ),
+                (
+                    [
+                        "items": [["name": "Bag", "unit_price": 1, "quantity": 1, "vat_rate_bp": 0]], "method": "cash",
+                        "amount": 5,
+                    ], "amount"
+                ),
+                (
+                    [
+                        "items": [["name": "Bag", "unit_price": 1, "quantity": 1, "vat_rate_bp": 0]], "method": "cash",
+                        "expires_in_seconds": 0,
+                    ],
+                    "expires_in_seconds"
+                ),
+                (["order_id": UUID().uuidString.lowercased(), "method": "cash", "store_id": store], "order_id"),
+            ]
+            for (body, field) in cases {
+                let details = try await refusal(body)
+                #expect(details[field] != nil, "\(field) not named in \(details)")
+            }
+            #expect(try await stock(suite, product, staff) == (5, 2))
+        }
+    }
+}
+
+/// Payments across processes: a payment falling due while the payments service is down.
+@Suite("Payment processes", .serialized)
+struct PaymentProcessTests {
+    let api: API
+
+    init() throws { api = try API() }
+
+    @Test(
+        "a payment that falls due while the payments service is down is expired, and its stock given back, once it is back"
+    )
+    func expiryAcrossRestart() async throws {
+        try await RunningSuite.with { suite in
+            let (_, product, staff) = try await PaymentFlowTests.setUp(api, suite, quantity: 3)
+            let created = try await api.send(
+                suite, "POST", "/v1/payments", token: staff,
+                json: [
+                    "items": [["product_id": product, "quantity": 2]], "method": "card", "expires_in_seconds": 1,
+                ], headers: ["Idempotency-Key": "due"])
+            try #require(created.status == 201, "\(created.text)")
+            let id = created.object["id"] as! String
+            let due = RFC3339.parse(created.object["expires_at"] as! String)!
+            try await suite.restart("payments") {
+                #expect(await waitUntil { Date() > due })
+            }
+            #expect(
+                try await waitUntil {
+                    try await api.send(suite, "GET", "/v1/payments/\(id)", token: staff).object["status"] as? String
+                        == "expired"
+                })
+            #expect(
+                try await waitUntil {
+                    let after = try await api.send(suite, "GET", "/v1/products/\(product)", token: staff)
+                    return after.object["reserved"] as? Int == 0 && after.object["quantity"] as? Int == 3
+                })
+        }
+    }
+}
