@@ -15,7 +15,8 @@ import Storage
 /// each event's payment is the state to reach: once a provider is working on it (`confirmed`,
 /// `processing`) its reservation is kept without a time limit, and held again if it lapsed
 /// meanwhile; `completed` sells it (`sale` entries), even if it lapsed, because the goods are
-/// gone with the customer; `failed`, `cancelled` and `expired` give it back. Each event is
+/// gone with the customer; `failed`, `cancelled` and `expired` give it back; a refund's
+/// restocked units come back as `return` entries. Each event is
 /// applied once, in one transaction with its inbox record, and every step is a no-op when the
 /// reservation is already there, so a redelivered or late event changes nothing.
 struct PaymentHolds: Sendable {
@@ -25,9 +26,9 @@ struct PaymentHolds: Sendable {
 
     static let consumer = "catalog.payment-holds"
     /// The payment events that change what a payment holds.
-    static let types = [
-        PaymentStatus.confirmed, .processing, .completed, .failed, .cancelled, .expired,
-    ].map(PaymentsAPI.Events.reached)
+    static let types =
+        [PaymentStatus.confirmed, .processing, .completed, .failed, .cancelled, .expired].map(
+            PaymentsAPI.Events.reached) + [PaymentsAPI.Events.refunded]
 
     init(database: Database, logger: Logger) {
         self.database = database
@@ -49,6 +50,7 @@ struct PaymentHolds: Sendable {
     /// Brings the event's payment's reservation in line with it, once per event. A payment
     /// without a reservation (nothing it sells tracks stock) is passed over without a write.
     func apply(_ event: DomainEvent) async throws {
+        if event.type == PaymentsAPI.Events.refunded { return try await restock(event) }
         let payment = try event.payload.decode(as: PaymentStock.self)
         guard let id = payment.reservationID else { return }
         try await database.applyOnce(event, consumer: Self.consumer) { transaction in
@@ -89,8 +91,34 @@ struct PaymentHolds: Sendable {
         case .failed, .cancelled, .expired:
             guard reservation.status == .held else { return }
             try await CatalogHandlers.end(&reservation, as: .released, by: nil, stores, in: transaction)
-        case .pending:
+        case .pending, .partiallyRefunded, .refunded:
             return
+        }
+    }
+
+    /// Puts a refund's restocked units back on the shelf, once: a `return` ledger entry per
+    /// product, referencing the refund.
+    func restock(_ event: DomainEvent) async throws {
+        let refund = try event.payload.decode(as: PaymentRefunded.self).refund
+        guard !refund.restockLines.isEmpty else { return }
+        try await database.applyOnce(event, consumer: Self.consumer) { transaction in
+            let products = try await CatalogHandlers.lockedProducts(of: refund.restockLines, stores, in: transaction)
+            let now = Date.currentMillisecond
+            for line in refund.restockLines {
+                guard var product = products[line.productID], product.trackStock else {
+                    logger.warning(
+                        "a refund restocks a product that is gone or no longer tracks stock; left alone",
+                        metadata: ["refund.id": "\(refund.id)", "product.id": "\(line.productID)"])
+                    continue
+                }
+                let before = product.quantity
+                product.quantity += line.quantity
+                try await CatalogHandlers.save(&product, stores, in: transaction)
+                try await stores.appendLedger(
+                    product, from: before, reason: .return, reference: "refund \(refund.id)", by: refund.staffID,
+                    at: now,
+                    in: transaction)
+            }
         }
     }
 

@@ -15,4 +15,12 @@ enum PaymentsEvents {
             aggregateID: payment.id.description, occurredAt: payment.updatedAt,
             payload: try EventPayload(encoding: payment))
     }
+
+    /// `payment.refunded`: the payment after the refund, and the refund.
+    static func refunded(_ payment: Payment, _ refund: Refund) throws -> DomainEvent {
+        DomainEvent(
+            type: PaymentsAPI.Events.refunded, storeID: payment.storeID, aggregateID: payment.id.description,
+            occurredAt: refund.createdAt,
+            payload: try EventPayload(encoding: PaymentRefunded(payment: payment, refund: refund)))
+    }
 }

@@ -48,10 +48,10 @@ struct PaymentsRepository: Sendable {
     func insert(_ receipt: Receipt, in transaction: Transaction) async throws {
         try await transaction.sql.raw(
             """
-            INSERT INTO receipts (id, store_id, number, payment_id, issued_at, doc)
+            INSERT INTO receipts (id, store_id, number, kind, payment_id, issued_at, doc)
             VALUES (\(bind: receipt.id.description), \(bind: receipt.storeID.description), \(bind: receipt.number),
-                \(bind: receipt.paymentID.description), \(bind: receipt.issuedAt.millisecondsSince1970),
-                \(bind: try StoredDocument.text(receipt)))
+                \(bind: receipt.kind.rawValue), \(bind: receipt.paymentID.description),
+                \(bind: receipt.issuedAt.millisecondsSince1970), \(bind: try StoredDocument.text(receipt)))
             """
         ).run()
     }
@@ -99,7 +99,22 @@ struct PaymentsRepository: Sendable {
     }
 
     func receipt(_ id: ReceiptID) async throws -> Receipt? {
-        try await database.read { try await document(Receipt.self, table: "receipts", id: id.description, in: $0) }
+        try await database.read { try await receipt(id, in: $0) }
+    }
+
+    func receipt(_ id: ReceiptID, in sql: any SQLDatabase) async throws -> Receipt? {
+        try await document(Receipt.self, table: "receipts", id: id.description, in: sql)
+    }
+
+    func insert(_ refund: Refund, in transaction: Transaction) async throws {
+        try await transaction.sql.raw(
+            """
+            INSERT INTO refunds (id, payment_id, store_id, created_at, doc)
+            VALUES (\(bind: refund.id.description), \(bind: refund.paymentID.description),
+                \(bind: refund.storeID.description), \(bind: refund.createdAt.millisecondsSince1970),
+                \(bind: try StoredDocument.text(refund)))
+            """
+        ).run()
     }
 
     private func document<Value: Decodable>(

@@ -72,5 +72,24 @@ enum PaymentsSchema {
                 try await transaction.sql.raw(SQLQueryString(statement)).run()
             }
         },
+        // Refunds, each kept whole as JSON; a refund's receipt sits with the sales' in
+        // `receipts` (numbered with them), so `receipts_payment` is unique per sale only.
+        Migration(
+            3, "refunds",
+            sql: [
+                """
+                CREATE TABLE refunds (
+                    id TEXT PRIMARY KEY,
+                    payment_id TEXT NOT NULL,
+                    store_id TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    doc TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX refunds_by_payment ON refunds (payment_id, created_at)",
+                "ALTER TABLE receipts ADD COLUMN kind TEXT NOT NULL DEFAULT 'sale'",
+                "DROP INDEX receipts_payment",
+                "CREATE UNIQUE INDEX receipts_sale ON receipts (payment_id) WHERE kind = 'sale'",
+            ]),
     ]
 }

@@ -36,6 +36,19 @@ extension Receipt {
     }
 }
 
+extension Receipt {
+    /// The receipt of `refund` of `payment`, number `number` of its store, naming the sale's
+    /// receipt number.
+    init(refund: Refund, of payment: Payment, number: Int64, saleNumber: Int64?, header: ReceiptHeader?) {
+        self.init(
+            id: refund.receiptID, number: number, kind: .refund, refundID: refund.id, storeID: payment.storeID,
+            paymentID: payment.id, orderID: payment.orderID, subtotal: refund.amount, tip: 0, total: refund.amount,
+            currency: payment.currency, method: payment.method, staffID: refund.staffID, issuedAt: refund.createdAt,
+            text: ReceiptText.render(
+                refund: refund, of: payment, number: number, saleNumber: saleNumber, header: header))
+    }
+}
+
 /// A receipt laid out for an 80 mm printer: 42 characters a line, the store centred on top,
 /// each item with its quantity and price, the totals, the VAT at each rate, the method.
 enum ReceiptText {
@@ -45,14 +58,7 @@ enum ReceiptText {
         func money(_ minorUnits: Int64) -> String {
             Money(minorUnits: minorUnits, currency: payment.currency).description
         }
-        var lines: [String] = []
-        if let header {
-            lines.append(centred(header.storeName))
-            if let address = header.address { lines.append(centred(address)) }
-            if let phone = header.phone { lines.append(centred(phone)) }
-        } else {
-            lines.append(centred("Store \(payment.storeID)"))
-        }
+        var lines = storeLines(header, payment.storeID)
         let rule = String(repeating: "-", count: width)
         lines += [rule, spread("Receipt #\(number)", localTime(time, in: header?.timezone)), rule]
         for item in payment.items {
@@ -77,6 +83,34 @@ enum ReceiptText {
         if let reference = payment.providerRef { lines.append(spread("Reference", String(reference.prefix(30)))) }
         lines += [rule, centred("Thank you")]
         return lines.joined(separator: "\n")
+    }
+
+    static func render(refund: Refund, of payment: Payment, number: Int64, saleNumber: Int64?, header: ReceiptHeader?)
+        -> String
+    {
+        func money(_ minorUnits: Int64) -> String {
+            Money(minorUnits: minorUnits, currency: payment.currency).description
+        }
+        let rule = String(repeating: "-", count: width)
+        var lines = storeLines(header, payment.storeID)
+        lines += [rule, spread("Refund #\(number)", localTime(refund.createdAt, in: header?.timezone))]
+        if let saleNumber { lines.append("For receipt #\(saleNumber)") }
+        lines += [rule] + wrapped("Reason: \(refund.reason)")
+        for line in refund.restockLines {
+            let name = payment.items.first { $0.productID == line.productID }?.name ?? "Item"
+            lines += wrapped(name)
+            lines.append("  \(line.quantity) returned to stock")
+        }
+        lines += [
+            rule, spread("REFUNDED", money(refund.amount)), spread("To", payment.method.rawValue),
+            spread("Left on the payment", money(payment.amount - payment.refundedAmount)), rule,
+        ]
+        return lines.joined(separator: "\n")
+    }
+
+    static func storeLines(_ header: ReceiptHeader?, _ store: StoreID) -> [String] {
+        guard let header else { return [centred("Store \(store)")] }
+        return [header.storeName, header.address, header.phone].compactMap { $0 }.map(centred)
     }
 
     /// `rate` basis points as a percentage: `1700` is `17%`, `850` is `8.5%`.

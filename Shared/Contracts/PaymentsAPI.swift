@@ -19,6 +19,9 @@ public enum PaymentsAPI {
         "payments.provider_events", safeToRetry: true)
     public static let getReceipt = WireMethod<ResourceRef<ReceiptID>, Receipt>(
         "payments.receipts.get", safeToRetry: true)
+    /// Staff give back part or all of what is left of a completed payment; needs an
+    /// idempotency key.
+    public static let refund = WireMethod<RefundRequest, Refund>("payments.refunds.create", safeToRetry: false)
 
     /// How long a payment stays pending unless its request says otherwise (15 minutes), and the
     /// longest it may (an hour).
@@ -40,10 +43,16 @@ public enum PaymentsAPI {
         public static let failed = "payment.failed"
         public static let cancelled = "payment.cancelled"
         public static let expired = "payment.expired"
+        /// A refund of a completed payment; its payload is a `PaymentRefunded`.
+        public static let refunded = "payment.refunded"
 
         /// The event of a payment reaching `status`.
         public static func reached(_ status: PaymentStatus) -> String {
-            status == .pending ? created : "payment.\(status.rawValue)"
+            switch status {
+            case .pending: created
+            case .partiallyRefunded, .refunded: refunded
+            default: "payment.\(status.rawValue)"
+            }
         }
     }
 }
@@ -251,5 +260,38 @@ public struct ProviderEventOutcome: Codable, Sendable, Hashable {
     public init(outcome: Outcome, status: PaymentStatus) {
         self.outcome = outcome
         self.status = status
+    }
+}
+
+/// A refund to make: `amount` (what is left when absent) for `reason`, and the units to put
+/// back on the shelf (`restock_lines`, of the payment's tracked items).
+public struct RefundRequest: Codable, Sendable, Hashable {
+    public var paymentID: PaymentID
+    public var amount: Int64?
+    public var reason: String?
+    public var restockLines: [Reservation.Line]?
+
+    public init(paymentID: PaymentID, amount: Int64?, reason: String?, restockLines: [Reservation.Line]? = nil) {
+        self.paymentID = paymentID
+        self.amount = amount
+        self.reason = reason
+        self.restockLines = restockLines
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case amount, reason
+        case paymentID = "payment_id"
+        case restockLines = "restock_lines"
+    }
+}
+
+/// The payload of `payment.refunded`: the payment after the refund, and the refund.
+public struct PaymentRefunded: Codable, Sendable, Hashable {
+    public var payment: Payment
+    public var refund: Refund
+
+    public init(payment: Payment, refund: Refund) {
+        self.payment = payment
+        self.refund = refund
     }
 }

@@ -46,6 +46,7 @@ public enum PaymentTag {}
 public enum ReceiptTag {}
 public enum OrderItemTag {}
 public enum ReservationTag {}
+public enum RefundTag {}
 
 public typealias StoreID = Identifier<StoreTag>
 public typealias UserID = Identifier<UserTag>
@@ -55,3 +56,4 @@ public typealias PaymentID = Identifier<PaymentTag>
 public typealias ReceiptID = Identifier<ReceiptTag>
 public typealias OrderItemID = Identifier<OrderItemTag>
 public typealias ReservationID = Identifier<ReservationTag>
+public typealias RefundID = Identifier<RefundTag>

@@ -9,11 +9,15 @@ public enum PaymentMethod: String, Hashable, Sendable, Codable, CaseIterable {
     public var isProviderDriven: Bool { self != .cash }
 }
 
-/// Where a payment stands. Terminal: completed, failed, cancelled, expired.
+/// Where a payment stands. Its lifecycle ends completed, failed, cancelled or expired; refunds
+/// then take a completed one to `partially_refunded` and `refunded` (all of it given back).
 public enum PaymentStatus: String, Hashable, Sendable, Codable, CaseIterable {
     case pending, confirmed, processing, completed, failed, cancelled, expired
+    case partiallyRefunded = "partially_refunded"
+    case refunded
 
-    public var isTerminal: Bool { [.completed, .failed, .cancelled, .expired].contains(self) }
+    /// Whether the lifecycle is over: a provider or the cashier moves it no further.
+    public var isTerminal: Bool { progress == 3 }
 
     /// How far along the provider's path `pending → confirmed → processing → completed | failed`
     /// a status is: a provider's report only ever moves a payment forward along it.
@@ -22,19 +26,20 @@ public enum PaymentStatus: String, Hashable, Sendable, Codable, CaseIterable {
         case .pending: 0
         case .confirmed: 1
         case .processing: 2
-        case .completed, .failed, .cancelled, .expired: 3
+        case .completed, .failed, .cancelled, .expired, .partiallyRefunded, .refunded: 3
         }
     }
 
     /// The statuses a payment may move to from this one. A provider's reports may arrive late
     /// or out of order, so a payment may skip ahead (pending straight to completed); the
-    /// cashier completes a cash payment from pending.
+    /// cashier completes a cash payment from pending; refunds follow completion.
     public var next: [PaymentStatus] {
         switch self {
         case .pending: [.confirmed, .processing, .completed, .failed, .cancelled, .expired]
         case .confirmed: [.processing, .completed, .failed, .cancelled]
         case .processing: [.completed, .failed]
-        case .completed, .failed, .cancelled, .expired: []
+        case .completed, .partiallyRefunded: [.partiallyRefunded, .refunded]
+        case .failed, .cancelled, .expired, .refunded: []
         }
     }
 
@@ -228,10 +233,54 @@ public struct Payment: Hashable, Sendable, Codable {
     public static let maximumQuantity: Int64 = 100_000
 }
 
-/// The record a customer gets for a completed payment, numbered per store from 1.
+/// Money given back from a completed payment: `amount` of what is left, for `reason`; the
+/// units of `restock_lines` go back to stock (`return` ledger entries).
+public struct Refund: Hashable, Sendable, Codable {
+    public var id: RefundID
+    public var paymentID: PaymentID
+    public var storeID: StoreID
+    public var amount: Int64
+    public var currency: CurrencyCode
+    public var reason: String
+    public var restockLines: [Reservation.Line]
+    public var receiptID: ReceiptID
+    public var staffID: UserID
+    public var createdAt: Date
+
+    public init(
+        id: RefundID, paymentID: PaymentID, storeID: StoreID, amount: Int64, currency: CurrencyCode, reason: String,
+        restockLines: [Reservation.Line], receiptID: ReceiptID, staffID: UserID, createdAt: Date
+    ) {
+        self.id = id
+        self.paymentID = paymentID
+        self.storeID = storeID
+        self.amount = amount
+        self.currency = currency
+        self.reason = reason
+        self.restockLines = restockLines
+        self.receiptID = receiptID
+        self.staffID = staffID
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, amount, currency, reason
+        case paymentID = "payment_id"
+        case storeID = "store_id"
+        case restockLines = "restock_lines"
+        case receiptID = "receipt_id"
+        case staffID = "staff_id"
+        case createdAt = "created_at"
+    }
+}
+
+/// The record a customer gets for a completed payment (`sale`) or a refund (`refund`), numbered
+/// per store from 1 across both.
 public struct Receipt: Hashable, Sendable, Codable {
     public var id: ReceiptID
     public var number: Int64
+    public var kind: Kind
+    public var refundID: RefundID?
     public var storeID: StoreID
     public var paymentID: PaymentID
     public var orderID: OrderID?
@@ -245,13 +294,19 @@ public struct Receipt: Hashable, Sendable, Codable {
     /// The receipt as plain text, for printing.
     public var text: String
 
+    public enum Kind: String, Hashable, Sendable, Codable {
+        case sale, refund
+    }
+
     public init(
-        id: ReceiptID, number: Int64, storeID: StoreID, paymentID: PaymentID, orderID: OrderID?, subtotal: Int64,
-        tip: Int64, total: Int64, currency: CurrencyCode, method: PaymentMethod, staffID: UserID, issuedAt: Date,
-        text: String
+        id: ReceiptID, number: Int64, kind: Kind = .sale, refundID: RefundID? = nil, storeID: StoreID,
+        paymentID: PaymentID, orderID: OrderID?, subtotal: Int64, tip: Int64, total: Int64, currency: CurrencyCode,
+        method: PaymentMethod, staffID: UserID, issuedAt: Date, text: String
     ) {
         self.id = id
         self.number = number
+        self.kind = kind
+        self.refundID = refundID
         self.storeID = storeID
         self.paymentID = paymentID
         self.orderID = orderID
@@ -266,11 +321,35 @@ public struct Receipt: Hashable, Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, number, subtotal, tip, total, currency, method, text
+        case id, number, kind, subtotal, tip, total, currency, method, text
+        case refundID = "refund_id"
         case storeID = "store_id"
         case paymentID = "payment_id"
         case orderID = "order_id"
         case staffID = "staff_id"
         case issuedAt = "issued_at"
+    }
+}
+
+extension Receipt {
+    /// Reads a stored receipt; one issued before refunds is a sale's.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(ReceiptID.self, forKey: .id),
+            number: try container.decode(Int64.self, forKey: .number),
+            kind: try container.decodeIfPresent(Kind.self, forKey: .kind) ?? .sale,
+            refundID: try container.decodeIfPresent(RefundID.self, forKey: .refundID),
+            storeID: try container.decode(StoreID.self, forKey: .storeID),
+            paymentID: try container.decode(PaymentID.self, forKey: .paymentID),
+            orderID: try container.decodeIfPresent(OrderID.self, forKey: .orderID),
+            subtotal: try container.decode(Int64.self, forKey: .subtotal),
+            tip: try container.decode(Int64.self, forKey: .tip),
+            total: try container.decode(Int64.self, forKey: .total),
+            currency: try container.decode(CurrencyCode.self, forKey: .currency),
+            method: try container.decode(PaymentMethod.self, forKey: .method),
+            staffID: try container.decode(UserID.self, forKey: .staffID),
+            issuedAt: try container.decode(Date.self, forKey: .issuedAt),
+            text: try container.decode(String.self, forKey: .text))
     }
 }

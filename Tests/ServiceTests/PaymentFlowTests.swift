@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Payments
+import Storage
 import TestSupport
 import Testing
 
@@ -98,12 +99,15 @@ struct PaymentFlowTests {
             let sale = (ledger.object["data"] as? [[String: Any]])?.last
             #expect(sale?["reason"] as? String == "sale" && sale?["adjustment"] as? Int == -2)
 
-            // Ended: neither confirmed again nor cancelled, with what is allowed (nothing).
+            // Completed: neither confirmed again nor cancelled, only refunded.
             for path in ["confirm", "cancel"] {
                 let again = try await api.send(
                     suite, "POST", "/v1/payments/\(id)/\(path)", token: staff, json: ["amount_tendered": 2000])
                 #expect(again.status == 422 && again.error["reason"] as? String == "illegal_transition")
-                #expect((again.error["details"] as? [String: Any])?["allowed"] as? [String] == [])
+                #expect(
+                    (again.error["details"] as? [String: Any])?["allowed"] as? [String] == [
+                        "partially_refunded", "refunded",
+                    ])
             }
 
             let receiptID = paid.object["receipt_id"] as! String
@@ -313,6 +317,96 @@ struct PaymentFlowTests {
                 #expect(details[field] != nil, "\(field) not named in \(details)")
             }
             #expect(try await stock(suite, product, staff) == (5, 2))
+        }
+    }
+}
+
+extension PaymentFlowTests {
+    /// Rings up and completes a cash payment of `units` of the product.
+    func sell(_ suite: any Suite, _ staff: String, product: String, units: Int) async throws -> [String: Any] {
+        let id = try await ringUp(suite, staff, product: product, units: units).object["id"] as! String
+        let paid = try await api.send(
+            suite, "POST", "/v1/payments/\(id)/confirm", token: staff, json: ["amount_tendered": 100_000])
+        try #require(paid.status == 200, "\(paid.text)")
+        return paid.object
+    }
+
+    func receiptNumber(_ suite: any Suite, _ staff: String, _ id: Any?) async throws -> Int? {
+        try await api.send(suite, "GET", "/v1/receipts/\(id as? String ?? "")", token: staff).object["number"] as? Int
+    }
+
+    @Test(
+        "refunds: never more than is left, even when two race for the last of it; restocked units come back; each gets a receipt",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func refunds(kind: Database.Kind) async throws {
+        try await InProcessSuite.with(on: kind) { suite in
+            let (_, product, staff) = try await Self.setUp(api, suite, quantity: 10)
+            let payment = try await sell(suite, staff, product: product, units: 3)
+            let id = payment["id"] as! String
+            #expect(payment["amount"] as? Int == 2700)
+            #expect(try await waitUntil { try await stock(suite, product, staff) == (7, 0) })
+            func refund(_ body: [String: Any], key: String = UUID().uuidString) async throws -> Reply {
+                try await api.send(
+                    suite, "POST", "/v1/payments/\(id)/refunds", token: staff, json: body,
+                    headers: ["Idempotency-Key": key])
+            }
+            let first = try await refund(
+                ["amount": 1700, "reason": "Dented can", "restock_lines": [["product_id": product, "quantity": 2]]])
+            try #require(first.status == 201, "\(first.text)")
+            #expect(try await waitUntil { try await stock(suite, product, staff) == (9, 0) })
+            let ledger = try await api.send(suite, "GET", "/v1/products/\(product)/stock-ledger", token: staff)
+            let last = (ledger.object["data"] as? [[String: Any]])?.last
+            #expect(last?["reason"] as? String == "return" && last?["adjustment"] as? Int == 2)
+            let overReturn = try await refund(
+                ["amount": 1, "reason": "More", "restock_lines": [["product_id": product, "quantity": 2]]])
+            #expect(
+                overReturn.status == 400
+                    && (overReturn.error["details"] as? [String: Any])?["restock_lines[0].quantity"] != nil)
+
+            // Two refunds race for the last 10.00: one gets it.
+            async let a = refund(["amount": 1000, "reason": "Race A"])
+            async let b = refund(["amount": 1000, "reason": "Race B"])
+            let statuses = [try await a, try await b].map(\.status).sorted()
+            #expect(statuses == [201, 422])
+            let after = try await api.send(suite, "GET", "/v1/payments/\(id)", token: staff)
+            #expect(after.object["refunded_amount"] as? Int == 2700 && after.object["status"] as? String == "refunded")
+            let more = try await refund(["amount": 1, "reason": "Again"])
+            #expect(more.status == 422 && more.error["reason"] as? String == "illegal_transition")
+
+            // The sale's receipt is #1, the refunds' #2 and #3, their texts saying so.
+            #expect(try await receiptNumber(suite, staff, payment["receipt_id"]) == 1)
+            #expect(try await receiptNumber(suite, staff, first.object["receipt_id"]) == 2)
+            let text = try await api.send(
+                suite, "GET", "/v1/receipts/\(first.object["receipt_id"] as! String)/text", token: staff)
+            #expect(
+                text.text.contains("Refund #2") && text.text.contains("For receipt #1")
+                    && text.text.contains("Dented can"))
+
+            let pending = try await ringUp(suite, staff, product: product, units: 1).object["id"] as! String
+            let early = try await api.send(
+                suite, "POST", "/v1/payments/\(pending)/refunds", token: staff, json: ["reason": "No"],
+                headers: ["Idempotency-Key": "early"])
+            #expect(
+                early.status == 422 && (early.error["details"] as? [String: Any])?["status"] as? String == "pending")
+        }
+    }
+
+    @Test(
+        "50 payments completed at once in one store get receipts 1 to 50", arguments: [Database.Kind.sqlite, .postgres])
+    func receiptNumbers(kind: Database.Kind) async throws {
+        try await InProcessSuite.with(on: kind) { suite in
+            let (_, product, staff) = try await Self.setUp(api, suite, quantity: 100)
+            let numbers = try await withThrowingTaskGroup(of: Int?.self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        try await receiptNumber(
+                            suite, staff, try await sell(suite, staff, product: product, units: 1)["receipt_id"])
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { if let number = $1 { $0.append(number) } }
+            }
+            #expect(numbers.sorted() == Array(1...50))
+            #expect(try await waitUntil { try await stock(suite, product, staff) == (50, 0) })
         }
     }
 }

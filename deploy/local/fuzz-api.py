@@ -2,7 +2,7 @@
 """Runs schemathesis against the running suite (started by fuzz-api.sh through run.sh).
 
 Signs in one user of each role, makes what the id-taking operations need (a store, an order
-with a line, a cash payment and its receipt, a product, reservations), writes a schemathesis configuration that gives
+with a line, a cash payment and its receipt, pending payments, a product, reservations), writes a schemathesis configuration that gives
 those ids to the operations' path parameters, and runs `st run` once per role with every
 check, all phases (examples, coverage, fuzzing, stateful). Prints one line per role and exits
 non-zero when any run found a failure. FUZZ_API_EXAMPLES bounds the examples per operation;
@@ -60,9 +60,18 @@ def new_order():
 
 
 order, item = new_order()
+def pending_payment():
+    """A cash payment for a line the cashier types, pending."""
+    return call(
+        "POST", "/v1/payments",
+        {"items": [{"name": "Fuzz tea", "unit_price": 500, "quantity": 1, "vat_rate_bp": 1700}], "method": "cash"},
+        users["staff"], {"Idempotency-Key": str(uuid.uuid4())})["id"]
+
+
 payment = call(
     "POST", "/v1/payments", {"amount": 5000, "method": "cash", "order_id": order}, users["staff"],
     {"Idempotency-Key": str(uuid.uuid4())})
+payment = call("POST", f"/v1/payments/{payment['id']}/confirm", {"amount_tendered": 5000}, users["staff"])
 me = {role: call("GET", "/v1/me", token=users[role])["id"] for role in users}
 product = call(
     "POST", f"/v1/stores/{store}/products",
@@ -93,7 +102,10 @@ def ids_for(role):
         ("/v1/orders/{id}/items", {"path.id": order}),
         ("/v1/orders/{id}/items/{item_id}", {"path.id": order, "path.item_id": item}),
         ("/v1/payments/{id}", {"path.id": payment["id"]}),
+        ("/v1/payments/{id}/confirm", {"path.id": pending_payment()}),
+        ("/v1/payments/{id}/cancel", {"path.id": pending_payment()}),
         ("/v1/receipts/{id}", {"path.id": payment["receipt_id"]}),
+        ("/v1/receipts/{id}/text", {"path.id": payment["receipt_id"]}),
         ("/v1/users/{id}", {"path.id": me[role]}),
         ("/v1/stores/{id}/products", {"path.id": store}),
         ("/v1/stores/{id}/menu", {"path.id": store}),

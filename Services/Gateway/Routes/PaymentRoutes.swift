@@ -47,6 +47,16 @@ struct PaymentRoutes: Sendable {
             let payment = try await payments.call(PaymentsAPI.cancelPayment, ResourceRef(id: id), options: options)
             return try JSONBody.response(payment, version: payment.version)
         }
+        v1.post("payments/:id/refunds") { request, context in
+            let options = try context.callOptions(request)
+            let id = try request.pathID("id", context, as: PaymentID.self)
+            let body = try await JSONBody.decode(RefundBody.self, from: request, context: context)
+            let refund = try await payments.call(
+                PaymentsAPI.refund,
+                RefundRequest(paymentID: id, amount: body.amount, reason: body.reason, restockLines: body.restockLines),
+                options: options)
+            return try JSONBody.response(refund, status: .created)
+        }
         v1.get("receipts/:id") { request, context in
             let receipt = try await receipt(request, context)
             let wantsText = request.headers[.accept].map { $0.contains("text/plain") && !$0.contains("json") } ?? false
@@ -76,6 +86,18 @@ private struct CashTendered: Decodable {
     var amountTendered: Int64?
 
     enum CodingKeys: String, CodingKey { case amountTendered = "amount_tendered" }
+}
+
+/// The body of `POST /v1/payments/{id}/refunds`.
+private struct RefundBody: Decodable {
+    var amount: Int64?
+    var reason: String?
+    var restockLines: [Reservation.Line]?
+
+    enum CodingKeys: String, CodingKey {
+        case amount, reason
+        case restockLines = "restock_lines"
+    }
 }
 
 extension HTTPField.Name {
