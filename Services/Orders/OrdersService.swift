@@ -25,6 +25,10 @@ public enum OrdersService: ServiceDefinition {
         let stores = StoreDirectory(catalog: catalog)
         var router = WireRouter()
         OrdersHandlers(database: environment.database, stores: stores, catalog: catalog).register(in: &router)
-        return ServiceParts(router: router, consumers: OrdersEvents(stores: stores).consumers(environment))
+        let payments = OrderPayments(
+            database: environment.database, orders: OrdersRepository(database: environment.database))
+        return ServiceParts(
+            router: router,
+            consumers: OrdersEvents(stores: stores).consumers(environment) + [payments.consumer(environment)])
     }
 }

@@ -96,7 +96,17 @@ struct PaymentsHandlers: Sendable {
             guard order.storeID == storeID else {
                 throw OrderlyError.invalidFields(["order_id": "is not an order of the store"])
             }
-            subtotal = draft.amount ?? order.total
+            // A payment for an order pays what is left of it unless it names less.
+            let outstanding = order.outstanding
+            guard outstanding > 0 else {
+                throw OrderlyError(.failedPrecondition, "the order is paid in full", reason: "order_paid")
+            }
+            if let amount = draft.amount, amount > outstanding {
+                throw OrderlyError(
+                    .failedPrecondition, "\(outstanding) of the order is left to pay",
+                    details: ["amount": .string("must be at most \(outstanding), what is left to pay")])
+            }
+            subtotal = draft.amount ?? outstanding
         }
         let scope = "payments.create:\(storeID)"
         // A repeat is answered from its record, and must not hold stock again.

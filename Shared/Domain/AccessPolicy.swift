@@ -232,6 +232,8 @@ public struct AccessPolicy: Sendable {
         var presented = order
         presented.allowedActions = allowedActions(on: order)
         presented.canEdit = canEdit(order)
+        presented.paidAmount = order.paidAmount ?? 0
+        presented.paymentStatus = order.paymentStatus ?? .unpaid
         if role == .courier, order.courierID != principal.userID {
             presented.phone = nil
             presented.apartment = nil

@@ -1,6 +1,13 @@
 public import Foundation
 
 /// Where an order's status stands.
+/// How much of an order is paid: nothing, part, all, or all given back.
+public enum OrderPaymentStatus: String, Hashable, Sendable, Codable, CaseIterable {
+    case unpaid
+    case partiallyPaid = "partially_paid"
+    case paid, refunded
+}
+
 public enum OrderStatus: String, Hashable, Sendable, Codable, CaseIterable {
     case pending, accepted, preparing, ready
     case outForDelivery = "out_for_delivery"
@@ -53,6 +60,11 @@ public struct Order: Hashable, Sendable, Codable {
     public var itemsGross: Int64
     /// `itemsGross + deliveryFee`.
     public var total: Int64
+    /// What completed payments for the order paid of `total`, less what was refunded; nil
+    /// (0, as callers are shown) until the first payment.
+    public var paidAmount: Int64?
+    /// Nil (`unpaid`, as callers are shown) until the first payment.
+    public var paymentStatus: OrderPaymentStatus?
     public var createdBy: UserID
     public var createdAt: Date
     public var updatedAt: Date
@@ -172,6 +184,19 @@ public struct Order: Hashable, Sendable, Codable {
         case updatedAt = "updated_at"
         case allowedActions = "allowed_actions"
         case canEdit = "can_edit"
+        case paidAmount = "paid_amount"
+        case paymentStatus = "payment_status"
+    }
+
+    /// What is left to pay of the order's total.
+    public var outstanding: Int64 { max(0, total - (paidAmount ?? 0)) }
+
+    /// Records `amount` paid (a completed payment's subtotal) or, negative, refunded.
+    public mutating func recordPayment(_ amount: Int64) {
+        let paid = max(0, (paidAmount ?? 0) + amount)
+        paidAmount = paid
+        paymentStatus =
+            if paid == 0 { amount < 0 ? .refunded : .unpaid } else if paid >= total { .paid } else { .partiallyPaid }
     }
 
     /// The recipient's address on one line, from the order's own fields (`delivery_address`).

@@ -73,6 +73,10 @@ public struct JSONWriter {
         integer(value)
     }
 
+    public mutating func field(_ key: StaticString, _ value: Int64?) {
+        if let value { field(key, value) }
+    }
+
     public mutating func field(_ key: StaticString, _ value: Int) {
         field(key, Int64(value))
     }

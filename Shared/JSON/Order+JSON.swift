@@ -37,6 +37,8 @@ extension Order: JSONWritable {
             writer.field("items_vat", itemsVAT)
             writer.field("notes", notes)
             writer.field("number", number)
+            writer.field("paid_amount", paidAmount)
+            writer.field("payment_status", paymentStatus?.rawValue)
             writer.field("phone", phone)
             writer.field("pickup_address", pickupAddress)
             writer.field("recipient_first_name", recipientFirstName)

@@ -38,6 +38,7 @@ struct OrderJSONTests {
             "cancellation_reason": text, "items": [item, plain], "items_net": number, "items_vat": number,
             "items_gross": number, "total": number, "created_by": UUID().uuidString.lowercased(),
             "created_at": time, "updated_at": time, "allowed_actions": ["pick_up", "release"], "can_edit": false,
+            "paid_amount": number == .min ? 0 : abs(number), "payment_status": "partially_paid",
         ]
     }
 
@@ -79,6 +80,8 @@ struct OrderJSONTests {
             "recipient_first_name", "recipient_last_name", "phone", "street", "building_no", "floor", "apartment",
             "city", "delivery_notes", "pickup_address", "delivery_address", "customer_name", "due_at", "notes",
             "courier_id", "claimed_at", "delivered_at", "cancellation_reason", "allowed_actions", "can_edit",
+            "paid_amount",
+            "payment_status",
         ] {
             fields[key] = nil
         }

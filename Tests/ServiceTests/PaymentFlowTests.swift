@@ -411,6 +411,65 @@ extension PaymentFlowTests {
     }
 }
 
+extension PaymentFlowTests {
+    @Test(
+        "a payment for an order pays what is left of it by default; the order's paid_amount and payment_status follow payments and refunds"
+    )
+    func orderPayments() async throws {
+        try await InProcessSuite.with { suite in
+            let (_, _, staff) = try await Self.setUp(api, suite, quantity: 1)
+            let order = try await api.send(
+                suite, "POST", "/v1/orders", token: staff, json: ["fulfillment": "pickup", "customer_name": "Dana"],
+                headers: ["Idempotency-Key": "order"])
+            try #require(order.status == 201, "\(order.text)")
+            let orderID = order.object["id"] as! String
+            #expect(order.object["paid_amount"] as? Int == 0 && order.object["payment_status"] as? String == "unpaid")
+            let line = try await api.send(
+                suite, "POST", "/v1/orders/\(orderID)/items", token: staff,
+                json: ["type": "repair", "description": "Screen", "unit_price_gross": 10_000])
+            try #require(line.status == 201, "\(line.text)")
+            func pay(_ body: [String: Any]) async throws -> Reply {
+                try await api.send(
+                    suite, "POST", "/v1/payments", token: staff,
+                    json: body.merging(["order_id": orderID, "method": "cash"]) { $1 },
+                    headers: ["Idempotency-Key": UUID().uuidString])
+            }
+            func paidState() async throws -> (Int?, String?) {
+                let read = try await api.send(suite, "GET", "/v1/orders/\(orderID)", token: staff)
+                return (read.object["paid_amount"] as? Int, read.object["payment_status"] as? String)
+            }
+            let tooMuch = try await pay(["amount": 10_001])
+            #expect(tooMuch.status == 422 && (tooMuch.error["details"] as? [String: Any])?["amount"] != nil)
+            let part = try await pay(["amount": 4_000, "tip": 500])
+            #expect(part.object["subtotal"] as? Int == 4_000 && part.object["amount"] as? Int == 4_500)
+            let partID = part.object["id"] as! String
+            _ = try await api.send(
+                suite, "POST", "/v1/payments/\(partID)/confirm", token: staff, json: ["amount_tendered": 4_500])
+            #expect(try await waitUntil { try await paidState() == (4_000, "partially_paid") })
+            let rest = try await pay([:])
+            #expect(rest.object["subtotal"] as? Int == 6_000)
+            _ = try await api.send(
+                suite, "POST", "/v1/payments/\(rest.object["id"] as! String)/confirm", token: staff,
+                json: ["amount_tendered": 6_000])
+            #expect(try await waitUntil { try await paidState() == (10_000, "paid") })
+            let paidUp = try await pay([:])
+            #expect(paidUp.status == 422 && paidUp.error["reason"] as? String == "order_paid")
+            let refund = try await api.send(
+                suite, "POST", "/v1/payments/\(partID)/refunds", token: staff,
+                json: ["amount": 4_000, "reason": "Goodwill"],
+                headers: ["Idempotency-Key": "goodwill"])
+            #expect(refund.status == 201)
+            #expect(try await waitUntil { try await paidState() == (6_000, "partially_paid") })
+            let history = try await api.send(suite, "GET", "/v1/orders/\(orderID)/history", token: staff)
+            let changes = (history.object["data"] as? [[String: Any]])?.compactMap { $0["change"] as? String } ?? []
+            #expect(
+                changes.filter { $0.hasPrefix("payment_") } == [
+                    "payment_completed", "payment_completed", "payment_refunded",
+                ])
+        }
+    }
+}
+
 /// Payments across processes: a payment falling due while the payments service is down.
 @Suite("Payment processes", .serialized)
 struct PaymentProcessTests {
