@@ -53,6 +53,21 @@ struct PaymentsHandlers: Sendable {
         router.register(PaymentsAPI.cancelPayment) { ref, context in
             try await cancel(ref.id, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
         }
+        router.register(PaymentsAPI.listPayments) { request, context in
+            try await list(request, principal: context.requirePrincipal())
+        }
+        router.register(PaymentsAPI.listReceipts) { request, context in
+            let principal = try context.requirePrincipal()
+            guard AccessPolicy(principal).canTakePayments(in: request.storeID) else {
+                throw OrderlyError(.notFound, "no store \(request.storeID)")
+            }
+            var problems = FieldProblems()
+            _ = problems.integer(request.number, "number", in: 1...Int64.max, required: false)
+            try problems.check()
+            return try await payments.receipts(
+                request, after: try request.page.cursor.map { try KeysetCursor(token: $0) },
+                limit: try KeysetCursor.limit(request.page.limit))
+        }
         router.register(PaymentsAPI.refund) { request, context in
             try await refund(
                 request, principal: context.requirePrincipal(),
@@ -74,6 +89,19 @@ struct PaymentsHandlers: Sendable {
             throw OrderlyError(.notFound, "no payment \(id)")
         }
         return payment
+    }
+
+    /// A store's payments, newest first, for its users and admins; another store is 404.
+    func list(_ request: PaymentListRequest, principal: Principal) async throws -> Page<Payment> {
+        guard AccessPolicy(principal).canTakePayments(in: request.storeID) else {
+            throw OrderlyError(.notFound, "no store \(request.storeID)")
+        }
+        if let from = request.from, let to = request.to, to <= from {
+            throw OrderlyError.invalidFields(["to": "must be after from"])
+        }
+        return try await payments.list(
+            request, after: try request.page.cursor.map { try KeysetCursor(token: $0) },
+            limit: try KeysetCursor.limit(request.page.limit))
     }
 
     // MARK: Creation

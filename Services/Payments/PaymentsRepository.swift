@@ -1,3 +1,4 @@
+import Contracts
 import Domain
 import Foundation
 import SQLKit
@@ -115,6 +116,42 @@ struct PaymentsRepository: Sendable {
                 \(bind: try StoredDocument.text(refund)))
             """
         ).run()
+    }
+
+    /// A page of a store's payments matching `request`, newest first.
+    func list(_ request: PaymentListRequest, after cursor: KeysetCursor?, limit: Int) async throws -> Page<Payment> {
+        try await database.read { sql in
+            var query: SQLQueryString =
+                "SELECT doc, created_at, id FROM payments WHERE store_id = \(bind: request.storeID.description)"
+            if let statuses = request.statuses, !statuses.isEmpty {
+                query = query + " AND status IN (" + .boundList(Set(statuses.map(\.rawValue))) + ")"
+            }
+            if let methods = request.methods, !methods.isEmpty {
+                query = query + " AND method IN (" + .boundList(Set(methods.map(\.rawValue))) + ")"
+            }
+            if let staff = request.staffID { query = query + " AND staff_id = \(bind: staff.description)" }
+            if let from = request.from { query = query + " AND created_at >= \(bind: from.millisecondsSince1970)" }
+            if let to = request.to { query = query + " AND created_at < \(bind: to.millisecondsSince1970)" }
+            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit, descending: true))
+                .all()
+            let page = try KeysetCursor.page(rows, limit: limit, as: Payment.self)
+            return Page(data: page.items, nextCursor: page.next)
+        }
+    }
+
+    /// A page of a store's receipts, newest first, or the one numbered `number`.
+    func receipts(_ request: ReceiptListRequest, after cursor: KeysetCursor?, limit: Int) async throws -> Page<Receipt>
+    {
+        try await database.read { sql in
+            var query: SQLQueryString =
+                "SELECT doc, number, id FROM receipts WHERE store_id = \(bind: request.storeID.description)"
+            if let number = request.number { query = query + " AND number = \(bind: number)" }
+            let rows = try await sql.raw(
+                query + KeysetCursor.pageClause(after: cursor, limit: limit, descending: true, key: "number")
+            ).all()
+            let page = try KeysetCursor.page(rows, limit: limit, as: Receipt.self, key: "number")
+            return Page(data: page.items, nextCursor: page.next)
+        }
     }
 
     private func document<Value: Decodable>(

@@ -19,6 +19,11 @@ public enum PaymentsAPI {
         "payments.provider_events", safeToRetry: true)
     public static let getReceipt = WireMethod<ResourceRef<ReceiptID>, Receipt>(
         "payments.receipts.get", safeToRetry: true)
+    /// Admins and the store's users: a store's payments, newest first, filtered.
+    public static let listPayments = WireMethod<PaymentListRequest, Page<Payment>>("payments.list", safeToRetry: true)
+    /// Admins and the store's users: a store's receipts, newest first; one `number` for a reprint.
+    public static let listReceipts = WireMethod<ReceiptListRequest, Page<Receipt>>(
+        "payments.receipts.list", safeToRetry: true)
     /// Staff give back part or all of what is left of a completed payment; needs an
     /// idempotency key.
     public static let refund = WireMethod<RefundRequest, Refund>("payments.refunds.create", safeToRetry: false)
@@ -293,5 +298,54 @@ public struct PaymentRefunded: Codable, Sendable, Hashable {
     public init(payment: Payment, refund: Refund) {
         self.payment = payment
         self.refund = refund
+    }
+}
+
+/// Which of a store's payments to list: in any of `statuses` and `methods`, taken by
+/// `staffID`, created from `from` (inclusive) to `to` (exclusive); newest first.
+public struct PaymentListRequest: Codable, Sendable, Hashable {
+    public var storeID: StoreID
+    public var statuses: [PaymentStatus]?
+    public var methods: [PaymentMethod]?
+    public var staffID: UserID?
+    public var from: Date?
+    public var to: Date?
+    public var page: PageRequest
+
+    public init(
+        storeID: StoreID, statuses: [PaymentStatus]? = nil, methods: [PaymentMethod]? = nil, staffID: UserID? = nil,
+        from: Date? = nil, to: Date? = nil, page: PageRequest = PageRequest()
+    ) {
+        self.storeID = storeID
+        self.statuses = statuses
+        self.methods = methods
+        self.staffID = staffID
+        self.from = from
+        self.to = to
+        self.page = page
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case statuses, methods, from, to, page
+        case storeID = "store_id"
+        case staffID = "staff_id"
+    }
+}
+
+/// A store's receipts, newest first; with `number`, that one (a reprint).
+public struct ReceiptListRequest: Codable, Sendable, Hashable {
+    public var storeID: StoreID
+    public var number: Int64?
+    public var page: PageRequest
+
+    public init(storeID: StoreID, number: Int64? = nil, page: PageRequest = PageRequest()) {
+        self.storeID = storeID
+        self.number = number
+        self.page = page
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case number, page
+        case storeID = "store_id"
     }
 }

@@ -470,6 +470,54 @@ extension PaymentFlowTests {
     }
 }
 
+extension PaymentFlowTests {
+    @Test(
+        "a store's payments list newest first by status, method, staff and time, a page at a time; a receipt is found by number"
+    )
+    func lists() async throws {
+        try await InProcessSuite.with { suite in
+            let (store, product, staff) = try await Self.setUp(api, suite, quantity: 10)
+            let admin = try await api.admin(suite)
+            let sold = try await sell(suite, staff, product: product, units: 1)
+            let card = try await ringUp(suite, staff, product: product, units: 1, method: "card")
+            let byAdmin = try await api.send(
+                suite, "POST", "/v1/payments", token: admin,
+                json: ["store_id": store, "items": [["product_id": product, "quantity": 1]], "method": "cash"],
+                headers: ["Idempotency-Key": "admin"])
+            func ids(_ query: String) async throws -> [String] {
+                let reply = try await api.send(suite, "GET", "/v1/stores/\(store)/payments\(query)", token: staff)
+                #expect(reply.status == 200, "\(reply.text)")
+                return (reply.object["data"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+            }
+            let (soldID, cardID, adminID) =
+                (sold["id"] as! String, card.object["id"] as! String, byAdmin.object["id"] as! String)
+            #expect(try await ids("") == [adminID, cardID, soldID])
+            #expect(try await ids("?status=completed") == [soldID])
+            #expect(try await ids("?status=pending&method=card") == [cardID])
+            #expect(try await ids("?method=cash,card&staff_id=\(sold["staff_id"] as! String)") == [cardID, soldID])
+            let created = RFC3339.parse(card.object["created_at"] as! String)!
+            #expect(try await ids("?from=\(RFC3339.format(created))") == [adminID, cardID])
+            #expect(try await ids("?to=\(RFC3339.format(created))") == [soldID])
+            let first = try await api.send(suite, "GET", "/v1/stores/\(store)/payments?limit=2", token: staff)
+            let cursor = try #require(first.object["next_cursor"] as? String)
+            #expect(try await ids("?limit=2&cursor=\(cursor)") == [soldID])
+            let backwards = try await api.send(
+                suite, "GET", "/v1/stores/\(store)/payments?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z",
+                token: staff)
+            #expect(backwards.status == 400 && (backwards.error["details"] as? [String: Any])?["to"] != nil)
+
+            let reprint = try await api.send(suite, "GET", "/v1/stores/\(store)/receipts?number=1", token: staff)
+            let found = (reprint.object["data"] as? [[String: Any]])?.first
+            #expect(found?["id"] as? String == sold["receipt_id"] as? String && found?["text"] is String)
+            let none = try await api.send(suite, "GET", "/v1/stores/\(store)/receipts?number=2", token: staff)
+            #expect((none.object["data"] as? [Any])?.isEmpty == true)
+            let otherStore = try await api.createStore(suite, admin: admin, ["name": "Other"])
+            let foreign = try await api.send(suite, "GET", "/v1/stores/\(otherStore)/payments", token: staff)
+            #expect(foreign.status == 404)
+        }
+    }
+}
+
 /// Payments across processes: a payment falling due while the payments service is down.
 @Suite("Payment processes", .serialized)
 struct PaymentProcessTests {

@@ -104,6 +104,8 @@ def ids_for(role):
         ("/v1/payments/{id}", {"path.id": payment["id"]}),
         ("/v1/payments/{id}/confirm", {"path.id": pending_payment()}),
         ("/v1/payments/{id}/cancel", {"path.id": pending_payment()}),
+        ("/v1/stores/{id}/payments", {"path.id": store}),
+        ("/v1/stores/{id}/receipts", {"path.id": store}),
         ("/v1/receipts/{id}", {"path.id": payment["receipt_id"]}),
         ("/v1/receipts/{id}/text", {"path.id": payment["receipt_id"]}),
         ("/v1/users/{id}", {"path.id": me[role]}),

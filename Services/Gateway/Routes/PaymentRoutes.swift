@@ -57,6 +57,27 @@ struct PaymentRoutes: Sendable {
                 options: options)
             return try JSONBody.response(refund, status: .created)
         }
+        v1.get("stores/:id/payments") { request, context in
+            let options = try context.callOptions(request)
+            let store = try request.pathID("id", context, as: StoreID.self)
+            var query = QueryReader(request)
+            let list = PaymentListRequest(
+                storeID: store, statuses: query.choices("status", as: PaymentStatus.self),
+                methods: query.choices("method", as: PaymentMethod.self),
+                staffID: query.id("staff_id", as: UserID.self),
+                from: query.date("from"), to: query.date("to"), page: query.page())
+            try query.check()
+            return try JSONBody.response(try await payments.call(PaymentsAPI.listPayments, list, options: options))
+        }
+        v1.get("stores/:id/receipts") { request, context in
+            let options = try context.callOptions(request)
+            let store = try request.pathID("id", context, as: StoreID.self)
+            var query = QueryReader(request)
+            let list = ReceiptListRequest(
+                storeID: store, number: query.int("number", in: 1...Int.max).map(Int64.init), page: query.page())
+            try query.check()
+            return try JSONBody.response(try await payments.call(PaymentsAPI.listReceipts, list, options: options))
+        }
         v1.get("receipts/:id") { request, context in
             let receipt = try await receipt(request, context)
             let wantsText = request.headers[.accept].map { $0.contains("text/plain") && !$0.contains("json") } ?? false
