@@ -185,6 +185,7 @@ struct CatalogHandlers: Sendable {
         {
             store.lowStockDefault = threshold
         }
+        if let required = draft.requireClockIn { store.requireClockIn = required }
         if let imageURL = draft.imageURL { store.imageURL = problems.webAddress(imageURL, "image_url") }
         if let cuisine = draft.cuisine { store.cuisine = problems.optionalText(cuisine, "cuisine", maximumLength: 100) }
         if let hours = draft.openingHours {

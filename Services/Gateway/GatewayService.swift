@@ -95,7 +95,7 @@ public enum GatewayService {
         let v1 = router.group("v1")
         AuthRoutes(identity: identity, clients: ClientAddressResolver(trustedProxies: settings.trustedProxies)).add(
             to: v1)
-        UserRoutes(identity: identity).add(to: v1)
+        UserRoutes(identity: identity, payments: try upstream(PaymentsAPI.service), logger: logger).add(to: v1)
         StoreRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)
         ProductRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)
         OrderRoutes(orders: try upstream(OrdersAPI.service), identity: identity).add(to: v1)

@@ -23,4 +23,11 @@ enum PaymentsEvents {
             occurredAt: refund.createdAt,
             payload: try EventPayload(encoding: PaymentRefunded(payment: payment, refund: refund)))
     }
+
+    /// `shift.clocked_in` or `shift.clocked_out`, with the shift.
+    static func shift(_ type: String, _ shift: Shift) throws -> DomainEvent {
+        DomainEvent(
+            type: type, storeID: shift.storeID, aggregateID: shift.id.description,
+            occurredAt: shift.clockedOutAt ?? shift.clockedInAt, payload: try EventPayload(encoding: shift))
+    }
 }

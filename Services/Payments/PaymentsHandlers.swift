@@ -39,6 +39,7 @@ struct PaymentsHandlers: Sendable {
     }
 
     func register(in router: inout WireRouter) {
+        registerShifts(in: &router)
         router.register(PaymentsAPI.createPayment) { draft, context in
             try await create(
                 draft, principal: context.requirePrincipal(),
@@ -113,6 +114,7 @@ struct PaymentsHandlers: Sendable {
         let valid = try draft.validated()
         let options = WireCallOptions(principal: principal)
         let store = try await catalog.call(CatalogAPI.getStore, ResourceRef(id: storeID), options: options)
+        try await checkClockedIn(principal, in: store)
         var subtotal: Int64 = 0
         if let orderID = draft.orderID {
             let order: Order
@@ -154,7 +156,8 @@ struct PaymentsHandlers: Sendable {
             hold = try await holdStock(of: items, for: paymentID, in: storeID, valid.pendingSeconds, options)
         }
         let payments = self.payments
-        let header = ReceiptHeader(store: store)
+        let staffName = try await database.read { try await payments.staffMember(principal.userID, in: $0)?.name }
+        let header = ReceiptHeader(store: store, staffName: staffName)
         let (priced, goods, held) = (items, subtotal, hold)
         let payment: Payment
         do {
@@ -315,6 +318,9 @@ struct PaymentsHandlers: Sendable {
             }
             payment.amountTendered = tendered
             payment.changeDue = tendered - payment.amount
+        } counting: { payment, transaction in
+            try await Self.countCash(
+                payment.amount, by: principal.userID, in: payment.storeID, payments, in: transaction)
         }
     }
 
@@ -332,7 +338,8 @@ struct PaymentsHandlers: Sendable {
     private func change(
         _ id: PaymentID, by principal: Principal, idempotencyKey: String?, scope: String,
         request: some Encodable & Sendable,
-        _ body: @Sendable @escaping (inout Payment, Date) throws -> Void
+        _ body: @Sendable @escaping (inout Payment, Date) throws -> Void,
+        counting: (@Sendable (Payment, Transaction) async throws -> Void)? = nil
     ) async throws -> Payment {
         let payments = self.payments
         return try await idempotency.write(
@@ -344,6 +351,7 @@ struct PaymentsHandlers: Sendable {
             else { throw OrderlyError(.notFound, "no payment \(id)") }
             let now = Date.currentMillisecond
             try body(&payment, now)
+            try await counting?(payment, transaction)
             try await Self.save(&payment, payments, in: transaction)
             return payment
         }
@@ -457,6 +465,9 @@ struct PaymentsHandlers: Sendable {
                 in: transaction)
             try await payments.insert(refund, in: transaction)
             try await payments.update(payment, in: transaction)
+            if payment.method == .cash {
+                try await Self.countCash(-amount, by: principal.userID, in: payment.storeID, payments, in: transaction)
+            }
             transaction.publish(try PaymentsEvents.refunded(payment, refund))
             return refund
         }

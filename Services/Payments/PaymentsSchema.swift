@@ -91,5 +91,33 @@ enum PaymentsSchema {
                 "DROP INDEX receipts_payment",
                 "CREATE UNIQUE INDEX receipts_sale ON receipts (payment_id) WHERE kind = 'sale'",
             ]),
+        // The store users as the gateway's identity events tell them (names for receipts, who
+        // may clock whom in), and the shifts, at most one open per user.
+        Migration(
+            4, "staff and shifts",
+            sql: [
+                """
+                CREATE TABLE staff_members (
+                    id TEXT PRIMARY KEY,
+                    store_id TEXT,
+                    role TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    active BIGINT NOT NULL,
+                    version BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE shifts (
+                    id TEXT PRIMARY KEY,
+                    store_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    clocked_in_at BIGINT NOT NULL,
+                    clocked_out_at BIGINT,
+                    doc TEXT NOT NULL
+                )
+                """,
+                "CREATE UNIQUE INDEX shifts_open ON shifts (user_id) WHERE clocked_out_at IS NULL",
+                "CREATE INDEX shifts_by_store ON shifts (store_id, clocked_in_at, id)",
+            ]),
     ]
 }

@@ -32,6 +32,7 @@ public enum PaymentsService: ServiceDefinition {
         let sweep = DueSweep("payments", every: expirySweepInterval, logger: environment.logger) {
             try await handlers.expireDue(limit: $0)
         }
-        return ServiceParts(router: router, consumers: [sweep])
+        let roster = StaffRoster(database: environment.database, payments: handlers.payments)
+        return ServiceParts(router: router, consumers: [sweep, roster.consumer(environment)])
     }
 }

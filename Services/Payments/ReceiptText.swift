@@ -9,17 +9,21 @@ struct ReceiptHeader: Codable, Sendable, Hashable {
     var address: String?
     var phone: String?
     var timezone: String
+    /// Who rang the payment up, by name, when the identity events have told of them.
+    var staffName: String?
 
-    init(store: Store) {
+    init(store: Store, staffName: String?) {
         self.storeName = store.name
         self.address = store.address
         self.phone = store.phone
         self.timezone = store.timezone
+        self.staffName = staffName
     }
 
     enum CodingKeys: String, CodingKey {
         case address, phone, timezone
         case storeName = "store_name"
+        case staffName = "staff_name"
     }
 }
 
@@ -60,7 +64,9 @@ enum ReceiptText {
         }
         var lines = storeLines(header, payment.storeID)
         let rule = String(repeating: "-", count: width)
-        lines += [rule, spread("Receipt #\(number)", localTime(time, in: header?.timezone)), rule]
+        lines += [rule, spread("Receipt #\(number)", localTime(time, in: header?.timezone))]
+        if let staff = header?.staffName { lines += wrapped("Served by \(staff)") }
+        lines.append(rule)
         for item in payment.items {
             lines += wrapped(item.name)
             lines.append(spread("  \(item.quantity) x \(money(item.unitPrice))", money(item.total)))

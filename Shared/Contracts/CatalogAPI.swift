@@ -385,6 +385,7 @@ public struct StoreDraft: Codable, Sendable, Hashable {
     public var vatRates: VATRates?
     public var deliveryPricing: DeliveryPricing?
     public var lowStockDefault: Int?
+    public var requireClockIn: Bool?
     public var imageURL: String?
     public var cuisine: String?
     public var openingHours: [OpeningPeriod]?
@@ -392,7 +393,8 @@ public struct StoreDraft: Codable, Sendable, Hashable {
     public init(
         name: String? = nil, tier: StoreTier? = nil, address: String? = nil, phone: String? = nil,
         currency: CurrencyCode? = nil, timezone: String? = nil, vatRates: VATRates? = nil,
-        deliveryPricing: DeliveryPricing? = nil, lowStockDefault: Int? = nil, imageURL: String? = nil,
+        deliveryPricing: DeliveryPricing? = nil, lowStockDefault: Int? = nil, requireClockIn: Bool? = nil,
+        imageURL: String? = nil,
         cuisine: String? = nil, openingHours: [OpeningPeriod]? = nil
     ) {
         self.name = name
@@ -404,6 +406,7 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         self.vatRates = vatRates
         self.deliveryPricing = deliveryPricing
         self.lowStockDefault = lowStockDefault
+        self.requireClockIn = requireClockIn
         self.imageURL = imageURL
         self.cuisine = cuisine
         self.openingHours = openingHours
@@ -416,6 +419,7 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         case vatRates = "vat_rates"
         case deliveryPricing = "delivery_pricing"
         case lowStockDefault = "low_stock_default"
+        case requireClockIn = "require_clock_in"
     }
 }
 

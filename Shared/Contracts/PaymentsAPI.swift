@@ -24,6 +24,13 @@ public enum PaymentsAPI {
     /// Admins and the store's users: a store's receipts, newest first; one `number` for a reprint.
     public static let listReceipts = WireMethod<ReceiptListRequest, Page<Receipt>>(
         "payments.receipts.list", safeToRetry: true)
+    /// Store users clock themselves in; owners and managers their staff, admins anyone.
+    public static let clockIn = WireMethod<ClockRequest, Shift>("payments.shifts.clock_in", safeToRetry: false)
+    public static let clockOut = WireMethod<ClockRequest, Shift>("payments.shifts.clock_out", safeToRetry: false)
+    /// Admins and the store's owners and managers: its shifts, newest first.
+    public static let listShifts = WireMethod<ShiftListRequest, Page<Shift>>("payments.shifts.list", safeToRetry: true)
+    /// The open shifts of some users (the gateway's `is_clocked_in`).
+    public static let openShifts = WireMethod<OpenShiftsRequest, [Shift]>("payments.shifts.open", safeToRetry: true)
     /// Staff give back part or all of what is left of a completed payment; needs an
     /// idempotency key.
     public static let refund = WireMethod<RefundRequest, Refund>("payments.refunds.create", safeToRetry: false)
@@ -50,6 +57,9 @@ public enum PaymentsAPI {
         public static let expired = "payment.expired"
         /// A refund of a completed payment; its payload is a `PaymentRefunded`.
         public static let refunded = "payment.refunded"
+        /// A shift began or ended; the shift is the payload.
+        public static let clockedIn = "shift.clocked_in"
+        public static let clockedOut = "shift.clocked_out"
 
         /// The event of a payment reaching `status`.
         public static func reached(_ status: PaymentStatus) -> String {
@@ -348,4 +358,55 @@ public struct ReceiptListRequest: Codable, Sendable, Hashable {
         case number, page
         case storeID = "store_id"
     }
+}
+
+/// Clocking in or out: `user_id` (the caller when absent), with the cash the drawer opens with
+/// (`opening_cash`, 0 when absent) or the cash counted at the end (`counted_cash`, required).
+public struct ClockRequest: Codable, Sendable, Hashable {
+    public var userID: UserID?
+    public var openingCash: Int64?
+    public var countedCash: Int64?
+
+    public init(userID: UserID? = nil, openingCash: Int64? = nil, countedCash: Int64? = nil) {
+        self.userID = userID
+        self.openingCash = openingCash
+        self.countedCash = countedCash
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case openingCash = "opening_cash"
+        case countedCash = "counted_cash"
+    }
+}
+
+/// A store's shifts, newest first: one user's with `userID`, only the open or the ended ones
+/// with `open`.
+public struct ShiftListRequest: Codable, Sendable, Hashable {
+    public var storeID: StoreID
+    public var userID: UserID?
+    public var open: Bool?
+    public var page: PageRequest
+
+    public init(storeID: StoreID, userID: UserID? = nil, open: Bool? = nil, page: PageRequest = PageRequest()) {
+        self.storeID = storeID
+        self.userID = userID
+        self.open = open
+        self.page = page
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case open, page
+        case storeID = "store_id"
+        case userID = "user_id"
+    }
+}
+
+/// The users whose open shifts to read.
+public struct OpenShiftsRequest: Codable, Sendable, Hashable {
+    public var userIDs: [UserID]
+
+    public init(userIDs: [UserID]) { self.userIDs = userIDs }
+
+    enum CodingKeys: String, CodingKey { case userIDs = "user_ids" }
 }

@@ -276,6 +276,25 @@ public struct AccessPolicy: Sendable {
         isAdmin || worksIn(payment.storeID) || (role == .customer && payment.customerID == principal.userID)
     }
 
+    /// Clocking `user` (a store user: their id, role and store) in or out: each store user
+    /// themselves, owners their store's managers and staff, managers their store's staff,
+    /// admins anyone of a store.
+    public func canClock(user: UserID, role userRole: Role, store: StoreID?) -> Bool {
+        guard userRole.isStoreRole, store != nil else { return false }
+        if user == principal.userID { return true }
+        switch role {
+        case .admin: return true
+        case .owner: return worksIn(store) && (userRole == .manager || userRole == .staff)
+        case .manager: return worksIn(store) && userRole == .staff
+        case .staff, .courier, .customer: return false
+        }
+    }
+
+    /// A store's shifts: admins, and the store's owners and managers.
+    public func canSeeShifts(of store: StoreID) -> Bool {
+        isAdmin || (worksIn(store) && (role == .owner || role == .manager))
+    }
+
     /// Taking a store's payments (ringing up, confirming cash, cancelling): admins, and the
     /// store's users.
     public func canTakePayments(in store: StoreID) -> Bool { isAdmin || worksIn(store) }

@@ -47,6 +47,7 @@ public enum ReceiptTag {}
 public enum OrderItemTag {}
 public enum ReservationTag {}
 public enum RefundTag {}
+public enum ShiftTag {}
 
 public typealias StoreID = Identifier<StoreTag>
 public typealias UserID = Identifier<UserTag>
@@ -57,3 +58,4 @@ public typealias ReceiptID = Identifier<ReceiptTag>
 public typealias OrderItemID = Identifier<OrderItemTag>
 public typealias ReservationID = Identifier<ReservationTag>
 public typealias RefundID = Identifier<RefundTag>
+public typealias ShiftID = Identifier<ShiftTag>

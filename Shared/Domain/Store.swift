@@ -158,6 +158,8 @@ public struct Store: Hashable, Sendable, Codable {
     public var deliveryPricing: DeliveryPricing
     /// The low-stock threshold products start with.
     public var lowStockDefault: Int
+    /// Whether staff must be clocked in to ring up payments (off unless the store turns it on).
+    public var requireClockIn: Bool
     // The public profile customers see, beside the name, address and phone.
     public var imageURL: String?
     public var cuisine: String?
@@ -182,6 +184,7 @@ public struct Store: Hashable, Sendable, Codable {
         self.vatRates = vatRates
         self.deliveryPricing = deliveryPricing
         self.lowStockDefault = lowStockDefault
+        self.requireClockIn = false
         self.imageURL = nil
         self.cuisine = nil
         self.openingHours = nil
@@ -195,6 +198,7 @@ public struct Store: Hashable, Sendable, Codable {
         case vatRates = "vat_rates"
         case deliveryPricing = "delivery_pricing"
         case lowStockDefault = "low_stock_default"
+        case requireClockIn = "require_clock_in"
         case imageURL = "image_url"
         case cuisine
         case openingHours = "opening_hours"
@@ -221,6 +225,7 @@ public struct Store: Hashable, Sendable, Codable {
         vatRates = try container.decode(VATRates.self, forKey: .vatRates)
         deliveryPricing = try container.decode(DeliveryPricing.self, forKey: .deliveryPricing)
         lowStockDefault = try container.decode(Int.self, forKey: .lowStockDefault)
+        requireClockIn = try container.decodeIfPresent(Bool.self, forKey: .requireClockIn) ?? false
         imageURL = try container.decodeIfPresent(String.self, forKey: .imageURL)
         cuisine = try container.decodeIfPresent(String.self, forKey: .cuisine)
         openingHours = try container.decodeIfPresent([OpeningPeriod].self, forKey: .openingHours)
@@ -243,6 +248,7 @@ public struct Store: Hashable, Sendable, Codable {
         try container.encode(vatRates, forKey: .vatRates)
         try container.encode(deliveryPricing, forKey: .deliveryPricing)
         try container.encode(lowStockDefault, forKey: .lowStockDefault)
+        try container.encode(requireClockIn, forKey: .requireClockIn)
         try container.encodeIfPresent(imageURL, forKey: .imageURL)
         try container.encodeIfPresent(cuisine, forKey: .cuisine)
         try container.encodeIfPresent(openingHours, forKey: .openingHours)

@@ -22,6 +22,10 @@ public struct User: Hashable, Sendable, Codable {
     public var version: Int64
     public var createdAt: Date
     public var updatedAt: Date
+    /// Whether a store user has a shift open, and since when: the payments service's, set on
+    /// the copy a reader receives, never stored.
+    public var isClockedIn: Bool?
+    public var clockedInAt: Date?
 
     public init(
         id: UserID, email: String, name: String, phone: String?, role: Role, storeID: StoreID?,
@@ -43,6 +47,8 @@ public struct User: Hashable, Sendable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case id, email, name, phone, role, active, version
+        case isClockedIn = "is_clocked_in"
+        case clockedInAt = "clocked_in_at"
         case storeID = "store_id"
         case staffRole = "staff_role"
         case onDuty = "on_duty"

@@ -518,6 +518,74 @@ extension PaymentFlowTests {
     }
 }
 
+extension PaymentFlowTests {
+    @Test(
+        "shifts: staff clock in and out, managers clock their staff, the drawer's difference is counted, and a store may require it"
+    )
+    func shifts() async throws {
+        try await InProcessSuite.with { suite in
+            let (store, product, staff) = try await Self.setUp(api, suite, quantity: 10)
+            let admin = try await api.admin(suite)
+            _ = try await api.createUser(
+                suite, admin: admin, ["email": "manager@k.com", "role": "manager", "store_id": store, "name": "Maya"])
+            let manager = try await api.token(suite, "manager@k.com")
+            let staffID = try await api.send(suite, "GET", "/v1/me", token: staff).object["id"] as! String
+            #expect(try await api.send(suite, "GET", "/v1/me", token: staff).object["is_clocked_in"] as? Bool == false)
+
+            // The manager clocks the staff member in, once the payments service knows them.
+            var clockedIn = Reply(status: 0, headers: [:], body: Data())
+            #expect(
+                try await waitUntil {
+                    clockedIn = try await api.send(
+                        suite, "POST", "/v1/shifts/clock-in", token: manager,
+                        json: ["user_id": staffID, "opening_cash": 10_000])
+                    return clockedIn.status == 201
+                })
+            let again = try await api.send(suite, "POST", "/v1/shifts/clock-in", token: staff, json: [:])
+            #expect(again.status == 409 && again.error["reason"] as? String == "already_clocked_in")
+            let me = try await api.send(suite, "GET", "/v1/me", token: staff)
+            #expect(me.object["is_clocked_in"] as? Bool == true && me.object["clocked_in_at"] is String)
+            let managerID = try await api.send(suite, "GET", "/v1/me", token: manager).object["id"] as! String
+            let upward = try await api.send(
+                suite, "POST", "/v1/shifts/clock-in", token: staff, json: ["user_id": managerID])
+            #expect(upward.status == 404)
+
+            // Cash through the drawer: a sale of 27.00 and a refund of 5.00.
+            let sale = try await sell(suite, staff, product: product, units: 3)
+            #expect(sale["amount"] as? Int == 2_700)
+            let receipt = try await api.send(
+                suite, "GET", "/v1/receipts/\(sale["receipt_id"] as! String)/text", token: staff)
+            #expect(receipt.text.contains("Served by Someone"), "\(receipt.text)")
+            let refund = try await api.send(
+                suite, "POST", "/v1/payments/\(sale["id"] as! String)/refunds", token: staff,
+                json: ["amount": 500, "reason": "Change"], headers: ["Idempotency-Key": "drawer"])
+            #expect(refund.status == 201)
+            let out = try await api.send(
+                suite, "POST", "/v1/shifts/clock-out", token: staff, json: ["counted_cash": 12_100])
+            try #require(out.status == 200, "\(out.text)")
+            #expect(out.object["cash_sales"] as? Int == 2_700 && out.object["cash_refunds"] as? Int == 500)
+            #expect(out.object["expected_cash"] as? Int == 12_200 && out.object["difference"] as? Int == -100)
+            let twice = try await api.send(
+                suite, "POST", "/v1/shifts/clock-out", token: staff, json: ["counted_cash": 0])
+            #expect(twice.status == 422 && twice.error["reason"] as? String == "not_clocked_in")
+
+            let listed = try await api.send(suite, "GET", "/v1/stores/\(store)/shifts?open=false", token: manager)
+            #expect((listed.object["data"] as? [[String: Any]])?.count == 1)
+            #expect(try await api.send(suite, "GET", "/v1/stores/\(store)/shifts", token: staff).status == 404)
+
+            // A store that requires it refuses staff who are not clocked in; owners and managers are not held to it.
+            let required = try await api.send(
+                suite, "PATCH", "/v1/stores/\(store)", token: admin, json: ["require_clock_in": true])
+            #expect(required.object["require_clock_in"] as? Bool == true)
+            let refused = try await ringUp(suite, staff, product: product, units: 1)
+            #expect(refused.status == 422 && refused.error["reason"] as? String == "not_clocked_in")
+            #expect(try await ringUp(suite, manager, product: product, units: 1).status == 201)
+            #expect(try await api.send(suite, "POST", "/v1/shifts/clock-in", token: staff, json: [:]).status == 201)
+            #expect(try await ringUp(suite, staff, product: product, units: 1).status == 201)
+        }
+    }
+}
+
 /// Payments across processes: a payment falling due while the payments service is down.
 @Suite("Payment processes", .serialized)
 struct PaymentProcessTests {

@@ -23,9 +23,5 @@ struct AuthRoutes: Sendable {
             try await identity.logout(refresh, by: caller)
             return Response(status: .noContent)
         }
-        v1.get("me") { _, context in
-            let user = try await identity.me(try context.principal())
-            return try JSONBody.response(user, version: user.version)
-        }
     }
 }

@@ -6,7 +6,8 @@ import Hummingbird
 import NIOCore
 import Wire
 
-/// `/v1/payments…` and `/v1/receipts/{id}`, forwarded to the payments service.
+/// `/v1/payments…`, `/v1/receipts…`, `/v1/shifts…` and a store's payments, receipts and
+/// shifts, forwarded to the payments service.
 struct PaymentRoutes: Sendable {
     let payments: any WireCaller
 
@@ -77,6 +78,27 @@ struct PaymentRoutes: Sendable {
                 storeID: store, number: query.int("number", in: 1...Int.max).map(Int64.init), page: query.page())
             try query.check()
             return try JSONBody.response(try await payments.call(PaymentsAPI.listReceipts, list, options: options))
+        }
+        v1.post("shifts/clock-in") { request, context in
+            let options = try context.callOptions(request)
+            let body = try await JSONBody.decode(ClockRequest.self, from: request, context: context)
+            return try JSONBody.response(
+                try await payments.call(PaymentsAPI.clockIn, body, options: options), status: .created)
+        }
+        v1.post("shifts/clock-out") { request, context in
+            let options = try context.callOptions(request)
+            let body = try await JSONBody.decode(ClockRequest.self, from: request, context: context)
+            return try JSONBody.response(try await payments.call(PaymentsAPI.clockOut, body, options: options))
+        }
+        v1.get("stores/:id/shifts") { request, context in
+            let options = try context.callOptions(request)
+            let store = try request.pathID("id", context, as: StoreID.self)
+            var query = QueryReader(request)
+            let list = ShiftListRequest(
+                storeID: store, userID: query.id("user_id", as: UserID.self), open: query.bool("open"),
+                page: query.page())
+            try query.check()
+            return try JSONBody.response(try await payments.call(PaymentsAPI.listShifts, list, options: options))
         }
         v1.get("receipts/:id") { request, context in
             let receipt = try await receipt(request, context)

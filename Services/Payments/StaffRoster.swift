@@ -1,0 +1,34 @@
+import Contracts
+import Domain
+import Redis
+import Runtime
+import ServiceLifecycle
+import Storage
+
+/// The store users as the gateway's identity events tell them: names for receipts, and the
+/// role and store that decide who may clock whom in. Each event is applied once; an older
+/// version of a user than the one known changes nothing.
+struct StaffRoster: Sendable {
+    let database: Database
+    let payments: PaymentsRepository
+
+    static let consumer = "payments.staff"
+
+    func consumer(_ environment: ServiceEnvironment) -> any Service {
+        let handler: EventConsumer.Handler = { event in try await apply(event) }
+        return EventConsumer(
+            redis: environment.consumerRedis(),
+            configuration: EventConsumerConfiguration(
+                stream: eventStream(of: IdentityEvents.service), group: PaymentsAPI.service,
+                consumer: environment.instance, executor: environment.database.preferredExecutor),
+            handlers: [IdentityEvents.userCreated: handler, IdentityEvents.userUpdated: handler],
+            logger: environment.logger)
+    }
+
+    func apply(_ event: DomainEvent) async throws {
+        let user = try event.payload.decode(as: User.self)
+        guard user.role.isStoreRole else { return }
+        let payments = self.payments
+        try await database.applyOnce(event, consumer: Self.consumer) { try await payments.remember(user, in: $0) }
+    }
+}
