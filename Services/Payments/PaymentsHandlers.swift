@@ -23,6 +23,7 @@ struct PaymentsHandlers: Sendable {
     let payments: PaymentsRepository
     let idempotency: IdempotencyStore
     let settings: PaymentsSettings
+    let stats: StatsProjection
     let logger: Logger
 
     init(
@@ -35,6 +36,7 @@ struct PaymentsHandlers: Sendable {
         self.payments = PaymentsRepository(database: database)
         self.idempotency = IdempotencyStore(database: database)
         self.settings = settings
+        self.stats = StatsProjection(database: database, payments: payments)
         self.logger = logger
     }
 
@@ -68,6 +70,16 @@ struct PaymentsHandlers: Sendable {
             return try await payments.receipts(
                 request, after: try request.page.cursor.map { try KeysetCursor(token: $0) },
                 limit: try KeysetCursor.limit(request.page.limit))
+        }
+        router.register(PaymentsAPI.stats) { request, context in
+            let principal = try context.requirePrincipal()
+            guard AccessPolicy(principal).canSeeTakings(of: request.storeID) else {
+                throw OrderlyError(.notFound, "no store \(request.storeID)")
+            }
+            let days = try StatsDays(from: request.from, to: request.to)
+            let store = try await catalog.call(
+                CatalogAPI.getStore, ResourceRef(id: request.storeID), options: WireCallOptions(principal: principal))
+            return try await stats.read(request.storeID, days, timezone: store.timezone)
         }
         router.register(PaymentsAPI.refund) { request, context in
             try await refund(

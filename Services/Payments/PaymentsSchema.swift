@@ -119,5 +119,37 @@ enum PaymentsSchema {
                 "CREATE UNIQUE INDEX shifts_open ON shifts (user_id) WHERE clocked_out_at IS NULL",
                 "CREATE INDEX shifts_by_store ON shifts (store_id, clocked_in_at, id)",
             ]),
+        // The statistics' read model (`StatsProjection`): what each day took, by staff member
+        // and method, and by product.
+        Migration(
+            5, "statistics",
+            sql: [
+                """
+                CREATE TABLE stats_days (
+                    store_id TEXT NOT NULL,
+                    day TEXT NOT NULL,
+                    staff_id TEXT NOT NULL,
+                    method TEXT NOT NULL,
+                    sales BIGINT NOT NULL,
+                    takings BIGINT NOT NULL,
+                    tips BIGINT NOT NULL,
+                    refunds BIGINT NOT NULL,
+                    refunds_count BIGINT NOT NULL,
+                    PRIMARY KEY (store_id, day, staff_id, method)
+                )
+                """,
+                """
+                CREATE TABLE stats_products (
+                    store_id TEXT NOT NULL,
+                    day TEXT NOT NULL,
+                    product_key TEXT NOT NULL,
+                    product_id TEXT,
+                    name TEXT NOT NULL,
+                    quantity BIGINT NOT NULL,
+                    revenue BIGINT NOT NULL,
+                    PRIMARY KEY (store_id, day, product_key)
+                )
+                """,
+            ]),
     ]
 }

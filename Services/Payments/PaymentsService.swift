@@ -33,6 +33,7 @@ public enum PaymentsService: ServiceDefinition {
             try await handlers.expireDue(limit: $0)
         }
         let roster = StaffRoster(database: environment.database, payments: handlers.payments)
-        return ServiceParts(router: router, consumers: [sweep, roster.consumer(environment)])
+        return ServiceParts(
+            router: router, consumers: [sweep, roster.consumer(environment), handlers.stats.consumer(environment)])
     }
 }

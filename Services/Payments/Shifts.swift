@@ -16,7 +16,7 @@ extension PaymentsHandlers {
         }
         router.register(PaymentsAPI.listShifts) { request, context in
             let principal = try context.requirePrincipal()
-            guard AccessPolicy(principal).canSeeShifts(of: request.storeID) else {
+            guard AccessPolicy(principal).canSeeTakings(of: request.storeID) else {
                 throw OrderlyError(.notFound, "no store \(request.storeID)")
             }
             return try await payments.shifts(

@@ -290,8 +290,9 @@ public struct AccessPolicy: Sendable {
         }
     }
 
-    /// A store's shifts: admins, and the store's owners and managers.
-    public func canSeeShifts(of store: StoreID) -> Bool {
+    /// A store's takings (its statistics, its shifts and their drawers): admins, and the
+    /// store's owners and managers.
+    public func canSeeTakings(of store: StoreID) -> Bool {
         isAdmin || (worksIn(store) && (role == .owner || role == .manager))
     }
 

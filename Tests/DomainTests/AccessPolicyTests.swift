@@ -59,6 +59,10 @@ struct AccessPolicyTests {
         ("payment.record in the store", /*    */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("payment.see made out to them", /*   */ "YYY   Y..    Y..    Y..    ...     YYY"),
         ("payment.take in the store", /*      */ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("takings.see", /*                    */ "YYY   Y..    Y..    ...    ...     ..."),
+        ("shift.clock oneself", /*            */ "...   YY.    YY.    YY.    ...     ..."),
+        ("shift.clock staff", /*              */ "YYY   Y..    Y..    ...    ...     ..."),
+        ("shift.clock a manager", /*          */ "YYY   Y..    ...    ...    ...     ..."),
         ("receipt.see", /*                    */ "YYY   Y..    Y..    Y..    ...     ..."),
     ]
 
@@ -159,6 +163,10 @@ struct AccessPolicyTests {
             theirs.customerID = me
             return policy.canSee(payment: theirs)
         case "payment.take in the store": return policy.canTakePayments(in: store)
+        case "takings.see": return policy.canSeeTakings(of: store)
+        case "shift.clock oneself": return policy.canClock(user: me, role: principal.role, store: principal.storeID)
+        case "shift.clock staff": return policy.canClock(user: someone, role: .staff, store: store)
+        case "shift.clock a manager": return policy.canClock(user: someone, role: .manager, store: store)
         case "receipt.see": return policy.canSee(receipt: receipt)
         default: throw UnknownOperation(name: operation)
         }

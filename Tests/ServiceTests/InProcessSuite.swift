@@ -31,12 +31,15 @@ final class InProcessSuite: Suite {
     let notifications: WireRouter
     /// What the notifications service does with the events it consumes.
     let notificationsEvents: NotificationsEvents
+    /// The payments service's database, for checks that read behind its methods.
+    let paymentsDatabase: Database
     private let client: any TestClientProtocol
 
     private init(
         catalog: WireRouter, orders: WireRouter, payments: WireRouter, notifications: WireRouter,
-        notificationsEvents: NotificationsEvents, client: any TestClientProtocol
+        notificationsEvents: NotificationsEvents, paymentsDatabase: Database, client: any TestClientProtocol
     ) {
+        self.paymentsDatabase = paymentsDatabase
         self.catalog = catalog
         self.orders = orders
         self.payments = payments
@@ -112,6 +115,7 @@ final class InProcessSuite: Suite {
                     configuration: OutboxRelayConfiguration(pollInterval: .milliseconds(100)), logger: logger)
             }
             let notificationsEvents = NotificationsService.events(environment("notifications"))
+            let paymentsDatabase = databases["payments"]!.database
             let app = Application(
                 router: router,
                 services: relays + catalog.consumers + orders.consumers + payments.consumers + notifications.consumers,
@@ -121,7 +125,7 @@ final class InProcessSuite: Suite {
                     InProcessSuite(
                         catalog: catalog.router, orders: orders.router, payments: payments.router,
                         notifications: notifications.router,
-                        notificationsEvents: notificationsEvents,
+                        notificationsEvents: notificationsEvents, paymentsDatabase: paymentsDatabase,
                         client: client))
             }
         } catch {

@@ -1,9 +1,10 @@
 import Domain
 import Foundation
-import Payments
 import Storage
 import TestSupport
 import Testing
+
+@testable import Payments
 
 /// The payment lifecycle through the gateway: prices from the catalog, stock held and then sold
 /// or given back, the cashier's and the providers' steps, and every refusal named.
@@ -583,6 +584,96 @@ extension PaymentFlowTests {
             #expect(try await api.send(suite, "POST", "/v1/shifts/clock-in", token: staff, json: [:]).status == 201)
             #expect(try await ringUp(suite, staff, product: product, units: 1).status == 201)
         }
+    }
+}
+
+extension PaymentFlowTests {
+    @Test(
+        "statistics: revenue, tips, refunds, average ticket by day, staff member, method and product, equal to a recomputation from the payments"
+    )
+    func statistics() async throws {
+        try await InProcessSuite.with { suite in
+            let (store, product, staff) = try await Self.setUp(api, suite, quantity: 100)
+            let admin = try await api.admin(suite)
+            _ = try await api.createUser(
+                suite, admin: admin, ["email": "owner@k.com", "role": "owner", "store_id": store])
+            let owner = try await api.token(suite, "owner@k.com")
+            let first = try await sell(suite, staff, product: product, units: 2)  // 18.00
+            let second = try await sell(suite, owner, product: product, units: 1)  // 9.00
+            let card =
+                try await ringUp(
+                    suite, staff, product: product, units: 3, method: "card", extra: ["tip": 300]
+                ).object["id"] as! String  // 27.00 + 3.00
+            _ = try await report(suite, payment: card, type: "completed")
+            _ = try await ringUp(suite, staff, product: product, units: 1)  // left pending: not counted
+            let refund = try await api.send(
+                suite, "POST", "/v1/payments/\(first["id"] as! String)/refunds", token: staff,
+                json: ["amount": 400, "reason": "Spilt"], headers: ["Idempotency-Key": "spilt"])
+            #expect(refund.status == 201)
+            let today = StatsContribution.day(of: Date(), in: "Asia/Jerusalem")
+            func stats() async throws -> [String: Any] {
+                let reply = try await api.send(
+                    suite, "GET", "/v1/stores/\(store)/stats?from=\(today)&to=\(today)", token: owner)
+                return reply.object
+            }
+            #expect(
+                try await waitUntil {
+                    let totals = try await stats()["totals"] as? [String: Any]
+                    return totals?["sales_count"] as? Int == 3 && totals?["refunds_count"] as? Int == 1
+                })
+            let read = try await stats()
+            let totals = read["totals"] as? [String: Any] ?? [:]
+            #expect(totals["revenue"] as? Int == 1_800 + 900 + 3_000 - 400)
+            #expect(totals["tips"] as? Int == 300 && totals["refunds"] as? Int == 400)
+            #expect(totals["average_ticket"] as? Int == (1_800 + 900 + 3_000) / 3)
+            let methods = (read["methods"] as? [[String: Any]])?.map { $0["method"] as? String }
+            #expect(methods == ["cash", "card"])
+            let top = (read["top_products"] as? [[String: Any]])?.first
+            #expect(top?["name"] as? String == "Cola" && top?["quantity"] as? Int == 6)
+            let staffRows = read["staff"] as? [[String: Any]] ?? []
+            #expect(
+                Set(staffRows.compactMap { $0["staff_id"] as? String }) == [
+                    first["staff_id"] as! String, second["staff_id"] as! String,
+                ])
+
+            // The read model equals a recomputation from the payments and refunds.
+            let projection = StatsProjection(
+                database: suite.paymentsDatabase, payments: PaymentsRepository(database: suite.paymentsDatabase))
+            let days = try StatsDays(from: today, to: today)
+            let storeID = StoreID(store)!
+            let kept = try await projection.read(storeID, days, timezone: "Asia/Jerusalem")
+            let recomputed = try await projection.recompute(storeID, days, timezone: "Asia/Jerusalem")
+            #expect(kept == recomputed)
+            #expect(kept.totals.revenue == 5_300)
+
+            #expect(
+                try await api.send(suite, "GET", "/v1/stores/\(store)/stats?from=\(today)&to=\(today)", token: staff)
+                    .status == 404)
+            for (query, field) in [
+                ("from=2026-02-30&to=2026-03-01", "from"), ("from=2026-03-02&to=2026-03-01", "to"),
+                ("from=2025-01-01&to=2026-03-01", "to"), ("to=2026-03-01", "from"),
+            ] {
+                let bad = try await api.send(suite, "GET", "/v1/stores/\(store)/stats?\(query)", token: owner)
+                #expect(bad.status == 400 && (bad.error["details"] as? [String: Any])?[field] != nil, "\(query)")
+            }
+        }
+    }
+
+    @Test("a day in the store's time zone, on days the clocks change too")
+    func statisticsDays() throws {
+        let newYork = "America/New_York"
+        func at(_ text: String) -> Date { RFC3339.parse(text)! }
+        // 2026-03-08 is 23 hours long in New York, 2026-11-01 25.
+        #expect(StatsContribution.day(of: at("2026-03-08T04:59:59Z"), in: newYork) == "2026-03-07")
+        #expect(StatsContribution.day(of: at("2026-03-08T05:00:00Z"), in: newYork) == "2026-03-08")
+        #expect(StatsContribution.day(of: at("2026-03-09T03:59:59Z"), in: newYork) == "2026-03-08")
+        #expect(StatsContribution.day(of: at("2026-03-09T04:00:00Z"), in: newYork) == "2026-03-09")
+        #expect(StatsContribution.day(of: at("2026-11-02T04:59:59Z"), in: newYork) == "2026-11-01")
+        #expect(StatsContribution.day(of: at("2026-11-02T05:00:00Z"), in: newYork) == "2026-11-02")
+        #expect(StatsContribution.day(of: at("2026-10-24T21:30:00Z"), in: "Asia/Jerusalem") == "2026-10-25")
+        let days = try StatsDays(from: "2026-03-07", to: "2026-03-09")
+        #expect(days.all == ["2026-03-07", "2026-03-08", "2026-03-09"])
+        #expect(try StatsDays(from: "2024-02-28", to: "2024-03-01").all.count == 3)
     }
 }
 

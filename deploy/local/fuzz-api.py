@@ -61,7 +61,9 @@ def new_order():
 
 order, item = new_order()
 def pending_payment():
-    """A cash payment for a line the cashier types, pending."""
+    """A cash payment for a line the cashier types, pending. The runs before may have made the
+    store require clocking in: undone first."""
+    call("PATCH", f"/v1/stores/{store}", {"require_clock_in": False}, admin)
     return call(
         "POST", "/v1/payments",
         {"items": [{"name": "Fuzz tea", "unit_price": 500, "quantity": 1, "vat_rate_bp": 1700}], "method": "cash"},
@@ -106,6 +108,8 @@ def ids_for(role):
         ("/v1/payments/{id}/cancel", {"path.id": pending_payment()}),
         ("/v1/stores/{id}/payments", {"path.id": store}),
         ("/v1/stores/{id}/receipts", {"path.id": store}),
+        ("/v1/stores/{id}/shifts", {"path.id": store}),
+        ("/v1/stores/{id}/stats", {"path.id": store}),
         ("/v1/receipts/{id}", {"path.id": payment["receipt_id"]}),
         ("/v1/receipts/{id}/text", {"path.id": payment["receipt_id"]}),
         ("/v1/users/{id}", {"path.id": me[role]}),

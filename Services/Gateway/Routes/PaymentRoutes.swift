@@ -100,6 +100,13 @@ struct PaymentRoutes: Sendable {
             try query.check()
             return try JSONBody.response(try await payments.call(PaymentsAPI.listShifts, list, options: options))
         }
+        v1.get("stores/:id/stats") { request, context in
+            let options = try context.callOptions(request)
+            let store = try request.pathID("id", context, as: StoreID.self)
+            let query = QueryReader(request)
+            let stats = StatsRequest(storeID: store, from: query.text("from"), to: query.text("to"))
+            return try JSONBody.response(try await payments.call(PaymentsAPI.stats, stats, options: options))
+        }
         v1.get("receipts/:id") { request, context in
             let receipt = try await receipt(request, context)
             let wantsText = request.headers[.accept].map { $0.contains("text/plain") && !$0.contains("json") } ?? false
