@@ -193,6 +193,7 @@ let package = Package(
                 "Storage",
                 "Contracts",
                 "Orders",
+                "Payments",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

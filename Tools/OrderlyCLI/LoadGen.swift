@@ -36,7 +36,7 @@ struct LoadGen: AsyncParsableCommand {
     @Option(help: "Couriers to create and put on duty.")
     var couriers = 8
 
-    @Option(help: "What to drive: orders (creation, the mix, couriers) or catalog (reservations).")
+    @Option(help: "What to drive: orders (creation, the mix, couriers), catalog (reservations) or pos (payments).")
     var workload: Workload = .orders
     @Option(help: "Concurrent clients (each with its own keep-alive connection).")
     var clients = 64
@@ -81,7 +81,12 @@ struct LoadGen: AsyncParsableCommand {
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             let api = API(http: http, base: url.hasSuffix("/") ? String(url.dropLast()) : url)
-            let failures = try await workload == .catalog ? driveCatalog(api) : drive(api)
+            let failures =
+                switch workload {
+                case .orders: try await drive(api)
+                case .catalog: try await driveCatalog(api)
+                case .pos: try await drivePayments(api)
+                }
             try await http.shutdown()
             if failures > 0 { throw ExitCode(1) }
         } catch {
@@ -213,7 +218,7 @@ struct LoadGen: AsyncParsableCommand {
 
 /// What `orderly loadgen` drives.
 enum Workload: String, ExpressibleByArgument, CaseIterable {
-    case orders, catalog
+    case orders, catalog, pos
 }
 
 /// Operations done and unexpected answers so far in a phase, for its progress line.

@@ -1,0 +1,371 @@
+import AsyncHTTPClient
+import Contracts
+import Domain
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Payments
+import Runtime
+import Synchronization
+
+/// `orderly loadgen --workload pos`: point-of-sale payments against the suite, measured beside
+/// order creation in the same run, then the invariants.
+///
+/// Phases with the same clients: order creation (the reference); the till, where each step
+/// rings up one to three catalog products and pays: in cash (the cashier confirms), by card
+/// (the provider's signed reports: confirmed, processing, completed), by a card that fails, a
+/// payment left to expire, one cancelled, or a cash sale partly refunded with a unit restocked;
+/// then 90-day statistics reads. The invariants, read back through the API: completed less
+/// refunded equals each store's statistics revenue; every reservation ended committed (its
+/// payment completed) or released; each product's quantity is its opening stock less what
+/// completed payments sold plus what refunds restocked, and the sum of its ledger, with
+/// nothing held; each store's receipts are numbered 1..n without a gap, one per completed
+/// payment and refund.
+extension LoadGen {
+    func drivePayments(_ api: API) async throws -> Int {
+        let password = ProcessInfo.processInfo.environment[adminPasswordVariable]!
+        let providers = try PaymentsSettings.read(from: try await ConfigurationSource.load(arguments: []))
+        guard let (provider, secret) = providers.providerSecrets.min(by: { $0.key < $1.key }) else {
+            throw LoadGenError(
+                "set ORDERLY_PAYMENT_PROVIDER_SECRETS (make run sets one) to sign the provider's reports")
+        }
+        say("setting up \(stores) stores with a staff member and 20 products each")
+        let cast = try await Cast.create(api, admin: adminEmail, password: password, stores: stores, couriers: 1)
+        var shelves: [[StockRun.Product]] = []
+        for store in cast.stores {
+            var shelf: [StockRun.Product] = []
+            for index in 0..<20 {
+                shelf.append(try await StockRun.product(api, cast.admin, store, "Item \(index)", quantity: 1_000_000))
+            }
+            shelves.append(shelf)
+        }
+        let till = Till(stores: cast.stores, shelves: shelves, provider: provider, secret: secret)
+
+        say("phase 1/3: order creation, the reference, \(clients) clients, \(seconds)s")
+        var machine = CPUTimes.now()
+        let creation = try await phase("creation", cast: cast) { worker, stats in
+            try await worker.create(api, ledger: Ledger(), stats: &stats, retry: false)
+        }
+        say("  " + (machine.machineShares(until: CPUTimes.now()) ?? "no /proc/stat"))
+
+        say("phase 2/3: the till, \(clients) clients, \(seconds)s")
+        machine = CPUTimes.now()
+        let sales = try await phase("till", cast: cast) { worker, stats in
+            try await till.step(api, worker.store, worker.staff, stats: &stats)
+        }
+        say("  " + (machine.machineShares(until: CPUTimes.now()) ?? "no /proc/stat"))
+        let completed = Double(till.completions) / sales.duration
+
+        say("phase 3/3: 90-day statistics reads, \(clients) clients, \(seconds)s")
+        let today = Self.day(Date())
+        let ninetyDaysAgo = Self.day(Date().addingTimeInterval(-89 * 86_400))
+        machine = CPUTimes.now()
+        let reads = try await phase("stats", cast: cast) { worker, stats in
+            try await stats.time("GET stats (90 days)") {
+                try await api.send(
+                    .GET, "/v1/stores/\(cast.stores[worker.store])/stats?from=\(ninetyDaysAgo)&to=\(today)",
+                    token: cast.admin)
+            }
+        }
+        say("  " + (machine.machineShares(until: CPUTimes.now()) ?? "no /proc/stat"))
+
+        say("checking the invariants")
+        let failures = try await till.check(api, cast.admin)
+        for failure in failures.prefix(20) { say("  FAILED: \(failure)") }
+        if failures.count > 20 { say("  … and \(failures.count - 20) more") }
+        if failures.isEmpty { say("  every invariant holds") }
+        var report = Report()
+        for result in [creation, sales, reads] { report.add(result) }
+        report.print()
+        let createRate = creation.rate("POST /v1/orders")
+        let statsP99 = reads.histograms["GET stats (90 days)"].map { Double($0.valueAtPercentile(99)) / 1000 } ?? 0
+        say(till.summary + String(format: " create_rps=%.0f", createRate))
+        say(
+            String(
+                format: "payments_rps=%.0f ratio=%.3f stats_ms=%.1f invariant_failures=%d", completed,
+                createRate > 0 ? completed / createRate : 0, statsP99, failures.count))
+        return failures.count
+    }
+
+    /// A day as `YYYY-MM-DD` in UTC, widened by the invariants by a day either way.
+    static func day(_ date: Date) -> String { String(RFC3339.format(date).prefix(10)) }
+}
+
+/// The stores' tills: what each step rang up and how it ended, as the API acknowledged it.
+final class Till: Sendable {
+    let stores: [StoreID]
+    let shelves: [[StockRun.Product]]
+    let provider: String
+    let secret: String
+
+    struct Sale: Sendable {
+        var store: Int
+        var amount: Int64
+        var units: [String: Int64]
+    }
+
+    private struct State {
+        var completed: [String: Sale] = [:]
+        var refunds: [Int: Int64] = [:]
+        var refundCount: [Int: Int] = [:]
+        var restocked: [String: Int64] = [:]
+        /// Every reservation, with whether its payment completed.
+        var reservations: [String: Bool] = [:]
+        var expiring: [(id: String, at: Date)] = []
+        var outcomes: [String: Int] = [:]
+        var uncertain = 0
+    }
+
+    private let state = Mutex(State())
+
+    init(stores: [StoreID], shelves: [[StockRun.Product]], provider: String, secret: String) {
+        self.stores = stores
+        self.shelves = shelves
+        self.provider = provider
+        self.secret = secret
+    }
+
+    var completions: Int { state.withLock { $0.completed.count } }
+
+    var summary: String {
+        state.withLock { state in
+            "till: " + state.outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+                + " uncertain=\(state.uncertain)"
+        }
+    }
+
+    /// One customer at the till.
+    func step(_ api: API, _ store: Int, _ token: String, stats: inout Stats) async throws {
+        let picked = shelves[store].shuffled().prefix(Int.random(in: 1...3))
+        let items = picked.map { PaymentDraft.Item(productID: ProductID($0.id)!, quantity: Int64.random(in: 1...2)) }
+        let roll = Int.random(in: 0..<100)
+        let outcome =
+            switch roll {
+            case 0..<45: "cash"
+            case 45..<80: "card"
+            case 80..<88: "card_failed"
+            case 88..<93: "expiring"
+            case 93..<95: "cancelled"
+            default: "refunded"
+            }
+        let method: PaymentMethod = ["card", "card_failed", "expiring"].contains(outcome) ? .card : .cash
+        let draft = PaymentDraft(
+            items: items, tip: Bool.random() ? 100 : 0, method: method,
+            expiresInSeconds: outcome == "expiring" ? 2 : nil)
+        let created = try await stats.time("POST /v1/payments", expected: [201]) {
+            try await api.send(
+                .POST, "/v1/payments", token: token, body: draft, headers: [("Idempotency-Key", UUID().uuidString)])
+        }
+        guard let created, created.status == 201, let payment = try? created.decode(Payment.self) else {
+            state.withLock { $0.uncertain += 1 }
+            return
+        }
+        if let reservation = payment.reservationID {
+            state.withLock { $0.reservations[reservation.description] = false }
+        }
+        var done: Payment?
+        switch outcome {
+        case "cash", "refunded":
+            done = try await finish(
+                stats.time("confirm (cash)") {
+                    try await api.send(
+                        .POST, "/v1/payments/\(payment.id)/confirm", token: token,
+                        body: ["amount_tendered": payment.amount + 50])
+                })
+        case "card", "card_failed":
+            for type in ["confirmed", "processing", outcome == "card" ? "completed" : "failed"] {
+                let reply = try await stats.time("provider report") { try await report(api, payment.id, type) }
+                if type == "completed", reply?.status == 200 {
+                    done = try await api.require([200], .GET, "/v1/payments/\(payment.id)", token: token)
+                        .decode(Payment.self)
+                }
+            }
+        case "expiring":
+            if let at = payment.expiresAt { state.withLock { $0.expiring.append((payment.id.description, at)) } }
+        default:
+            try await stats.time("cancel") {
+                try await api.send(.POST, "/v1/payments/\(payment.id)/cancel", token: token)
+            }
+        }
+        state.withLock { $0.outcomes[outcome, default: 0] += 1 }
+        guard let done, done.status == .completed else { return }
+        var units: [String: Int64] = [:]
+        for item in done.items { if let id = item.productID { units[id.description, default: 0] += item.quantity } }
+        state.withLock { state in
+            state.completed[done.id.description] = Sale(store: store, amount: done.amount, units: units)
+            if let reservation = done.reservationID { state.reservations[reservation.description] = true }
+        }
+        guard outcome == "refunded", let first = done.items.first, let product = first.productID else { return }
+        let request = RefundBody(
+            amount: done.amount / 2, reason: "Loadgen refund",
+            restockLines: [Reservation.Line(productID: product, quantity: 1)])
+        let refund = try await stats.time("refund") {
+            try await api.send(
+                .POST, "/v1/payments/\(done.id)/refunds", token: token, body: request,
+                headers: [("Idempotency-Key", UUID().uuidString)])
+        }
+        if refund?.status == 201 {
+            state.withLock { state in
+                state.refunds[store, default: 0] += done.amount / 2
+                state.refundCount[store, default: 0] += 1
+                state.restocked[product.description, default: 0] += 1
+            }
+        }
+    }
+
+    private func finish(_ reply: API.Reply?) throws -> Payment? {
+        guard let reply, reply.status == 200 else { return nil }
+        return try reply.decode(Payment.self)
+    }
+
+    /// A provider's signed report.
+    private func report(_ api: API, _ payment: PaymentID, _ type: String) async throws -> API.Reply {
+        let body = String(
+            decoding: try API.encoder.encode([
+                "id": UUID().uuidString, "provider": provider, "payment_id": payment.description, "type": type,
+                "provider_ref": "ref-\(payment.description.prefix(8))",
+            ]), as: UTF8.self)
+        var request = HTTPClientRequest(url: api.base + "/v1/payments/provider-events")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(
+            name: "Orderly-Signature", value: ProviderSignature.header(body: body, secret: secret, at: Date()))
+        request.body = .bytes(ByteBuffer(string: body))
+        let response = try await api.http.execute(request, timeout: .seconds(60))
+        return API.Reply(status: Int(response.status.code), body: try await response.body.collect(upTo: 1 << 20))
+    }
+
+    struct RefundBody: Encodable {
+        var amount: Int64
+        var reason: String
+        var restockLines: [Reservation.Line]
+        enum CodingKeys: String, CodingKey {
+            case amount, reason
+            case restockLines = "restock_lines"
+        }
+    }
+
+    struct Stock: Decodable {
+        var quantity: Int64
+        var reserved: Int64
+    }
+
+    struct Held: Decodable { var status: String }
+
+    struct Numbered: Decodable { var number: Int64 }
+
+    struct Page<Item: Decodable>: Decodable {
+        var data: [Item]
+        var nextCursor: String?
+        enum CodingKeys: String, CodingKey {
+            case data
+            case nextCursor = "next_cursor"
+        }
+    }
+
+    struct Totals: Decodable {
+        var totals: Figures
+        struct Figures: Decodable { var revenue: Int64 }
+    }
+
+    struct Entry: Decodable { var adjustment: Int64 }
+
+    /// Every invariant, after the payments left to expire have had their time and the catalog
+    /// and the statistics have caught up (each waited for up to 30 s).
+    func check(_ api: API, _ admin: String) async throws -> [String] {
+        let state = self.state.withLock { $0 }
+        var problems: [String] = []
+        if let last = state.expiring.map(\.at).max() {
+            let wait = last.timeIntervalSinceNow + 3
+            if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
+        }
+        for (id, _) in state.expiring {
+            let payment = try await api.require([200], .GET, "/v1/payments/\(id)", token: admin).decode(Payment.self)
+            if payment.status != .expired {
+                problems.append("payment \(id) is \(payment.status.rawValue) after its time")
+            }
+        }
+        // Completed less refunded is each store's revenue, once the read model has caught up.
+        let from = LoadGen.day(Date().addingTimeInterval(-86_400))
+        let to = LoadGen.day(Date().addingTimeInterval(86_400))
+        for (index, store) in stores.enumerated() {
+            let expected =
+                state.completed.values.filter { $0.store == index }.reduce(0) { $0 + $1.amount }
+                - state.refunds[index, default: 0]
+            var revenue: Int64 = -1
+            for _ in 0..<60 {
+                revenue = try await api.require(
+                    [200], .GET, "/v1/stores/\(store)/stats?from=\(from)&to=\(to)", token: admin
+                ).decode(Totals.self).totals.revenue
+                if revenue == expected { break }
+                try await Task.sleep(for: .milliseconds(500))
+            }
+            if revenue != expected {
+                problems.append("store \(store): statistics revenue \(revenue), completed less refunded \(expected)")
+            }
+            // Receipts 1..n, one per completed payment and refund.
+            var numbers: [Int64] = []
+            var cursor: String?
+            repeat {
+                let page = try await api.require(
+                    [200], .GET, "/v1/stores/\(store)/receipts?limit=200" + (cursor.map { "&cursor=\($0)" } ?? ""),
+                    token: admin
+                ).decode(Page<Numbered>.self)
+                numbers += page.data.map(\.number)
+                cursor = page.nextCursor
+            } while cursor != nil
+            let count = state.completed.values.filter { $0.store == index }.count + state.refundCount[index, default: 0]
+            if numbers.sorted() != Array(1...Int64(max(count, 1))).prefix(count).map({ $0 }) {
+                problems.append("store \(store): \(numbers.count) receipts, not numbered 1 to \(count) without a gap")
+            }
+        }
+        // Every reservation ended: committed when its payment completed, given back otherwise.
+        let reservations = Array(state.reservations)
+        try await withThrowingTaskGroup(of: String?.self) { group in
+            for (index, (id, sold)) in reservations.enumerated() {
+                if index >= 16, let found = try await group.next() { if let found { problems.append(found) } }
+                group.addTask {
+                    for _ in 0..<60 {
+                        let held = try await api.require([200], .GET, "/v1/reservations/\(id)", token: admin)
+                            .decode(Held.self)
+                        let ended = sold ? held.status == "committed" : ["released", "expired"].contains(held.status)
+                        if ended { return nil }
+                        try await Task.sleep(for: .milliseconds(500))
+                    }
+                    return "reservation \(id) did not end as its payment did (\(sold ? "sold" : "not sold"))"
+                }
+            }
+            for try await found in group { if let found { problems.append(found) } }
+        }
+        // Each product: opening stock less sold plus restocked, its ledger's sum, nothing held.
+        var sold: [String: Int64] = [:]
+        for sale in state.completed.values { for (id, units) in sale.units { sold[id, default: 0] += units } }
+        for product in shelves.joined() {
+            let stock = try await api.require([200], .GET, "/v1/products/\(product.id)", token: admin).decode(
+                Stock.self)
+            let expected =
+                Int64(product.quantity) - sold[product.id, default: 0] + state.restocked[product.id, default: 0]
+            if stock.quantity != expected || stock.reserved != 0 {
+                problems.append(
+                    "product \(product.id): \(stock.quantity) on hand and \(stock.reserved) held; expected \(expected) and 0"
+                )
+            }
+            var sum: Int64 = 0
+            var cursor: String?
+            repeat {
+                let page = try await api.require(
+                    [200], .GET,
+                    "/v1/products/\(product.id)/stock-ledger?limit=200" + (cursor.map { "&cursor=\($0)" } ?? ""),
+                    token: admin
+                ).decode(Page<Entry>.self)
+                sum += page.data.reduce(0) { $0 + $1.adjustment }
+                cursor = page.nextCursor
+            } while cursor != nil
+            if sum != stock.quantity {
+                problems.append("product \(product.id): ledger sums to \(sum), has \(stock.quantity)")
+            }
+        }
+        if state.uncertain > 0 { problems.append("\(state.uncertain) payments were rung up without an answer") }
+        return problems
+    }
+}
