@@ -264,18 +264,47 @@ struct CatalogRepository: Sendable {
     }
 
     /// The version of `order` its holds were last brought in line with; 0 when never.
-    func holdsVersion(of order: OrderID, in sql: any SQLDatabase) async throws -> Int64 {
-        try await sql.raw("SELECT version FROM order_holds WHERE order_id = \(bind: order.description)").first()?
-            .decode(column: "version", as: Int64.self) ?? 0
+    /// The version of the order or payment its reservations were last brought in line with; 0
+    /// before the first.
+    func holdsVersion(of holder: Holder, in sql: any SQLDatabase) async throws -> Int64 {
+        try await sql.raw(
+            "SELECT version FROM " + holder.table + " WHERE " + holder.column + " = \(bind: holder.id)"
+        ).first()?.decode(column: "version", as: Int64.self) ?? 0
     }
 
-    func setHoldsVersion(_ version: Int64, of order: OrderID, in transaction: Transaction) async throws {
+    func setHoldsVersion(_ version: Int64, of holder: Holder, in transaction: Transaction) async throws {
         try await transaction.sql.raw(
-            """
-            INSERT INTO order_holds (order_id, version) VALUES (\(bind: order.description), \(bind: version))
-            ON CONFLICT (order_id) DO UPDATE SET version = excluded.version
-            """
+            "INSERT INTO " + holder.table + " (" + holder.column
+                + ", version) VALUES (\(bind: holder.id), \(bind: version))"
+                + " ON CONFLICT (" + holder.column + ") DO UPDATE SET version = excluded.version"
         ).run()
+    }
+
+    /// What stock is held for: an order's lines, or a payment's items.
+    enum Holder {
+        case order(OrderID)
+        case payment(PaymentID)
+
+        var table: SQLQueryString {
+            switch self {
+            case .order: "order_holds"
+            case .payment: "payment_holds"
+            }
+        }
+
+        var column: SQLQueryString {
+            switch self {
+            case .order: "order_id"
+            case .payment: "payment_id"
+            }
+        }
+
+        var id: String {
+            switch self {
+            case .order(let id): id.description
+            case .payment(let id): id.description
+            }
+        }
     }
 
     /// Held reservations whose time ran out by `now`, the longest overdue first.

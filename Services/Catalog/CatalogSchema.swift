@@ -98,5 +98,10 @@ enum CatalogSchema {
                 "CREATE INDEX reservations_by_order ON reservations (order_id) WHERE order_id IS NOT NULL",
                 "CREATE TABLE order_holds (order_id TEXT PRIMARY KEY, version BIGINT NOT NULL)",
             ]),
+        // Which version of each payment its reservation was brought in line with
+        // (`PaymentHolds`), so that a late event of an earlier version changes nothing.
+        Migration(
+            5, "payment holds",
+            sql: ["CREATE TABLE payment_holds (payment_id TEXT PRIMARY KEY, version BIGINT NOT NULL)"]),
     ]
 }

@@ -70,7 +70,7 @@ struct OrderHolds: Sendable {
     /// other writer of those products waits on it in a circle.
     func reconcile(_ order: OrderStock, removed: [ReservationID] = [], in transaction: Transaction) async throws {
         try await transaction.lock("catalog.order-holds:\(order.id)")
-        guard order.version > (try await stores.holdsVersion(of: order.id, in: transaction.sql)) else { return }
+        guard order.version > (try await stores.holdsVersion(of: .order(order.id), in: transaction.sql)) else { return }
         let known = try await stores.reservations(of: order.id, in: transaction.sql)
         let ids = Set(known.map(\.id))
         for id in ids.sorted(by: { $0.description < $1.description }) {
@@ -108,7 +108,7 @@ struct OrderHolds: Sendable {
             guard let outcome else { continue }
             try await CatalogHandlers.end(&reservation, as: outcome, by: nil, stores, in: transaction)
         }
-        try await stores.setHoldsVersion(order.version, of: order.id, in: transaction)
+        try await stores.setHoldsVersion(order.version, of: .order(order.id), in: transaction)
     }
 
     /// Keeps `line`'s reservations held until the order ends, holds again one that lapsed

@@ -17,8 +17,9 @@ import Storage
 /// meanwhile; `completed` sells it (`sale` entries), even if it lapsed, because the goods are
 /// gone with the customer; `failed`, `cancelled` and `expired` give it back; a refund's
 /// restocked units come back as `return` entries. Each event is
-/// applied once, in one transaction with its inbox record, and every step is a no-op when the
-/// reservation is already there, so a redelivered or late event changes nothing.
+/// applied once, in one transaction with its inbox record, and only when its payment version is
+/// later than the last one followed, so a redelivered or late event (a `confirmed` read after
+/// the `cancelled` that followed it) changes nothing.
 struct PaymentHolds: Sendable {
     let database: Database
     let stores: CatalogRepository
@@ -59,6 +60,12 @@ struct PaymentHolds: Sendable {
     }
 
     func follow(_ payment: PaymentStock, reservation id: ReservationID, in transaction: Transaction) async throws {
+        // A later version of the payment was followed already: this event is late.
+        try await transaction.lock("catalog.payment-holds:\(payment.id)")
+        guard payment.version > (try await stores.holdsVersion(of: .payment(payment.id), in: transaction.sql)) else {
+            return
+        }
+        try await stores.setHoldsVersion(payment.version, of: .payment(payment.id), in: transaction)
         try await transaction.lock("catalog.reservation:\(id)")
         guard var reservation = try await stores.find(id, in: transaction.sql), reservation.paymentID == payment.id
         else {
@@ -135,11 +142,12 @@ struct PaymentHolds: Sendable {
 /// payment's other fields are not decoded.
 struct PaymentStock: Decodable, Sendable {
     var id: PaymentID
+    var version: Int64
     var status: PaymentStatus
     var reservationID: ReservationID?
 
     enum CodingKeys: String, CodingKey {
-        case id, status
+        case id, status, version
         case reservationID = "reservation_id"
     }
 }

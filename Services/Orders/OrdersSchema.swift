@@ -62,5 +62,20 @@ enum OrdersSchema {
         Migration(
             3, "the courier who last released an order",
             sql: ["ALTER TABLE orders ADD COLUMN released_by TEXT"]),
+        // What each completed payment of an order pays of it now (`OrderPayments`), by the
+        // payment's latest version.
+        Migration(
+            4, "order payments",
+            sql: [
+                """
+                CREATE TABLE order_payments (
+                    payment_id TEXT PRIMARY KEY,
+                    order_id TEXT NOT NULL,
+                    version BIGINT NOT NULL,
+                    amount BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX order_payments_by_order ON order_payments (order_id)",
+            ]),
     ]
 }

@@ -5,9 +5,11 @@ import Redis
 import Runtime
 import ServiceLifecycle
 
-/// The payments service's events: what it publishes, one per status a payment reaches
-/// (`payment.created` when it is rung up, then `payment.confirmed` … `payment.expired`), with
-/// the payment as payload; it consumes no other service's events.
+/// The payments service's events: what it publishes, one per status a payment reaches in its
+/// lifecycle (`payment.created` when it is rung up, then `payment.confirmed` …
+/// `payment.expired`) with the payment as payload, `payment.refunded` with the payment and the
+/// refund, and `shift.clocked_in`/`clocked_out` with the shift. What it consumes: the gateway's
+/// identity events (`StaffRoster`) and its own completions and refunds (`StatsProjection`).
 enum PaymentsEvents {
     static func reached(_ payment: Payment) throws -> DomainEvent {
         DomainEvent(

@@ -104,10 +104,19 @@ struct PaymentsHandlers: Sendable {
         return payment
     }
 
-    /// A store's payments, newest first, for its users and admins; another store is 404.
+    /// A store's payments, newest first, for its owners, managers and admins; staff see the
+    /// ones they took (the store's takings are not theirs to read); another store is 404.
     func list(_ request: PaymentListRequest, principal: Principal) async throws -> Page<Payment> {
-        guard AccessPolicy(principal).canTakePayments(in: request.storeID) else {
+        let policy = AccessPolicy(principal)
+        guard policy.canTakePayments(in: request.storeID) else {
             throw OrderlyError(.notFound, "no store \(request.storeID)")
+        }
+        var request = request
+        if !policy.canSeeTakings(of: request.storeID) {
+            if let staff = request.staffID, staff != principal.userID {
+                throw OrderlyError.invalidFields(["staff_id": "may only name yourself"])
+            }
+            request.staffID = principal.userID
         }
         if let from = request.from, let to = request.to, to <= from {
             throw OrderlyError.invalidFields(["to": "must be after from"])
@@ -124,72 +133,62 @@ struct PaymentsHandlers: Sendable {
     func create(_ draft: PaymentDraft, principal: Principal, idempotencyKey: String) async throws -> Payment {
         let storeID = try AccessPolicy(principal).storeForWriting(draft.storeID)
         let valid = try draft.validated()
+        let scope = "payments.create:\(storeID)"
+        let unavailable = OrderlyError(.unavailable, "the request's record lapsed meanwhile; send it again")
+        // A repeat is answered from its record as it was, whatever changed since (the order
+        // paid, the staff member clocked out), and holds no stock again.
+        if try await idempotency.isRepeat(key: idempotencyKey, caller: principal.userID, scope: scope, request: draft) {
+            return try await idempotency.write(
+                key: idempotencyKey, caller: principal.userID, scope: scope, request: draft
+            ) { _ in throw unavailable }
+        }
         let options = WireCallOptions(principal: principal)
         let store = try await catalog.call(CatalogAPI.getStore, ResourceRef(id: storeID), options: options)
         try await checkClockedIn(principal, in: store)
-        var subtotal: Int64 = 0
+        var order: Order?
         if let orderID = draft.orderID {
-            let order: Order
             do {
                 order = try await orders.call(OrdersAPI.getOrder, ResourceRef(id: orderID), options: options)
-            } catch let error as OrderlyError where error.code == .notFound {
+            } catch let error as OrderlyError where error.code == .notFound {}
+            guard let order, order.storeID == storeID else {
                 throw OrderlyError.invalidFields(["order_id": "is not an order of the store"])
             }
-            guard order.storeID == storeID else {
-                throw OrderlyError.invalidFields(["order_id": "is not an order of the store"])
+            guard order.status != .cancelled else {
+                throw OrderlyError(.failedPrecondition, "the order is cancelled", reason: "order_cancelled")
             }
-            // A payment for an order pays what is left of it unless it names less.
-            let outstanding = order.outstanding
-            guard outstanding > 0 else {
-                throw OrderlyError(.failedPrecondition, "the order is paid in full", reason: "order_paid")
-            }
-            if let amount = draft.amount, amount > outstanding {
-                throw OrderlyError(
-                    .failedPrecondition, "\(outstanding) of the order is left to pay",
-                    details: ["amount": .string("must be at most \(outstanding), what is left to pay")])
-            }
-            subtotal = draft.amount ?? outstanding
         }
-        let scope = "payments.create:\(storeID)"
-        // A repeat is answered from its record, and must not hold stock again.
-        let repeated = try await idempotency.isRepeat(
-            key: idempotencyKey, caller: principal.userID, scope: scope, request: draft)
         let paymentID = draft.id ?? PaymentID()
-        var items: [PaymentItem] = []
-        var hold: Reservation?
-        if !repeated {
-            items = try await price(valid.lines, in: store, options: options)
-            subtotal += items.reduce(0) { $0 + $1.total }
-            guard subtotal + valid.tip <= Payment.maximumAmount else {
-                throw OrderlyError(
-                    .failedPrecondition, "a payment is at most \(Payment.maximumAmount) minor units",
-                    reason: "total_too_large")
-            }
-            hold = try await holdStock(of: items, for: paymentID, in: storeID, valid.pendingSeconds, options)
+        let items = try await price(valid.lines, in: store, options: options)
+        guard items.reduce(0, { $0 + $1.total }) + valid.tip <= Payment.maximumAmount else {
+            throw OrderlyError(
+                .failedPrecondition, "a payment is at most \(Payment.maximumAmount) minor units",
+                reason: "total_too_large")
         }
+        let hold = try await holdStock(of: items, for: paymentID, in: storeID, valid.pendingSeconds, options)
         let payments = self.payments
         let staffName = try await database.read { try await payments.staffMember(principal.userID, in: $0)?.name }
         let header = ReceiptHeader(store: store, staffName: staffName)
-        let (priced, goods, held) = (items, subtotal, hold)
+        let paidFor = order
         let payment: Payment
         do {
             payment = try await idempotency.write(
                 key: idempotencyKey, caller: principal.userID, scope: scope, request: draft
             ) { transaction in
-                guard !repeated else {
-                    throw OrderlyError(.unavailable, "the request's record lapsed meanwhile; send it again")
-                }
                 try await transaction.lock("payments.payment:\(paymentID)")
                 if try await payments.payment(paymentID, in: transaction.sql) != nil {
                     throw OrderlyError(
                         .conflict, "a payment \(paymentID) exists already", details: ["id": .string("is taken")])
                 }
+                var subtotal = items.reduce(0) { $0 + $1.total }
+                if let paidFor {
+                    subtotal = try await Self.orderShare(draft.amount, of: paidFor, payments, in: transaction)
+                }
                 let now = Date.currentMillisecond
                 let payment = Payment(
                     id: paymentID, storeID: storeID, orderID: draft.orderID, customerID: draft.customerID,
-                    items: priced, subtotal: goods, vat: priced.reduce(0) { $0 + $1.vat }, tip: valid.tip,
+                    items: items, subtotal: subtotal, vat: items.reduce(0) { $0 + $1.vat }, tip: valid.tip,
                     currency: store.currency, method: valid.method, status: .pending, staffID: principal.userID,
-                    reservationID: held?.id, expiresAt: now.addingTimeInterval(TimeInterval(valid.pendingSeconds)),
+                    reservationID: hold?.id, expiresAt: now.addingTimeInterval(TimeInterval(valid.pendingSeconds)),
                     createdAt: now)
                 try await payments.insert(payment, header: header, in: transaction)
                 transaction.publish(try PaymentsEvents.reached(payment))
@@ -199,9 +198,29 @@ struct PaymentsHandlers: Sendable {
             if let hold { await giveBack(hold, principal) }
             throw error
         }
-        // A replayed request answers as the first time, which holds another reservation.
+        // A request replayed meanwhile answers as the first time, which holds another reservation.
         if let hold, payment.reservationID != hold.id { await giveBack(hold, principal) }
         return payment
+    }
+
+    /// What a payment for `order` pays of it: `requested`, or what is left when absent. What is
+    /// left counts every payment for the order this service holds, those still in flight too,
+    /// under the order's lock, so two payments rung up at once cannot both pay the rest.
+    static func orderShare(
+        _ requested: Int64?, of order: Order, _ payments: PaymentsRepository, in transaction: Transaction
+    ) async throws -> Int64 {
+        try await transaction.lock("payments.order:\(order.id)")
+        let taken = try await payments.payments(of: order.id, in: transaction.sql).reduce(0) { $0 + $1.orderShare }
+        let left = order.total - taken
+        guard left > 0 else {
+            throw OrderlyError(.failedPrecondition, "the order is paid in full", reason: "order_paid")
+        }
+        if let requested, requested > left {
+            throw OrderlyError(
+                .failedPrecondition, "\(left) of the order is left to pay",
+                details: ["amount": .string("must be at most \(left), what is left to pay")])
+        }
+        return requested ?? left
     }
 
     /// The payment's lines: catalog products at the catalog's price and VAT rate, free lines as
@@ -459,9 +478,7 @@ struct PaymentsHandlers: Sendable {
             try problems.check()
             let now = Date.currentMillisecond
             payment.refundedAmount += amount
-            payment.status = payment.refundedAmount == payment.amount ? .refunded : .partiallyRefunded
-            payment.version += 1
-            payment.updatedAt = now
+            try payment.move(to: payment.refundedAmount == payment.amount ? .refunded : .partiallyRefunded, at: now)
             let number = try await transaction.nextSequence("receipts.number.\(payment.storeID)")
             let refund = Refund(
                 id: RefundID(), paymentID: id, storeID: payment.storeID, amount: amount, currency: payment.currency,
@@ -567,16 +584,22 @@ struct PaymentsHandlers: Sendable {
         var expired = 0
         let payments = self.payments
         for id in try await payments.due(at: Date.currentMillisecond, limit: limit) {
-            try await database.transaction { transaction in
-                try await transaction.lock("payments.payment:\(id)")
-                let now = Date.currentMillisecond
-                guard var payment = try await payments.payment(id, in: transaction.sql), payment.status == .pending,
-                    let expiresAt = payment.expiresAt, now >= expiresAt
-                else { return }
-                try payment.move(to: .expired, at: now)
-                try await Self.save(&payment, payments, in: transaction)
+            do {
+                let ended = try await database.transaction { transaction in
+                    try await transaction.lock("payments.payment:\(id)")
+                    let now = Date.currentMillisecond
+                    guard var payment = try await payments.payment(id, in: transaction.sql),
+                        payment.status == .pending, let expiresAt = payment.expiresAt, now >= expiresAt
+                    else { return false }
+                    try payment.move(to: .expired, at: now)
+                    try await Self.save(&payment, payments, in: transaction)
+                    return true
+                }
+                if ended { expired += 1 }
+            } catch {
+                // One that cannot be expired holds back none of the others; it is tried again.
+                logger.error("a payment could not be expired", metadata: ["payment.id": "\(id)", "error": "\(error)"])
             }
-            expired += 1
         }
         return expired
     }

@@ -43,7 +43,7 @@ struct PaymentsRepository: Sendable {
         return try StoredDocument.decode(ReceiptHeader.self, from: text)
     }
 
-    /// Writes a changed payment; callers hold its lock (`PaymentsHandlers.locked`).
+    /// Writes a changed payment; callers hold its lock (`payments.payment:<id>`).
     func update(_ payment: Payment, in transaction: Transaction) async throws {
         try await transaction.sql.raw(
             """
@@ -81,6 +81,12 @@ struct PaymentsRepository: Sendable {
             """
         ).run()
         return true
+    }
+
+    /// The payments for `order`.
+    func payments(of order: OrderID, in sql: any SQLDatabase) async throws -> [Payment] {
+        try await sql.raw("SELECT doc FROM payments WHERE order_id = \(bind: order.description)").all()
+            .map { try StoredDocument.decode(Payment.self, from: $0) }
     }
 
     /// The pending payments whose time ran out at `now`, oldest due first.
@@ -165,13 +171,15 @@ struct PaymentsRepository: Sendable {
 
     // MARK: Staff and shifts
 
-    /// A store user as the identity events tell, unless a newer version is known.
+    /// A user as the identity events tell, unless a newer version is known: kept while of a
+    /// store role, forgotten otherwise.
     func remember(_ user: User, in transaction: Transaction) async throws {
         let known = try await transaction.sql.raw(
             "SELECT version FROM staff_members WHERE id = \(bind: user.id.description)"
         ).first()?.decode(column: "version", as: Int64.self)
         if let known, known >= user.version { return }
         try await transaction.sql.raw("DELETE FROM staff_members WHERE id = \(bind: user.id.description)").run()
+        guard user.role.isStoreRole else { return }
         try await transaction.sql.raw(
             """
             INSERT INTO staff_members (id, store_id, role, name, active, version)

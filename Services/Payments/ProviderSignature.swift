@@ -46,8 +46,11 @@ public struct PaymentsSettings: Sendable {
 public enum ProviderSignature {
     /// The header for `body` signed with `secret` at `time`: what a provider sends.
     public static func header(body: String, secret: String, at time: Date) -> String {
-        let seconds = Int64(time.timeIntervalSince1970.rounded(.down))
-        return "t=\(seconds),v1=\(Hex.lowercased(code(body: body, secret: secret, seconds: seconds)))"
+        header(body: body, secret: secret, seconds: Int64(time.timeIntervalSince1970.rounded(.down)))
+    }
+
+    static func header(body: String, secret: String, seconds: Int64) -> String {
+        "t=\(seconds),v1=\(Hex.lowercased(code(body: body, secret: secret, seconds: seconds)))"
     }
 
     /// Checks `header` against `body` and `secret` at `now`: 401 `bad_signature` when it is
@@ -75,7 +78,8 @@ public enum ProviderSignature {
         guard let seconds, !candidates.isEmpty else { throw refused }
         let expected = code(body: body, secret: secret, seconds: seconds)
         guard candidates.contains(where: { constantTimeEqual($0, expected) }) else { throw refused }
-        guard abs(Int64(now.timeIntervalSince1970) - seconds) <= Int64(tolerance) else {
+        let current = Int64(now.timeIntervalSince1970)
+        guard seconds >= current - Int64(tolerance), seconds <= current + Int64(tolerance) else {
             throw OrderlyError(
                 .unauthenticated, "the signature's time is more than \(tolerance) seconds from ours",
                 reason: "stale_signature")

@@ -7,7 +7,8 @@ import Storage
 
 /// The store users as the gateway's identity events tell them: names for receipts, and the
 /// role and store that decide who may clock whom in. Each event is applied once; an older
-/// version of a user than the one known changes nothing.
+/// version of a user than the one known changes nothing; one who leaves the store roles is
+/// forgotten.
 struct StaffRoster: Sendable {
     let database: Database
     let payments: PaymentsRepository
@@ -27,7 +28,6 @@ struct StaffRoster: Sendable {
 
     func apply(_ event: DomainEvent) async throws {
         let user = try event.payload.decode(as: User.self)
-        guard user.role.isStoreRole else { return }
         let payments = self.payments
         try await database.applyOnce(event, consumer: Self.consumer) { try await payments.remember(user, in: $0) }
     }

@@ -120,7 +120,7 @@ struct StatsProjection: Sendable {
     }
 
     /// The same statistics recomputed from the payments and refunds themselves, as the read
-    /// model should hold them: for checking it, and for rebuilding it.
+    /// model should hold them: what the tests check it against.
     func recompute(_ store: StoreID, _ days: StatsDays, timezone: String) async throws -> StoreStats {
         let payments = self.payments
         let (sales, refunds, zones) = try await database.read { sql in

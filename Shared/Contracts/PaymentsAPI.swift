@@ -63,13 +63,9 @@ public enum PaymentsAPI {
         public static let clockedIn = "shift.clocked_in"
         public static let clockedOut = "shift.clocked_out"
 
-        /// The event of a payment reaching `status`.
+        /// The event of a payment reaching `status` in its lifecycle (refunds have `refunded`).
         public static func reached(_ status: PaymentStatus) -> String {
-            switch status {
-            case .pending: created
-            case .partiallyRefunded, .refunded: refunded
-            default: "payment.\(status.rawValue)"
-            }
+            status == .pending ? created : "payment.\(status.rawValue)"
         }
     }
 }

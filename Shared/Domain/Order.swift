@@ -1,6 +1,5 @@
 public import Foundation
 
-/// Where an order's status stands.
 /// How much of an order is paid: nothing, part, all, or all given back.
 public enum OrderPaymentStatus: String, Hashable, Sendable, Codable, CaseIterable {
     case unpaid
@@ -8,6 +7,7 @@ public enum OrderPaymentStatus: String, Hashable, Sendable, Codable, CaseIterabl
     case paid, refunded
 }
 
+/// Where an order's status stands.
 public enum OrderStatus: String, Hashable, Sendable, Codable, CaseIterable {
     case pending, accepted, preparing, ready
     case outForDelivery = "out_for_delivery"
@@ -60,7 +60,8 @@ public struct Order: Hashable, Sendable, Codable {
     public var itemsGross: Int64
     /// `itemsGross + deliveryFee`.
     public var total: Int64
-    /// What completed payments for the order paid of `total`, less what was refunded; nil
+    /// What completed payments for the order pay of `total` (a payment's subtotal, less what
+    /// refunds of it gave back beyond its tip); nil
     /// (0, as callers are shown) until the first payment.
     public var paidAmount: Int64?
     /// Nil (`unpaid`, as callers are shown) until the first payment.
@@ -188,17 +189,13 @@ public struct Order: Hashable, Sendable, Codable {
         case paymentStatus = "payment_status"
     }
 
-    /// What is left to pay of the order's total.
-    public var outstanding: Int64 { max(0, total - (paidAmount ?? 0)) }
-
-    /// Records `amount` paid (a completed payment's subtotal) or, negative, refunded.
-    public mutating func recordPayment(_ amount: Int64) {
-        let paid = max(0, (paidAmount ?? 0) + amount)
+    /// Sets what the order's payments pay of it now; `refunded` when payments were made and
+    /// refunds took them back to nothing.
+    public mutating func setPaid(_ paid: Int64, anyPayment: Bool) {
         paidAmount = paid
         paymentStatus =
-            if paid == 0 { amount < 0 ? .refunded : .unpaid } else if paid >= total { .paid } else { .partiallyPaid }
+            if paid <= 0 { anyPayment ? .refunded : .unpaid } else if paid >= total { .paid } else { .partiallyPaid }
     }
-
     /// The recipient's address on one line, from the order's own fields (`delivery_address`).
     public var formattedDeliveryAddress: String? {
         Self.addressLine(

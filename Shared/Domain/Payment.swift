@@ -226,6 +226,17 @@ public struct Payment: Hashable, Sendable, Codable {
         updatedAt = now
     }
 
+    /// What the payment pays of its order: its subtotal while it may still complete, or once
+    /// completed its subtotal less what refunds gave back beyond the tip; nothing once it failed,
+    /// was cancelled or expired.
+    public var orderShare: Int64 {
+        switch status {
+        case .pending, .confirmed, .processing: subtotal
+        case .completed, .partiallyRefunded, .refunded: max(0, min(subtotal, amount - refundedAmount))
+        case .failed, .cancelled, .expired: 0
+        }
+    }
+
     /// The most `tip` or `amount` one payment may carry, in minor units.
     public static let maximumAmount: Int64 = 10_000_000_000
     /// The most items one payment holds, and the most units of one item.

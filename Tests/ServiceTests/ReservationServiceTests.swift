@@ -196,6 +196,45 @@ struct ReservationServiceTests {
     }
 
     @Test(
+        "a payment's hold follows its latest version: a confirmation read after the cancellation that followed it holds nothing again",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func paymentHolds(kind: Database.Kind) async throws {
+        try await Setup.with(kind) { handlers, store, test in
+            let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
+            let cola = try await Self.product(handlers, store, "Cola", quantity: 10)
+            let payment = PaymentID()
+            let hold = try await handlers.reserve(
+                NewReservation(
+                    storeID: store.id, paymentID: payment, lines: [Reservation.Line(productID: cola.id, quantity: 4)],
+                    expiresInSeconds: 600),
+                principal: staff, idempotencyKey: nil, caller: PaymentsAPI.service)
+            let holds = PaymentHolds(database: test.database, logger: Logger(label: "test"))
+            func follow(_ status: PaymentStatus, version: Int64) async throws {
+                let view = PaymentStock(id: payment, version: version, status: status, reservationID: hold.id)
+                try await test.database.transaction { try await holds.follow(view, reservation: hold.id, in: $0) }
+            }
+            func reserved() async throws -> Int64 { try await handlers.product(cola.id, principal: staff).reserved }
+            try await follow(.confirmed, version: 2)
+            #expect(try await handlers.reservation(hold.id, principal: staff).expiresAt == nil)
+            try await follow(.cancelled, version: 3)
+            #expect(try await reserved() == 0)
+            // The confirmation again, late: nothing is held again.
+            try await follow(.processing, version: 2)
+            #expect(try await handlers.reservation(hold.id, principal: staff).status == .released)
+            #expect(try await reserved() == 0)
+            // Only the payments service names a payment.
+            let named = await ServiceRulesTests.refusal {
+                _ = try await handlers.reserve(
+                    NewReservation(
+                        storeID: store.id, paymentID: payment,
+                        lines: [Reservation.Line(productID: cola.id, quantity: 1)]),
+                    principal: staff, idempotencyKey: nil)
+            }
+            #expect(named?.details?.keys.sorted() == ["payment_id"])
+        }
+    }
+
+    @Test(
         "an order's holds follow its latest version: kept without a time limit, shrunk, released on removal, an older version ignored",
         arguments: [Database.Kind.sqlite, .postgres])
     func orderHolds(kind: Database.Kind) async throws {

@@ -315,7 +315,7 @@ final class Till: Sendable {
                 cursor = page.nextCursor
             } while cursor != nil
             let count = state.completed.values.filter { $0.store == index }.count + state.refundCount[index, default: 0]
-            if numbers.sorted() != Array(1...Int64(max(count, 1))).prefix(count).map({ $0 }) {
+            if numbers.sorted() != (count == 0 ? [] : Array(1...Int64(count))) {
                 problems.append("store \(store): \(numbers.count) receipts, not numbered 1 to \(count) without a gap")
             }
         }
