@@ -40,13 +40,9 @@ struct OrderHolds: Sendable {
 
     /// The consumer of the orders service's events, in the catalog's group.
     func consumer(_ environment: ServiceEnvironment) -> any Service {
-        let handler: EventConsumer.Handler = { event in try await apply(event) }
-        return EventConsumer(
-            redis: environment.consumerRedis(),
-            configuration: EventConsumerConfiguration(
-                stream: eventStream(of: OrdersAPI.service), group: CatalogService.name,
-                consumer: environment.instance, executor: environment.database.preferredExecutor),
-            handlers: Dictionary(uniqueKeysWithValues: Self.types.map { ($0, handler) }), logger: environment.logger)
+        environment.consumer(of: OrdersAPI.service, group: CatalogService.name, types: Self.types) {
+            try await apply($0)
+        }
     }
 
     /// Brings the stock held for the event's order in line with it, once per event. An order

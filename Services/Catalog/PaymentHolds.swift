@@ -39,13 +39,9 @@ struct PaymentHolds: Sendable {
 
     /// The consumer of the payments service's events, in the catalog's group.
     func consumer(_ environment: ServiceEnvironment) -> any Service {
-        let handler: EventConsumer.Handler = { event in try await apply(event) }
-        return EventConsumer(
-            redis: environment.consumerRedis(),
-            configuration: EventConsumerConfiguration(
-                stream: eventStream(of: PaymentsAPI.service), group: CatalogService.name,
-                consumer: environment.instance, executor: environment.database.preferredExecutor),
-            handlers: Dictionary(uniqueKeysWithValues: Self.types.map { ($0, handler) }), logger: environment.logger)
+        environment.consumer(of: PaymentsAPI.service, group: CatalogService.name, types: Self.types) {
+            try await apply($0)
+        }
     }
 
     /// Brings the event's payment's reservation in line with it, once per event. A payment

@@ -22,14 +22,10 @@ struct OrderPayments: Sendable {
 
     /// The consumer of the payments service's events, in the orders service's group.
     func consumer(_ environment: ServiceEnvironment) -> any Service {
-        let handler: EventConsumer.Handler = { event in try await apply(event) }
-        return EventConsumer(
-            redis: environment.consumerRedis(),
-            configuration: EventConsumerConfiguration(
-                stream: eventStream(of: PaymentsAPI.service), group: OrdersAPI.service,
-                consumer: environment.instance, executor: environment.database.preferredExecutor),
-            handlers: [PaymentsAPI.Events.completed: handler, PaymentsAPI.Events.refunded: handler],
-            logger: environment.logger)
+        environment.consumer(
+            of: PaymentsAPI.service, group: OrdersAPI.service,
+            types: [PaymentsAPI.Events.completed, PaymentsAPI.Events.refunded]
+        ) { try await apply($0) }
     }
 
     func apply(_ event: DomainEvent) async throws {

@@ -16,14 +16,10 @@ struct StaffRoster: Sendable {
     static let consumer = "payments.staff"
 
     func consumer(_ environment: ServiceEnvironment) -> any Service {
-        let handler: EventConsumer.Handler = { event in try await apply(event) }
-        return EventConsumer(
-            redis: environment.consumerRedis(),
-            configuration: EventConsumerConfiguration(
-                stream: eventStream(of: IdentityEvents.service), group: PaymentsAPI.service,
-                consumer: environment.instance, executor: environment.database.preferredExecutor),
-            handlers: [IdentityEvents.userCreated: handler, IdentityEvents.userUpdated: handler],
-            logger: environment.logger)
+        environment.consumer(
+            of: IdentityEvents.service, group: PaymentsAPI.service,
+            types: [IdentityEvents.userCreated, IdentityEvents.userUpdated]
+        ) { try await apply($0) }
     }
 
     func apply(_ event: DomainEvent) async throws {

@@ -18,14 +18,10 @@ struct StatsProjection: Sendable {
     static let consumer = "payments.stats"
 
     func consumer(_ environment: ServiceEnvironment) -> any Service {
-        let handler: EventConsumer.Handler = { event in try await apply(event) }
-        return EventConsumer(
-            redis: environment.consumerRedis(),
-            configuration: EventConsumerConfiguration(
-                stream: eventStream(of: PaymentsAPI.service), group: PaymentsAPI.service,
-                consumer: environment.instance, executor: environment.database.preferredExecutor),
-            handlers: [PaymentsAPI.Events.completed: handler, PaymentsAPI.Events.refunded: handler],
-            logger: environment.logger)
+        environment.consumer(
+            of: PaymentsAPI.service, group: PaymentsAPI.service,
+            types: [PaymentsAPI.Events.completed, PaymentsAPI.Events.refunded]
+        ) { try await apply($0) }
     }
 
     func apply(_ event: DomainEvent) async throws {
@@ -109,11 +105,7 @@ struct StatsProjection: Sendable {
                     quantity: try row.decode(column: "quantity", as: Int64.self),
                     revenue: try row.decode(column: "revenue", as: Int64.self))
             }
-            var names: [UserID: String] = [:]
-            for staff in Set(rows.map(\.staff)) {
-                names[staff] = try await payments.staffMember(staff, in: sql)?.name
-            }
-            return (rows, products, names)
+            return (rows, products, try await Self.names(of: rows, payments, in: sql))
         }
         return StatsContribution.assemble(
             store, days, timezone: timezone, rows: rows, topProducts: products, names: names)
@@ -154,14 +146,19 @@ struct StatsProjection: Sendable {
         }
         let top = products.sorted { ($0.value.quantity, $1.key) > ($1.value.quantity, $0.key) }
             .prefix(StatsContribution.topProducts).map(\.value)
-        let names = try await database.read { sql in
-            var names: [UserID: String] = [:]
-            for staff in Set(rows.map(\.staff)) { names[staff] = try await payments.staffMember(staff, in: sql)?.name }
-            return names
-        }
+        let names = try await database.read { try await Self.names(of: rows, payments, in: $0) }
         return StatsContribution.assemble(
             store, days, timezone: timezone, rows: rows.filter { days.contains($0.day) }, topProducts: Array(top),
             names: names)
+    }
+
+    /// The names of the staff members the rows count.
+    private static func names(
+        of rows: [StatsContribution.Row], _ payments: PaymentsRepository, in sql: any SQLDatabase
+    ) async throws -> [UserID: String] {
+        var names: [UserID: String] = [:]
+        for staff in Set(rows.map(\.staff)) { names[staff] = try await payments.staffMember(staff, in: sql)?.name }
+        return names
     }
 
     private static func id<Tag>(_ type: Identifier<Tag>.Type, _ row: any SQLRow, _ column: String) throws

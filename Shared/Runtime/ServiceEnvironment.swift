@@ -39,6 +39,20 @@ public struct ServiceEnvironment: Sendable {
         return caller
     }
 
+    /// A consumer of `producer`'s events of `types`, in `group`, this replica named by its
+    /// instance, `apply` running on the database's executor: how a service follows another's
+    /// events, or its own.
+    public func consumer(
+        of producer: String, group: String, types: [String], _ apply: @escaping EventConsumer.Handler
+    ) -> any Service {
+        EventConsumer(
+            redis: consumerRedis(),
+            configuration: EventConsumerConfiguration(
+                stream: eventStream(of: producer), group: group, consumer: instance,
+                executor: database.preferredExecutor),
+            handlers: Dictionary(uniqueKeysWithValues: types.map { ($0, apply) }), logger: logger)
+    }
+
     /// A Redis client for one blocking stream consumer, its thread to itself.
     public func consumerRedis() -> RedisClient {
         var configuration = redis.configuration
