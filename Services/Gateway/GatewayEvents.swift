@@ -5,11 +5,12 @@ import JSON
 import Logging
 import Metrics
 import Redis
-import ServiceLifecycle
+public import ServiceLifecycle
 
 /// The gateway's events: what it publishes on `orderly:events:identity`, `user.created` and
 /// `user.updated` with the user as payload, and what it consumes: the notifications service's
-/// wake-ups on `orderly:wake`, which release the long-polls waiting for those users (`WakeHub`).
+/// wake-ups on `orderly:wake`, which release the long-polls and streams waiting for those users
+/// (`WakeHub`).
 enum GatewayEvents {
     static func userCreated(_ user: User) throws -> DomainEvent { try event(IdentityEvents.userCreated, user) }
 
@@ -42,13 +43,30 @@ enum GatewayEvents {
     }
 }
 
-/// Where long-polls wait for their user's next notification. A poll first takes a ticket, then
-/// reads the inbox, then waits on the ticket: a wake-up that arrives between the read and the
-/// wait is kept on the ticket, so it is never missed. The number of polls held is the gauge
-/// `gateway_long_polls_waiting`.
-public actor WakeHub {
+/// Where long-polls and event streams wait for their user's next notification. One first
+/// takes a ticket, then reads the inbox, then waits on the ticket: a wake-up that arrives
+/// between the read and the wait is kept on the ticket, so it is never missed. The number of
+/// each kind held is the gauge `gateway_long_polls_waiting` or `gateway_streams_open`.
+///
+/// Run as a service after the HTTP server, it closes at shutdown before the server stops: every
+/// wait returns, and `isClosed` tells the streams to end so the server is not held by them.
+public actor WakeHub: Service {
+    /// What waits: a long-poll, or a server-sent event stream.
+    enum Kind: CaseIterable {
+        case longPoll, stream
+
+        /// How many of the kind may wait for one user at once (a few devices signed in as them).
+        var maximumPerUser: Int {
+            switch self {
+            case .longPoll: 8
+            case .stream: 4
+            }
+        }
+    }
+
     private struct Ticket {
         var user: UserID
+        var kind: Kind
         var woken = false
         var waiter: CheckedContinuation<Void, Never>?
     }
@@ -56,21 +74,24 @@ public actor WakeHub {
     private var tickets: [UInt64: Ticket] = [:]
     private var ticketsByUser: [UserID: Set<UInt64>] = [:]
     private var nextTicket: UInt64 = 0
-    private let waiting = Gauge(label: "gateway_long_polls_waiting")
+    private var held: [Kind: Int] = [:]
+    private let gauges: [Kind: Gauge] = [
+        .longPoll: Gauge(label: "gateway_long_polls_waiting"), .stream: Gauge(label: "gateway_streams_open"),
+    ]
+    /// Whether the process is shutting down: waits return at once, streams end.
+    private(set) var isClosed = false
 
     public init() {}
 
-    /// How many long-polls may wait for one user at once (a few devices signed in as them).
-    static let maximumPerUser = 8
-
-    /// Starts listening for `user`'s wake-ups; call `leave` when done. Nil when
-    /// `maximumPerUser` polls wait for the user already.
-    func enter(_ user: UserID) -> UInt64? {
-        guard (ticketsByUser[user]?.count ?? 0) < Self.maximumPerUser else { return nil }
+    /// Starts listening for `user`'s wake-ups; call `leave` when done. Nil when as many of
+    /// `kind` as allowed wait for the user already.
+    func enter(_ user: UserID, _ kind: Kind) -> UInt64? {
+        let held = ticketsByUser[user, default: []].count { tickets[$0]?.kind == kind }
+        guard held < kind.maximumPerUser else { return nil }
         nextTicket += 1
-        tickets[nextTicket] = Ticket(user: user)
+        tickets[nextTicket] = Ticket(user: user, kind: kind)
         ticketsByUser[user, default: []].insert(nextTicket)
-        waiting.record(tickets.count)
+        record(kind, 1)
         return nextTicket
     }
 
@@ -79,12 +100,13 @@ public actor WakeHub {
         entry.waiter?.resume()
         ticketsByUser[entry.user]?.remove(ticket)
         if ticketsByUser[entry.user]?.isEmpty == true { ticketsByUser[entry.user] = nil }
-        waiting.record(tickets.count)
+        record(entry.kind, -1)
     }
 
-    /// Returns once `ticket`'s user was woken since the last wait, or after `timeout`.
+    /// Returns once `ticket`'s user was woken since the last wait, after `timeout`, or at
+    /// shutdown.
     func wait(_ ticket: UInt64, timeout: Duration) async {
-        guard let entry = tickets[ticket], !entry.woken else {
+        guard let entry = tickets[ticket], !entry.woken, !isClosed else {
             tickets[ticket]?.woken = false
             return
         }
@@ -97,7 +119,7 @@ public actor WakeHub {
         tickets[ticket]?.woken = false
     }
 
-    /// Wakes every poll waiting for `user`.
+    /// Wakes every poll and stream waiting for `user`.
     func wake(_ users: [UserID]) {
         for user in users {
             for ticket in ticketsByUser[user] ?? [] {
@@ -107,9 +129,26 @@ public actor WakeHub {
         }
     }
 
+    /// Releases every wait, now and from now on.
+    func close() {
+        isClosed = true
+        for ticket in tickets.keys { release(ticket) }
+    }
+
+    /// Waits for shutdown, then closes.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        close()
+    }
+
     private func release(_ ticket: UInt64) {
         tickets[ticket]?.waiter?.resume()
         tickets[ticket]?.waiter = nil
+    }
+
+    private func record(_ kind: Kind, _ change: Int) {
+        held[kind, default: 0] += change
+        gauges[kind]?.record(held[kind, default: 0])
     }
 }
 

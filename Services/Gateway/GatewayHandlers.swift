@@ -103,6 +103,7 @@ struct GatewayHandlers: Sendable {
         if !email.isEmpty, !User.isEmailAddress(email) { problems.add("email", "must be an e-mail address") }
         let name = problems.text(draft.name, "name")
         let phone = problems.optionalText(draft.phone, "phone", maximumLength: 32)
+        if let locale = draft.locale { problems.locale(locale) }
         let password = problems.text(draft.password, "password", maximumLength: 1000)
         if !password.isEmpty, !(8...72).contains(password.unicodeScalars.count) {
             problems.add("password", "must be 8 to 72 characters long")
@@ -131,8 +132,8 @@ struct GatewayHandlers: Sendable {
         let now = Date.currentMillisecond
         let user = User(
             id: UserID(), email: email, name: name, phone: phone, role: role, storeID: store,
-            staffRole: role == .staff ? (draft.staffRole ?? .other) : nil, active: true, onDuty: false, version: 1,
-            createdAt: now, updatedAt: now)
+            staffRole: role == .staff ? (draft.staffRole ?? .other) : nil, active: true, onDuty: false,
+            locale: draft.locale ?? User.defaultLocale, version: 1, createdAt: now, updatedAt: now)
         let users = self.users
         var withoutPassword = draft
         withoutPassword.password = nil
@@ -167,7 +168,7 @@ struct GatewayHandlers: Sendable {
     }
 
     /// Admins change anything; owners and managers their store's staff (owners also managers);
-    /// everyone their own name, phone and password, their own password only with the current
+    /// everyone their own name, phone, locale and password, their own password only with the current
     /// one. A new password, a deactivation or a new role ends every session of the user: their
     /// refresh tokens are revoked and their access tokens stop working (`Sessions`).
     func update(_ id: UserID, _ patch: UserPatch, expectedVersion: Int64?, by principal: Principal) async throws -> User
@@ -175,6 +176,7 @@ struct GatewayHandlers: Sendable {
         var problems = FieldProblems()
         let name = patch.name.map { problems.text($0, "name") }
         let phone = patch.phone.map { problems.optionalText($0, "phone", maximumLength: 32) }
+        if let locale = patch.locale { problems.locale(locale) }
         if let password = patch.password, !(8...72).contains(password.unicodeScalars.count) {
             problems.add("password", "must be 8 to 72 characters long")
         }
@@ -218,6 +220,7 @@ struct GatewayHandlers: Sendable {
             }
             if let name { user.name = name }
             if let phone { user.phone = phone }
+            if let locale = patch.locale { user.locale = locale }
             if let staffRole = patch.staffRole { user.staffRole = staffRole }
             if let active = patch.active { user.active = active }
             let endsSessions = hash != nil || (before.active && !user.active) || before.role != user.role
@@ -310,9 +313,10 @@ struct UserDraft: Codable, Sendable {
     var storeID: StoreID?
     var staffRole: StaffRole?
     var password: String?
+    var locale: String?
 
     enum CodingKeys: String, CodingKey {
-        case email, name, phone, role, password
+        case email, name, phone, role, password, locale
         case storeID = "store_id"
         case staffRole = "staff_role"
     }
@@ -331,13 +335,14 @@ struct UserPatch: Codable, Sendable {
     var role: Role?
     var staffRole: StaffRole?
     var active: Bool?
+    var locale: String?
     var password: String?
     /// Required with `password` when users change their own.
     var currentPassword: String?
     var expectedVersion: Int64?
 
     enum CodingKeys: String, CodingKey {
-        case name, phone, role, active, password
+        case name, phone, role, active, password, locale
         case currentPassword = "current_password"
         case staffRole = "staff_role"
         case expectedVersion = "expected_version"

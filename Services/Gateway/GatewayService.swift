@@ -10,7 +10,8 @@ public import ServiceLifecycle
 public import Storage
 import Wire
 
-/// The gateway: the public HTTP API, identity (users, logins, tokens), and long-polls.
+/// The gateway: the public HTTP API, identity (users, logins, tokens), long-polls and event
+/// streams.
 public enum GatewayService {
     public static let name = GatewayCaller.service
     public static let adminPort = 9200
@@ -47,7 +48,10 @@ public enum GatewayService {
             logger: logger)
         let consumers = GatewayEvents.consumers(
             hub: hub, sessions: sessions, redis: settings.service.redis, logger: logger)
-        return host.services(router: nil, parts: consumers + [app], housekeeping: housekeeping(host.database))
+        // The hub after the server: at shutdown it closes first, ending the streams the server
+        // would otherwise wait for.
+        return host.services(
+            router: nil, parts: consumers + [app, hub], housekeeping: housekeeping(host.database))
     }
 
     /// The gateway's clean-ups beside every service's: refresh tokens of expired families.
@@ -101,7 +105,8 @@ public enum GatewayService {
         OrderRoutes(orders: try upstream(OrdersAPI.service), identity: identity).add(to: v1)
         PaymentRoutes(payments: try upstream(PaymentsAPI.service)).add(to: v1)
         NotificationRoutes(
-            notifications: try upstream(NotificationsAPI.service), wakeHub: wakeHub, recheck: settings.longPollRecheck
+            notifications: try upstream(NotificationsAPI.service), wakeHub: wakeHub, recheck: settings.longPollRecheck,
+            heartbeat: settings.streamHeartbeat, logger: logger
         ).add(to: v1)
         methods.load(from: router)
         return router

@@ -19,6 +19,7 @@ public import Runtime
 /// | `bootstrap.admin.email` | `ORDERLY_BOOTSTRAP_ADMIN_EMAIL` | `admin@orderly.local` |
 /// | `bootstrap.admin.password` | `ORDERLY_BOOTSTRAP_ADMIN_PASSWORD` (environment only) | generated, printed once |
 /// | `notifications.recheckSeconds` | `ORDERLY_NOTIFICATIONS_RECHECK_SECONDS` | 2 |
+/// | `notifications.heartbeatSeconds` | `ORDERLY_NOTIFICATIONS_HEARTBEAT_SECONDS` | 15 |
 public struct GatewaySettings: Sendable {
     public var service: ServiceSettings
     public var httpHost: String
@@ -43,6 +44,8 @@ public struct GatewaySettings: Sendable {
     public var bootstrapAdminEmail: String
     public var bootstrapAdminPassword: String?
     public var longPollRecheck: Duration
+    /// How long an event stream stays silent before a comment shows it is alive.
+    public var streamHeartbeat: Duration
 
     /// Reads the gateway's settings on top of `service`'s.
     public static func read(service: ServiceSettings, from source: ConfigurationSource) throws(ConfigurationError)
@@ -81,6 +84,7 @@ public struct GatewaySettings: Sendable {
             reader.report("bootstrap.admin.password", "must be 8 to 72 characters long")
         }
         let recheck = reader.int("notifications.recheckSeconds", default: 2, in: 1...30)
+        let heartbeat = reader.int("notifications.heartbeatSeconds", default: 15, in: 1...30)
         try reader.finish()
         return GatewaySettings(
             service: service, httpHost: host, httpPort: port, maximumBodyBytes: body, maximumConnections: connections,
@@ -88,6 +92,7 @@ public struct GatewaySettings: Sendable {
             accessTokenLifetime: .seconds(access), refreshTokenLifetime: .seconds(refresh * 86_400),
             bcryptCost: cost, loginAttemptsPerAccount: perAccount, loginAttemptsPerAddress: perAddress,
             trustedProxies: proxies,
-            bootstrapAdminEmail: email, bootstrapAdminPassword: password, longPollRecheck: .seconds(recheck))
+            bootstrapAdminEmail: email, bootstrapAdminPassword: password, longPollRecheck: .seconds(recheck),
+            streamHeartbeat: .seconds(heartbeat))
     }
 }

@@ -9,19 +9,23 @@ import Storage
 import Synchronization
 
 /// What the notifications service makes of the events it consumes: the identity events keep
-/// its copy of who is where and who is on duty; the order events become notifications, stored
-/// once per event however often it is delivered, then announced on `orderly:wake`.
+/// its copy of who is where, who is on duty and which language they read; the order, stock and
+/// payment events become notifications, stored once per event however often it is delivered,
+/// then announced on `orderly:wake`.
 ///
-/// - `order.created`: the store's users.
+/// - `order.created`: the store's users; for a delivery order, the couriers on duty too.
 /// - `order.claimed`: the store's users.
 /// - `order.status_changed`: the store's users, the courier carrying the order and the customer
-///   who placed it; and when a delivery order enters the pool (accepted, unclaimed), the
-///   couriers on duty (`order.available`).
+///   who placed it; and when a delivery order is accepted or ready and unclaimed, the couriers on
+///   duty (`order.available`: it can be claimed).
 /// - `order.released`: the store's users, and the couriers on duty (`order.available`).
 /// - `stock.low` and `stock.out`: the store's owners and managers.
+/// - `payment.completed` and `payment.refunded`: the staff member who took the payment and its
+///   customer.
 ///
-/// What couriers are told of an order they have not claimed leaves out the recipient's
-/// apartment, as their view of the order does.
+/// Each text is written in the recipient's locale (`NotificationTexts`), its keys and arguments
+/// kept beside it. What couriers are told of an order they have not claimed leaves out the
+/// recipient's apartment, as their view of the order does.
 public struct NotificationsEvents: Sendable {
     let notifications: NotificationsRepository
     let wakes: WakePublisher
@@ -40,7 +44,7 @@ public struct NotificationsEvents: Sendable {
     static let types = [
         IdentityEvents.userCreated, IdentityEvents.userUpdated, OrdersAPI.Events.created, OrdersAPI.Events.claimed,
         OrdersAPI.Events.statusChanged, OrdersAPI.Events.released, CatalogAPI.Events.stockLow,
-        CatalogAPI.Events.stockOut,
+        CatalogAPI.Events.stockOut, PaymentsAPI.Events.completed, PaymentsAPI.Events.refunded,
     ]
 
     /// Each consumed type's handler: the event alone, as a batch of one.
@@ -55,10 +59,10 @@ public struct NotificationsEvents: Sendable {
     }
 
     /// The consumers the process runs beside its Wire server: the gateway's identity events, the
-    /// orders service's and the catalog's events, each in this service's consumer group, on the database's
+    /// orders service's, the catalog's and the payments service's events, each in this service's consumer group, on the database's
     /// preferred executor (they mostly write it), a read's events applied together.
     func consumers(_ environment: ServiceEnvironment) -> [any Service] {
-        [IdentityEvents.service, OrdersAPI.service, CatalogAPI.service].map { producer in
+        [IdentityEvents.service, OrdersAPI.service, CatalogAPI.service, PaymentsAPI.service].map { producer in
             EventConsumer(
                 redis: environment.consumerRedis(),
                 configuration: EventConsumerConfiguration(
@@ -89,8 +93,8 @@ public struct NotificationsEvents: Sendable {
         let wakeUps = try await notifications.database.transaction { transaction -> [WakeUp] in
             var fresh = try await transaction.recordApplied(events: effects.map(\.0.id), consumer: Self.consumer)
             // The users of each audience met so far: the same store's events share them.
-            var audiences: [Audience: [UserID]] = [:]
-            var messages: [(NotificationMessage, [UserID])] = []
+            var audiences: [Audience: [Recipient]] = [:]
+            var messages: [(Telling, String, [String: String], [Recipient])] = []
             for (event, effect) in effects where fresh.remove(event.id) != nil {
                 switch effect {
                 case .record(let user):
@@ -102,14 +106,12 @@ public struct NotificationsEvents: Sendable {
                         if audiences[audience] == nil {
                             audiences[audience] = try await notifications.users(in: audience, in: transaction)
                         }
-                        let message = NotificationMessage(
-                            type: telling.type ?? event.type, title: telling.title, body: telling.body, data: data,
-                            createdAt: now)
-                        messages.append((message, audiences[audience, default: []].filter { told.insert($0).inserted }))
+                        let recipients = audiences[audience, default: []].filter { told.insert($0.id).inserted }
+                        messages.append((telling, telling.type ?? event.type, data, recipients))
                     }
                 }
             }
-            return try await notifications.insert(messages, in: transaction)
+            return try await notifications.insert(messages, at: now, in: transaction)
         }
         wakes.publish(wakeUps)
     }
@@ -121,55 +123,88 @@ public struct NotificationsEvents: Sendable {
             return .record(try event.payload.decode(as: User.self))
         case OrdersAPI.Events.created:
             let order = try event.payload.decode(as: OrderFacts.self)
-            var summary = order.fulfillment == .delivery ? "Delivery" : "Pickup"
-            if let address = order.address(withApartment: true) { summary += " to \(address)" }
-            if order.fulfillment == .delivery { summary += ", \(order.boxesCount) boxes" }
-            return .notify(
-                order.data,
-                [(Audience(store: order.storeID), Telling(title: "New order #\(order.number)", body: summary))])
+            var tellings = [
+                (
+                    Audience(store: order.storeID),
+                    order.fulfillment == .delivery
+                        ? Telling("order.created.title", "order.created.delivery", order.arguments(withApartment: true))
+                        : Telling("order.created.title", "order.created.pickup", order.arguments(withApartment: true))
+                )
+            ]
+            if order.fulfillment == .delivery {
+                tellings.append(
+                    (
+                        Audience(couriersOnDuty: true),
+                        Telling(
+                            "order.new_delivery.title", "order.new_delivery.body", order.arguments(withApartment: false)
+                        )
+                    ))
+            }
+            return .notify(order.data, tellings)
         case OrdersAPI.Events.claimed:
             let order = try event.payload.decode(as: OrderFactsChange.self).order
             return .notify(
                 order.data,
-                [
-                    (
-                        Audience(store: order.storeID),
-                        Telling(
-                            title: "Order #\(order.number) claimed", body: "A courier is on the way to pick it up")
-                    )
-                ])
+                [(Audience(store: order.storeID), Telling("order.claimed.title", "order.claimed.body", [order.label]))])
         case OrdersAPI.Events.statusChanged:
             let order = try event.payload.decode(as: OrderFactsChange.self).order
-            let status = order.status.rawValue.replacingOccurrences(of: "_", with: " ")
-            var body = "Now \(status)"
-            if let reason = order.cancellationReason, order.status == .cancelled { body += ": \(reason)" }
+            let status = order.status.rawValue
+            let cancelled = order.status == .cancelled && order.cancellationReason != nil
             var tellings = [
                 (
-                    Audience(store: order.storeID, customer: order.createdBy, courier: order.courierID),
-                    Telling(title: "Order #\(order.number) \(status)", body: body)
+                    Audience(store: order.storeID, customer: order.createdBy, person: order.courierID),
+                    Telling(
+                        "order.status.\(status)", cancelled ? "order.status.cancelled.body" : "order.status.body",
+                        [order.label, order.cancellationReason ?? ""])
                 )
             ]
-            if order.status == .accepted, order.entersPool { tellings.append(Self.available(order)) }
+            if [.accepted, .ready].contains(order.status), order.entersPool { tellings.append(Self.available(order)) }
             return .notify(order.data, tellings)
         case OrdersAPI.Events.released:
             let order = try event.payload.decode(as: OrderFactsChange.self).order
             var tellings = [
-                (
-                    Audience(store: order.storeID),
-                    Telling(title: "Order #\(order.number) released", body: "It waits for another courier")
-                )
+                (Audience(store: order.storeID), Telling("order.released.title", "order.released.body", [order.label]))
             ]
             if order.entersPool { tellings.append(Self.available(order)) }
             return .notify(order.data, tellings)
         case CatalogAPI.Events.stockLow, CatalogAPI.Events.stockOut:
             let product = try event.payload.decode(as: ProductFacts.self)
-            let telling =
-                event.type == CatalogAPI.Events.stockOut
-                ? Telling(title: "\(product.name) is out of stock", body: "Nothing left to sell")
-                : Telling(title: "\(product.name) is running low", body: "\(product.available) left")
+            let kind = event.type == CatalogAPI.Events.stockOut ? "stock.out" : "stock.low"
             return .notify(
                 ["product_id": product.id.description, "store_id": product.storeID.description],
-                [(Audience(storeManagers: product.storeID), telling)])
+                [
+                    (
+                        Audience(storeManagers: product.storeID),
+                        Telling("\(kind).title", "\(kind).body", [product.name, "\(product.available)"])
+                    )
+                ])
+        case PaymentsAPI.Events.completed:
+            let payment = try event.payload.decode(as: PaymentFacts.self)
+            return .notify(
+                payment.data,
+                [
+                    (
+                        Audience(customer: payment.customerID, person: payment.staffID),
+                        Telling(
+                            "payment.completed.title", "payment.completed.\(payment.method.rawValue)",
+                            [payment.total.description])
+                    )
+                ])
+        case PaymentsAPI.Events.refunded:
+            let refunded = try event.payload.decode(as: PaymentRefundFacts.self)
+            let refund = Money(minorUnits: refunded.refund.amount, currency: refunded.payment.currency)
+            var data = refunded.payment.data
+            data["refund_id"] = refunded.refund.id
+            return .notify(
+                data,
+                [
+                    (
+                        Audience(customer: refunded.payment.customerID, person: refunded.payment.staffID),
+                        Telling(
+                            "payment.refunded.title", "payment.refunded.body",
+                            [refund.description, refunded.refund.reason])
+                    )
+                ])
         default:
             return nil
         }
@@ -177,20 +212,29 @@ public struct NotificationsEvents: Sendable {
 
     /// What the couriers on duty are told of an order they can claim now.
     private static func available(_ order: OrderFacts) -> (Audience, Telling) {
-        var body = "\(order.boxesCount) boxes"
-        if let address = order.address(withApartment: false) { body += " to \(address)" }
-        return (
+        (
             Audience(couriersOnDuty: true),
-            Telling(title: "Delivery #\(order.number) can be claimed", body: body, type: Self.available)
+            Telling(
+                "order.available.title", "order.available.body", order.arguments(withApartment: false),
+                type: Self.available)
         )
     }
 }
 
-/// What one audience of an event is told; `type` is the event's unless given.
+/// What one audience of an event is told: the keys of its title and body in
+/// `NotificationTexts` and their arguments; `type` is the event's unless given.
 struct Telling: Sendable {
-    var title: String
-    var body: String
+    var titleKey: String
+    var bodyKey: String
+    var args: [String]
     var type: String?
+
+    init(_ titleKey: String, _ bodyKey: String, _ args: [String], type: String? = nil) {
+        self.titleKey = titleKey
+        self.bodyKey = bodyKey
+        self.args = args
+        self.type = type
+    }
 }
 
 /// What the notifications take from an order in an event's payload; the order's other fields
@@ -228,6 +272,15 @@ struct OrderFacts: Decodable, Sendable, Hashable {
             apartment: withApartment ? apartment : nil, city: city)
     }
 
+    /// The order's number as text, the first argument of its texts.
+    var label: String { "\(number)" }
+
+    /// The arguments of the texts of a new or claimable order: its number, the address (with or
+    /// without the apartment; empty for pickup), and the boxes.
+    func arguments(withApartment: Bool) -> [String] {
+        [label, address(withApartment: withApartment) ?? "", "\(boxesCount)"]
+    }
+
     /// The ids a notification of the order opens.
     var data: [String: String] { ["order_id": id.description, "store_id": storeID.description] }
 
@@ -248,6 +301,48 @@ struct ProductFacts: Decodable, Sendable {
         case id, name, available
         case storeID = "store_id"
     }
+}
+
+/// What the notifications take from a payment in an event's payload.
+struct PaymentFacts: Decodable, Sendable {
+    var id: PaymentID
+    var storeID: StoreID
+    var orderID: OrderID?
+    var customerID: UserID?
+    var staffID: UserID
+    var amount: Int64
+    var currency: CurrencyCode
+    var method: PaymentMethod
+
+    enum CodingKeys: String, CodingKey {
+        case id, amount, currency, method
+        case storeID = "store_id"
+        case orderID = "order_id"
+        case customerID = "customer_id"
+        case staffID = "staff_id"
+    }
+
+    /// The amount with its currency: `35.00 ILS`.
+    var total: Money { Money(minorUnits: amount, currency: currency) }
+
+    /// The ids a notification of the payment opens.
+    var data: [String: String] {
+        var data = ["payment_id": id.description, "store_id": storeID.description]
+        data["order_id"] = orderID?.description
+        return data
+    }
+}
+
+/// What the notifications take from a `payment.refunded` payload.
+struct PaymentRefundFacts: Decodable, Sendable {
+    struct RefundFacts: Decodable, Sendable {
+        var id: String
+        var amount: Int64
+        var reason: String
+    }
+
+    var payment: PaymentFacts
+    var refund: RefundFacts
 }
 
 /// The order of an `OrderChange` payload.

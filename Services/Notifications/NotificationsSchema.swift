@@ -53,5 +53,17 @@ enum NotificationsSchema {
                 try await transaction.sql.raw(SQLQueryString(statement)).run()
             }
         },
+        // Read state beside each row, and an index of the unread ones alone, so that counting
+        // what a user has not read reads only those.
+        Migration(
+            3, "read state",
+            sql: [
+                "ALTER TABLE notifications ADD COLUMN read_at BIGINT",
+                "CREATE INDEX notifications_unread ON notifications (user_id) WHERE read_at IS NULL",
+            ]),
+        // The language each recipient reads; those recorded before are written to in English
+        // until their next identity event.
+        Migration(
+            4, "recipients' locale", sql: ["ALTER TABLE recipients ADD COLUMN locale TEXT NOT NULL DEFAULT 'en'"]),
     ]
 }

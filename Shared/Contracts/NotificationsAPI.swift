@@ -1,12 +1,16 @@
 public import Domain
+public import Foundation
 public import Wire
 
 /// The notifications service's methods.
 public enum NotificationsAPI {
     public static let service = "notifications"
-    /// The caller's own notifications after a cursor, oldest first.
-    public static let list = WireMethod<NotificationListRequest, Page<UserNotification>>(
+    /// The caller's own notifications after a cursor, oldest first, with how many are unread.
+    public static let list = WireMethod<NotificationListRequest, NotificationInbox>(
         "notifications.list", safeToRetry: true)
+    /// Marks some of the caller's notifications read.
+    public static let markRead = WireMethod<NotificationReadRequest, NotificationReadState>(
+        "notifications.read", safeToRetry: true)
 }
 
 /// Notifications with `seq` greater than `after`, at most `limit` (1–200, default 50).
@@ -20,9 +24,71 @@ public struct NotificationListRequest: Codable, Sendable, Hashable {
     }
 }
 
+/// One read of an inbox: the notifications after the cursor, oldest first; `next_cursor`, the
+/// `seq` to read after next time (the last one here, or the cursor read after when there is
+/// none), a number like `after`; whether more are waiting already; and how many of the user's
+/// notifications are unread.
+public struct NotificationInbox: Codable, Sendable, Hashable {
+    public var data: [UserNotification]
+    public var nextCursor: Int64
+    public var hasMore: Bool
+    public var unreadCount: Int64
+
+    public init(data: [UserNotification], nextCursor: Int64, hasMore: Bool, unreadCount: Int64) {
+        self.data = data
+        self.nextCursor = nextCursor
+        self.hasMore = hasMore
+        self.unreadCount = unreadCount
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case data
+        case nextCursor = "next_cursor"
+        case hasMore = "has_more"
+        case unreadCount = "unread_count"
+    }
+}
+
+/// Which of the caller's notifications to mark read: every one up to and including
+/// `up_to_seq`, or those named by `ids` (at most 200); exactly one of the two.
+public struct NotificationReadRequest: Codable, Sendable, Hashable {
+    public var upToSeq: Int64?
+    public var ids: [UUID]?
+
+    public init(upToSeq: Int64? = nil, ids: [UUID]? = nil) {
+        self.upToSeq = upToSeq
+        self.ids = ids
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case ids
+        case upToSeq = "up_to_seq"
+    }
+
+    /// The most ids one request marks.
+    public static let maximumIDs = 200
+}
+
+/// What marking read did: how many notifications it marked (those already read are not
+/// counted), and how many of the caller's are unread now.
+public struct NotificationReadState: Codable, Sendable, Hashable {
+    public var marked: Int64
+    public var unreadCount: Int64
+
+    public init(marked: Int64, unreadCount: Int64) {
+        self.marked = marked
+        self.unreadCount = unreadCount
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case marked
+        case unreadCount = "unread_count"
+    }
+}
+
 /// What the notifications service publishes on `orderly:wake` after storing notifications,
-/// so that a gateway holding one of those users' long-polls answers at once. One message, a
-/// JSON array of these, carries every user the notifications of a moment went to.
+/// so that a gateway holding one of those users' long-polls or streams answers at once. One
+/// message, a JSON array of these, carries every user the notifications of a moment went to.
 public struct WakeUp: Codable, Sendable, Hashable {
     public var userID: UserID
     public var seq: Int64

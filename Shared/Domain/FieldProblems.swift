@@ -94,3 +94,10 @@ extension String {
         return String(scalars[first...last])
     }
 }
+
+extension FieldProblems {
+    /// A locale: a BCP 47 tag (`User.isLocale`).
+    public mutating func locale(_ value: String, _ field: String = "locale") {
+        if !User.isLocale(value) { add(field, "must be a BCP 47 language tag such as en, he or ar-EG") }
+    }
+}

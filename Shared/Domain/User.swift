@@ -19,6 +19,9 @@ public struct User: Hashable, Sendable, Codable {
     public var active: Bool
     /// Whether a courier is taking deliveries now; false for every other role.
     public var onDuty: Bool
+    /// The language notifications are written in for them: a BCP 47 tag (`en`, `he`, `ar-EG`);
+    /// `en` for users stored before it was kept.
+    public var locale: String
     public var version: Int64
     public var createdAt: Date
     public var updatedAt: Date
@@ -29,7 +32,8 @@ public struct User: Hashable, Sendable, Codable {
 
     public init(
         id: UserID, email: String, name: String, phone: String?, role: Role, storeID: StoreID?,
-        staffRole: StaffRole?, active: Bool, onDuty: Bool, version: Int64, createdAt: Date, updatedAt: Date
+        staffRole: StaffRole?, active: Bool, onDuty: Bool, locale: String = User.defaultLocale, version: Int64,
+        createdAt: Date, updatedAt: Date
     ) {
         self.id = id
         self.email = email
@@ -40,13 +44,14 @@ public struct User: Hashable, Sendable, Codable {
         self.staffRole = staffRole
         self.active = active
         self.onDuty = onDuty
+        self.locale = locale
         self.version = version
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, email, name, phone, role, active, version
+        case id, email, name, phone, role, active, locale, version
         case isClockedIn = "is_clocked_in"
         case clockedInAt = "clocked_in_at"
         case storeID = "store_id"
@@ -54,6 +59,44 @@ public struct User: Hashable, Sendable, Codable {
         case onDuty = "on_duty"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(UserID.self, forKey: .id)
+        email = try container.decode(String.self, forKey: .email)
+        name = try container.decode(String.self, forKey: .name)
+        phone = try container.decodeIfPresent(String.self, forKey: .phone)
+        role = try container.decode(Role.self, forKey: .role)
+        storeID = try container.decodeIfPresent(StoreID.self, forKey: .storeID)
+        staffRole = try container.decodeIfPresent(StaffRole.self, forKey: .staffRole)
+        active = try container.decode(Bool.self, forKey: .active)
+        onDuty = try container.decode(Bool.self, forKey: .onDuty)
+        locale = try container.decodeIfPresent(String.self, forKey: .locale) ?? Self.defaultLocale
+        version = try container.decode(Int64.self, forKey: .version)
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+        updatedAt = try container.decode(Date.self, forKey: .updatedAt)
+        isClockedIn = try container.decodeIfPresent(Bool.self, forKey: .isClockedIn)
+        clockedInAt = try container.decodeIfPresent(Date.self, forKey: .clockedInAt)
+    }
+
+    /// The locale of a user who has not chosen one.
+    public static let defaultLocale = "en"
+
+    /// Whether `text` is a BCP 47 language tag as accepted here: a language of two or three
+    /// lower-case letters, then up to three subtags of 2 to 8 letters or digits (`he`, `ar-EG`,
+    /// `zh-Hant-TW`), at most 35 characters.
+    public static func isLocale(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard text.utf8.count <= 35, (1...4).contains(parts.count), (2...3).contains(parts[0].utf8.count),
+            parts[0].utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) })
+        else { return false }
+        return parts.dropFirst().allSatisfy { part in
+            (2...8).contains(part.utf8.count)
+                && part.utf8.allSatisfy {
+                    $0 < 0x80 && (Character(UnicodeScalar($0)).isLetter || Character(UnicodeScalar($0)).isNumber)
+                }
+        }
     }
 
     /// The principal this user acts as, on duty or not.

@@ -26,16 +26,29 @@ struct EdgeLimitTests {
         #expect(ErrorEnvelopeMiddleware.publicForm(of: mine, logger: Logger(label: "tests.edge")) == mine)
     }
 
-    @Test("at most eight long-polls wait for one user; another user is not affected")
+    @Test("at most eight long-polls and four streams wait for one user; another user is not affected")
     func longPollsPerUser() async {
         let hub = WakeHub()
         let (user, other) = (UserID(), UserID())
-        var tickets: [UInt64] = []
-        for _ in 0..<WakeHub.maximumPerUser { tickets.append(await hub.enter(user)!) }
-        #expect(await hub.enter(user) == nil)
-        #expect(await hub.enter(other) != nil)
-        await hub.leave(tickets[0])
-        #expect(await hub.enter(user) != nil)
+        for kind in WakeHub.Kind.allCases {
+            var tickets: [UInt64] = []
+            for _ in 0..<kind.maximumPerUser { tickets.append(await hub.enter(user, kind)!) }
+            #expect(await hub.enter(user, kind) == nil)
+            #expect(await hub.enter(other, kind) != nil)
+            await hub.leave(tickets[0])
+            #expect(await hub.enter(user, kind) != nil)
+        }
+    }
+
+    @Test("a closed hub releases every wait and lets none start", .timeLimit(.minutes(1)))
+    func hubClosing() async throws {
+        let hub = WakeHub()
+        let ticket = try #require(await hub.enter(UserID(), .stream))
+        let waiting = Task { await hub.wait(ticket, timeout: .seconds(3600)) }
+        await hub.close()
+        await waiting.value
+        #expect(await hub.isClosed)
+        await hub.wait(ticket, timeout: .seconds(3600))
     }
 
     @Test("connections beyond the maximum are closed as they open; a closed one makes room")

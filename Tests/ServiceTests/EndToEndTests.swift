@@ -76,12 +76,34 @@ struct EndToEndTests {
             }
             #expect(staffNotifications?.map { $0["type"] as? String } == Array(repeating: "order.created", count: 3))
 
-            // Accepted, the first order enters the pool: the courier's long-poll answers at once.
+            // The courier's long-poll was answered by the first new delivery, without its apartment.
+            let (firstReply, _) = try await poll.value
+            let firstNews = (firstReply.object["data"] as? [[String: Any]])?.first
+            #expect(firstNews?["type"] as? String == "order.created", "\(firstReply.text)")
+            #expect((firstNews?["body"] as? String)?.contains("apt.") == false)
+            let courierCursor = try #require(
+                await eventually {
+                    let inbox = try await api.send(suite, "GET", "/v1/notifications?after=0", token: courier)
+                    return (inbox.object["data"] as? [[String: Any]])?.count == 3
+                        ? inbox.object["next_cursor"] as? Int : nil
+                })
+
+            // Accepted, the first order enters the pool: the courier's next long-poll answers at once.
+            let claimable = Task {
+                let reply = try await suite.request(
+                    "GET", "/v1/notifications?after=\(courierCursor)&wait=20",
+                    headers: ["Authorization": "Bearer \(courier)"],
+                    body: nil)
+                return (reply, ContinuousClock.now)
+            }
+            #expect(
+                await waitUntil { await suite.longPollsWaiting() >= 1 }, "the courier's long-poll never started waiting"
+            )
             let firstID = created[0]["id"] as! String
             let accepted = try await api.send(suite, "POST", "/v1/orders/\(firstID)/actions/accept", token: staff)
             let acceptedAt = ContinuousClock.now
             #expect(accepted.status == 200, "\(accepted.text)")
-            let (pollReply, answered) = try await poll.value
+            let (pollReply, answered) = try await claimable.value
             #expect(pollReply.status == 200, "\(pollReply.text)")
             let problems = api.document.check(
                 method: "GET", path: "/v1/notifications", status: pollReply.status, body: pollReply.body,

@@ -94,6 +94,8 @@ final class RunningSuite: Suite {
         environment["ORDERLY_LOG_LEVEL"] = "debug"
         environment["ORDERLY_PAYMENT_PROVIDER_SECRETS"] = InProcessSuite.providerSecrets
         environment["ORDERLY_HTTP_PORT"] = "\(httpPort)"
+        // Streams show they are alive every second, so tests see it happen.
+        environment["ORDERLY_NOTIFICATIONS_HEARTBEAT_SECONDS"] = "1"
         for name in names where name != "gateway" {
             environment["ORDERLY_\(name.uppercased())_ADDRESS"] = "127.0.0.1:\(wirePorts[name]!)"
         }
@@ -160,13 +162,21 @@ final class RunningSuite: Suite {
     }
 
     /// How many long-polls the gateway holds, from its metrics.
-    func longPollsWaiting() async -> Int {
+    func longPollsWaiting() async -> Int { await gatewayGauge("gateway_long_polls_waiting") }
+
+    /// How many event streams the gateway holds open, from its metrics.
+    func streamsOpen() async -> Int { await gatewayGauge("gateway_streams_open") }
+
+    private func gatewayGauge(_ name: String) async -> Int {
         guard let port = adminPorts["gateway"],
             let metrics = try? await HTTPClient(baseURL: "").send("GET", "http://127.0.0.1:\(port)/metrics")
         else { return 0 }
-        let line = metrics.text.split(separator: "\n").first { $0.hasPrefix("gateway_long_polls_waiting ") }
+        let line = metrics.text.split(separator: "\n").first { $0.hasPrefix("\(name) ") }
         return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) } ?? 0
     }
+
+    /// The gateway's HTTP port.
+    var httpPort: Int { Int(gatewayURL.split(separator: ":").last ?? "") ?? 0 }
 
     /// Stops process `name` with `signal` (a crash, by default), runs `whileDown`, starts it
     /// again as it was started, and waits until it is ready.

@@ -353,12 +353,20 @@ struct ServiceRulesTests {
             let created = DomainEvent(
                 type: OrdersAPI.Events.created, storeID: store, aggregateID: order.id.description,
                 payload: try EventPayload(encoding: order))
-            // Delivered twice, stored once. A pending order is not in the pool: couriers are not told.
+            // Delivered twice, stored once. The store hears of a new delivery order, and so do the
+            // couriers on duty (without the apartment: they cannot claim it yet).
             try await suite.notificationsEvents.apply(created)
             try await suite.notificationsEvents.apply(created)
             #expect(try await types(staff) == ["order.created"])
-            #expect(try await inbox(staff).first?.body.contains("apt. 7") == true)
-            for nobody in [onDuty, offDuty, otherStaff, customer] { #expect(try await types(nobody).isEmpty) }
+            let told = try #require(try await inbox(staff).first)
+            #expect(
+                told.title == "New order #7" && told.body == "Delivery to Herzl 12, floor 3, apt. 7, Tel Aviv, 2 boxes")
+            #expect(told.titleKey == "order.created.title" && told.bodyKey == "order.created.delivery")
+            #expect(told.args == ["7", "Herzl 12, floor 3, apt. 7, Tel Aviv", "2"])
+            let heardOfIt = try await inbox(onDuty)
+            #expect(heardOfIt.map(\.type) == ["order.created"])
+            #expect(heardOfIt.first?.body.contains("apt.") == false && heardOfIt.first?.title == "New delivery #7")
+            for nobody in [offDuty, otherStaff, customer] { #expect(try await types(nobody).isEmpty) }
 
             // Accepted, it enters the pool: the couriers on duty are told, without the apartment.
             order.status = .accepted
@@ -366,9 +374,17 @@ struct ServiceRulesTests {
             #expect(try await types(staff) == ["order.created", "order.status_changed"])
             #expect(try await types(customer) == ["order.status_changed"])
             let available = try await inbox(onDuty)
-            #expect(available.map(\.type) == ["order.available"])
-            #expect(available.first?.body == "2 boxes to Herzl 12, floor 3, Tel Aviv")
+            #expect(available.map(\.type) == ["order.created", "order.available"])
+            #expect(available.last?.body == "2 boxes to Herzl 12, floor 3, Tel Aviv")
             for nobody in [offDuty, otherStaff] { #expect(try await types(nobody).isEmpty) }
+
+            // Preparing, nobody new is told it can be claimed; ready, the couriers are told again.
+            order.status = .preparing
+            try await apply(OrdersAPI.Events.statusChanged, change: "start_preparing")
+            order.status = .ready
+            try await apply(OrdersAPI.Events.statusChanged, change: "mark_ready")
+            #expect(try await types(onDuty) == ["order.created", "order.available", "order.available"])
+            #expect(try await types(customer) == Array(repeating: "order.status_changed", count: 3))
 
             // Claimed, then released: the store hears of both, the couriers of the order back in the pool.
             order.courierID = onDuty.id
@@ -377,16 +393,19 @@ struct ServiceRulesTests {
             try await apply(OrdersAPI.Events.released, change: "release")
             #expect(
                 try await types(staff) == [
-                    "order.created", "order.status_changed", "order.claimed", "order.released",
+                    "order.created", "order.status_changed", "order.status_changed", "order.status_changed",
+                    "order.claimed", "order.released",
                 ])
-            #expect(try await types(onDuty) == ["order.available", "order.available"])
+            #expect(try await types(onDuty).suffix(1) == ["order.available"])
+            #expect(try await types(onDuty).count == 4)
 
             // The courier carrying it hears of its status changes.
             order.courierID = onDuty.id
-            order.status = .preparing
-            try await apply(OrdersAPI.Events.statusChanged, change: "start_preparing")
-            #expect(try await types(onDuty) == ["order.available", "order.available", "order.status_changed"])
-            #expect(try await types(customer) == ["order.status_changed", "order.status_changed"])
+            order.status = .outForDelivery
+            try await apply(OrdersAPI.Events.statusChanged, change: "pick_up")
+            let carrying = try await types(onDuty)
+            #expect(carrying.count == 5 && carrying.last == "order.status_changed")
+            #expect(try await types(customer).count == 4)
             for nobody in [offDuty, otherStaff] { #expect(try await types(nobody).isEmpty) }
 
             // A payload without what the rules need is refused, naming the field.
@@ -394,6 +413,72 @@ struct ServiceRulesTests {
                 type: OrdersAPI.Events.created, storeID: store, aggregateID: "x",
                 payload: EventPayload(encodedJSON: #"{"id":"not-a-uuid"}"#))
             await #expect(throws: DecodingError.self) { try await suite.notificationsEvents.apply(broken) }
+        }
+    }
+
+    @Test("stock goes to owners and managers, payments to the staff member and customer, each in their language")
+    func stockAndPaymentNotifications() async throws {
+        try await InProcessSuite.with { suite in
+            let store = StoreID()
+            var owner = Self.user(.owner, store: store)
+            owner.locale = "he"
+            var manager = Self.user(.manager, store: store)
+            manager.locale = "ar"
+            let cashier = Self.user(.staff, store: store)
+            let otherCashier = Self.user(.staff, store: store)
+            var customer = Self.user(.customer)
+            customer.locale = "ar-EG"
+            let elsewhere = Self.user(.owner, store: StoreID())
+            let everyone = [owner, manager, cashier, otherCashier, customer, elsewhere]
+            for user in everyone {
+                try await suite.notificationsEvents.apply(
+                    DomainEvent(
+                        type: IdentityEvents.userCreated, storeID: user.storeID, aggregateID: user.id.description,
+                        payload: try EventPayload(encoding: user)))
+            }
+            func inbox(_ user: User) async throws -> [UserNotification] {
+                try await suite.notifications.call(
+                    NotificationsAPI.list, NotificationListRequest(after: 0), options: Self.options(user.principal)
+                ).data
+            }
+            func event(_ type: String, _ json: String) -> DomainEvent {
+                DomainEvent(type: type, storeID: store, aggregateID: "x", payload: EventPayload(encodedJSON: json))
+            }
+            let product = ProductID()
+            try await suite.notificationsEvents.apply(
+                event(
+                    CatalogAPI.Events.stockLow,
+                    #"{"id":"\#(product)","store_id":"\#(store)","name":"Hummus","available":3}"#))
+            #expect(try await inbox(owner).map(\.title) == ["Hummus עומד להיגמר"])
+            #expect(try await inbox(owner).first?.body == "נשארו 3")
+            #expect(try await inbox(manager).map(\.title) == ["Hummus على وشك النفاد"])
+            #expect(
+                try await inbox(manager).first?.data == [
+                    "product_id": product.description, "store_id": store.description,
+                ])
+            for nobody in [cashier, otherCashier, customer, elsewhere] { #expect(try await inbox(nobody).isEmpty) }
+
+            let payment = PaymentID()
+            let paid =
+                #"{"id":"\#(payment)","store_id":"\#(store)","customer_id":"\#(customer.id)","staff_id":"\#(cashier.id)","amount":3550,"currency":"ILS","method":"cash"}"#
+            try await suite.notificationsEvents.apply(event(PaymentsAPI.Events.completed, paid))
+            try await suite.notificationsEvents.apply(
+                event(
+                    PaymentsAPI.Events.refunded,
+                    #"{"payment":\#(paid),"refund":{"id":"r1","amount":1000,"reason":"Cold"}}"#))
+            let cashierHeard = try await inbox(cashier)
+            #expect(cashierHeard.map(\.type) == ["payment.completed", "payment.refunded"])
+            #expect(cashierHeard.map(\.title) == ["Payment of 35.50 ILS received", "10.00 ILS refunded"])
+            #expect(cashierHeard.map(\.body) == ["Paid in cash", "Reason: Cold"])
+            #expect(
+                cashierHeard.last?.data["refund_id"] == "r1"
+                    && cashierHeard.first?.data["payment_id"] == payment.description)
+            // The customer's language is Arabic (Egypt): written in Arabic.
+            #expect(
+                try await inbox(customer).map(\.title) == ["تم استلام دفعة بقيمة 35.50 ILS", "تم استرداد 10.00 ILS"])
+            #expect(try await inbox(customer).first?.args == ["35.50 ILS"])
+            #expect(try await inbox(owner).count == 1)
+            for nobody in [otherCashier, elsewhere] { #expect(try await inbox(nobody).isEmpty) }
         }
     }
 
@@ -444,7 +529,7 @@ struct ServiceRulesTests {
             #expect(earlyInbox.map { $0.data["order_id"] } == [first.id, second.id, second.id].map(\.description))
             #expect(earlyInbox.map(\.seq) == earlyInbox.map(\.seq).sorted())
             #expect(try await inbox(late).map(\.type) == ["order.created", "order.status_changed"])
-            #expect(try await inbox(onDuty).map(\.type) == ["order.available"])
+            #expect(try await inbox(onDuty).map(\.type) == ["order.created", "order.created", "order.available"])
         }
     }
 

@@ -583,7 +583,7 @@ final class Worker: Sendable {
         let reply = try await stats.time("GET /v1/notifications?wait=1") {
             try await api.send(.GET, "/v1/notifications?after=\(cursor)&wait=1&limit=200", token: token)
         }
-        if let reply, let page = try? reply.decode(Page<UserNotification>.self), let last = page.data.last {
+        if let reply, let page = try? reply.decode(NotificationInbox.self), let last = page.data.last {
             state.withLock { $0.notificationCursor = max($0.notificationCursor, last.seq) }
         }
     }
@@ -719,7 +719,7 @@ struct Invariants {
             while true {
                 let page = try await api.require(
                     [200], .GET, "/v1/notifications?after=\(cursor)&limit=200&wait=1", token: cast.staff[index]
-                ).decode(Page<UserNotification>.self)
+                ).decode(NotificationInbox.self)
                 for notification in page.data where notification.type == "order.created" {
                     if let id = notification.data["order_id"].flatMap(OrderID.init) {
                         missing.remove(id)

@@ -94,10 +94,12 @@ struct TokenIssuer: Sendable {
         return TokenIssuer(keys: keys, accessLifetime: accessLifetime, refreshLifetime: refreshLifetime)
     }
 
-    /// The principal of a validly signed, unexpired access token and the token version it was
-    /// issued under; `unauthenticated` otherwise.
-    func verify(accessToken: String) async throws(OrderlyError) -> (principal: Principal, tokenVersion: Int64) {
-        if let known = verified.lookUp(accessToken) { return (known.principal, known.tokenVersion) }
+    /// The principal of a validly signed, unexpired access token, the token version it was
+    /// issued under, and when it expires; `unauthenticated` otherwise.
+    func verify(accessToken: String) async throws(OrderlyError) -> (
+        principal: Principal, tokenVersion: Int64, expires: Date
+    ) {
+        if let known = verified.lookUp(accessToken) { return (known.principal, known.tokenVersion, known.expires) }
         let claims: AccessClaims
         do {
             claims = try await keys.verify(accessToken, as: AccessClaims.self)
@@ -111,7 +113,7 @@ struct TokenIssuer: Sendable {
         verified.remember(
             accessToken,
             VerifiedTokens.Entry(principal: principal, tokenVersion: tokenVersion, expires: claims.exp.value))
-        return (principal, tokenVersion)
+        return (principal, tokenVersion, claims.exp.value)
     }
 
     /// A new pair for `user`, in a new family at login and in the same family at a refresh, and

@@ -19,6 +19,8 @@ public struct GatewayContext: RequestContext {
     public var maxUploadSize: Int = 1 << 20
     /// The bearer token's principal, or why it is not valid; nil without a token.
     var caller: Result<Principal, OrderlyError>?
+    /// When the bearer token expires, with a valid one.
+    var accessExpires: Date?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
@@ -58,9 +60,10 @@ struct BearerAuthentication: RouterMiddleware {
         if header.utf8.count > 7, header.prefix(7).lowercased() == "bearer " {
             let token = String(header.dropFirst(7))
             do {
-                let (principal, version) = try await tokens.verify(accessToken: token)
+                let (principal, version, expires) = try await tokens.verify(accessToken: token)
                 try await sessions.check(principal, tokenVersion: version)
                 context.caller = .success(principal)
+                context.accessExpires = expires
             } catch {
                 context.caller = .failure(error)
             }

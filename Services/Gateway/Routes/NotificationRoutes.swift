@@ -1,16 +1,30 @@
 import Contracts
 import Domain
+import Foundation
+import HTTPTypes
 import Hummingbird
+import Logging
+import NIOCore
 import Wire
 
-/// `GET /v1/notifications?after=&limit=&wait=`, the inbox, from the notifications service:
-/// answers at once when there is something after the cursor; otherwise holds the request up to
-/// `wait` seconds (at most 30) and answers when a wake-up for the caller arrives, reading the
-/// inbox again every `recheck` in case a wake-up was lost.
+/// The caller's notifications, from the notifications service, three ways over one cursor (the
+/// `seq`):
+///
+/// - `GET /v1/notifications?after=&limit=&wait=`, the inbox: answers at once when there is
+///   something after the cursor; otherwise holds the request up to `wait` seconds (at most 30)
+///   and answers when a wake-up for the caller arrives.
+/// - `GET /v1/notifications/stream`, server-sent events: what is waiting after `Last-Event-ID`
+///   (or `after`), then each notification as it is stored, a comment every `heartbeat` while
+///   nothing comes; it ends when the access token that opened it expires, and at shutdown.
+/// - `POST /v1/notifications/read`: read state.
+///
+/// Waiting ones read the inbox again every `recheck` in case a wake-up was lost.
 struct NotificationRoutes: Sendable {
     let notifications: any WireCaller
     let wakeHub: WakeHub
     let recheck: Duration
+    let heartbeat: Duration
+    let logger: Logger
 
     func add(to v1: RouterGroup<GatewayContext>) {
         v1.get("notifications") { request, context in
@@ -22,19 +36,122 @@ struct NotificationRoutes: Sendable {
             try query.check()
             let list = NotificationListRequest(after: Int64(after), limit: limit)
             let deadline = ContinuousClock.now + .seconds(wait)
-            guard let ticket = await wakeHub.enter(try context.principal().userID) else {
-                throw OrderlyError(
-                    .resourceExhausted,
-                    "at most \(WakeHub.maximumPerUser) long-polls wait for one user; let one end first",
-                    reason: "too_many_long_polls", details: ["retry_after_seconds": .int(1)])
-            }
+            let ticket = try await enter(try context.principal(), .longPoll)
             defer { Task { await wakeHub.leave(ticket) } }
             while true {
-                let page = try await notifications.call(NotificationsAPI.list, list, options: options)
+                let inbox = try await notifications.call(NotificationsAPI.list, list, options: options)
                 let remaining = deadline - ContinuousClock.now
-                if !page.data.isEmpty || remaining <= .zero { return try JSONBody.response(page) }
+                let closing = await wakeHub.isClosed
+                if !inbox.data.isEmpty || remaining <= .zero || closing {
+                    return try JSONBody.response(inbox)
+                }
                 await wakeHub.wait(ticket, timeout: min(remaining, recheck))
             }
         }
+        v1.get("notifications/stream") { request, context in
+            try await stream(request, context: context)
+        }
+        v1.post("notifications/read") { request, context in
+            let options = try context.callOptions(request)
+            let body = try await JSONBody.decode(NotificationReadRequest.self, from: request, context: context)
+            return try JSONBody.response(
+                try await notifications.call(NotificationsAPI.markRead, body, options: options))
+        }
     }
+
+    /// Takes a ticket of `kind` for the caller; 429 when they hold as many as allowed.
+    private func enter(_ principal: Principal, _ kind: WakeHub.Kind) async throws -> UInt64 {
+        guard let ticket = await wakeHub.enter(principal.userID, kind) else {
+            let what = kind == .stream ? "streams" : "long-polls"
+            throw OrderlyError(
+                .resourceExhausted, "at most \(kind.maximumPerUser) \(what) wait for one user; let one end first",
+                reason: "too_many_\(kind == .stream ? "streams" : "long_polls")",
+                details: ["retry_after_seconds": .int(1)])
+        }
+        return ticket
+    }
+
+    /// The event stream. The first read of the inbox happens before the answer starts, so a
+    /// bad cursor or a service that does not answer is an ordinary error response; later
+    /// failures end the stream, and the client resumes from the last `id` it received.
+    private func stream(_ request: Request, context: GatewayContext) async throws -> Response {
+        let options = try context.callOptions(request)
+        var query = QueryReader(request)
+        var after = Int64(query.int("after", in: 0...Int.max) ?? 0)
+        try query.check()
+        if let resumed = request.headers[.lastEventID] {
+            guard let seq = Int64(resumed), seq >= 0 else {
+                throw OrderlyError.invalidFields(["Last-Event-ID": "must be the id of an event received, 0 or more"])
+            }
+            after = seq
+        }
+        let ends = context.accessExpires ?? .distantFuture
+        let ticket = try await enter(try context.principal(), .stream)
+        let first: NotificationInbox
+        do {
+            first = try await notifications.call(
+                NotificationsAPI.list, NotificationListRequest(after: after, limit: PageRequest.maximumLimit),
+                options: options)
+        } catch {
+            await wakeHub.leave(ticket)
+            throw error
+        }
+        let (notifications, wakeHub, recheck, heartbeat, logger) = (
+            self.notifications, self.wakeHub, self.recheck, self.heartbeat, self.logger
+        )
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-store"
+        // Proxies that buffer answers (nginx) pass this one on as it is written.
+        headers[.xAccelBuffering] = "no"
+        let body = ResponseBody { [after] writer in
+            var (inbox, after) = (first, after)
+            var quietSince = ContinuousClock.now
+            var events = ByteBuffer(string: "retry: \(Self.reconnectMilliseconds)\n\n")
+            do {
+                while true {
+                    for notification in inbox.data {
+                        events.writeString("id: \(notification.seq)\nevent: notification\ndata: ")
+                        events.writeBytes(try WireJSON.encoder.encode(notification))
+                        events.writeString("\n\n")
+                    }
+                    after = inbox.nextCursor
+                    if events.readableBytes > 0 {
+                        try await writer.write(events)
+                        events.clear()
+                        quietSince = ContinuousClock.now
+                    }
+                    // What was read is sent before the stream ends.
+                    if await wakeHub.isClosed || Date() >= ends { break }
+                    if !inbox.hasMore {
+                        let quiet = ContinuousClock.now - quietSince
+                        if quiet >= heartbeat {
+                            try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                            quietSince = ContinuousClock.now
+                        } else {
+                            let untilEnd = Duration.milliseconds(max(0, Int64(ends.timeIntervalSinceNow * 1000)))
+                            await wakeHub.wait(ticket, timeout: min(recheck, heartbeat - quiet, untilEnd))
+                        }
+                    }
+                    inbox = try await notifications.call(
+                        NotificationsAPI.list, NotificationListRequest(after: after, limit: PageRequest.maximumLimit),
+                        options: options)
+                }
+            } catch {
+                // The client went away, or the service stopped answering: the client resumes.
+                logger.debug("notification stream ended", metadata: ["error": "\(error)"])
+            }
+            await wakeHub.leave(ticket)
+            try? await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// How long a client waits before reconnecting a stream that ended (`retry:`).
+    static let reconnectMilliseconds = 2000
+}
+
+extension HTTPField.Name {
+    static let lastEventID = Self("Last-Event-ID")!
+    static let xAccelBuffering = Self("X-Accel-Buffering")!
 }

@@ -1,0 +1,97 @@
+/// The notifications' texts in every language the service writes, by key. A text's `{0}`,
+/// `{1}`, … are the notification's `args`; apps that render their own take the same keys and
+/// arguments. A language without a text of the key falls back to English.
+enum NotificationTexts {
+    /// The languages written here; a user's locale is matched by its language (`ar-EG` → `ar`).
+    static let languages = ["en", "he", "ar"]
+
+    /// `text`'s rendering in `locale`'s language with `args` in place.
+    static func render(_ key: String, _ args: [String], locale: String) -> String {
+        let language = String(locale.prefix { $0 != "-" })
+        let texts = catalogue[key] ?? [:]
+        var text = texts[language] ?? texts["en"] ?? key
+        for (index, argument) in args.enumerated() {
+            text = text.replacingOccurrences(of: "{\(index)}", with: argument)
+        }
+        return text
+    }
+
+    static let catalogue: [String: [String: String]] = [
+        // order.created, to the store: number; address, boxes.
+        "order.created.title": ["en": "New order #{0}", "he": "הזמנה חדשה #{0}", "ar": "طلب جديد #{0}"],
+        "order.created.delivery": [
+            "en": "Delivery to {1}, {2} boxes", "he": "משלוח אל {1}, {2} ארגזים", "ar": "توصيل إلى {1}، {2} صناديق",
+        ],
+        "order.created.pickup": ["en": "Pickup", "he": "איסוף עצמי", "ar": "استلام من المتجر"],
+        // order.created, to the couriers on duty: number; address without the apartment, boxes.
+        "order.new_delivery.title": [
+            "en": "New delivery #{0}", "he": "משלוח חדש #{0}", "ar": "توصيل جديد #{0}",
+        ],
+        "order.new_delivery.body": [
+            "en": "{2} boxes to {1}; it can be claimed once the store accepts it",
+            "he": "{2} ארגזים אל {1}; אפשר לקחת אותו כשהחנות תאשר",
+            "ar": "{2} صناديق إلى {1}؛ يمكن حجزه بعد أن يقبله المتجر",
+        ],
+        // order.available: number; address without the apartment, boxes.
+        "order.available.title": [
+            "en": "Delivery #{0} can be claimed", "he": "אפשר לקחת את משלוח #{0}", "ar": "يمكن حجز التوصيل #{0}",
+        ],
+        "order.available.body": ["en": "{2} boxes to {1}", "he": "{2} ארגזים אל {1}", "ar": "{2} صناديق إلى {1}"],
+        // order.claimed and order.released: number.
+        "order.claimed.title": ["en": "Order #{0} claimed", "he": "הזמנה #{0} נלקחה", "ar": "تم حجز الطلب #{0}"],
+        "order.claimed.body": [
+            "en": "A courier is on the way to pick it up", "he": "שליח בדרך לאסוף אותה",
+            "ar": "مندوب في طريقه لاستلامه",
+        ],
+        "order.released.title": [
+            "en": "Order #{0} released", "he": "הזמנה #{0} שוחררה", "ar": "تم إلغاء حجز الطلب #{0}",
+        ],
+        "order.released.body": [
+            "en": "It waits for another courier", "he": "היא ממתינה לשליח אחר", "ar": "ينتظر مندوبًا آخر",
+        ],
+        // order.status_changed: number; the cancellation's reason.
+        "order.status.accepted": ["en": "Order #{0} accepted", "he": "הזמנה #{0} אושרה", "ar": "تم قبول الطلب #{0}"],
+        "order.status.preparing": [
+            "en": "Order #{0} is being prepared", "he": "הזמנה #{0} בהכנה", "ar": "الطلب #{0} قيد التحضير",
+        ],
+        "order.status.ready": ["en": "Order #{0} is ready", "he": "הזמנה #{0} מוכנה", "ar": "الطلب #{0} جاهز"],
+        "order.status.collected": [
+            "en": "Order #{0} collected", "he": "הזמנה #{0} נאספה", "ar": "تم استلام الطلب #{0}",
+        ],
+        "order.status.out_for_delivery": [
+            "en": "Order #{0} is on its way", "he": "הזמנה #{0} בדרך", "ar": "الطلب #{0} في الطريق",
+        ],
+        "order.status.delivered": [
+            "en": "Order #{0} delivered", "he": "הזמנה #{0} נמסרה", "ar": "تم توصيل الطلب #{0}",
+        ],
+        "order.status.cancelled": [
+            "en": "Order #{0} cancelled", "he": "הזמנה #{0} בוטלה", "ar": "تم إلغاء الطلب #{0}",
+        ],
+        "order.status.pending": [
+            "en": "Order #{0} is waiting", "he": "הזמנה #{0} ממתינה", "ar": "الطلب #{0} قيد الانتظار",
+        ],
+        "order.status.body": [
+            "en": "Follow it in the app", "he": "אפשר לעקוב באפליקציה", "ar": "تابعه في التطبيق",
+        ],
+        "order.status.cancelled.body": ["en": "Reason: {1}", "he": "סיבה: {1}", "ar": "السبب: {1}"],
+        // stock.low and stock.out: product name; how many are left.
+        "stock.low.title": ["en": "{0} is running low", "he": "{0} עומד להיגמר", "ar": "{0} على وشك النفاد"],
+        "stock.low.body": ["en": "{1} left", "he": "נשארו {1}", "ar": "تبقى {1}"],
+        "stock.out.title": ["en": "{0} is out of stock", "he": "{0} אזל מהמלאי", "ar": "نفد {0} من المخزون"],
+        "stock.out.body": ["en": "Nothing left to sell", "he": "לא נשאר מה למכור", "ar": "لم يتبق شيء للبيع"],
+        // payment.completed: the amount with its currency; the body by the method.
+        "payment.completed.title": [
+            "en": "Payment of {0} received", "he": "התקבל תשלום של {0}", "ar": "تم استلام دفعة بقيمة {0}",
+        ],
+        "payment.completed.cash": ["en": "Paid in cash", "he": "שולם במזומן", "ar": "دُفع نقدًا"],
+        "payment.completed.card": ["en": "Paid by card", "he": "שולם בכרטיס", "ar": "دُفع بالبطاقة"],
+        "payment.completed.nfc": ["en": "Paid contactless", "he": "שולם ללא מגע", "ar": "دُفع دون تلامس"],
+        "payment.completed.wallet": ["en": "Paid by wallet", "he": "שולם בארנק דיגיטלי", "ar": "دُفع بالمحفظة"],
+        "payment.completed.other": ["en": "Paid", "he": "שולם", "ar": "تم الدفع"],
+        // payment.refunded: the amount refunded with its currency; the reason.
+        "payment.refunded.title": [
+            "en": "{0} refunded", "he": "הוחזרו {0}", "ar": "تم استرداد {0}",
+        ],
+        "payment.refunded.body": ["en": "Reason: {1}", "he": "סיבה: {1}", "ar": "السبب: {1}"],
+    ]
+}
