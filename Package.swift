@@ -143,6 +143,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Shared/Runtime",
             swiftSettings: strict
@@ -158,8 +159,13 @@ let package = Package(
             dependencies: serviceDependencies + ["JSON", .product(name: "Crypto", package: "swift-crypto")],
             path: "Services/Payments", swiftSettings: strict),
         .target(
-            name: "Notifications", dependencies: serviceDependencies, path: "Services/Notifications",
-            swiftSettings: strict),
+            name: "Notifications",
+            dependencies: serviceDependencies + [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Services/Notifications", swiftSettings: strict),
         .target(
             name: "Gateway",
             dependencies: serviceDependencies + [
@@ -298,6 +304,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/ServiceTests",
             swiftSettings: strict

@@ -2,6 +2,7 @@ import Contracts
 import Domain
 import Foundation
 import Logging
+import Runtime
 import Storage
 import Wire
 

@@ -108,6 +108,7 @@ public enum GatewayService {
             notifications: try upstream(NotificationsAPI.service), wakeHub: wakeHub, recheck: settings.longPollRecheck,
             heartbeat: settings.streamHeartbeat, logger: logger
         ).add(to: v1)
+        WebhookRoutes(notifications: try upstream(NotificationsAPI.service)).add(to: v1)
         methods.load(from: router)
         return router
     }

@@ -93,5 +93,14 @@ enum NotificationTexts {
             "en": "{0} refunded", "he": "הוחזרו {0}", "ar": "تم استرداد {0}",
         ],
         "payment.refunded.body": ["en": "Reason: {1}", "he": "סיבה: {1}", "ar": "السبب: {1}"],
+        // webhook.disabled: the endpoint's URL.
+        "webhook.disabled.title": [
+            "en": "A webhook was turned off", "he": "וובהוק כובה", "ar": "تم إيقاف خطاف ويب",
+        ],
+        "webhook.disabled.body": [
+            "en": "Deliveries to {0} kept failing; turn it on again once it answers",
+            "he": "המשלוחים אל {0} נכשלו שוב ושוב; הפעילו אותו מחדש כשהוא יענה",
+            "ar": "فشلت عمليات التسليم إلى {0} مرارًا؛ أعد تشغيله عندما يستجيب",
+        ],
     ]
 }

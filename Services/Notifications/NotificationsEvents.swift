@@ -7,6 +7,7 @@ import Runtime
 import ServiceLifecycle
 import Storage
 import Synchronization
+import Wire
 
 /// What the notifications service makes of the events it consumes: the identity events keep
 /// its copy of who is where, who is on duty and which language they read; the order, stock and
@@ -28,16 +29,21 @@ import Synchronization
 /// recipient's apartment, as their view of the order does.
 public struct NotificationsEvents: Sendable {
     let notifications: NotificationsRepository
+    let webhooks: WebhookRepository
     let wakes: WakePublisher
+    /// Rung when webhook deliveries were stored.
+    let doorbell: Doorbell
 
     /// The name the inbox records applied events under.
     static let consumer = "notifications"
     /// The type of the notification that tells couriers of an order they can claim.
     static let available = "order.available"
 
-    init(database: Database, redis: RedisClient, logger: Logger) {
+    init(database: Database, redis: RedisClient, doorbell: Doorbell, logger: Logger) {
         self.notifications = NotificationsRepository(database: database)
+        self.webhooks = WebhookRepository(database: database)
         self.wakes = WakePublisher(redis: redis, logger: logger)
+        self.doorbell = doorbell
     }
 
     /// The event types consumed; the others are ignored.
@@ -89,9 +95,11 @@ public struct NotificationsEvents: Sendable {
         let effects = try events.compactMap { event in try effect(of: event).map { (event, $0) } }
         guard !effects.isEmpty else { return }
         let now = Date.currentMillisecond
-        let notifications = self.notifications
-        let wakeUps = try await notifications.database.transaction { transaction -> [WakeUp] in
+        let (notifications, webhooks) = (self.notifications, self.webhooks)
+        let (wakeUps, deliveries) = try await notifications.database.transaction { transaction -> ([WakeUp], Int) in
             var fresh = try await transaction.recordApplied(events: effects.map(\.0.id), consumer: Self.consumer)
+            let deliveries = try await Self.webhookDeliveries(
+                of: effects.map(\.0).filter { fresh.contains($0.id) }, at: now, webhooks: webhooks, in: transaction)
             // The users of each audience met so far: the same store's events share them.
             var audiences: [Audience: [Recipient]] = [:]
             var messages: [(Telling, String, [String: String], [Recipient])] = []
@@ -111,7 +119,64 @@ public struct NotificationsEvents: Sendable {
                     }
                 }
             }
-            return try await notifications.insert(messages, at: now, in: transaction)
+            return (try await notifications.insert(messages, at: now, in: transaction), deliveries)
+        }
+        wakes.publish(wakeUps)
+        if deliveries > 0 { doorbell.ring() }
+    }
+
+    /// Stores a delivery of each of `events` to every active endpoint of its store that hears of
+    /// its type; returns how many.
+    private static func webhookDeliveries(
+        of events: [DomainEvent], at now: Date, webhooks: WebhookRepository, in transaction: Transaction
+    ) async throws -> Int {
+        var seen = Set<UUID>()
+        let told = events.filter {
+            $0.storeID != nil && WebhooksAPI.eventTypes.contains($0.type) && seen.insert($0.id).inserted
+        }
+        let subscribers = try await webhooks.subscribers(of: Set(told.compactMap(\.storeID)), in: transaction)
+        guard !subscribers.isEmpty else { return 0 }
+        var deliveries: [(WebhookDelivery, body: String)] = []
+        for event in told {
+            let endpoints = subscribers.filter { $0.store == event.storeID && $0.events.contains(event.type) }
+            guard let store = event.storeID, !endpoints.isEmpty else { continue }
+            let body = WebhookEvent(
+                id: event.id.lowercasedText, type: event.type, createdAt: event.occurredAt, storeID: store,
+                data: try event.payload.decode(as: JSONValue.self))
+            let text = String(decoding: try WireJSON.encoder.encode(body), as: UTF8.self)
+            for endpoint in endpoints {
+                deliveries.append(
+                    (
+                        WebhookDelivery(
+                            id: WebhookDeliveryID(), webhookID: endpoint.id, eventID: body.id, eventType: event.type,
+                            status: .pending, attempts: 0, lastStatusCode: nil, lastError: nil, lastAttemptAt: nil,
+                            nextAttemptAt: now, deliveredAt: nil, createdAt: now), text
+                    ))
+            }
+        }
+        try await webhooks.enqueue(deliveries, in: transaction)
+        return deliveries.count
+    }
+
+    /// Turns off endpoint `id`, whose deliveries kept failing, saying why, and tells its store's
+    /// owners and managers (once: an endpoint already off is left as it is).
+    func disableWebhook(_ id: WebhookID, reason: String) async throws {
+        let (notifications, webhooks) = (self.notifications, self.webhooks)
+        let now = Date.currentMillisecond
+        let wakeUps = try await webhooks.database.transaction { transaction -> [WakeUp] in
+            guard var webhook = try await webhooks.find(id, in: transaction.sql)?.webhook, webhook.active else {
+                return []
+            }
+            webhook.active = false
+            webhook.disabledReason = reason
+            webhook.version += 1
+            webhook.updatedAt = now
+            try await webhooks.save(webhook, in: transaction)
+            let managers = try await notifications.users(in: Audience(storeManagers: webhook.storeID), in: transaction)
+            let telling = Telling("webhook.disabled.title", "webhook.disabled.body", [webhook.url])
+            let data = ["webhook_id": id.description, "store_id": webhook.storeID.description]
+            return try await notifications.insert(
+                [(telling, "webhook.disabled", data, managers)], at: now, in: transaction)
         }
         wakes.publish(wakeUps)
     }

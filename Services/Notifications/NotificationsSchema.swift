@@ -65,5 +65,37 @@ enum NotificationsSchema {
         // until their next identity event.
         Migration(
             4, "recipients' locale", sql: ["ALTER TABLE recipients ADD COLUMN locale TEXT NOT NULL DEFAULT 'en'"]),
+        // Webhooks: each store's endpoints with their signing secrets, and every delivery, due
+        // at `due_at` while pending (an index of the pending ones alone finds what is due).
+        Migration(
+            5, "webhooks",
+            sql: [
+                """
+                CREATE TABLE webhooks (
+                    id TEXT PRIMARY KEY,
+                    store_id TEXT NOT NULL,
+                    active BIGINT NOT NULL,
+                    events TEXT NOT NULL,
+                    secret TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    doc TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX webhooks_by_store ON webhooks (store_id, created_at, id)",
+                """
+                CREATE TABLE webhook_deliveries (
+                    id TEXT PRIMARY KEY,
+                    webhook_id TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    due_at BIGINT,
+                    window_start BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    body TEXT NOT NULL,
+                    doc TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, created_at, id)",
+                "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (due_at) WHERE status = 'pending'",
+            ]),
     ]
 }

@@ -520,7 +520,7 @@ struct PaymentsHandlers: Sendable {
         guard let provider = event.provider, let secret = settings.providerSecrets[provider] else {
             throw OrderlyError(.unauthenticated, "no such payment provider is configured", reason: "unknown_provider")
         }
-        try ProviderSignature.verify(
+        try OrderlySignature.verify(
             header: signed.signature, body: signed.body, secret: secret, now: Date(),
             tolerance: PaymentsAPI.signatureToleranceSeconds)
         var problems = FieldProblems()

@@ -300,6 +300,10 @@ public struct AccessPolicy: Sendable {
     /// store's users.
     public func canTakePayments(in store: StoreID) -> Bool { isAdmin || worksIn(store) }
 
+    /// A store's webhooks and their deliveries (which carry its orders and payments whole):
+    /// admins, and the store's owners and managers.
+    public func canManageWebhooks(of store: StoreID) -> Bool { isAdmin || runs(store) }
+
     /// A receipt: admins see every one, store users their store's.
     public func canSee(receipt: Receipt) -> Bool { isAdmin || worksIn(receipt.storeID) }
 }

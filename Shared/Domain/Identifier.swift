@@ -48,6 +48,8 @@ public enum OrderItemTag {}
 public enum ReservationTag {}
 public enum RefundTag {}
 public enum ShiftTag {}
+public enum WebhookTag {}
+public enum WebhookDeliveryTag {}
 
 public typealias StoreID = Identifier<StoreTag>
 public typealias UserID = Identifier<UserTag>
@@ -59,3 +61,5 @@ public typealias OrderItemID = Identifier<OrderItemTag>
 public typealias ReservationID = Identifier<ReservationTag>
 public typealias RefundID = Identifier<RefundTag>
 public typealias ShiftID = Identifier<ShiftTag>
+public typealias WebhookID = Identifier<WebhookTag>
+public typealias WebhookDeliveryID = Identifier<WebhookDeliveryTag>

@@ -60,6 +60,7 @@ struct AccessPolicyTests {
         ("payment.see made out to them", /*   */ "YYY   Y..    Y..    Y..    ...     YYY"),
         ("payment.take in the store", /*      */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("takings.see", /*                    */ "YYY   Y..    Y..    ...    ...     ..."),
+        ("webhooks.manage", /*                */ "YYY   Y..    Y..    ...    ...     ..."),
         ("shift.clock oneself", /*            */ "...   YY.    YY.    YY.    ...     ..."),
         ("shift.clock staff", /*              */ "YYY   Y..    Y..    ...    ...     ..."),
         ("shift.clock a manager", /*          */ "YYY   Y..    ...    ...    ...     ..."),
@@ -164,6 +165,7 @@ struct AccessPolicyTests {
             return policy.canSee(payment: theirs)
         case "payment.take in the store": return policy.canTakePayments(in: store)
         case "takings.see": return policy.canSeeTakings(of: store)
+        case "webhooks.manage": return policy.canManageWebhooks(of: store)
         case "shift.clock oneself": return policy.canClock(user: me, role: principal.role, store: principal.storeID)
         case "shift.clock staff": return policy.canClock(user: someone, role: .staff, store: store)
         case "shift.clock a manager": return policy.canClock(user: someone, role: .manager, store: store)

@@ -64,10 +64,19 @@ final class InProcessSuite: Suite {
     static let providers = ["acme-pay": "acme-pay-secret-0123456789", "other-pay": "other-pay-secret-0123456789"]
     static var providerSecrets: String { providers.map { "\($0.key)=\($0.value)" }.joined(separator: ",") }
 
-    /// Runs `body` against a new suite on `kind` databases, removing everything afterwards.
-    static func with(on kind: Database.Kind = .sqlite, _ body: @Sendable (InProcessSuite) async throws -> Void)
-        async throws
-    {
+    /// Settings every service reads besides the defaults: the payment providers, and webhooks
+    /// that may go to this machine and are retried within moments.
+    static let settings = [
+        "payment.provider.secrets": providerSecrets, "webhooks.allowedNetworks": "127.0.0.0/8",
+        "webhooks.retryBaseMilliseconds": "100",
+    ]
+
+    /// Runs `body` against a new suite on `kind` databases, with `settings` over the usual ones,
+    /// removing everything afterwards.
+    static func with(
+        on kind: Database.Kind = .sqlite, settings: [String: String] = [:],
+        _ body: @Sendable (InProcessSuite) async throws -> Void
+    ) async throws {
         var logger = Logger(label: "orderly.tests.in-process")
         logger.logLevel = .warning
         let redisServer = try await RedisServerProcess.start()
@@ -84,7 +93,7 @@ final class InProcessSuite: Suite {
             func environment(_ name: String, upstreams: [String: any WireCaller] = [:]) -> ServiceEnvironment {
                 ServiceEnvironment(
                     database: databases[name]!.database, redis: redis, instance: "tests", upstreams: upstreams,
-                    logger: logger, configuration: .fixed(["payment.provider.secrets": providerSecrets]))
+                    logger: logger, configuration: .fixed(Self.settings.merging(settings) { $1 }))
             }
             // Each service calls the others as itself, so that their grants apply as between processes.
             let catalog = try CatalogService.parts(environment("catalog"))

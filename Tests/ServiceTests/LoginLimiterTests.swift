@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import Logging
 import Redis
+import Runtime
 import TestSupport
 import Testing
 

@@ -109,7 +109,7 @@ struct NotificationStreamTests {
                 port: suite.httpPort, path: "/v1/notifications/stream", headers: auth)
             #expect(await waitUntil { await suite.streamsOpen() == 1 })
             early.close()
-            #expect(await waitUntil { await suite.streamsOpen() == 0 })
+            #expect(await waitUntil(within: .seconds(30)) { await suite.streamsOpen() == 0 })
 
             var streams: [EventStreamClient] = []
             for _ in 0..<4 {

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Runtime
 import Storage
 import TestSupport
 import Testing
@@ -53,7 +54,7 @@ struct PaymentFlowTests {
         let text = String(decoding: body, as: UTF8.self)
         let header =
             signature
-            ?? ProviderSignature.header(
+            ?? OrderlySignature.header(
                 body: text, secret: secret ?? InProcessSuite.providers[provider] ?? "unknown-secret-0123456789", at: at)
         return try await api.send(
             suite, "POST", "/v1/payments/provider-events", raw: body,
@@ -199,7 +200,7 @@ struct PaymentFlowTests {
             #expect(unknown.status == 401 && unknown.error["reason"] as? String == "unknown_provider")
             // A signature made for another body does not carry over.
             let body = #"{"id":"e","provider":"acme-pay","payment_id":"\#(id)","type":"failed"}"#
-            let borrowed = ProviderSignature.header(
+            let borrowed = OrderlySignature.header(
                 body: body.replacingOccurrences(of: "failed", with: "confirmed"),
                 secret: InProcessSuite.providers["acme-pay"]!, at: Date())
             let tampered = try await api.send(
@@ -211,7 +212,7 @@ struct PaymentFlowTests {
                     == "pending")
 
             // The same signed report twice: applied once.
-            let signed = ProviderSignature.header(body: body, secret: InProcessSuite.providers["acme-pay"]!, at: Date())
+            let signed = OrderlySignature.header(body: body, secret: InProcessSuite.providers["acme-pay"]!, at: Date())
             var outcomes: [String] = []
             for _ in 0..<2 {
                 let reply = try await api.send(
@@ -679,13 +680,13 @@ extension PaymentFlowTests {
     func signatureTimes() throws {
         let secret = "acme-pay-secret-0123456789"
         for seconds in [Int64.min, Int64.max, 0] {
-            let header = ProviderSignature.header(body: "{}", secret: secret, seconds: seconds)
+            let header = OrderlySignature.header(body: "{}", secret: secret, seconds: seconds)
             #expect(throws: OrderlyError.self) {
-                try ProviderSignature.verify(header: header, body: "{}", secret: secret, now: Date(), tolerance: 300)
+                try OrderlySignature.verify(header: header, body: "{}", secret: secret, now: Date(), tolerance: 300)
             }
         }
-        let now = ProviderSignature.header(body: "{}", secret: secret, at: Date())
-        try ProviderSignature.verify(header: now, body: "{}", secret: secret, now: Date(), tolerance: 300)
+        let now = OrderlySignature.header(body: "{}", secret: secret, at: Date())
+        try OrderlySignature.verify(header: now, body: "{}", secret: secret, now: Date(), tolerance: 300)
     }
 
     @Test("a day in the store's time zone, on days the clocks change too")

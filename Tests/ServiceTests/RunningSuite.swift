@@ -91,11 +91,16 @@ final class RunningSuite: Suite {
         environment["ORDERLY_AUTH_BCRYPT_COST"] = "4"
         // Tests log many users in from one address.
         environment["ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ADDRESS"] = "10000"
+        // Tests poll as fast as they wait (the per-user limit has tests of its own).
+        environment["ORDERLY_HTTP_USER_REQUESTS_PER_SECOND"] = "0"
         environment["ORDERLY_LOG_LEVEL"] = "debug"
         environment["ORDERLY_PAYMENT_PROVIDER_SECRETS"] = InProcessSuite.providerSecrets
         environment["ORDERLY_HTTP_PORT"] = "\(httpPort)"
         // Streams show they are alive every second, so tests see it happen.
         environment["ORDERLY_NOTIFICATIONS_HEARTBEAT_SECONDS"] = "1"
+        // Webhooks may go to this machine, and are retried within moments.
+        environment["ORDERLY_WEBHOOKS_ALLOWED_NETWORKS"] = "127.0.0.0/8"
+        environment["ORDERLY_WEBHOOKS_RETRY_BASE_MILLISECONDS"] = "100"
         for name in names where name != "gateway" {
             environment["ORDERLY_\(name.uppercased())_ADDRESS"] = "127.0.0.1:\(wirePorts[name]!)"
         }

@@ -36,8 +36,17 @@ struct LoadGen: AsyncParsableCommand {
     @Option(help: "Couriers to create and put on duty.")
     var couriers = 8
 
-    @Option(help: "What to drive: orders (creation, the mix, couriers), catalog (reservations) or pos (payments).")
+    @Option(
+        help:
+            "What to drive: orders (creation, the mix, couriers), catalog (reservations), pos (payments) or notifications (streams and long-polls)."
+    )
     var workload: Workload = .orders
+
+    @Option(help: "Store users signed in and listening (notifications workload).")
+    var users = 1000
+
+    @Option(help: "Orders created a second (notifications workload).")
+    var rate = 20
     @Option(help: "Concurrent clients (each with its own keep-alive connection).")
     var clients = 64
 
@@ -63,6 +72,8 @@ struct LoadGen: AsyncParsableCommand {
     func validate() throws {
         guard (1...100).contains(stores) else { throw ValidationError("--stores must be from 1 to 100") }
         guard (1...1000).contains(couriers) else { throw ValidationError("--couriers must be from 1 to 1000") }
+        guard (2...10_000).contains(users) else { throw ValidationError("--users must be from 2 to 10000") }
+        guard (1...1000).contains(rate) else { throw ValidationError("--rate must be from 1 to 1000") }
         guard (2...1024).contains(clients) else { throw ValidationError("--clients must be from 2 to 1024") }
         guard seconds > 0, seconds <= 3600 else { throw ValidationError("--seconds must be from 0 to 3600") }
         guard count.map({ $0 > 0 }) ?? true else { throw ValidationError("--count must be positive") }
@@ -75,8 +86,10 @@ struct LoadGen: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = HTTPClient.Configuration()
+        // Each listener of the notifications workload holds a connection of its own.
+        let connections = (workload == .notifications ? users : 0) + clients + 16
         configuration.connectionPool = .init(
-            idleTimeout: .seconds(120), concurrentHTTP1ConnectionsPerHostSoftLimit: clients + 16)
+            idleTimeout: .seconds(120), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
@@ -86,6 +99,7 @@ struct LoadGen: AsyncParsableCommand {
                 case .orders: try await drive(api)
                 case .catalog: try await driveCatalog(api)
                 case .pos: try await drivePayments(api)
+                case .notifications: try await driveNotifications(api)
                 }
             try await http.shutdown()
             if failures > 0 { throw ExitCode(1) }
@@ -218,7 +232,7 @@ struct LoadGen: AsyncParsableCommand {
 
 /// What `orderly loadgen` drives.
 enum Workload: String, ExpressibleByArgument, CaseIterable {
-    case orders, catalog, pos
+    case orders, catalog, pos, notifications
 }
 
 /// Operations done and unexpected answers so far in a phase, for its progress line.

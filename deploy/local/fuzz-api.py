@@ -2,13 +2,14 @@
 """Runs schemathesis against the running suite (started by fuzz-api.sh through run.sh).
 
 Signs in one user of each role, makes what the id-taking operations need (a store, an order
-with a line, a cash payment and its receipt, pending payments, a product, reservations), writes a schemathesis configuration that gives
+with a line, a cash payment and its receipt, pending payments, a product, reservations, a webhook
+of each role's and its deliveries), writes a schemathesis configuration that gives
 those ids to the operations' path parameters, and runs `st run` once per role with every
 check, all phases (examples, coverage, fuzzing, stateful). Prints one line per role and exits
 non-zero when any run found a failure. FUZZ_API_EXAMPLES bounds the examples per operation;
 FUZZ_API_ROLES picks roles (comma-separated, all by default). Each role's full report is
 kept in FUZZ_API_REPORTS."""
-import json, os, subprocess, sys, urllib.request, uuid
+import json, os, subprocess, sys, time, urllib.request, uuid
 
 here = os.path.dirname(os.path.abspath(__file__))
 base = f"http://127.0.0.1:{os.environ['ORDERLY_HTTP_PORT']}"
@@ -81,6 +82,27 @@ product = call(
      "quantity": 1000000}, admin)["id"]
 
 
+# One endpoint per role, made before any run (a store has at most 16, and the runs make more):
+# it hears of new orders, and the orders each role's ids bring give it deliveries to list and
+# send again. Its URL does not resolve here, so those deliveries stay pending.
+webhooks = {
+    role: call("POST", f"/v1/stores/{store}/webhooks",
+               {"url": "https://hooks.example.com/orderly", "events": ["order.created"]}, admin)["id"]
+    for role in roles
+}
+
+
+def delivery(webhook):
+    """A delivery of the endpoint: one of the order just made, once it is stored."""
+    new_order()
+    for _ in range(200):
+        page = call("GET", f"/v1/webhooks/{webhook}/deliveries", token=admin)["data"]
+        if page:
+            return page[0]["id"]
+        time.sleep(0.05)
+    raise SystemExit("no webhook delivery was stored")
+
+
 def reservation():
     """A reservation of one unit of the product, held by the store's staff. The runs before may
     have taken the product off sale, stopped tracking its stock or sold it out: undone first."""
@@ -121,6 +143,12 @@ def ids_for(role):
         ("/v1/reservations/{id}", {"path.id": reservation()}),
         ("/v1/reservations/{id}/commit", {"path.id": reservation()}),
         ("/v1/reservations/{id}/release", {"path.id": reservation()}),
+        ("/v1/stores/{id}/webhooks", {"path.id": store}),
+        ("/v1/webhooks/{id}", {"path.id": webhooks[role]}),
+        ("/v1/webhooks/{id}/rotate-secret", {"path.id": webhooks[role]}),
+        ("/v1/webhooks/{id}/deliveries", {"path.id": webhooks[role]}),
+        ("/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+         {"path.id": webhooks[role], "path.delivery_id": delivery(webhooks[role])}),
     ]
 
 

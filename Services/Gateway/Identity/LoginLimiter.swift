@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import Logging
 import Redis
+import Runtime
 
 /// Counts login attempts per account and per client address (an IPv6 client by its /64) in
 /// Redis, in windows, and refuses once either passes its limit, telling the client when to try

@@ -1,0 +1,245 @@
+import AsyncHTTPClient
+import Contracts
+import Domain
+import Foundation
+import Histogram
+import NIOCore
+import Synchronization
+
+/// `orderly loadgen --workload notifications`: how fast a new order reaches its store's users,
+/// by channel.
+///
+/// `--users` store users over `--stores` stores sign in; half hold a server-sent event stream
+/// (`GET /v1/notifications/stream`), half long-poll (`GET /v1/notifications?wait=30`), each
+/// from the `seq` it saw last. Orders are created at `--rate` a second for `--seconds`, spread
+/// over the stores; every store user hears of each order of their store. Latency runs from the
+/// order's `created_at` (taken in the transaction that commits it) to the notification's
+/// arrival at the client. Then the run waits (up to `--inbox-wait` seconds) until every user has
+/// heard of every order of their store: what never came is `lost`, what came twice `duplicated`.
+extension LoadGen {
+    func driveNotifications(_ api: API) async throws -> Int {
+        let password = ProcessInfo.processInfo.environment[adminPasswordVariable]!
+        let perStore = max(1, users / stores)
+        say("setting up \(stores) stores with \(perStore) users each, signed in")
+        let admin = try await Cast.login(api, adminEmail, password)
+        let run = UUID().uuidString.prefix(8).lowercased()
+        var listeners: [Listener] = []
+        var storeIDs: [StoreID] = []
+        for store in 0..<stores {
+            let created = try await api.require(
+                [201], .POST, "/v1/stores", token: admin, body: ["name": "Loadgen \(run) store \(store + 1)"]
+            ).decode(Cast.Created.self)
+            storeIDs.append(StoreID(created.id)!)
+            for member in 0..<perStore {
+                let email = "loadgen-\(run)-\(store)-\(member)@orderly.test"
+                _ = try await api.require(
+                    [201], .POST, "/v1/users", token: admin,
+                    body: [
+                        "email": email, "password": "loadgen-password", "name": "User \(member)", "role": "staff",
+                        "store_id": created.id,
+                    ])
+                let token = try await Cast.login(api, email, "loadgen-password")
+                listeners.append(
+                    Listener(store: store, token: token, channel: listeners.count % 2 == 0 ? .stream : .longPoll))
+            }
+            if (store + 1) % 10 == 0 { say("  \(store + 1) stores ready") }
+        }
+
+        let arrivals = Arrivals()
+        let everyone = listeners
+        say("opening \(listeners.count / 2 + listeners.count % 2) streams and \(listeners.count / 2) long-polls")
+        let listening = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for (index, listener) in everyone.enumerated() {
+                    group.addTask { await listener.listen(api, index: index, arrivals: arrivals) }
+                }
+            }
+        }
+        defer { listening.cancel() }
+        let ready = await waitFor(seconds: 60) { arrivals.listening == listeners.count }
+        guard ready else { throw LoadGenError("only \(arrivals.listening) of \(listeners.count) listeners started") }
+
+        say("creating \(rate) orders a second for \(seconds)s")
+        let machine = CPUTimes.now()
+        let creators = listeners.indices.filter { listeners[$0].store < stores && $0 % perStore == 0 }
+        let orders = CreatedOrders()
+        let total = Int(Double(rate) * seconds)
+        let started = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for number in 0..<total {
+                try? await Task.sleep(until: started + .milliseconds(number * 1000 / rate))
+                let creator = everyone[creators[number % creators.count]]
+                group.addTask {
+                    let reply = try await api.send(
+                        .POST, "/v1/orders", token: creator.token, body: Self.orderBody(number),
+                        headers: [("Idempotency-Key", "notifications-\(number)")])
+                    guard reply.status == 201 else {
+                        throw LoadGenError("POST /v1/orders answered \(reply.status): \(reply.text.prefix(300))")
+                    }
+                    let order = try reply.decode(CreatedOrder.self)
+                    orders.state.withLock { $0.append((order.id, creator.store, order.createdAt)) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        say("  " + (machine.machineShares(until: CPUTimes.now()) ?? "no /proc/stat"))
+
+        let created = orders.state.withLock { $0 }
+        let expected = created.count * perStore
+        say("waiting for \(expected) notifications to arrive")
+        _ = await waitFor(seconds: inboxWait) { arrivals.distinct >= expected }
+        listening.cancel()
+
+        let createdAt = Dictionary(uniqueKeysWithValues: created.map { ($0.id, $0.createdAt) })
+        let storeOf = Dictionary(uniqueKeysWithValues: created.map { ($0.id, $0.store) })
+        var histograms: [Listener.Channel: Histogram<UInt64>] = [:]
+        var (received, duplicated) = (0, 0)
+        var seen = Set<String>()
+        for arrival in arrivals.all {
+            guard let at = createdAt[arrival.order], storeOf[arrival.order] == listeners[arrival.listener].store
+            else { continue }
+            guard seen.insert("\(arrival.listener) \(arrival.order)").inserted else {
+                duplicated += 1
+                continue
+            }
+            received += 1
+            let micros = UInt64(max(0, arrival.at.timeIntervalSince(at)) * 1_000_000)
+            histograms[listeners[arrival.listener].channel, default: Histogram(highestTrackableValue: 600_000_000)]
+                .record(min(micros, 600_000_000))
+        }
+        let lost = expected - received
+        func percentile(_ channel: Listener.Channel, _ p: Double) -> Double {
+            histograms[channel].map { Double($0.valueAtPercentile(p)) / 1000 } ?? 0
+        }
+        for channel in [Listener.Channel.stream, .longPoll] {
+            say(
+                String(
+                    format: "  %@: %d notifications, p50 %.1f ms, p99 %.1f ms, max %.1f ms", channel.rawValue,
+                    histograms[channel]?.totalCount ?? 0, percentile(channel, 50), percentile(channel, 99),
+                    histograms[channel].map { Double($0.max) / 1000 } ?? 0))
+        }
+        say("orders=\(created.count) expected=\(expected) received=\(received) duplicated=\(duplicated)")
+        say(
+            String(
+                format: "sse_p99_ms=%.1f longpoll_p99_ms=%.1f lost=%d", percentile(.stream, 99),
+                percentile(.longPoll, 99), lost))
+        return lost + duplicated
+    }
+
+    /// Returns once `condition` holds, or after `seconds`; whether it held.
+    private func waitFor(seconds: Double, _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return true
+    }
+
+    static func orderBody(_ number: Int) -> OrderDraft {
+        OrderDraft(
+            fulfillment: .pickup, recipientFirstName: "Load", recipientLastName: "Gen \(number)", phone: "050-0000000",
+            boxesCount: 1)
+    }
+
+    struct CreatedOrder: Decodable {
+        var id: String
+        var createdAt: Date
+        enum CodingKeys: String, CodingKey {
+            case id
+            case createdAt = "created_at"
+        }
+    }
+}
+
+/// One signed-in store user, listening on one channel from the last `seq` they saw.
+struct Listener: Sendable {
+    enum Channel: String, Sendable {
+        case stream = "stream", longPoll = "long-poll"
+    }
+
+    var store: Int
+    var token: String
+    var channel: Channel
+
+    /// Listens until cancelled, resuming from the last `seq` after any failure.
+    func listen(_ api: API, index: Int, arrivals: Arrivals) async {
+        var after: Int64 = 0
+        var counted = false
+        while !Task.isCancelled {
+            do {
+                switch channel {
+                case .stream:
+                    var request = HTTPClientRequest(url: api.base + "/v1/notifications/stream?after=\(after)")
+                    request.headers.add(name: "Authorization", value: "Bearer \(token)")
+                    let response = try await api.http.execute(request, timeout: .seconds(3600))
+                    guard response.status == .ok else { throw LoadGenError("stream answered \(response.status)") }
+                    if !counted { arrivals.started() }
+                    counted = true
+                    var pending = ""
+                    for try await buffer in response.body {
+                        pending += String(buffer: buffer)
+                        while let end = pending.range(of: "\n\n") {
+                            let block = pending[..<end.lowerBound]
+                            pending.removeSubrange(..<end.upperBound)
+                            guard let data = block.split(separator: "\n").first(where: { $0.hasPrefix("data: ") })
+                            else { continue }
+                            let notification = try API.decoder.decode(
+                                UserNotification.self, from: Data(data.dropFirst(6).utf8))
+                            after = max(after, notification.seq)
+                            arrivals.arrived(notification, listener: index)
+                        }
+                    }
+                case .longPoll:
+                    if !counted { arrivals.started() }
+                    counted = true
+                    let reply = try await api.send(
+                        .GET, "/v1/notifications?after=\(after)&wait=30&limit=200", token: token)
+                    guard reply.status == 200 else { throw LoadGenError("long-poll answered \(reply.status)") }
+                    let inbox = try reply.decode(NotificationInbox.self)
+                    for notification in inbox.data { arrivals.arrived(notification, listener: index) }
+                    after = inbox.nextCursor
+                }
+            } catch {
+                if Task.isCancelled { return }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+}
+
+/// The orders the run created, with their store and commit time.
+final class CreatedOrders: Sendable {
+    let state = Mutex<[(id: String, store: Int, createdAt: Date)]>([])
+}
+
+/// What arrived where and when.
+final class Arrivals: Sendable {
+    struct Arrival: Sendable {
+        var listener: Int
+        var order: String
+        var at: Date
+    }
+
+    private struct State {
+        var all: [Arrival] = []
+        var distinct = Set<String>()
+        var listening = 0
+    }
+    private let state = Mutex(State())
+
+    func started() { state.withLock { $0.listening += 1 } }
+
+    func arrived(_ notification: UserNotification, listener: Int) {
+        guard notification.type == OrdersAPI.Events.created, let order = notification.data["order_id"] else { return }
+        let now = Date()
+        state.withLock {
+            $0.all.append(Arrival(listener: listener, order: order, at: now))
+            $0.distinct.insert("\(listener) \(order)")
+        }
+    }
+
+    var all: [Arrival] { state.withLock { $0.all } }
+    var distinct: Int { state.withLock { $0.distinct.count } }
+    var listening: Int { state.withLock { $0.listening } }
+}
