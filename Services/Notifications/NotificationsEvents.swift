@@ -65,8 +65,9 @@ public struct NotificationsEvents: Sendable {
     }
 
     /// The consumers the process runs beside its Wire server: the gateway's identity events, the
-    /// orders service's, the catalog's and the payments service's events, each in this service's consumer group, on the database's
-    /// preferred executor (they mostly write it), a read's events applied together.
+    /// orders service's, the catalog's and the payments service's events, each in this service's
+    /// consumer group, on the database's preferred executor (they mostly write it), a read's
+    /// events applied together.
     func consumers(_ environment: ServiceEnvironment) -> [any Service] {
         [IdentityEvents.service, OrdersAPI.service, CatalogAPI.service, PaymentsAPI.service].map { producer in
             EventConsumer(

@@ -226,6 +226,15 @@ struct WebhookDispatcher: Service {
             let now = Date.currentMillisecond
             guard let claimed = try await webhooks.claim(id, at: now, lease: now.addingTimeInterval(60)) else { return }
             var delivery = claimed.delivery
+            guard claimed.endpoint.webhook.active else {
+                // Turned off by its owners: nothing goes out; they send it again once it is on.
+                delivery.status = .failed
+                delivery.lastError = "the endpoint is turned off"
+                delivery.nextAttemptAt = nil
+                let recorded = delivery
+                try await webhooks.database.transaction { try await webhooks.record(recorded, in: $0) }
+                return
+            }
             let outcome = await send(claimed, at: now)
             delivery.attempts += 1
             delivery.lastAttemptAt = now

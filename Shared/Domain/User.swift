@@ -87,16 +87,16 @@ public struct User: Hashable, Sendable, Codable {
     /// lower-case letters, then up to three subtags of 2 to 8 letters or digits (`he`, `ar-EG`,
     /// `zh-Hant-TW`), at most 35 characters.
     public static func isLocale(_ text: String) -> Bool {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard text.utf8.count <= 35, (1...4).contains(parts.count), (2...3).contains(parts[0].utf8.count),
-            parts[0].utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) })
-        else { return false }
-        return parts.dropFirst().allSatisfy { part in
-            (2...8).contains(part.utf8.count)
-                && part.utf8.allSatisfy {
-                    $0 < 0x80 && (Character(UnicodeScalar($0)).isLetter || Character(UnicodeScalar($0)).isNumber)
-                }
+        func isLower(_ byte: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) }
+        func isAlphanumeric(_ byte: UInt8) -> Bool {
+            isLower(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
         }
+        let parts = text.utf8.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+        guard text.utf8.count <= 35, (1...4).contains(parts.count), (2...3).contains(parts[0].count),
+            parts[0].allSatisfy(isLower)
+        else { return false }
+        return parts.dropFirst().allSatisfy { (2...8).contains($0.count) && $0.allSatisfy(isAlphanumeric) }
     }
 
     /// The principal this user acts as, on duty or not.

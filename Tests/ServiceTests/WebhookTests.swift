@@ -123,7 +123,7 @@ struct WebhookTests {
         await receiver.stop()
     }
 
-    @Test("a failing endpoint is retried with backoff until it answers")
+    @Test("a failing endpoint is retried with backoff; one turned off is sent nothing; a delivery sent again arrives")
     func retries() async throws {
         let receiver = try await WebhookReceiver.start()
         receiver.answer(503)
@@ -140,11 +140,39 @@ struct WebhookTests {
             }
             #expect(retried?["status"] as? String == "pending" && retried?["last_status_code"] as? Int == 503)
             #expect(retried?["next_attempt_at"] is String)
+
+            // Turned off by its owner, it is sent nothing: what falls due fails, saying why, and
+            // new events are not stored for it.
+            let off = try await api.send(
+                suite, "PATCH", "/v1/webhooks/\(webhook)", token: owner, json: ["active": false])
+            #expect(off.status == 200 && off.object["active"] as? Bool == false)
+            let skipped = await eventually {
+                let all = try? await deliveries(suite, owner, webhook)
+                return all?.first?["status"] as? String == "failed" ? all?.first : nil
+            }
+            #expect(skipped?["last_error"] as? String == "the endpoint is turned off")
+            _ = try await order(suite, staff, key: "o2")
+            // Its event applied (the store's users heard of it) while the endpoint was off.
+            #expect(
+                await waitUntil {
+                    let inbox = try? await api.send(suite, "GET", "/v1/notifications", token: owner)
+                    return (inbox?.object["data"] as? [[String: Any]])?.count == 2
+                })
+            let heard = receiver.received.count
+
+            // On again and answering, the delivery sent again arrives.
+            _ = try await api.send(suite, "PATCH", "/v1/webhooks/\(webhook)", token: owner, json: ["active": true])
             receiver.answer(200)
+            let id = try #require(retried?["id"] as? String)
+            let again = try await api.send(
+                suite, "POST", "/v1/webhooks/\(webhook)/deliveries/\(id)/redeliver", token: owner)
+            #expect(again.status == 202)
             #expect(
                 await waitUntil {
                     (try? await deliveries(suite, owner, webhook))?.first?["status"] as? String == "delivered"
                 })
+            #expect(receiver.received.count == heard + 1)
+            #expect(try await deliveries(suite, owner, webhook).count == 1)
             // Every attempt carried the same delivery id and body.
             #expect(Set(receiver.received.map { $0.headers["orderly-delivery-id"] ?? "" }).count == 1)
             #expect(Set(receiver.received.map(\.body)).count == 1)
