@@ -231,8 +231,7 @@ struct WebhookDispatcher: Service {
                 delivery.status = .failed
                 delivery.lastError = "the endpoint is turned off"
                 delivery.nextAttemptAt = nil
-                let recorded = delivery
-                try await webhooks.database.transaction { try await webhooks.record(recorded, in: $0) }
+                try await webhooks.record(delivery)
                 return
             }
             let outcome = await send(claimed, at: now)
@@ -256,8 +255,7 @@ struct WebhookDispatcher: Service {
                     delivery.nextAttemptAt = next
                 }
             }
-            let recorded = delivery
-            try await webhooks.database.transaction { try await webhooks.record(recorded, in: $0) }
+            try await webhooks.record(delivery)
             if gaveUp {
                 let last = outcome.status.map { "answered \($0)" } ?? outcome.error ?? "no answer"
                 try await disable(
@@ -284,7 +282,8 @@ struct WebhookDispatcher: Service {
         }
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
-        configuration.timeout = .init(connect: .seconds(Int64(settings.timeout.components.seconds)))
+        let timeout = TimeAmount.seconds(settings.timeout.components.seconds)
+        configuration.timeout = .init(connect: timeout)
         configuration.dnsOverride = [host: address]
         // A refused connection is this attempt's failure, not a reason to hold the slot while
         // the client tries again until the timeout: the backoff decides when to try again.
@@ -302,8 +301,7 @@ struct WebhookDispatcher: Service {
         request.body = .bytes(ByteBuffer(string: claimed.body))
         let outcome: (status: Int?, error: String?)
         do {
-            let response = try await client.execute(
-                request, timeout: .seconds(Int64(settings.timeout.components.seconds)))
+            let response = try await client.execute(request, timeout: timeout)
             _ = try? await response.body.collect(upTo: 64 << 10)
             outcome = (Int(response.status.code), nil)
         } catch {

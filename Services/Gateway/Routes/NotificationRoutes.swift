@@ -62,11 +62,11 @@ struct NotificationRoutes: Sendable {
     /// Takes a ticket of `kind` for the caller; 429 when they hold as many as allowed.
     private func enter(_ principal: Principal, _ kind: WakeHub.Kind) async throws -> UInt64 {
         guard let ticket = await wakeHub.enter(principal.userID, kind) else {
-            let what = kind == .stream ? "streams" : "long-polls"
+            let (what, reason) =
+                kind == .stream ? ("streams", "too_many_streams") : ("long-polls", "too_many_long_polls")
             throw OrderlyError(
                 .resourceExhausted, "at most \(kind.maximumPerUser) \(what) wait for one user; let one end first",
-                reason: "too_many_\(kind == .stream ? "streams" : "long_polls")",
-                details: ["retry_after_seconds": .int(1)])
+                reason: reason, details: ["retry_after_seconds": .int(1)])
         }
         return ticket
     }
@@ -87,18 +87,21 @@ struct NotificationRoutes: Sendable {
         }
         let ends = context.accessExpires ?? .distantFuture
         let ticket = try await enter(try context.principal(), .stream)
-        let first: NotificationInbox
-        do {
-            first = try await notifications.call(
+        let notifications = self.notifications
+        /// The inbox after a cursor, a whole page at a time.
+        let read: @Sendable (Int64) async throws -> NotificationInbox = { after in
+            try await notifications.call(
                 NotificationsAPI.list, NotificationListRequest(after: after, limit: PageRequest.maximumLimit),
                 options: options)
+        }
+        let first: NotificationInbox
+        do {
+            first = try await read(after)
         } catch {
             await wakeHub.leave(ticket)
             throw error
         }
-        let (notifications, wakeHub, recheck, heartbeat, logger) = (
-            self.notifications, self.wakeHub, self.recheck, self.heartbeat, self.logger
-        )
+        let (wakeHub, recheck, heartbeat, logger) = (self.wakeHub, self.recheck, self.heartbeat, self.logger)
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-store"
@@ -133,9 +136,7 @@ struct NotificationRoutes: Sendable {
                             await wakeHub.wait(ticket, timeout: min(recheck, heartbeat - quiet, untilEnd))
                         }
                     }
-                    inbox = try await notifications.call(
-                        NotificationsAPI.list, NotificationListRequest(after: after, limit: PageRequest.maximumLimit),
-                        options: options)
+                    inbox = try await read(after)
                 }
             } catch {
                 // The client went away, or the service stopped answering: the client resumes.
