@@ -109,6 +109,7 @@ public enum GatewayService {
             heartbeat: settings.streamHeartbeat, logger: logger
         ).add(to: v1)
         WebhookRoutes(notifications: try upstream(NotificationsAPI.service)).add(to: v1)
+        DeviceRoutes(notifications: try upstream(NotificationsAPI.service)).add(to: v1)
         methods.load(from: router)
         return router
     }

@@ -33,17 +33,20 @@ public struct NotificationsEvents: Sendable {
     let wakes: WakePublisher
     /// Rung when webhook deliveries were stored.
     let doorbell: Doorbell
+    /// Pushes what is stored to the users' devices, when pushes are configured.
+    let pusher: PushSender?
 
     /// The name the inbox records applied events under.
     static let consumer = "notifications"
     /// The type of the notification that tells couriers of an order they can claim.
     static let available = "order.available"
 
-    init(database: Database, redis: RedisClient, doorbell: Doorbell, logger: Logger) {
+    init(database: Database, redis: RedisClient, doorbell: Doorbell, pusher: PushSender?, logger: Logger) {
         self.notifications = NotificationsRepository(database: database)
         self.webhooks = WebhookRepository(database: database)
         self.wakes = WakePublisher(redis: redis, logger: logger)
         self.doorbell = doorbell
+        self.pusher = pusher
     }
 
     /// The event types consumed; the others are ignored.
@@ -90,14 +93,15 @@ public struct NotificationsEvents: Sendable {
     /// Applies `events`, in order, in one transaction, each once however often it is delivered
     /// (the inbox): users are recorded, and each order event's tellings are stored for every
     /// active user in their audience (a user in several audiences of one event hears only the
-    /// first); then their long-polls are woken. Throws, applying none of them, when one cannot
+    /// first); then their long-polls and streams are woken and their devices pushed to. Throws, applying none of them, when one cannot
     /// be decoded.
     public func apply(_ events: [DomainEvent]) async throws {
         let effects = try events.compactMap { event in try effect(of: event).map { (event, $0) } }
         guard !effects.isEmpty else { return }
         let now = Date.currentMillisecond
         let (notifications, webhooks) = (self.notifications, self.webhooks)
-        let (wakeUps, deliveries) = try await notifications.database.transaction { transaction -> ([WakeUp], Int) in
+        let (stored, deliveries) = try await notifications.database.transaction {
+            transaction -> ([StoredNotification], Int) in
             var fresh = try await transaction.recordApplied(events: effects.map(\.0.id), consumer: Self.consumer)
             let deliveries = try await Self.webhookDeliveries(
                 of: effects.map(\.0).filter { fresh.contains($0.id) }, at: now, webhooks: webhooks, in: transaction)
@@ -122,7 +126,7 @@ public struct NotificationsEvents: Sendable {
             }
             return (try await notifications.insert(messages, at: now, in: transaction), deliveries)
         }
-        wakes.publish(wakeUps)
+        announce(stored)
         if deliveries > 0 { doorbell.ring() }
     }
 
@@ -164,7 +168,7 @@ public struct NotificationsEvents: Sendable {
     func disableWebhook(_ id: WebhookID, reason: String) async throws {
         let (notifications, webhooks) = (self.notifications, self.webhooks)
         let now = Date.currentMillisecond
-        let wakeUps = try await webhooks.database.transaction { transaction -> [WakeUp] in
+        let stored = try await webhooks.database.transaction { transaction -> [StoredNotification] in
             guard var webhook = try await webhooks.find(id, in: transaction.sql)?.webhook, webhook.active else {
                 return []
             }
@@ -179,7 +183,14 @@ public struct NotificationsEvents: Sendable {
             return try await notifications.insert(
                 [(telling, "webhook.disabled", data, managers)], at: now, in: transaction)
         }
-        wakes.publish(wakeUps)
+        announce(stored)
+    }
+
+    /// Wakes the streams and long-polls of the users `stored` went to, and hands it to the
+    /// pusher; neither waits on anything.
+    private func announce(_ stored: [StoredNotification]) {
+        wakes.publish(stored.map(\.wakeUp))
+        pusher?.push(stored)
     }
 
     /// What `event` does here; nil for the types not consumed.

@@ -46,26 +46,37 @@ struct NotificationsRepository: Sendable {
         }
     }
 
+    /// The language `user` reads, when the service has heard of them.
+    func locale(of user: UserID) async throws -> String? {
+        try await database.read { sql in
+            try await sql.raw("SELECT locale FROM recipients WHERE user_id = \(bind: user.description)").first()?
+                .decode(column: "locale", as: String.self)
+        }
+    }
+
     /// Stores each telling (with its type and data) in each of its recipients' inboxes, written
-    /// in their language, numbered in order; returns the `seq` each got.
+    /// in their language, numbered in order; returns what each recipient got.
     func insert(
         _ messages: [(Telling, String, [String: String], [Recipient])], at now: Date, in transaction: Transaction
-    ) async throws -> [WakeUp] {
+    ) async throws -> [StoredNotification] {
         let count = messages.reduce(0) { $0 + $1.3.count }
         guard count > 0 else { return [] }
         // One numbering step for all, and inserts of many rows each.
         var seq = try await transaction.advanceSequence("notifications", by: count) - Int64(count)
-        var rows: [(WakeUp, document: String, createdAt: Date)] = []
+        var rows: [(StoredNotification, document: String)] = []
         for (telling, type, data, recipients) in messages where !recipients.isEmpty {
-            // Each language's document, written once per message.
-            var documents: [String: String] = [:]
+            // Each language's message and document, written once per telling.
+            var documents: [String: (NotificationMessage, String)] = [:]
             for recipient in recipients {
                 if documents[recipient.locale] == nil {
-                    documents[recipient.locale] = try StoredDocument.text(
-                        NotificationMessage(telling, type: type, data: data, locale: recipient.locale, at: now))
+                    let message = NotificationMessage(
+                        telling, type: type, data: data, locale: recipient.locale, at: now)
+                    documents[recipient.locale] = (message, try StoredDocument.text(message))
                 }
                 seq += 1
-                rows.append((WakeUp(userID: recipient.id, seq: seq), documents[recipient.locale]!, now))
+                let (message, document) = documents[recipient.locale]!
+                rows.append(
+                    (StoredNotification(userID: recipient.id, seq: seq, id: UUID.random(), message: message), document))
             }
         }
         // Inserts of at most 1,000 rows keep within both databases' limits on bound values.
@@ -73,8 +84,8 @@ struct NotificationsRepository: Sendable {
             var insert: SQLQueryString = "INSERT INTO notifications (seq, id, user_id, created_at, doc) VALUES "
             for (index, row) in rows[start..<min(start + 1000, rows.count)].enumerated() {
                 let values: [any Encodable & Sendable] = [
-                    row.0.seq, UUID.random().lowercasedText, row.0.userID.description,
-                    row.createdAt.millisecondsSince1970, row.document,
+                    row.0.seq, row.0.id.lowercasedText, row.0.userID.description,
+                    now.millisecondsSince1970, row.document,
                 ]
                 insert = insert + (index == 0 ? "" : ", ") + "(\(binds: values))"
             }
@@ -149,6 +160,16 @@ struct Audience: Sendable, Hashable {
     var customer: UserID?
     /// This user, whatever their role.
     var person: UserID?
+}
+
+/// A notification as stored in one user's inbox: what its push carries.
+struct StoredNotification: Sendable {
+    var userID: UserID
+    var seq: Int64
+    var id: UUID
+    var message: NotificationMessage
+
+    var wakeUp: WakeUp { WakeUp(userID: userID, seq: seq) }
 }
 
 /// Someone notifications go to, and the language they read.

@@ -97,5 +97,21 @@ enum NotificationsSchema {
                 "CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, created_at, id)",
                 "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (due_at) WHERE status = 'pending'",
             ]),
+        // The devices pushed to: one row per push token (a token belongs to one user at a time),
+        // found by user when their notifications are pushed.
+        Migration(
+            6, "devices",
+            sql: [
+                """
+                CREATE TABLE devices (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL,
+                    token TEXT NOT NULL UNIQUE,
+                    updated_at BIGINT NOT NULL,
+                    doc TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX devices_by_user ON devices (user_id)",
+            ]),
     ]
 }

@@ -1,11 +1,13 @@
 import Contracts
 public import Runtime
+import ServiceLifecycle
 public import Storage
 public import Wire
 
 /// The notifications service: turns the other services' events into notifications in each
 /// user's inbox, and announces each one on `orderly:wake` so a waiting long-poll or stream
-/// answers at once; and sends stores' events to their webhooks.
+/// answers at once and pushes it to the user's devices; and sends stores' events to their
+/// webhooks.
 public enum NotificationsService: ServiceDefinition {
     public static let name = NotificationsAPI.service
     public static let wirePort = 7204
@@ -18,10 +20,21 @@ public enum NotificationsService: ServiceDefinition {
     /// The service over `environment`: what the process runs, and what tests run in-process.
     public static func parts(_ environment: ServiceEnvironment) throws -> ServiceParts {
         let settings = try WebhookSettings.read(from: environment.configuration)
+        let devices = DeviceRepository(database: environment.database)
+        let pusher = try APNsSettings.read(from: environment.configuration).map {
+            PushSender(settings: $0, devices: devices, logger: environment.logger)
+        }
+        if pusher == nil {
+            environment.logger.info("pushes are off: ORDERLY_APNS_KEY, _KEY_ID and _TEAM_ID are not set")
+        }
         let doorbell = Doorbell()
-        let events = events(environment, doorbell: doorbell)
+        let events = NotificationsEvents(
+            database: environment.database, redis: environment.redis, doorbell: doorbell, pusher: pusher,
+            logger: environment.logger)
         var router = WireRouter()
         NotificationsHandlers(database: environment.database).register(in: &router)
+        DeviceHandlers(devices: devices, locale: { try await events.notifications.locale(of: $0) }).register(
+            in: &router)
         WebhookHandlers(
             webhooks: events.webhooks, destinations: WebhookDestinations(allowed: settings.allowedNetworks),
             doorbell: doorbell
@@ -29,7 +42,8 @@ public enum NotificationsService: ServiceDefinition {
         let dispatcher = WebhookDispatcher(
             webhooks: events.webhooks, settings: settings, doorbell: doorbell,
             disable: { try await events.disableWebhook($0, reason: $1) }, logger: environment.logger)
-        return ServiceParts(router: router, consumers: events.consumers(environment) + [dispatcher])
+        let pushes: [any Service] = pusher.map { [$0] } ?? []
+        return ServiceParts(router: router, consumers: events.consumers(environment) + [dispatcher] + pushes)
     }
 
     /// What the service does with the events it consumes: what its consumers run, and what
@@ -38,6 +52,7 @@ public enum NotificationsService: ServiceDefinition {
         -> NotificationsEvents
     {
         NotificationsEvents(
-            database: environment.database, redis: environment.redis, doorbell: doorbell, logger: environment.logger)
+            database: environment.database, redis: environment.redis, doorbell: doorbell, pusher: nil,
+            logger: environment.logger)
     }
 }

@@ -306,6 +306,12 @@ public struct AccessPolicy: Sendable {
 
     /// A receipt: admins see every one, store users their store's.
     public func canSee(receipt: Receipt) -> Bool { isAdmin || worksIn(receipt.storeID) }
+
+    // MARK: Devices
+
+    /// A device notifications are pushed to: its user alone registers and removes it, whatever
+    /// their role (an admin has no business with another's phone).
+    public func canManageDevice(of owner: UserID) -> Bool { owner == principal.userID }
 }
 
 /// Which stores (or which stores' users) a list covers.

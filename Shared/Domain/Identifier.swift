@@ -50,6 +50,7 @@ public enum RefundTag {}
 public enum ShiftTag {}
 public enum WebhookTag {}
 public enum WebhookDeliveryTag {}
+public enum DeviceTag {}
 
 public typealias StoreID = Identifier<StoreTag>
 public typealias UserID = Identifier<UserTag>
@@ -63,3 +64,4 @@ public typealias RefundID = Identifier<RefundTag>
 public typealias ShiftID = Identifier<ShiftTag>
 public typealias WebhookID = Identifier<WebhookTag>
 public typealias WebhookDeliveryID = Identifier<WebhookDeliveryTag>
+public typealias DeviceID = Identifier<DeviceTag>

@@ -61,6 +61,8 @@ struct AccessPolicyTests {
         ("payment.take in the store", /*      */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("takings.see", /*                    */ "YYY   Y..    Y..    ...    ...     ..."),
         ("webhooks.manage", /*                */ "YYY   Y..    Y..    ...    ...     ..."),
+        ("device.manage oneself's", /*        */ "YYY   YYY    YYY    YYY    YYY     YYY"),
+        ("device.manage another's", /*        */ "...   ...    ...    ...    ...     ..."),
         ("shift.clock oneself", /*            */ "...   YY.    YY.    YY.    ...     ..."),
         ("shift.clock staff", /*              */ "YYY   Y..    Y..    ...    ...     ..."),
         ("shift.clock a manager", /*          */ "YYY   Y..    ...    ...    ...     ..."),
@@ -166,6 +168,8 @@ struct AccessPolicyTests {
         case "payment.take in the store": return policy.canTakePayments(in: store)
         case "takings.see": return policy.canSeeTakings(of: store)
         case "webhooks.manage": return policy.canManageWebhooks(of: store)
+        case "device.manage oneself's": return policy.canManageDevice(of: me)
+        case "device.manage another's": return policy.canManageDevice(of: someone)
         case "shift.clock oneself": return policy.canClock(user: me, role: principal.role, store: principal.storeID)
         case "shift.clock staff": return policy.canClock(user: someone, role: .staff, store: store)
         case "shift.clock a manager": return policy.canClock(user: someone, role: .manager, store: store)

@@ -47,6 +47,10 @@ struct LoadGen: AsyncParsableCommand {
 
     @Option(help: "Orders created a second (notifications workload).")
     var rate = 20
+
+    @Option(help: "Stores given a webhook endpoint on a receiver that loadgen runs (notifications workload).")
+    var webhooks = 0
+
     @Option(help: "Concurrent clients (each with its own keep-alive connection).")
     var clients = 64
 
@@ -74,6 +78,7 @@ struct LoadGen: AsyncParsableCommand {
         guard (1...1000).contains(couriers) else { throw ValidationError("--couriers must be from 1 to 1000") }
         guard (2...10_000).contains(users) else { throw ValidationError("--users must be from 2 to 10000") }
         guard (1...1000).contains(rate) else { throw ValidationError("--rate must be from 1 to 1000") }
+        guard (0...stores).contains(webhooks) else { throw ValidationError("--webhooks must be from 0 to --stores") }
         guard (2...1024).contains(clients) else { throw ValidationError("--clients must be from 2 to 1024") }
         guard seconds > 0, seconds <= 3600 else { throw ValidationError("--seconds must be from 0 to 3600") }
         guard count.map({ $0 > 0 }) ?? true else { throw ValidationError("--count must be positive") }

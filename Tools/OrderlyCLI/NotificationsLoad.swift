@@ -11,11 +11,13 @@ import Synchronization
 ///
 /// `--users` store users over `--stores` stores sign in; half hold a server-sent event stream
 /// (`GET /v1/notifications/stream`), half long-poll (`GET /v1/notifications?wait=30`), each
-/// from the `seq` it saw last. Orders are created at `--rate` a second for `--seconds`, spread
-/// over the stores; every store user hears of each order of their store. Latency runs from the
-/// order's `created_at` (taken in the transaction that commits it) to the notification's
-/// arrival at the client. Then the run waits (up to `--inbox-wait` seconds) until every user has
-/// heard of every order of their store: what never came is `lost`, what came twice `duplicated`.
+/// from the `seq` it saw last; the first `--webhooks` stores get a webhook endpoint for
+/// `order.created` on a receiver run here, which checks each delivery's signature. Orders are
+/// created at `--rate` a second for `--seconds`, spread over the stores; every store user, and
+/// every endpoint, hears of each order of their store. Latency runs from the order's
+/// `created_at` (taken in the transaction that commits it) to the arrival at the client. Then
+/// the run waits (up to `--inbox-wait` seconds) until everything has arrived: what never came is
+/// `lost`, what came twice `duplicated`.
 extension LoadGen {
     func driveNotifications(_ api: API) async throws -> Int {
         let password = ProcessInfo.processInfo.environment[adminPasswordVariable]!
@@ -43,6 +45,20 @@ extension LoadGen {
                     Listener(store: store, token: token, channel: listeners.count % 2 == 0 ? .stream : .longPoll))
             }
             if (store + 1) % 10 == 0 { say("  \(store + 1) stores ready") }
+        }
+
+        let sink = try await WebhookSink.start()
+        defer { Task { await sink.stop() } }
+        if webhooks > 0 {
+            say("registering \(webhooks) webhook endpoints on \(sink.url(0).dropLast(2))")
+            for (index, store) in storeIDs.prefix(webhooks).enumerated() {
+                let endpoint = try await api.require(
+                    [201], .POST, "/v1/stores/\(store)/webhooks", token: admin,
+                    body: WebhookDraft(storeID: nil, url: sink.url(index), events: [OrdersAPI.Events.created])
+                ).decode(Webhook.self)
+                guard let secret = endpoint.secret else { throw LoadGenError("a new webhook came without its secret") }
+                sink.expect(index, secret: secret)
+            }
         }
 
         let arrivals = Arrivals()
@@ -87,8 +103,11 @@ extension LoadGen {
 
         let created = orders.state.withLock { $0 }
         let expected = created.count * perStore
-        say("waiting for \(expected) notifications to arrive")
-        _ = await waitFor(seconds: inboxWait) { arrivals.distinct >= expected }
+        let expectedHooks = created.filter { $0.store < webhooks }.count
+        say("waiting for \(expected) notifications and \(expectedHooks) webhook deliveries to arrive")
+        _ = await waitFor(seconds: inboxWait) {
+            arrivals.distinct >= expected && Set(sink.deliveries.map(\.subject)).count >= expectedHooks
+        }
         listening.cancel()
 
         let createdAt = Dictionary(uniqueKeysWithValues: created.map { ($0.id, $0.createdAt) })
@@ -108,10 +127,21 @@ extension LoadGen {
             histograms[listeners[arrival.listener].channel, default: Histogram(highestTrackableValue: 600_000_000)]
                 .record(min(micros, 600_000_000))
         }
-        let lost = expected - received
+        var hooks = Histogram<UInt64>(highestTrackableValue: 600_000_000)
+        var hooked = Set<String>()
+        for delivery in sink.deliveries {
+            guard let at = createdAt[delivery.subject], storeOf[delivery.subject] == delivery.endpoint else { continue }
+            guard hooked.insert(delivery.subject).inserted else {
+                duplicated += 1
+                continue
+            }
+            hooks.record(min(UInt64(max(0, delivery.at.timeIntervalSince(at)) * 1_000_000), 600_000_000))
+        }
+        let lost = expected - received + expectedHooks - hooked.count
         func percentile(_ channel: Listener.Channel, _ p: Double) -> Double {
             histograms[channel].map { Double($0.valueAtPercentile(p)) / 1000 } ?? 0
         }
+        let webhookP99 = Double(hooks.valueAtPercentile(99)) / 1000
         for channel in [Listener.Channel.stream, .longPoll] {
             say(
                 String(
@@ -119,12 +149,21 @@ extension LoadGen {
                     histograms[channel]?.totalCount ?? 0, percentile(channel, 50), percentile(channel, 99),
                     histograms[channel].map { Double($0.max) / 1000 } ?? 0))
         }
-        say("orders=\(created.count) expected=\(expected) received=\(received) duplicated=\(duplicated)")
+        if webhooks > 0 {
+            say(
+                String(
+                    format: "  webhook: %d deliveries, p50 %.1f ms, p99 %.1f ms, max %.1f ms; %d badly signed",
+                    hooks.totalCount, Double(hooks.valueAtPercentile(50)) / 1000, webhookP99,
+                    Double(hooks.max) / 1000, sink.badSignatures))
+        }
+        say(
+            "orders=\(created.count) expected=\(expected + expectedHooks) received=\(received + hooked.count) "
+                + "duplicated=\(duplicated)")
         say(
             String(
-                format: "sse_p99_ms=%.1f longpoll_p99_ms=%.1f lost=%d", percentile(.stream, 99),
-                percentile(.longPoll, 99), lost))
-        return lost + duplicated
+                format: "sse_p99_ms=%.1f longpoll_p99_ms=%.1f webhook_p99_ms=%.1f lost=%d", percentile(.stream, 99),
+                percentile(.longPoll, 99), webhookP99, lost))
+        return lost + duplicated + sink.badSignatures
     }
 
     /// Returns once `condition` holds, or after `seconds`; whether it held.

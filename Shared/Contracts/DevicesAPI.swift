@@ -1,0 +1,79 @@
+public import Domain
+public import Foundation
+public import Wire
+
+/// The phones and tablets that notifications are pushed to: each registered by the user signed
+/// in on it, and belonging to that one user until another signs in on it.
+public enum DevicesAPI {
+    /// Registers the caller's device, or takes it over from whoever had it (the same token).
+    public static let register = WireMethod<DeviceDraft, Device>("devices.register", safeToRetry: true)
+    /// Forgets one of the caller's devices.
+    public static let remove = WireMethod<ResourceRef<DeviceID>, Device>("devices.remove", safeToRetry: true)
+
+    /// The platforms pushed to.
+    public static let platforms = ["ios"]
+    /// Apple's two push environments: apps built for development get sandbox tokens.
+    public static let environments = ["sandbox", "production"]
+}
+
+/// A device the notifications of `user_id` are pushed to.
+public struct Device: Codable, Sendable, Hashable {
+    public var id: DeviceID
+    public var userID: UserID
+    public var platform: String
+    /// The push token the platform gave the app, in hex.
+    public var token: String
+    public var bundleID: String
+    public var environment: String
+    /// The language pushes to it are written in.
+    public var locale: String
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(
+        id: DeviceID, userID: UserID, platform: String, token: String, bundleID: String, environment: String,
+        locale: String, createdAt: Date, updatedAt: Date
+    ) {
+        self.id = id
+        self.userID = userID
+        self.platform = platform
+        self.token = token
+        self.bundleID = bundleID
+        self.environment = environment
+        self.locale = locale
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, platform, token, environment, locale
+        case userID = "user_id"
+        case bundleID = "bundle_id"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+}
+
+/// A device to register: `platform` (`ios`), its push `token` (hex), the app's `bundle_id`,
+/// the push `environment` (`sandbox` or `production`) and the `locale` to write in (the
+/// user's when absent).
+public struct DeviceDraft: Codable, Sendable, Hashable {
+    public var platform: String?
+    public var token: String?
+    public var bundleID: String?
+    public var environment: String?
+    public var locale: String?
+
+    public init(platform: String?, token: String?, bundleID: String?, environment: String?, locale: String? = nil) {
+        self.platform = platform
+        self.token = token
+        self.bundleID = bundleID
+        self.environment = environment
+        self.locale = locale
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case platform, token, environment, locale
+        case bundleID = "bundle_id"
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import JWTKit
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import Synchronization
+import TestSupport
+
+/// Apple's push service as its documentation describes it, on this machine: HTTP/2 only, over
+/// TLS (ALPN `h2`, no HTTP/1.1 fallback), `POST /3/device/<token>`. Each request's provider
+/// token is verified with the public half of the key the service signs with (and its key id
+/// and team checked); one that fails is answered 403 `InvalidProviderToken`. Otherwise the
+/// answer is what the test set for the device token: 200 by default, `400 BadDeviceToken`,
+/// `410 Unregistered` (with its `timestamp`), `429 TooManyRequests` a number of times before
+/// a 200, or nothing at all.
+final class APNsServer: Sendable {
+    struct Received: Sendable {
+        var token: String
+        var headers: [String: String]
+        var body: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(bodyText.utf8))) as? [String: Any] ?? [:]
+        }
+        var bodyText: String
+    }
+
+    enum Answer: Sendable {
+        case badDeviceToken
+        case unregistered
+        /// 429 this many times, then 200.
+        case busy(Int)
+        /// No answer at all.
+        case stall
+    }
+
+    private let keys: JWTKeyCollection
+    private let keyID: String
+    private let teamID: String
+    private let state = Mutex<(received: [Received], answers: [String: Answer], invalidTokens: Int)>(([], [:], 0))
+    private let channel = Mutex<(any Channel)?>(nil)
+
+    var received: [Received] { state.withLock { $0.received } }
+    /// Requests whose provider token did not verify.
+    var invalidTokens: Int { state.withLock { $0.invalidTokens } }
+    var port: Int { channel.withLock { $0?.localAddress?.port ?? 0 } }
+
+    private init(keys: JWTKeyCollection, keyID: String, teamID: String) {
+        self.keys = keys
+        self.keyID = keyID
+        self.teamID = teamID
+    }
+
+    func answer(_ token: String, _ answer: Answer) { state.withLock { $0.answers[token] = answer } }
+
+    /// Starts it on a free loopback port with `certificates`' `apns` certificate, trusting
+    /// tokens signed by `key` under `keyID` for `teamID`.
+    static func start(
+        certificates: TestCertificates, key: ES256PublicKey, keyID: String, teamID: String
+    ) async throws -> APNsServer {
+        let keys = JWTKeyCollection()
+        await keys.add(ecdsa: key, kid: JWKIdentifier(string: keyID))
+        let server = APNsServer(keys: keys, keyID: keyID, teamID: teamID)
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(certificates.certificate("apns")).map {
+                .certificate($0)
+            },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: certificates.key("apns"), format: .pem)))
+        tls.applicationProtocols = ["h2"]
+        let context = try NIOSSLContext(configuration: tls)
+        let bound = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                        mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
+                    ) { stream in
+                        stream.eventLoop.makeCompletedFuture {
+                            try stream.pipeline.syncOperations.addHandlers([
+                                HTTP2FramePayloadToHTTP1ServerCodec(), StreamHandler(server: server),
+                            ])
+                        }
+                    }
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        server.channel.withLock { $0 = bound }
+        return server
+    }
+
+    func stop() async {
+        try? await channel.withLock { $0 }?.close()
+    }
+
+    /// The status and body that answer a push to `token` with these headers.
+    fileprivate func respond(token: String, headers: [String: String], body: String) async -> (Int, String)? {
+        let authorization = headers["authorization"] ?? ""
+        let verified: Bool
+        do {
+            guard authorization.hasPrefix("bearer ") else { throw ServerError() }
+            let jwt = String(authorization.dropFirst("bearer ".count))
+            let claims = try await keys.verify(jwt, as: Claims.self)
+            let header = try JSONDecoder().decode(
+                [String: String].self, from: Self.base64URL(String(jwt.split(separator: ".")[0])))
+            verified = claims.iss.value == teamID && header["kid"] == keyID && header["alg"] == "ES256"
+        } catch {
+            verified = false
+        }
+        return state.withLock { state in
+            guard verified else {
+                state.invalidTokens += 1
+                return (403, #"{"reason":"InvalidProviderToken"}"#)
+            }
+            state.received.append(Received(token: token, headers: headers, bodyText: body))
+            switch state.answers[token] {
+            case nil: return (200, "")
+            case .badDeviceToken: return (400, #"{"reason":"BadDeviceToken"}"#)
+            case .unregistered:
+                let now = Int64(Date().timeIntervalSince1970 * 1000)
+                return (410, #"{"reason":"Unregistered","timestamp":\#(now)}"#)
+            case .busy(let times):
+                guard times > 0 else { return (200, "") }
+                state.answers[token] = .busy(times - 1)
+                return (429, #"{"reason":"TooManyRequests"}"#)
+            case .stall: return nil
+            }
+        }
+    }
+
+    static func base64URL(_ text: String) -> Data {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64) ?? Data()
+    }
+
+    struct Claims: JWTPayload {
+        var iss: IssuerClaim
+        var iat: IssuedAtClaim
+
+        /// Apple refuses a provider token older than an hour.
+        func verify(using algorithm: some JWTAlgorithm) async throws {
+            guard iat.value.timeIntervalSinceNow > -3600 else { throw ServerError() }
+        }
+    }
+
+    struct ServerError: Error {}
+}
+
+/// One HTTP/2 stream: the request, gathered, then the server's answer.
+private final class StreamHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let server: APNsServer
+    var head: HTTPRequestHead?
+    var body = ""
+
+    init(server: APNsServer) { self.server = server }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head): self.head = head
+        case .body(let buffer): body += String(buffer: buffer)
+        case .end:
+            guard let head else { return }
+            var headers: [String: String] = [:]
+            for (name, value) in head.headers { headers[name.lowercased()] = value }
+            let token = head.method == .POST && head.uri.hasPrefix("/3/device/") ? String(head.uri.dropFirst(10)) : ""
+            let (server, body) = (self.server, self.body)
+            let loop = context.eventLoop
+            let bound = NIOLoopBound((self, context), eventLoop: loop)
+            Task {
+                guard let (status, answer) = await server.respond(token: token, headers: headers, body: body) else {
+                    return
+                }
+                loop.execute {
+                    let (handler, context) = bound.value
+                    var responseHeaders = HTTPHeaders()
+                    responseHeaders.add(name: "apns-id", value: headers["apns-id"] ?? UUID().uuidString)
+                    responseHeaders.add(name: "content-length", value: "\(answer.utf8.count)")
+                    context.write(
+                        handler.wrapOutboundOut(
+                            .head(
+                                HTTPResponseHead(
+                                    version: head.version, status: .init(statusCode: status), headers: responseHeaders))
+                        ),
+                        promise: nil)
+                    if !answer.isEmpty {
+                        context.write(
+                            handler.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: answer)))), promise: nil)
+                    }
+                    context.writeAndFlush(handler.wrapOutboundOut(.end(nil)), promise: nil)
+                }
+            }
+        }
+    }
+}
