@@ -9,6 +9,7 @@ public import Runtime
 import ServiceLifecycle
 import Storage
 import Synchronization
+import Wire
 
 /// The notifications service's webhook settings.
 ///
@@ -95,36 +96,13 @@ public struct WebhookDestinations: Sendable {
         }
         let resolved: [String]
         do {
-            resolved = try await NIOThreadPool.singleton.runIfActive { try Self.resolve(host) }
+            resolved = try await HostResolver.system.addresses(host)
         } catch {
             throw .unreachable("cannot resolve \(host)")
         }
         guard let first = resolved.first else { throw .unreachable("cannot resolve \(host)") }
         guard resolved.allSatisfy({ IPAddress($0).map(permits) ?? false }) else { throw .refused(host) }
         return first
-    }
-
-    /// The addresses `host` resolves to, as text.
-    private static func resolve(_ host: String) throws -> [String] {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, nil, &hints, &list) == 0, let list else { return [] }
-        defer { freeaddrinfo(list) }
-        var addresses: [String] = []
-        var entry: UnsafeMutablePointer<addrinfo>? = list
-        while let current = entry {
-            var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-            if getnameinfo(
-                current.pointee.ai_addr, current.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0,
-                NI_NUMERICHOST) == 0
-            {
-                let address = String(cString: text)
-                if !addresses.contains(address) { addresses.append(address) }
-            }
-            entry = current.pointee.ai_next
-        }
-        return addresses
     }
 }
 

@@ -15,7 +15,7 @@ public import Wire
 /// | `redis.url` | `ORDERLY_REDIS_URL` | `redis://127.0.0.1:6379` |
 ///
 /// A database or Redis URL with a password is read from the environment only.
-/// | `instance` | `ORDERLY_INSTANCE` | the host name |
+/// | `instance` | `ORDERLY_INSTANCE` | `<host name>-<admin port>` |
 /// | `<upstream>.address` | `ORDERLY_<UPSTREAM>_ADDRESS` | per upstream, `host:port[,host:port…]` |
 public struct ServiceSettings: Sendable {
     public var process: ProcessSettings
@@ -53,7 +53,11 @@ public struct ServiceSettings: Sendable {
         let redisURL = reader.urlWithCredentials("redis.url", default: "redis://127.0.0.1:6379")
         let redis = RedisConfiguration(url: redisURL)
         if redis == nil { reader.report("redis.url", "expected redis://[[user]:password@]host:port[/database]") }
-        let instance = reader.string("instance", default: ProcessInfo.processInfo.hostName)
+        // Unique among replicas without being set: a host runs one process on an admin port
+        // (and a container or pod has a host name of its own); the same after a restart, so a
+        // replica that comes back takes up its own consumer group again.
+        let adminPort = process.map { $0.adminPort == 0 ? "pid\(getpid())" : "\($0.adminPort)" } ?? "0"
+        let instance = reader.string("instance", default: "\(ProcessInfo.processInfo.hostName)-\(adminPort)")
         var endpoints: [String: [WireEndpoint]] = [:]
         for (name, defaultAddress) in upstreams {
             let key = "\(name).address"

@@ -32,8 +32,14 @@ public struct WireEndpoint: Hashable, Sendable, CustomStringConvertible {
 public struct WireClientConfiguration: Sendable {
     /// The service this pool calls (for logs and errors).
     public var service: String
-    /// Every address of the service; calls go round-robin over them.
+    /// Where the service listens: addresses, or names that stand for every replica's address.
+    /// Calls go round-robin over every address they come to.
     public var endpoints: [WireEndpoint]
+    /// Finds the addresses behind a name.
+    public var resolver: HostResolver
+    /// How often names are resolved again, so that replicas that come are used and replicas that
+    /// go are dropped (and sooner after a connection to one fails).
+    public var resolveInterval: TimeAmount
     /// This process's service name, sent in the hello.
     public var callerService: String
     public var secret: WireSecret
@@ -56,10 +62,13 @@ public struct WireClientConfiguration: Sendable {
         connectionsPerEndpoint: Int = 2, maximumFrameLength: Int = WireDefaults.maximumFrameLength,
         connectTimeout: TimeAmount = .seconds(2), defaultTimeout: TimeAmount = .seconds(10),
         reconnectBackoff: (initial: TimeAmount, maximum: TimeAmount) = (.milliseconds(50), .seconds(2)),
-        ejectionTime: TimeAmount = .seconds(5), maximumAttempts: Int = 3, tls: WireTLS? = nil
+        ejectionTime: TimeAmount = .seconds(5), maximumAttempts: Int = 3, tls: WireTLS? = nil,
+        resolver: HostResolver = .system, resolveInterval: TimeAmount = .seconds(10)
     ) {
         self.service = service
         self.endpoints = endpoints
+        self.resolver = resolver
+        self.resolveInterval = resolveInterval
         self.callerService = callerService
         self.secret = secret
         self.connectionsPerEndpoint = max(1, connectionsPerEndpoint)
@@ -94,9 +103,12 @@ public struct WireCallOptions: Sendable {
 
 /// A pool of Wire connections to one service.
 ///
+/// Each endpoint named is resolved to all its addresses (a name with one record per replica
+/// spreads calls over every replica), again every `resolveInterval` while calls come: an
+/// address that appears gets connections, and the connections of one that went are closed.
 /// Connections are opened lazily and used round-robin, each carrying many calls at once. A
-/// connection that fails is reopened with exponential backoff, and its endpoint is skipped for
-/// `ejectionTime` while other endpoints are healthy. A call that failed before reaching the
+/// connection that fails is reopened with exponential backoff, and its address is skipped for
+/// `ejectionTime` while other addresses are healthy. A call that failed before reaching the
 /// server is retried on another connection; one that may have reached it is retried only when
 /// the method is safe to repeat or the call carries an idempotency key.
 public final class WireClient: WireCaller {
@@ -113,18 +125,38 @@ public final class WireClient: WireCaller {
         case ready(WireConnection)
     }
 
-    private struct Slot {
+    /// One address of one endpoint.
+    private struct Target: Hashable {
         var endpoint: Int
+        var address: String
+    }
+
+    private struct Slot {
+        /// Stays the slot's while slots come and go with the addresses.
+        var id: Int
+        var target: Target
+        /// The same for every slot of the target (cheaper to compare on each call than the target).
+        var targetID: Int
+        /// Until when the target is skipped while others are healthy; alike on all its slots.
+        var ejectedUntil = NIODeadline.uptimeNanoseconds(0)
         var state = SlotState.idle
         var backoff: TimeAmount = .zero
         var retryAfter = NIODeadline.uptimeNanoseconds(0)
     }
 
     private struct PoolState {
-        var slots: [Slot]
-        var ejectedUntil: [NIODeadline]
+        var slots: [Slot] = []
+        var targetIDs: [Target: Int] = [:]
+        /// Each endpoint's addresses as last resolved (kept when a resolution fails).
+        var addresses: [[String]]
+        var resolved = false
+        var resolveDue = NIODeadline.uptimeNanoseconds(0)
+        var resolving: Task<Void, Never>?
+        var nextID = 0
         var next = 0
         var closed = false
+
+        func index(of slot: Int) -> Int? { slots.firstIndex { $0.id == slot } }
     }
 
     public init(
@@ -136,14 +168,7 @@ public final class WireClient: WireCaller {
         var logger = logger
         logger[metadataKey: "wire.upstream"] = "\(configuration.service)"
         self.logger = logger
-        var slots: [Slot] = []
-        for _ in 0..<configuration.connectionsPerEndpoint {
-            for endpoint in configuration.endpoints.indices { slots.append(Slot(endpoint: endpoint)) }
-        }
-        self.state = Mutex(
-            PoolState(
-                slots: slots,
-                ejectedUntil: Array(repeating: .uptimeNanoseconds(0), count: configuration.endpoints.count)))
+        self.state = Mutex(PoolState(addresses: Array(repeating: [], count: configuration.endpoints.count)))
         self.retries = Counter(label: "wire_client_retries_total", dimensions: [("service", configuration.service)])
         self.ejections = Counter(label: "wire_client_ejections_total", dimensions: [("service", configuration.service)])
     }
@@ -224,16 +249,91 @@ public final class WireClient: WireCaller {
     /// Picks the next usable connection, opening one when needed, and waits out reconnect
     /// backoff while the deadline allows.
     private func acquire(deadline: NIODeadline) async throws -> (Int, WireConnection) {
+        if let first = resolveIfDue() { await first.value }
         while true {
             if let found = try await acquireOnce(deadline: deadline) { return found }
         }
     }
 
-    /// One look at the pool: a connection, or `nil` after waiting for a backoff to end.
+    /// Starts resolving the endpoints again when that is due; returns the resolution to wait
+    /// for when there has been none yet.
+    private func resolveIfDue() -> Task<Void, Never>? {
+        let now = NIODeadline.now()
+        return state.withLock { pool -> Task<Void, Never>? in
+            guard !pool.closed else { return nil }
+            if pool.resolving == nil, pool.resolveDue <= now {
+                pool.resolving = Task { await self.resolve() }
+            }
+            return pool.resolved ? nil : pool.resolving
+        }
+    }
+
+    /// Resolves every endpoint and brings the slots in line: `connectionsPerEndpoint` for each
+    /// address, none for one that is gone (its connections are closed).
+    private func resolve() async {
+        var found: [[String]?] = []
+        for endpoint in configuration.endpoints {
+            do {
+                let addresses = try await configuration.resolver.addresses(endpoint.host)
+                found.append(addresses.isEmpty ? nil : addresses)
+            } catch {
+                logger.warning("cannot resolve", metadata: ["net.peer.name": "\(endpoint.host)", "error": "\(error)"])
+                found.append(nil)
+            }
+        }
+        let now = NIODeadline.now()
+        let (gone, changes) = state.withLock { pool -> ([WireConnection], [(String, [String])]) in
+            pool.resolving = nil
+            pool.resolved = true
+            pool.resolveDue = now + configuration.resolveInterval
+            guard !pool.closed else { return ([], []) }
+            var changes: [(String, [String])] = []
+            for (endpoint, addresses) in found.enumerated() {
+                // A name that does not resolve now keeps the addresses it had.
+                guard let addresses, addresses != pool.addresses[endpoint] else { continue }
+                pool.addresses[endpoint] = addresses
+                changes.append((configuration.endpoints[endpoint].description, addresses))
+            }
+            var targets: [Target] = []
+            for (endpoint, addresses) in pool.addresses.enumerated() {
+                for address in addresses { targets.append(Target(endpoint: endpoint, address: address)) }
+            }
+            let wanted = Set(targets)
+            var gone: [WireConnection] = []
+            pool.slots.removeAll { slot in
+                guard !wanted.contains(slot.target) else { return false }
+                if case .ready(let connection) = slot.state { gone.append(connection) }
+                return true
+            }
+            pool.targetIDs = pool.targetIDs.filter { wanted.contains($0.key) }
+            let present = Set(pool.slots.map(\.target))
+            for target in targets where !present.contains(target) {
+                let targetID = pool.nextID
+                pool.targetIDs[target] = targetID
+                for _ in 0..<configuration.connectionsPerEndpoint {
+                    pool.slots.append(Slot(id: pool.nextID + 1, target: target, targetID: targetID))
+                    pool.nextID += 1
+                }
+                pool.nextID += 1
+            }
+            // Nothing to call yet: try again soon rather than a whole interval later.
+            if targets.isEmpty { pool.resolveDue = now + .seconds(1) }
+            return (gone, changes)
+        }
+        for (endpoint, addresses) in changes {
+            logger.info(
+                "addresses of the service",
+                metadata: ["net.peer.name": "\(endpoint)", "net.peer.addresses": "\(addresses.joined(separator: ","))"])
+        }
+        for connection in gone { await connection.close() }
+    }
+
+    /// One look at the pool: a connection (with its slot's id), or `nil` after waiting for a
+    /// backoff to end.
     private func acquireOnce(deadline: NIODeadline) async throws -> (Int, WireConnection)? {
         enum Choice {
             case use(Int, WireConnection)
-            /// Use a ready connection, and open one to an endpoint that has none beside it.
+            /// Use a ready connection, and open one to an address that has none beside it.
             case useAndOpen(Int, WireConnection, Int, EventLoopPromise<WireConnection>)
             case wait(Int, EventLoopFuture<WireConnection>)
             case connect(Int, EventLoopPromise<WireConnection>)
@@ -242,13 +342,13 @@ public final class WireClient: WireCaller {
         let now = NIODeadline.now()
         let choice = state.withLock { pool -> Choice in
             guard !pool.closed else { return .none(nil) }
-            let anyHealthy = pool.ejectedUntil.contains { $0 <= now }
-            // Every endpoint gets a connection of its own as soon as calls come, so that calls
+            let anyHealthy = pool.slots.contains { $0.ejectedUntil <= now }
+            // Every address gets a connection of its own as soon as calls come, so that calls
             // spread over every replica rather than staying on the first one opened.
             var served = Set<Int>()
             for slot in pool.slots {
                 switch slot.state {
-                case .ready, .connecting: served.insert(slot.endpoint)
+                case .ready, .connecting: served.insert(slot.targetID)
                 case .idle: break
                 }
             }
@@ -260,107 +360,128 @@ public final class WireClient: WireCaller {
             for step in 0..<pool.slots.count {
                 let index = (pool.next + step) % pool.slots.count
                 let slot = pool.slots[index]
-                if anyHealthy && pool.ejectedUntil[slot.endpoint] > now { continue }
+                if anyHealthy && slot.ejectedUntil > now { continue }
                 switch slot.state {
                 case .ready(let connection):
                     if ready == nil { ready = (index, connection) }
                 case .connecting(let future):
-                    if waitCandidate == nil { waitCandidate = (index, future) }
+                    if waitCandidate == nil { waitCandidate = (slot.id, future) }
                 case .idle:
                     if slot.retryAfter <= now {
-                        if unserved == nil && !served.contains(slot.endpoint) { unserved = index }
+                        if unserved == nil && !served.contains(slot.targetID) { unserved = index }
                         if connectCandidate == nil { connectCandidate = index }
                     } else {
                         earliestRetry = min(earliestRetry ?? slot.retryAfter, slot.retryAfter)
                     }
                 }
             }
-            func startConnecting(_ index: Int) -> EventLoopPromise<WireConnection> {
+            func startConnecting(_ index: Int) -> (Int, EventLoopPromise<WireConnection>) {
                 let promise = group.next().makePromise(of: WireConnection.self)
                 pool.slots[index].state = .connecting(promise.futureResult)
-                return promise
+                return (pool.slots[index].id, promise)
             }
             if let (index, connection) = ready {
                 pool.next = (index + 1) % pool.slots.count
-                if let other = unserved { return .useAndOpen(index, connection, other, startConnecting(other)) }
-                return .use(index, connection)
+                if let other = unserved {
+                    let (id, promise) = startConnecting(other)
+                    return .useAndOpen(pool.slots[index].id, connection, id, promise)
+                }
+                return .use(pool.slots[index].id, connection)
             }
             if let index = unserved ?? connectCandidate {
                 pool.next = (index + 1) % pool.slots.count
-                return .connect(index, startConnecting(index))
+                let (id, promise) = startConnecting(index)
+                return .connect(id, promise)
             }
-            if let (index, future) = waitCandidate { return .wait(index, future) }
+            if let (id, future) = waitCandidate { return .wait(id, future) }
             return .none(earliestRetry)
         }
         switch choice {
-        case .use(let index, let connection):
-            return (index, connection)
-        case .useAndOpen(let index, let connection, let other, let promise):
+        case .use(let slot, let connection):
+            return (slot, connection)
+        case .useAndOpen(let slot, let connection, let other, let promise):
             // The caller does not wait for the new connection, nor fail with it.
             Task { _ = try? await open(slot: other, promise) }
-            return (index, connection)
-        case .wait(let index, let future):
-            return (index, try await future.get())
-        case .connect(let index, let promise):
-            return (index, try await open(slot: index, promise))
+            return (slot, connection)
+        case .wait(let slot, let future):
+            return (slot, try await future.get())
+        case .connect(let slot, let promise):
+            return (slot, try await open(slot: slot, promise))
         case .none(let retryAt):
             guard let retryAt, retryAt < deadline else {
-                throw WireTransportFailure.notSent("no connection to \(configuration.service) available")
+                let why = state.withLock { $0.slots.isEmpty } ? "no address of" : "no connection to"
+                throw WireTransportFailure.notSent("\(why) \(configuration.service) available")
             }
             try await Task.sleep(nanoseconds: UInt64(max(0, (retryAt - .now()).nanoseconds)))
             return nil
         }
     }
 
-    /// Opens slot `index`'s connection, settling `promise` (which calls waiting on the slot hold).
-    private func open(slot index: Int, _ promise: EventLoopPromise<WireConnection>) async throws -> WireConnection {
-        let endpoint = configuration.endpoints[state.withLock { $0.slots[index].endpoint }]
+    /// Opens slot `id`'s connection, settling `promise` (which calls waiting on the slot hold).
+    private func open(slot id: Int, _ promise: EventLoopPromise<WireConnection>) async throws -> WireConnection {
+        guard let target = state.withLock({ pool in pool.index(of: id).map { pool.slots[$0].target } }) else {
+            let failure = WireTransportFailure.notSent("that address of \(configuration.service) is gone")
+            promise.fail(failure)
+            throw failure
+        }
+        let endpoint = configuration.endpoints[target.endpoint]
         do {
             let connection = try await WireConnection.open(
-                host: endpoint.host, port: endpoint.port, server: configuration.service,
+                host: endpoint.host, address: target.address, port: endpoint.port, server: configuration.service,
                 callerService: configuration.callerService,
                 secret: configuration.secret, maximumFrameLength: configuration.maximumFrameLength,
                 connectTimeout: configuration.connectTimeout, tls: configuration.tls, group: group)
-            connected(slot: index, connection: connection)
+            connected(slot: id, connection: connection)
             promise.succeed(connection)
             return connection
         } catch {
-            connectFailed(slot: index, error: error)
+            connectFailed(slot: id, error: error)
             promise.fail(error)
             throw error
         }
     }
 
-    private func connected(slot index: Int, connection: WireConnection) {
-        let closed = state.withLock { pool -> Bool in
-            guard !pool.closed else { return true }
+    private func connected(slot id: Int, connection: WireConnection) {
+        let keep = state.withLock { pool -> Bool in
+            guard !pool.closed, let index = pool.index(of: id) else { return false }
             pool.slots[index].state = .ready(connection)
             pool.slots[index].backoff = .zero
-            return false
+            return true
         }
-        if closed {
+        guard keep else {
+            // The pool closed, or the address went, while it connected.
             Task { await connection.close() }
             return
         }
-        connection.closeFuture.whenComplete { _ in self.connectionFailed(slot: index, connection: connection) }
+        connection.closeFuture.whenComplete { _ in self.connectionFailed(slot: id, connection: connection) }
     }
 
-    private func connectFailed(slot index: Int, error: any Error) {
-        let endpoint = state.withLock { pool -> WireEndpoint in
+    private func connectFailed(slot id: Int, error: any Error) {
+        let target = state.withLock { pool -> Target? in
+            guard let index = pool.index(of: id) else { return nil }
             markFailed(&pool, slot: index)
-            return configuration.endpoints[pool.slots[index].endpoint]
+            return pool.slots[index].target
         }
-        logger.notice("cannot connect", metadata: ["net.peer": "\(endpoint)", "error": "\(error)"])
+        guard let target else { return }
+        let endpoint = configuration.endpoints[target.endpoint]
+        logger.notice(
+            "cannot connect",
+            metadata: ["net.peer": "\(endpoint)", "net.peer.address": "\(target.address)", "error": "\(error)"])
     }
 
-    /// A connection closed or failed: reopen it later, and eject its endpoint for a while.
-    private func connectionFailed(slot index: Int, connection: WireConnection) {
+    /// A connection closed or failed: reopen it later, and eject its address for a while.
+    private func connectionFailed(slot id: Int, connection: WireConnection) {
         state.withLock { pool in
-            guard case .ready(let current) = pool.slots[index].state, current === connection else { return }
+            guard let index = pool.index(of: id), case .ready(let current) = pool.slots[index].state,
+                current === connection
+            else { return }
             markFailed(&pool, slot: index)
         }
     }
 
+    /// Marks a slot failed: it reconnects after its backoff, its address is skipped for a while
+    /// when there are others, and the names are resolved again soon (a replica that went away
+    /// leaves its name's records).
     private func markFailed(_ pool: inout PoolState, slot index: Int) {
         let now = NIODeadline.now()
         var slot = pool.slots[index]
@@ -370,9 +491,19 @@ public final class WireClient: WireCaller {
             ? configuration.reconnectBackoff.initial : min(slot.backoff * 2, configuration.reconnectBackoff.maximum)
         slot.retryAfter = now + slot.backoff
         pool.slots[index] = slot
-        if pool.ejectedUntil[slot.endpoint] <= now && configuration.endpoints.count > 1 {
-            pool.ejectedUntil[slot.endpoint] = now + configuration.ejectionTime
+        if slot.ejectedUntil <= now && pool.targetIDs.count > 1 {
+            for other in pool.slots.indices where pool.slots[other].targetID == slot.targetID {
+                pool.slots[other].ejectedUntil = now + configuration.ejectionTime
+            }
             ejections.increment()
+        }
+        pool.resolveDue = min(pool.resolveDue, now + .seconds(1))
+    }
+
+    /// The addresses calls go to now (`address:port`), as last resolved.
+    var addresses: [String] {
+        state.withLock { pool in
+            Set(pool.slots.map { "\($0.target.address):\(configuration.endpoints[$0.target.endpoint].port)" }).sorted()
         }
     }
 

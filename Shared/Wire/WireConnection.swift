@@ -50,10 +50,11 @@ public final class WireConnection: Sendable {
     }
 
     /// `connect`, but failing with `WireTransportFailure.notSent` when no connection was made,
-    /// which the pool treats as always safe to retry.
+    /// which the pool treats as always safe to retry. With `address`, the connection goes to that
+    /// address of `host` (one the pool resolved), and TLS still checks the certificate names `host`.
     static func open(
-        host: String, port: Int, server: String, callerService: String, secret: WireSecret, maximumFrameLength: Int,
-        connectTimeout: TimeAmount, tls: WireTLS?, group: any EventLoopGroup
+        host: String, address: String? = nil, port: Int, server: String, callerService: String, secret: WireSecret,
+        maximumFrameLength: Int, connectTimeout: TimeAmount, tls: WireTLS?, group: any EventLoopGroup
     ) async throws -> WireConnection {
         let channel: any Channel
         let session = tls.map { _ in WireTLS.ClientSession(handshake: group.next().makePromise()) }
@@ -76,10 +77,11 @@ public final class WireConnection: Sendable {
                         ])
                     }
                 }
-                .connect(host: host, port: port).get()
+                .connect(host: address ?? host, port: port).get()
         } catch {
             session?.handshake.fail(error)
-            throw WireTransportFailure.notSent("cannot connect to \(host):\(port): \(error)")
+            let peer = address.map { "\(host) at \($0)" } ?? host
+            throw WireTransportFailure.notSent("cannot connect to \(peer):\(port): \(error)")
         }
         if let session {
             do {

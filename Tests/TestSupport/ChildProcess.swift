@@ -4,6 +4,14 @@ import Synchronization
 /// A process a test starts and stops: spawned directly with `posix_spawn` (Foundation's
 /// `Process` does not notice the exit of its children reliably here), killed if the test forgets.
 public final class ChildProcess: Sendable {
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which its headers
+    /// declare only for `_GNU_SOURCE` and so Swift does not see: found at run time.
+    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? =
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np").map {
+            unsafeBitCast(
+                $0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        }
+
     public let name: String
     private let pid = Mutex<pid_t?>(nil)
 
@@ -35,6 +43,10 @@ public final class ChildProcess: Sendable {
         let output = logFile ?? "/dev/null"
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // SwiftNIO opens its sockets without close-on-exec: without this, the child would hold
+        // every socket the tests have open, keeping a server's port taken (and accepting
+        // connections nobody answers) after the test closed it.
+        _ = Self.closeFrom?(&actions, 3)
         var child: pid_t = 0
         let result: Int32
         if envp != nil {

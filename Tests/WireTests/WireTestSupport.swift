@@ -68,7 +68,7 @@ struct RunningServer {
     let port: Int
 
     static func start(
-        port: Int = 0, stallTimeout: TimeAmount = .seconds(60),
+        host: String = "127.0.0.1", port: Int = 0, stallTimeout: TimeAmount = .seconds(60),
         maximumFrameLength: Int = WireDefaults.maximumFrameLength, maximumInFlight: Int = 1024,
         maximumConnections: Int = WireDefaults.maximumConnections, router: WireRouter = TestAPI.router,
         callers: WireCallers? = nil, tls: WireTLS? = nil
@@ -77,7 +77,7 @@ struct RunningServer {
         router.callers = callers
         let server = WireServer(
             configuration: WireServerConfiguration(
-                port: port, serviceName: "test", secret: testSecret, maximumFrameLength: maximumFrameLength,
+                host: host, port: port, serviceName: "test", secret: testSecret, maximumFrameLength: maximumFrameLength,
                 stallTimeout: stallTimeout, maximumRequestsInFlightPerConnection: maximumInFlight,
                 maximumConnections: maximumConnections, shutdownGracePeriod: .seconds(5), tls: tls),
             router: router, logger: Logger(label: "test.server"))
