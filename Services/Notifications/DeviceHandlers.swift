@@ -9,8 +9,6 @@ import Wire
 /// and removes it when they sign out.
 struct DeviceHandlers: Sendable {
     let devices: DeviceRepository
-    /// The caller's language when the device names none.
-    let locale: @Sendable (UserID) async throws -> String?
 
     func register(in router: inout WireRouter) {
         router.register(DevicesAPI.register) { draft, context in
@@ -56,16 +54,10 @@ struct DeviceHandlers: Sendable {
             throw OrderlyError(.permissionDenied, "devices are registered by their users")
         }
         let now = Date.currentMillisecond
-        let locale: String
-        if let chosen = draft.locale {
-            locale = chosen
-        } else {
-            locale = try await self.locale(principal.userID) ?? User.defaultLocale
-        }
         return try await devices.register(
             Device(
                 id: DeviceID(), userID: principal.userID, platform: draft.platform!, token: draft.token!.lowercased(),
-                bundleID: draft.bundleID!, environment: draft.environment!, locale: locale, createdAt: now,
+                bundleID: draft.bundleID!, environment: draft.environment!, locale: draft.locale, createdAt: now,
                 updatedAt: now))
     }
 
@@ -77,9 +69,9 @@ struct DeviceHandlers: Sendable {
         return device
     }
 
-    /// A push token as apps send it: hex, whole bytes.
+    /// A push token as apps send it: ASCII hex, whole bytes.
     static func isToken(_ text: String) -> Bool {
-        (16...200).contains(text.utf8.count) && text.utf8.count % 2 == 0 && text.allSatisfy(\.isHexDigit)
+        (16...200).contains(text.utf8.count) && Hex.bytes(text) != nil
     }
 
     /// An app's bundle id: reverse-DNS letters, digits, dots and hyphens.

@@ -10,32 +10,34 @@ struct DeviceRepository: Sendable {
     let database: Database
 
     /// Stores `device`, or, when its token is stored already, gives that row to `device`'s user
-    /// with `device`'s settings, keeping its id and creation time; returns what is stored.
+    /// with `device`'s settings, keeping its id and creation time; returns what is stored. Two
+    /// registrations of a new token at once store it once (the second waits on the first's row).
     func register(_ device: Device) async throws -> Device {
         try await database.transaction { transaction in
+            try await transaction.sql.raw(
+                """
+                INSERT INTO devices (id, user_id, token, updated_at, doc)
+                VALUES (\(bind: device.id.description), \(bind: device.userID.description), \(bind: device.token),
+                    \(bind: device.updatedAt.millisecondsSince1970), \(bind: try StoredDocument.text(device)))
+                ON CONFLICT (token) DO NOTHING
+                """
+            ).run()
+            guard
+                let row = try await transaction.sql.raw("SELECT doc FROM devices WHERE token = \(bind: device.token)")
+                    .first()
+            else { throw StorageError.unexpected("a device's row is gone within its transaction") }
+            let existing = try StoredDocument.decode(Device.self, from: row)
+            guard existing.id != device.id else { return device }
             var stored = device
-            if let row = try await transaction.sql.raw(
-                "SELECT doc FROM devices WHERE token = \(bind: device.token)"
-            ).first() {
-                let existing = try StoredDocument.decode(Device.self, from: row)
-                stored.id = existing.id
-                stored.createdAt = existing.createdAt
-                try await transaction.sql.raw(
-                    """
-                    UPDATE devices SET user_id = \(bind: stored.userID.description),
-                        updated_at = \(bind: stored.updatedAt.millisecondsSince1970), doc = \(bind: try StoredDocument.text(stored))
-                    WHERE id = \(bind: stored.id.description)
-                    """
-                ).run()
-            } else {
-                try await transaction.sql.raw(
-                    """
-                    INSERT INTO devices (id, user_id, token, updated_at, doc)
-                    VALUES (\(bind: stored.id.description), \(bind: stored.userID.description), \(bind: stored.token),
-                        \(bind: stored.updatedAt.millisecondsSince1970), \(bind: try StoredDocument.text(stored)))
-                    """
-                ).run()
-            }
+            stored.id = existing.id
+            stored.createdAt = existing.createdAt
+            try await transaction.sql.raw(
+                """
+                UPDATE devices SET user_id = \(bind: stored.userID.description),
+                    updated_at = \(bind: stored.updatedAt.millisecondsSince1970), doc = \(bind: try StoredDocument.text(stored))
+                WHERE id = \(bind: stored.id.description)
+                """
+            ).run()
             return stored
         }
     }

@@ -46,14 +46,6 @@ struct NotificationsRepository: Sendable {
         }
     }
 
-    /// The language `user` reads, when the service has heard of them.
-    func locale(of user: UserID) async throws -> String? {
-        try await database.read { sql in
-            try await sql.raw("SELECT locale FROM recipients WHERE user_id = \(bind: user.description)").first()?
-                .decode(column: "locale", as: String.self)
-        }
-    }
-
     /// Stores each telling (with its type and data) in each of its recipients' inboxes, written
     /// in their language, numbered in order; returns what each recipient got.
     func insert(

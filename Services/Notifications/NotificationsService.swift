@@ -22,7 +22,9 @@ public enum NotificationsService: ServiceDefinition {
         let settings = try WebhookSettings.read(from: environment.configuration)
         let devices = DeviceRepository(database: environment.database)
         let pusher = try APNsSettings.read(from: environment.configuration).map {
-            PushSender(settings: $0, devices: devices, logger: environment.logger)
+            PushSender(
+                provider: .apns($0, logger: environment.logger), devices: devices, attempts: $0.attempts,
+                retryBase: $0.retryBase, logger: environment.logger)
         }
         if pusher == nil {
             environment.logger.info("pushes are off: ORDERLY_APNS_KEY, _KEY_ID and _TEAM_ID are not set")
@@ -33,8 +35,7 @@ public enum NotificationsService: ServiceDefinition {
             logger: environment.logger)
         var router = WireRouter()
         NotificationsHandlers(database: environment.database).register(in: &router)
-        DeviceHandlers(devices: devices, locale: { try await events.notifications.locale(of: $0) }).register(
-            in: &router)
+        DeviceHandlers(devices: devices).register(in: &router)
         WebhookHandlers(
             webhooks: events.webhooks, destinations: WebhookDestinations(allowed: settings.allowedNetworks),
             doorbell: doorbell

@@ -25,14 +25,15 @@ public struct Device: Codable, Sendable, Hashable {
     public var token: String
     public var bundleID: String
     public var environment: String
-    /// The language pushes to it are written in.
-    public var locale: String
+    /// The language pushes to it are written in; nil for the user's own, whatever it is when
+    /// each is sent.
+    public var locale: String?
     public var createdAt: Date
     public var updatedAt: Date
 
     public init(
         id: DeviceID, userID: UserID, platform: String, token: String, bundleID: String, environment: String,
-        locale: String, createdAt: Date, updatedAt: Date
+        locale: String?, createdAt: Date, updatedAt: Date
     ) {
         self.id = id
         self.userID = userID
@@ -51,6 +52,20 @@ public struct Device: Codable, Sendable, Hashable {
         case bundleID = "bundle_id"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
+    }
+
+    /// Every key, `locale` as null when the device follows its user's language.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(userID, forKey: .userID)
+        try container.encode(platform, forKey: .platform)
+        try container.encode(token, forKey: .token)
+        try container.encode(bundleID, forKey: .bundleID)
+        try container.encode(environment, forKey: .environment)
+        try container.encode(locale, forKey: .locale)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(updatedAt, forKey: .updatedAt)
     }
 }
 

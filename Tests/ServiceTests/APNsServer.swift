@@ -10,11 +10,13 @@ import TestSupport
 
 /// Apple's push service as its documentation describes it, on this machine: HTTP/2 only, over
 /// TLS (ALPN `h2`, no HTTP/1.1 fallback), `POST /3/device/<token>`. Each request's provider
-/// token is verified with the public half of the key the service signs with (and its key id
-/// and team checked); one that fails is answered 403 `InvalidProviderToken`. Otherwise the
-/// answer is what the test set for the device token: 200 by default, `400 BadDeviceToken`,
-/// `410 Unregistered` (with its `timestamp`), `429 TooManyRequests` a number of times before
-/// a 200, or nothing at all.
+/// token is verified with the public half of the key the service signs with (its key id, team
+/// and whole-second `iat` checked); one that fails is answered 403 `InvalidProviderToken`, one
+/// older than an hour 403 `ExpiredProviderToken`. A request without `apns-topic` or with a
+/// payload over 4 KB is refused as Apple refuses it. Otherwise the answer is what the test set
+/// for the device token: 200 by default, `400 BadDeviceToken`, `410 Unregistered` (with its
+/// `timestamp`), `429 TooManyRequests` or `503 ServiceUnavailable` a number of times before a
+/// 200, or nothing at all.
 final class APNsServer: Sendable {
     struct Received: Sendable {
         var token: String
@@ -30,6 +32,8 @@ final class APNsServer: Sendable {
         case unregistered
         /// 429 this many times, then 200.
         case busy(Int)
+        /// 503 this many times, then 200.
+        case unavailable(Int)
         /// No answer at all.
         case stall
     }
@@ -96,21 +100,27 @@ final class APNsServer: Sendable {
     /// The status and body that answer a push to `token` with these headers.
     fileprivate func respond(token: String, headers: [String: String], body: String) async -> (Int, String)? {
         let authorization = headers["authorization"] ?? ""
-        let verified: Bool
+        var refusal: String?
         do {
             guard authorization.hasPrefix("bearer ") else { throw ServerError() }
             let jwt = String(authorization.dropFirst("bearer ".count))
+            let parts = jwt.split(separator: ".").map { Self.base64URL(String($0)) }
+            let header = try JSONDecoder().decode([String: String].self, from: parts[0])
+            let payload = try JSONSerialization.jsonObject(with: parts[1]) as? [String: Any] ?? [:]
             let claims = try await keys.verify(jwt, as: Claims.self)
-            let header = try JSONDecoder().decode(
-                [String: String].self, from: Self.base64URL(String(jwt.split(separator: ".")[0])))
-            verified = claims.iss.value == teamID && header["kid"] == keyID && header["alg"] == "ES256"
+            guard claims.iss.value == teamID, header["kid"] == keyID, header["alg"] == "ES256",
+                let issuedAt = payload["iat"] as? NSNumber, issuedAt.doubleValue == issuedAt.doubleValue.rounded()
+            else { throw ServerError() }
+            if issuedAt.doubleValue < Date().timeIntervalSince1970 - 3600 { refusal = "ExpiredProviderToken" }
         } catch {
-            verified = false
+            refusal = "InvalidProviderToken"
         }
+        if headers["apns-topic"] == nil { return (400, #"{"reason":"MissingTopic"}"#) }
+        if body.utf8.count > 4096 { return (413, #"{"reason":"PayloadTooLarge"}"#) }
         return state.withLock { state in
-            guard verified else {
+            if let refusal {
                 state.invalidTokens += 1
-                return (403, #"{"reason":"InvalidProviderToken"}"#)
+                return (403, #"{"reason":"\#(refusal)"}"#)
             }
             state.received.append(Received(token: token, headers: headers, bodyText: body))
             switch state.answers[token] {
@@ -123,6 +133,10 @@ final class APNsServer: Sendable {
                 guard times > 0 else { return (200, "") }
                 state.answers[token] = .busy(times - 1)
                 return (429, #"{"reason":"TooManyRequests"}"#)
+            case .unavailable(let times):
+                guard times > 0 else { return (200, "") }
+                state.answers[token] = .unavailable(times - 1)
+                return (503, #"{"reason":"ServiceUnavailable"}"#)
             case .stall: return nil
             }
         }
@@ -138,17 +152,14 @@ final class APNsServer: Sendable {
         var iss: IssuerClaim
         var iat: IssuedAtClaim
 
-        /// Apple refuses a provider token older than an hour.
-        func verify(using algorithm: some JWTAlgorithm) async throws {
-            guard iat.value.timeIntervalSinceNow > -3600 else { throw ServerError() }
-        }
+        func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 
     struct ServerError: Error {}
 }
 
 /// One HTTP/2 stream: the request, gathered, then the server's answer.
-private final class StreamHandler: ChannelInboundHandler, @unchecked Sendable {
+private final class StreamHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 

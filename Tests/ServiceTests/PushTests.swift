@@ -1,7 +1,9 @@
+import Contracts
 import Domain
 import Foundation
 import JWTKit
 import Runtime
+import Storage
 import TestSupport
 import Testing
 
@@ -23,10 +25,10 @@ struct PushTests {
     static func token(_ byte: String) -> String { String(repeating: byte, count: 32) }
 
     private func register(
-        _ suite: any Suite, _ token: String, device: String, locale: String? = nil
+        _ suite: any Suite, _ token: String, device: String, locale: String? = nil, environment: String = "sandbox"
     ) async throws -> [String: Any] {
         var body: [String: Any] = [
-            "platform": "ios", "token": device, "bundle_id": "com.example.store", "environment": "sandbox",
+            "platform": "ios", "token": device, "bundle_id": "com.example.store", "environment": environment,
         ]
         body["locale"] = locale
         let reply = try await api.send(suite, "POST", "/v1/devices", token: token, json: body)
@@ -34,18 +36,20 @@ struct PushTests {
         return reply.object
     }
 
-    @Test("pushes go over HTTP/2 with a verified token; 410 removes, 429 retries, a stalled one holds up nothing")
+    @Test("pushes go over HTTP/2 with a verified token; bad tokens remove, 429/503 retry, a stall holds up nothing")
     func pushes() async throws {
         let key = ES256PrivateKey()
         let certificates = try TestCertificates.make(names: ["apns"])
         defer { certificates.remove() }
-        let server = try await APNsServer.start(
+        let sandbox = try await APNsServer.start(
             certificates: certificates, key: key.publicKey, keyID: Self.keyID, teamID: Self.teamID)
-        let url = "https://localhost:\(server.port)"
+        let production = try await APNsServer.start(
+            certificates: certificates, key: key.publicKey, keyID: Self.keyID, teamID: Self.teamID)
         let settings = [
             "apns.key": key.pemRepresentation, "apns.keyId": Self.keyID, "apns.teamId": Self.teamID,
-            "apns.sandboxUrl": url, "apns.productionUrl": url, "apns.trustFile": certificates.certificate("ca"),
-            "apns.retryBaseMilliseconds": "50",
+            "apns.sandboxUrl": "https://localhost:\(sandbox.port)",
+            "apns.productionUrl": "https://localhost:\(production.port)",
+            "apns.trustFile": certificates.certificate("ca"), "apns.retryBaseMilliseconds": "50",
         ]
         try await InProcessSuite.with(settings: settings) { suite in
             let admin = try await api.admin(suite)
@@ -64,18 +68,28 @@ struct PushTests {
             #expect(bad.status == 400)
             let fields = (bad.object["error"] as? [String: Any])?["details"] as? [String: Any] ?? [:]
             #expect(Set(fields.keys) == ["platform", "token", "bundle_id", "environment", "locale"], "\(bad.text)")
+            // Full-width digits are hex to Unicode, not to Apple.
+            let wide = try await api.send(
+                suite, "POST", "/v1/devices", token: staff,
+                json: [
+                    "platform": "ios", "token": String(repeating: "１", count: 32), "bundle_id": "com.example.store",
+                    "environment": "sandbox",
+                ])
+            #expect(wide.status == 400)
 
-            // The owner's phone is written to in Hebrew (theirs); the staff member's in Arabic (the device's).
+            // The owner's phone follows the owner's language (Hebrew); the staff member's is Arabic.
             let ownerPhone = try await register(suite, owner, device: Self.token("aa"))
-            #expect(ownerPhone["locale"] as? String == "he")
+            #expect(ownerPhone["locale"] is NSNull)
             let busy = try await register(suite, staff, device: Self.token("bb"), locale: "ar")
             let gone = try await register(suite, staff, device: Self.token("cc"))
             let badToken = try await register(suite, owner, device: Self.token("dd"))
             _ = try await register(suite, owner, device: Self.token("ee"))
-            server.answer(Self.token("bb"), .busy(2))
-            server.answer(Self.token("cc"), .unregistered)
-            server.answer(Self.token("dd"), .badDeviceToken)
-            server.answer(Self.token("ee"), .stall)
+            _ = try await register(suite, staff, device: Self.token("ff"), environment: "production")
+            sandbox.answer(Self.token("bb"), .busy(2))
+            sandbox.answer(Self.token("cc"), .unregistered)
+            sandbox.answer(Self.token("dd"), .badDeviceToken)
+            sandbox.answer(Self.token("ee"), .stall)
+            production.answer(Self.token("ff"), .unavailable(1))
             // Registering the same token again answers the same device.
             #expect(
                 try await register(suite, staff, device: Self.token("cc"))["id"] as? String == gone["id"] as? String)
@@ -87,21 +101,27 @@ struct PushTests {
             let orderID = created.object["id"] as! String
             let number = created.object["number"] as! Int
 
-            func requests(_ byte: String) -> [APNsServer.Received] {
+            func requests(_ byte: String, on server: APNsServer = sandbox) -> [APNsServer.Received] {
                 server.received.filter { $0.token == Self.token(byte) }
             }
-            // 429 twice, then delivered: three requests; the others one each.
-            #expect(await waitUntil(within: .seconds(20)) { requests("bb").count == 3 }, "\(server.received.count)")
+            // 429 twice, then delivered: three requests; 503 once on production, then delivered: two.
+            #expect(await waitUntil(within: .seconds(20)) { requests("bb").count == 3 }, "\(sandbox.received.count)")
+            #expect(await waitUntil(within: .seconds(20)) { requests("ff", on: production).count == 2 })
             #expect(requests("aa").count == 1 && requests("cc").count == 1 && requests("dd").count == 1)
+            #expect(requests("ff").isEmpty && requests("aa", on: production).isEmpty)
             // The owner's other phone never hears back, which holds up neither this phone nor the inbox below.
             #expect(requests("ee").count == 1)
-            #expect(server.invalidTokens == 0)
+            #expect(sandbox.invalidTokens == 0 && production.invalidTokens == 0)
             // One provider token serves every request.
-            #expect(Set(server.received.map { $0.headers["authorization"] ?? "" }).count == 1)
+            let tokens = (sandbox.received + production.received).map { $0.headers["authorization"] ?? "" }
+            #expect(Set(tokens).count == 1)
 
             let push = try #require(requests("aa").first)
             #expect(push.headers["apns-push-type"] == "alert" && push.headers["apns-topic"] == "com.example.store")
             #expect(push.headers["apns-priority"] == "10" && push.headers["apns-collapse-id"] == "order-\(orderID)")
+            #expect(push.headers["apns-id"] == push.headers["apns-id"]?.lowercased())
+            let expiration = Double(push.headers["apns-expiration"] ?? "") ?? 0
+            #expect(expiration > Date().timeIntervalSince1970 + 3000)
             let alert = (push.body["aps"] as? [String: Any])?["alert"] as? [String: Any] ?? [:]
             #expect(alert["title-loc-key"] as? String == "order.created.title")
             #expect(alert["loc-key"] as? String == "order.created.delivery")
@@ -114,26 +134,87 @@ struct PushTests {
             let stored = try #require((inbox.object["data"] as? [[String: Any]])?.first)
             #expect(
                 push.body["seq"] as? Int == stored["seq"] as? Int
-                    && push.body["id"] as? String == stored["id"] as? String, "\(push.body) \(stored)")
+                    && push.body["id"] as? String == stored["id"] as? String)
             #expect((push.body["data"] as? [String: String])?["order_id"] == orderID)
 
-            // 410 removed the device; 400 did not, nor did it retry; a 429'd one is kept.
+            // 410 removed its device, and so did 400 BadDeviceToken, without trying again; a
+            // 429'd one is kept.
             let devices = DeviceRepository(database: suite.notificationsEvents.notifications.database)
             let goneID = try #require(DeviceID(gone["id"] as! String))
-            #expect(try await waitUntil { try await devices.find(goneID) == nil })
+            let badID = try #require(DeviceID(badToken["id"] as! String))
+            #expect(
+                try await waitUntil {
+                    let (gone, bad) = (try await devices.find(goneID), try await devices.find(badID))
+                    return gone == nil && bad == nil
+                })
             #expect(try await api.send(suite, "DELETE", "/v1/devices/\(goneID)", token: staff).status == 404)
             #expect(requests("dd").count == 1)
             // A device is its user's alone: another's is not found, and a token signed in on by
             // someone else becomes theirs.
-            #expect(try await api.send(suite, "DELETE", "/v1/devices/\(badToken["id"]!)", token: staff).status == 404)
+            #expect(try await api.send(suite, "DELETE", "/v1/devices/\(ownerPhone["id"]!)", token: staff).status == 404)
             let taken = try await register(suite, owner, device: Self.token("bb"))
-            #expect(taken["id"] as? String == busy["id"] as? String && taken["locale"] as? String == "he")
+            #expect(taken["id"] as? String == busy["id"] as? String && taken["locale"] is NSNull)
             #expect(try await api.send(suite, "DELETE", "/v1/devices/\(busy["id"]!)", token: staff).status == 404)
             #expect(try await api.send(suite, "DELETE", "/v1/devices/\(busy["id"]!)", token: owner).status == 204)
-            #expect(try await api.send(suite, "DELETE", "/v1/devices/\(badToken["id"]!)", token: owner).status == 204)
             #expect(try await api.send(suite, "DELETE", "/v1/devices/\(ownerPhone["id"]!)", token: owner).status == 204)
         }
-        await server.stop()
+        await sandbox.stop()
+        await production.stop()
+    }
+
+    @Test("a device without a language of its own gets the user's texts as stored; a long one fits in 4 KB")
+    func payloads() throws {
+        let order = UUID().lowercasedText
+        func stored(_ telling: Telling, locale: String) -> StoredNotification {
+            StoredNotification(
+                userID: UserID(), seq: 7, id: UUID(),
+                message: NotificationMessage(
+                    telling, type: "order.created", data: ["order_id": order], locale: locale, at: Date()))
+        }
+        func alert(_ bytes: [UInt8]) throws -> [String: Any] {
+            let object = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+            return (object?["aps"] as? [String: Any])?["alert"] as? [String: Any] ?? [:]
+        }
+        let telling = Telling("order.created.title", "order.created.delivery", ["12", "Dana"])
+        let hebrew = stored(telling, locale: "he")
+        #expect(try alert(APNsClient.payload(for: hebrew, locale: nil))["title"] as? String == hebrew.message.title)
+        #expect(try alert(APNsClient.payload(for: hebrew, locale: "ar"))["title"] as? String == "طلب جديد #12")
+
+        // A refund's reason of 3,000 emoji: the keys and arguments go, the body is cut, all within 4 KB.
+        let reason = String(repeating: "🍕", count: 3000)
+        let long = stored(Telling("payment.refunded.title", "payment.refunded.body", ["₪12.00", reason]), locale: "en")
+        let bytes = APNsClient.payload(for: long, locale: nil)
+        #expect(bytes.count <= APNsClient.maximumPayloadBytes)
+        let cut = try alert(bytes)
+        #expect(cut["loc-args"] == nil && cut["loc-key"] == nil)
+        #expect((cut["body"] as? String)?.hasSuffix("…") == true && cut["title"] as? String == long.message.title)
+    }
+
+    @Test(
+        "a token registered by several users at once is stored once, as one device",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func concurrentRegistrations(kind: Database.Kind) async throws {
+        try await TestDatabase.with(kind) { test in
+            try await test.database.migrate(scope: "notifications", NotificationsService.migrations)
+            let devices = DeviceRepository(database: test.database)
+            let users = (0..<20).map { _ in UserID() }
+            let stored = try await withThrowingTaskGroup(of: Device.self) { group in
+                for user in users {
+                    group.addTask {
+                        let now = Date.currentMillisecond
+                        return try await devices.register(
+                            Device(
+                                id: DeviceID(), userID: user, platform: "ios", token: Self.token("ab"),
+                                bundleID: "com.example.store", environment: "sandbox", locale: nil, createdAt: now,
+                                updatedAt: now))
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(stored.map(\.id)).count == 1)
+            let rows = try await devices.devices(of: Set(users))
+            #expect(rows.count == 1 && rows.first?.id == stored.first?.id)
+        }
     }
 
     @Test("pushes are off without a key, and half a configuration names what is missing")
