@@ -157,8 +157,8 @@ public final class Doorbell: Sendable {
     }
 }
 
-/// Sends what is due: every replica runs one; each delivery is claimed by one of them for one
-/// attempt (its due time moved a minute on, so a replica that stops mid-attempt leaves it to be
+/// Sends what is due, up to `concurrency` at once and refilled as each attempt ends: every
+/// replica runs one; each delivery is claimed by one of them for one attempt (its due time moved a minute on, so a replica that stops mid-attempt leaves it to be
 /// tried again then). A 2xx answer delivers it; anything else is tried again after a backoff,
 /// until `giveUpAfter` from its first attempt (or its redelivery) has passed: then it has
 /// failed, its endpoint is turned off, and the store's owners and managers are told.
@@ -176,27 +176,42 @@ struct WebhookDispatcher: Service {
     static let lookInterval = Duration.seconds(1)
 
     func run() async throws {
+        let inFlight = InFlight()
         await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                let sent = await sendDue()
-                if sent < Self.concurrency { await doorbell.wait(upTo: Self.lookInterval) }
+            await withDiscardingTaskGroup { group in
+                while !Task.isCancelled {
+                    // A slot that frees up is filled at once: a slow endpoint holds up only its own.
+                    let free = Self.concurrency - inFlight.ids.withLock { $0.count }
+                    var started = 0
+                    if free > 0 {
+                        for id in await due(limit: free) where inFlight.ids.withLock({ $0.insert(id).inserted }) {
+                            started += 1
+                            group.addTask {
+                                await attempt(id)
+                                inFlight.ids.withLock { _ = $0.remove(id) }
+                                doorbell.ring()
+                            }
+                        }
+                    }
+                    if started < free || free == 0 { await doorbell.wait(upTo: Self.lookInterval) }
+                }
             }
         }
     }
 
-    /// Sends what is due now, up to `concurrency` at once; returns how many it tried.
-    func sendDue() async -> Int {
-        let due: [WebhookDeliveryID]
+    /// The deliveries being attempted here now.
+    private final class InFlight: Sendable {
+        let ids = Mutex(Set<WebhookDeliveryID>())
+    }
+
+    /// Up to `limit` deliveries due now (some may be in flight already: their claim moves them on).
+    private func due(limit: Int) async -> [WebhookDeliveryID] {
         do {
-            due = try await webhooks.due(at: Date(), limit: Self.concurrency)
+            return try await webhooks.due(at: Date(), limit: limit)
         } catch {
             logger.warning("due webhook deliveries not read", metadata: ["error": "\(error)"])
-            return 0
+            return []
         }
-        await withTaskGroup(of: Void.self) { group in
-            for id in due { group.addTask { await attempt(id) } }
-        }
-        return due.count
     }
 
     private func attempt(_ id: WebhookDeliveryID) async {

@@ -4,8 +4,8 @@ import Gateway
 import Yams
 
 /// The gateway's OpenAPI document, read with Yams, and a validator for the JSON Schema subset
-/// it uses (`$ref`, `oneOf`, `anyOf`, `type` (one or a list), `properties`, `required`, `items`, `enum`, `format`
-/// uuid and date-time, `additionalProperties`, `minimum`/`maximum`, `minLength`/`maxLength`).
+/// it uses (`$ref`, `allOf`, `oneOf`, `anyOf`, `type` (one or a list), `properties`, `required`, `items`, `enum`,
+/// `const`, `format` uuid and date-time, `additionalProperties`, `minimum`/`maximum`, `minLength`/`maxLength`).
 struct OpenAPIDocument: @unchecked Sendable {
     // Immutable after init: a parsed YAML tree that is only read.
     let root: [String: Any]
@@ -62,6 +62,22 @@ struct OpenAPIDocument: @unchecked Sendable {
         return problems
     }
 
+    /// Problems with the body of a webhook delivery of `type`: not documented under
+    /// `webhooks`, or not of its schema.
+    func checkWebhook(type: String, body: String) -> [String] {
+        guard
+            let operation = ((root["webhooks"] as? [String: Any])?[type] as? [String: Any])?["post"] as? [String: Any],
+            let content = (operation["requestBody"] as? [String: Any])?["content"] as? [String: Any],
+            let schema = (content["application/json"] as? [String: Any])?["schema"]
+        else { return ["webhook \(type) is not in the document"] }
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(body.utf8)) else {
+            return ["webhook \(type): body is not JSON"]
+        }
+        var problems: [String] = []
+        validate(value, against: schema, at: "webhook \(type) body", problems: &problems)
+        return problems
+    }
+
     func resolve(_ ref: String) -> [String: Any] {
         var node: Any = root
         for part in ref.dropFirst(2).split(separator: "/") {
@@ -73,6 +89,41 @@ struct OpenAPIDocument: @unchecked Sendable {
     func validate(_ value: JSONValue, against schemaNode: Any, at path: String, problems: inout [String]) {
         guard var schema = schemaNode as? [String: Any] else { return }
         if let ref = schema["$ref"] as? String { schema = resolve(ref) }
+        if let parts = schema["allOf"] as? [Any] {
+            // One schema of them all: their properties and requirements together, a later
+            // part's property narrowing an earlier one's.
+            var merged = schema
+            merged["allOf"] = nil
+            var properties = merged["properties"] as? [String: Any] ?? [:]
+            var required = merged["required"] as? [String] ?? []
+            for part in parts {
+                guard var part = part as? [String: Any] else { continue }
+                if let ref = part["$ref"] as? String { part = resolve(ref) }
+                for (name, property) in part["properties"] as? [String: Any] ?? [:] {
+                    if let earlier = properties[name] {
+                        properties[name] = ["allOf": [earlier, property]]
+                    } else {
+                        properties[name] = property
+                    }
+                }
+                required += part["required"] as? [String] ?? []
+                for key in ["type", "additionalProperties"] where merged[key] == nil { merged[key] = part[key] }
+            }
+            merged["properties"] = properties
+            merged["required"] = required
+            validate(value, against: merged, at: path, problems: &problems)
+            return
+        }
+        if let constant = schema["const"] {
+            let matches: Bool
+            switch value {
+            case .string(let text): matches = (constant as? String) == text
+            case .int(let number): matches = (constant as? Int).map(Int64.init) == number
+            case .bool(let flag): matches = (constant as? Bool) == flag
+            default: matches = false
+            }
+            if !matches { problems.append("\(path): \(value) is not \(constant)") }
+        }
         if let branches = schema["oneOf"] as? [Any] {
             let matching = branches.filter { branch in
                 var branchProblems: [String] = []

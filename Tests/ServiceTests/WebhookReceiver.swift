@@ -14,6 +14,8 @@ final class WebhookReceiver: Sendable {
     }
 
     private let state = Mutex<(received: [Received], status: Int)>(([], 200))
+    /// While set, requests are kept (unanswered) until `release()`.
+    private let holding = Mutex<(on: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
     private let running = Mutex<(group: ServiceGroup, task: Task<Void, Never>)?>(nil)
     private let portValue = Mutex(0)
     var port: Int { portValue.withLock { $0 } }
@@ -22,6 +24,18 @@ final class WebhookReceiver: Sendable {
 
     /// What it answers from now on.
     func answer(_ status: Int) { state.withLock { $0.status = status } }
+
+    /// Keeps every request from now on unanswered (a slow endpoint), until `release()`.
+    func hold() { holding.withLock { $0.on = true } }
+
+    /// Answers the requests kept, and those that come from now on at once.
+    func release() {
+        let waiting = holding.withLock { holding in
+            defer { holding = (false, []) }
+            return holding.waiting
+        }
+        for waiter in waiting { waiter.resume() }
+    }
 
     /// Starts listening on a free port below the ephemeral range: an attempt to a port in that
     /// range while nothing listens there may connect to itself (a TCP simultaneous open) and
@@ -49,6 +63,13 @@ final class WebhookReceiver: Sendable {
             let status = self.state.withLock { state in
                 state.received.append(Received(headers: headers, body: String(buffer: body)))
                 return state.status
+            }
+            await withCheckedContinuation { continuation in
+                let now = self.holding.withLock { holding in
+                    if holding.on { holding.waiting.append(continuation) }
+                    return !holding.on
+                }
+                if now { continuation.resume() }
             }
             return Response(status: .init(code: status))
         }

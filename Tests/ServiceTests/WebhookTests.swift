@@ -1,3 +1,4 @@
+import Contracts
 import Crypto
 import Foundation
 import Notifications
@@ -81,6 +82,7 @@ struct WebhookTests {
             #expect(Self.signatureHolds(first.headers["orderly-signature"], body: first.body, secret: secret))
             #expect(!Self.signatureHolds(first.headers["orderly-signature"], body: first.body + " ", secret: secret))
             #expect(first.headers["orderly-event-type"] == "order.created")
+            #expect(api.document.checkWebhook(type: "order.created", body: first.body) == [])
             let event = try JSONSerialization.jsonObject(with: Data(first.body.utf8)) as? [String: Any]
             #expect(event?["type"] as? String == "order.created" && event?["store_id"] as? String == store)
             #expect((event?["data"] as? [String: Any])?["id"] as? String == orderID)
@@ -113,6 +115,7 @@ struct WebhookTests {
             #expect(await waitUntil { receiver.received.count == 3 })
             let third = try #require(receiver.received.last)
             #expect(third.headers["orderly-event-type"] == "order.status_changed")
+            #expect(api.document.checkWebhook(type: "order.status_changed", body: third.body) == [])
             #expect(Self.signatureHolds(third.headers["orderly-signature"], body: third.body, secret: newSecret))
             #expect(!Self.signatureHolds(third.headers["orderly-signature"], body: third.body, secret: secret))
 
@@ -121,6 +124,99 @@ struct WebhookTests {
             #expect(try await api.send(suite, "GET", "/v1/webhooks/\(webhook)", token: owner).status == 404)
         }
         await receiver.stop()
+    }
+
+    @Test("every event a store can subscribe to arrives as the OpenAPI document's webhooks describe it")
+    func everyEventAsDocumented() async throws {
+        let receiver = try await WebhookReceiver.start()
+        try await InProcessSuite.with { suite in
+            let (store, owner, staff) = try await store(suite)
+            let admin = try await api.admin(suite)
+            _ = try await api.createUser(suite, admin: admin, ["email": "courier@a.com", "role": "courier"])
+            let courier = try await api.token(suite, "courier@a.com")
+            let onDuty = try await api.send(
+                suite, "PUT", "/v1/couriers/me/availability", token: courier, json: ["on_duty": true])
+            #expect(onDuty.status == 200)
+            let created = try await api.send(
+                suite, "POST", "/v1/stores/\(store)/webhooks", token: owner,
+                json: ["url": "http://127.0.0.1:\(receiver.port)/hook", "events": WebhooksAPI.eventTypes])
+            try #require(created.status == 201, "\(created.text)")
+
+            // The orders' four: made, accepted, claimed, released.
+            let orderID = try await order(suite, staff, key: "every-1")
+            #expect(
+                try await api.send(suite, "POST", "/v1/orders/\(orderID)/actions/accept", token: staff).status == 200)
+            // Claimed once the orders service has heard the courier went on duty.
+            #expect(
+                try await waitUntil {
+                    try await api.send(suite, "POST", "/v1/orders/\(orderID)/actions/claim", token: courier).status
+                        == 200
+                })
+            #expect(
+                try await api.send(suite, "POST", "/v1/orders/\(orderID)/actions/release", token: courier).status == 200
+            )
+
+            // The catalog's two and the payments' two: two units, low at one, sold one by one,
+            // the first payment refunded in part.
+            let product = try await api.send(
+                suite, "POST", "/v1/stores/\(store)/products", token: owner,
+                json: [
+                    "name": "Cola", "price": 900, "vat_rate_bp": 1700, "track_stock": true, "quantity": 2,
+                    "low_stock_threshold": 1,
+                ])
+            try #require(product.status == 201, "\(product.text)")
+            for unit in 1...2 {
+                let payment = try await api.send(
+                    suite, "POST", "/v1/payments", token: staff,
+                    json: ["items": [["product_id": product.object["id"]!, "quantity": 1]], "method": "cash"],
+                    headers: ["Idempotency-Key": "pay-\(unit)"])
+                try #require(payment.status == 201, "\(payment.text)")
+                let id = payment.object["id"] as! String
+                let confirmed = try await api.send(
+                    suite, "POST", "/v1/payments/\(id)/confirm", token: staff, json: ["amount_tendered": 1000])
+                #expect(confirmed.status == 200, "\(confirmed.text)")
+                if unit == 1 {
+                    let refund = try await api.send(
+                        suite, "POST", "/v1/payments/\(id)/refunds", token: staff,
+                        json: ["amount": 100, "reason": "Dented can"], headers: ["Idempotency-Key": "refund-1"])
+                    #expect(refund.status == 201, "\(refund.text)")
+                }
+            }
+
+            let types = Set(WebhooksAPI.eventTypes)
+            let arrived = await waitUntil(within: .seconds(30)) {
+                types.isSubset(of: Set(receiver.received.compactMap { $0.headers["orderly-event-type"] }))
+            }
+            #expect(arrived, "\(receiver.received.map { $0.headers["orderly-event-type"] ?? "?" })")
+            for delivery in receiver.received {
+                let type = delivery.headers["orderly-event-type"] ?? "?"
+                #expect(api.document.checkWebhook(type: type, body: delivery.body) == [], "\(type)")
+            }
+        }
+        await receiver.stop()
+    }
+
+    @Test("an endpoint that is slow to answer holds up no other endpoint's deliveries")
+    func slowEndpoint() async throws {
+        let (slow, quick) = (try await WebhookReceiver.start(), try await WebhookReceiver.start())
+        slow.hold()
+        try await InProcessSuite.with { suite in
+            let (store, owner, staff) = try await store(suite)
+            for receiver in [slow, quick] {
+                let created = try await api.send(
+                    suite, "POST", "/v1/stores/\(store)/webhooks", token: owner,
+                    json: ["url": "http://127.0.0.1:\(receiver.port)/hook", "events": ["order.created"]])
+                try #require(created.status == 201, "\(created.text)")
+            }
+            _ = try await order(suite, staff, key: "slow-1")
+            #expect(await waitUntil { slow.received.count == 1 && quick.received.count == 1 })
+            // The slow endpoint still holds the first order's delivery; the quick one hears of the next at once.
+            _ = try await order(suite, staff, key: "slow-2")
+            #expect(await waitUntil(within: .seconds(5)) { quick.received.count == 2 })
+        }
+        slow.release()
+        await slow.stop()
+        await quick.stop()
     }
 
     @Test("a failing endpoint is retried with backoff; one turned off is sent nothing; a delivery sent again arrives")
