@@ -61,7 +61,7 @@ public final class WireConnection: Sendable {
         do {
             channel = try await ClientBootstrap(group: group)
                 .connectTimeout(connectTimeout)
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         if let tls, let session {

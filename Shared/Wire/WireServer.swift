@@ -152,7 +152,7 @@ public final class WireServer: Service, Sendable {
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 guard self.register(channel) else {
@@ -177,6 +177,9 @@ public final class WireServer: Service, Sendable {
 
     /// Tracks an accepted connection until it closes; refuses it while draining or when
     /// `maximumConnections` are open.
+    /// The connections open now, for tests to look at their sockets.
+    var openChannels: [any Channel] { connections.withLock { Array($0.channels.values) } }
+
     private func register(_ channel: any Channel) -> Bool {
         let key = ObjectIdentifier(channel)
         enum Admission { case accepted, draining, full(open: Int, refused: Int) }

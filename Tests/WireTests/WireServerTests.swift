@@ -1,4 +1,5 @@
 import Domain
+import Foundation
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -24,6 +25,22 @@ struct WireServerTests {
         #expect(who.principal == principal)
         #expect(who.idempotencyKey == "k-1")
         try await connection.ping()
+        await connection.close()
+        try await server.stop()
+    }
+
+    // `.socketOption(.tcp_nodelay)` is SOL_SOCKET's option 1, SO_DEBUG: root may set it (and
+    // Nagle stays on), anyone else is refused with EACCES, so no connection was made from a
+    // container running as a user.
+    @Test("both ends of a connection turn Nagle's algorithm off and leave SO_DEBUG alone")
+    func socketOptions() async throws {
+        let server = try await RunningServer.start()
+        let connection = try await server.connect()
+        let accepted = try #require(server.server.openChannels.first)
+        for channel in [connection.channel, accepted] {
+            #expect(try await channel.getOption(.tcpOption(.tcp_nodelay)).get() == 1)
+            #expect(try await channel.getOption(.socketOption(NIOBSDSocket.Option(rawValue: SO_DEBUG))).get() == 0)
+        }
         await connection.close()
         try await server.stop()
     }
