@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Orderly needs when they are missing. Safe to run again: it does
-# nothing when everything is there.
+# nothing when everything is there. `install-deps.sh containers` installs what
+# `make deploy-test` needs instead.
 set -euo pipefail
 
 # Each package says why it is here; the storage and Redis issues add theirs with their code.
@@ -13,21 +14,42 @@ packages=(
     postgresql      # the storage tests and bench-storage run on a throwaway cluster
     python3         # finds a free port for that cluster
     python3-pip     # make fuzz-api installs schemathesis from PyPI with it
+    python3-venv    # the Kubernetes manifests' check installs its pinned tools into a venv
     openssl         # the Wire TLS tests make their certificates with it
 )
+# Installed without what they recommend, but for the container tools (podman's helpers).
+bare=(--no-install-recommends)
+alone=()
+if [ "${1:-}" = containers ]; then
+    bare=()
+    packages=(
+        podman runc     # containers; runc named, as this sandbox refuses crun
+        netavark aardvark-dns iptables  # container networks, with DNS for service names
+        debootstrap     # makes the Debian base image where no registry can be reached
+        binutils        # strip: the binaries go into the image without their debug information
+    )
+    # Debian's docker-compose 1.29, through podman's Docker-compatible socket; without its
+    # recommendations, which would bring Docker's own engine.
+    alone=(docker-compose)
+fi
 
 missing=()
+missing_alone=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+for package in "${alone[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing_alone+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && [ ${#missing_alone[@]} -eq 0 ] && exit 0
 
-echo "installing: ${missing[*]}"
+echo "installing: ${missing[*]} ${missing_alone[*]}"
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+[ ${#missing[@]} -eq 0 ] || $sudo apt-get install -y -qq "${bare[@]}" "${missing[@]}" >/dev/null
+[ ${#missing_alone[@]} -eq 0 ] || $sudo apt-get install -y -qq --no-install-recommends "${missing_alone[@]}" >/dev/null
 # Debian starts the packaged Redis and PostgreSQL; Orderly's tests and `make run` start their
 # own instead.
 if command -v systemctl >/dev/null 2>&1; then
