@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build run test bench-wire bench-storage bench-orders bench-catalog bench-payments bench-notifications profile-orders chaos fuzz-wire fuzz-api format clean
+.PHONY: help deps build run test deploy-test bench-wire bench-storage bench-orders bench-catalog bench-payments bench-notifications profile-orders chaos fuzz-wire fuzz-api format clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -18,6 +18,9 @@ run: deps ## Build and run the suite locally on the embedded defaults (Ctrl-C st
 
 test: deps ## Run the whole test suite
 	@deploy/local/test.sh
+
+deploy-test: deps ## Build the images with podman, start the compose file (orders and notifications ×2), kill replicas under load, tear down
+	@deploy/local/deploy-test.sh
 
 bench-wire: deps ## Wire round trips per second against a raw NIO echo (release build)
 	swift build -c release --product orderly
@@ -54,4 +57,4 @@ format: ## Apply the house formatting (.swift-format)
 	swift format --in-place --recursive --configuration .swift-format Package.swift Shared Services Tools Tests
 
 clean: ## Remove build products and local data
-	rm -rf .build .build-fuzz .orderly
+	rm -rf .build .build-fuzz .build-static .build-container .venv-k8s .orderly
