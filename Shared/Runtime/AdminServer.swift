@@ -7,18 +7,23 @@ public import ServiceLifecycle
 /// One thing `/readyz` checks: a database, Redis, an upstream service.
 public struct ReadinessCheck: Sendable {
     public var name: String
+    /// Another Orderly service, which `/readyz?upstreams=false` leaves out.
+    public var isUpstream: Bool
     /// Throws when the dependency is not usable.
     public var check: @Sendable () async throws -> Void
 
-    public init(_ name: String, check: @escaping @Sendable () async throws -> Void) {
+    public init(_ name: String, upstream: Bool = false, check: @escaping @Sendable () async throws -> Void) {
         self.name = name
+        self.isUpstream = upstream
         self.check = check
     }
 }
 
 /// The operator's HTTP port of every process: `/healthz` (the process is alive), `/readyz`
 /// (every readiness check passes; 503 with the failing ones otherwise) and `/metrics`
-/// (Prometheus text format).
+/// (Prometheus text format). `/readyz?upstreams=false` checks the process's own database and
+/// Redis only: what a load balancer's readiness probe wants, so that one service down does not
+/// take every service that calls it out of rotation too.
 public struct AdminServer: Service {
     private let host: String
     private let port: Int
@@ -50,8 +55,9 @@ public struct AdminServer: Service {
         router.get("/healthz") { _, _ in
             Self.json(.ok, ["status": "ok"])
         }
-        router.get("/readyz") { _, _ in
-            let results = await Self.run(checks)
+        router.get("/readyz") { request, _ in
+            let own = request.uri.queryParameters.get("upstreams") == "false"
+            let results = await Self.run(own ? checks.filter { !$0.isUpstream } : checks)
             let ready = results.values.allSatisfy { $0 == "ok" }
             return Self.json(
                 ready ? .ok : .serviceUnavailable,

@@ -57,7 +57,9 @@ public struct ServiceHost: Sendable {
             ReadinessCheck("database") { try await database.read { _ = try await $0.raw("SELECT 1 AS one").all() } },
             ReadinessCheck("redis") { try await redis.send("PING") },
         ]
-        for (name, client) in upstreams { checks.append(ReadinessCheck(name) { try await client.ping() }) }
+        for (name, client) in upstreams {
+            checks.append(ReadinessCheck(name, upstream: true) { try await client.ping() })
+        }
         return checks
     }
 

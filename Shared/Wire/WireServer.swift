@@ -175,11 +175,11 @@ public final class WireServer: Service, Sendable {
             }
     }
 
-    /// Tracks an accepted connection until it closes; refuses it while draining or when
-    /// `maximumConnections` are open.
     /// The connections open now, for tests to look at their sockets.
     var openChannels: [any Channel] { connections.withLock { Array($0.channels.values) } }
 
+    /// Tracks an accepted connection until it closes; refuses it while draining or when
+    /// `maximumConnections` are open.
     private func register(_ channel: any Channel) -> Bool {
         let key = ObjectIdentifier(channel)
         enum Admission { case accepted, draining, full(open: Int, refused: Int) }

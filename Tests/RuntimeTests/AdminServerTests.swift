@@ -47,6 +47,28 @@ struct AdminServerTests {
         }
     }
 
+    @Test("/readyz?upstreams=false leaves the other services out, and only them")
+    func readinessWithoutUpstreams() async throws {
+        let checks = [
+            ReadinessCheck("database") {}, ReadinessCheck("catalog", upstream: true) { throw Down() },
+        ]
+        try await app(checks).test(.router) { client in
+            try await client.execute(uri: "/readyz", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+            }
+            try await client.execute(uri: "/readyz?upstreams=false", method: .get) { response in
+                #expect(response.status == .ok)
+                let object = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+                #expect(object?["checks"] as? [String: String] == ["database": "ok"])
+            }
+        }
+        try await app([ReadinessCheck("redis") { throw Down() }]).test(.router) { client in
+            try await client.execute(uri: "/readyz?upstreams=false", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+            }
+        }
+    }
+
     @Test("a check that hangs is reported as timed out within a few seconds")
     func hangingCheck() async throws {
         try await app([ReadinessCheck("upstream") { try await Task.sleep(for: .seconds(30)) }]).test(.router) {
