@@ -3,7 +3,7 @@
 Kubernetes OpenAPI-derived JSON schemas of the `kubernetes-validate` package.
 
 Usage:
-  validate_k8s.py [--k8s-version 1.33] [--kubectl PATH] PATH...
+  validate.py [--k8s-version 1.33] [--kubectl PATH] PATH...
 
 PATH may be a directory holding a kustomization.yaml (rendered with
 `kubectl kustomize`), a directory tree (every kustomization below it is
@@ -114,8 +114,8 @@ def fmt_path(p) -> str:
 
 
 def extra_checks(doc, path=()):
-    """Nulls and int32 ranges (schemas allow null everywhere and do not
-    enforce `format: int32`)."""
+    """Nulls, which the schemas allow everywhere (int32 ranges are the format
+    checker's, below)."""
     if doc is None:
         yield path, "null value (empty YAML field?) is not allowed"
     elif isinstance(doc, dict):
