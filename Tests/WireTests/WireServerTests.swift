@@ -480,7 +480,9 @@ struct WireServerTests {
             configuration: WireClientConfiguration(
                 service: "dropper", endpoints: [WireEndpoint(host: "127.0.0.1", port: dropper.port)],
                 callerService: "tests", secret: testSecret, connectionsPerEndpoint: 1,
-                reconnectBackoff: (.milliseconds(1), .milliseconds(5)), maximumAttempts: 3),
+                // A hello that the other suites slow past the default 2 s would spend an attempt.
+                connectTimeout: .seconds(10), reconnectBackoff: (.milliseconds(1), .milliseconds(5)),
+                maximumAttempts: 3),
             logger: Logger(label: "test.client"))
 
         // Long deadlines: what is counted is attempts, and a loaded test run must not end a
@@ -596,7 +598,8 @@ struct WireServerTests {
             tasks.addTask { try await group.run() }
             let port = try await server.localAddress().port!
             let connection = try await WireConnection.connect(
-                host: "127.0.0.1", port: port, server: "test", callerService: "tests", secret: testSecret)
+                host: "127.0.0.1", port: port, server: "test", callerService: "tests", secret: testSecret,
+                connectTimeout: .seconds(10))
             async let slow = connection.call(TestAPI.echo, TestAPI.Echo(text: "slow", delayMilliseconds: 300))
             var iterator = entries.makeAsyncIterator()
             await iterator.next()
