@@ -329,17 +329,8 @@ struct ServiceRulesTests {
             let offDuty = Self.user(.courier, onDuty: false)
             let customer = Self.user(.customer)
             for user in [staff, otherStaff, onDuty, offDuty, customer] {
-                try await suite.notificationsEvents.apply(
-                    DomainEvent(
-                        type: IdentityEvents.userCreated, storeID: user.storeID, aggregateID: user.id.description,
-                        payload: try EventPayload(encoding: user)))
+                try await suite.notificationsEvents.apply(try Self.joined(user))
             }
-            func inbox(_ user: User) async throws -> [UserNotification] {
-                try await suite.notifications.call(
-                    NotificationsAPI.list, NotificationListRequest(after: 0), options: Self.options(user.principal)
-                ).data
-            }
-            func types(_ user: User) async throws -> [String] { try await inbox(user).map(\.type) }
             var order = try Self.order(in: store, createdBy: customer.id)
             func apply(_ type: String, change: String) async throws {
                 let entry = OrderHistoryEntry(
@@ -357,34 +348,34 @@ struct ServiceRulesTests {
             // couriers on duty (without the apartment: they cannot claim it yet).
             try await suite.notificationsEvents.apply(created)
             try await suite.notificationsEvents.apply(created)
-            #expect(try await types(staff) == ["order.created"])
-            let told = try #require(try await inbox(staff).first)
+            #expect(try await Self.types(staff, in: suite) == ["order.created"])
+            let told = try #require(try await Self.inbox(staff, in: suite).first)
             #expect(
                 told.title == "New order #7" && told.body == "Delivery to Herzl 12, floor 3, apt. 7, Tel Aviv, 2 boxes")
             #expect(told.titleKey == "order.created.title" && told.bodyKey == "order.created.delivery")
             #expect(told.args == ["7", "Herzl 12, floor 3, apt. 7, Tel Aviv", "2"])
-            let heardOfIt = try await inbox(onDuty)
+            let heardOfIt = try await Self.inbox(onDuty, in: suite)
             #expect(heardOfIt.map(\.type) == ["order.created"])
             #expect(heardOfIt.first?.body.contains("apt.") == false && heardOfIt.first?.title == "New delivery #7")
-            for nobody in [offDuty, otherStaff, customer] { #expect(try await types(nobody).isEmpty) }
+            for nobody in [offDuty, otherStaff, customer] { #expect(try await Self.types(nobody, in: suite).isEmpty) }
 
             // Accepted, it enters the pool: the couriers on duty are told, without the apartment.
             order.status = .accepted
             try await apply(OrdersAPI.Events.statusChanged, change: "accept")
-            #expect(try await types(staff) == ["order.created", "order.status_changed"])
-            #expect(try await types(customer) == ["order.status_changed"])
-            let available = try await inbox(onDuty)
+            #expect(try await Self.types(staff, in: suite) == ["order.created", "order.status_changed"])
+            #expect(try await Self.types(customer, in: suite) == ["order.status_changed"])
+            let available = try await Self.inbox(onDuty, in: suite)
             #expect(available.map(\.type) == ["order.created", "order.available"])
             #expect(available.last?.body == "2 boxes to Herzl 12, floor 3, Tel Aviv")
-            for nobody in [offDuty, otherStaff] { #expect(try await types(nobody).isEmpty) }
+            for nobody in [offDuty, otherStaff] { #expect(try await Self.types(nobody, in: suite).isEmpty) }
 
             // Preparing, nobody new is told it can be claimed; ready, the couriers are told again.
             order.status = .preparing
             try await apply(OrdersAPI.Events.statusChanged, change: "start_preparing")
             order.status = .ready
             try await apply(OrdersAPI.Events.statusChanged, change: "mark_ready")
-            #expect(try await types(onDuty) == ["order.created", "order.available", "order.available"])
-            #expect(try await types(customer) == Array(repeating: "order.status_changed", count: 3))
+            #expect(try await Self.types(onDuty, in: suite) == ["order.created", "order.available", "order.available"])
+            #expect(try await Self.types(customer, in: suite) == Array(repeating: "order.status_changed", count: 3))
 
             // Claimed, then released: the store hears of both, the couriers of the order back in the pool.
             order.courierID = onDuty.id
@@ -392,21 +383,21 @@ struct ServiceRulesTests {
             order.courierID = nil
             try await apply(OrdersAPI.Events.released, change: "release")
             #expect(
-                try await types(staff) == [
+                try await Self.types(staff, in: suite) == [
                     "order.created", "order.status_changed", "order.status_changed", "order.status_changed",
                     "order.claimed", "order.released",
                 ])
-            #expect(try await types(onDuty).suffix(1) == ["order.available"])
-            #expect(try await types(onDuty).count == 4)
+            #expect(try await Self.types(onDuty, in: suite).suffix(1) == ["order.available"])
+            #expect(try await Self.types(onDuty, in: suite).count == 4)
 
             // The courier carrying it hears of its status changes.
             order.courierID = onDuty.id
             order.status = .outForDelivery
             try await apply(OrdersAPI.Events.statusChanged, change: "pick_up")
-            let carrying = try await types(onDuty)
+            let carrying = try await Self.types(onDuty, in: suite)
             #expect(carrying.count == 5 && carrying.last == "order.status_changed")
-            #expect(try await types(customer).count == 4)
-            for nobody in [offDuty, otherStaff] { #expect(try await types(nobody).isEmpty) }
+            #expect(try await Self.types(customer, in: suite).count == 4)
+            for nobody in [offDuty, otherStaff] { #expect(try await Self.types(nobody, in: suite).isEmpty) }
 
             // A payload without what the rules need is refused, naming the field.
             let broken = DomainEvent(
@@ -423,17 +414,7 @@ struct ServiceRulesTests {
             let staff = Self.user(.staff, store: store)
             let carrier = Self.user(.courier, onDuty: true)
             let other = Self.user(.courier, onDuty: true)
-            for user in [staff, carrier, other] {
-                try await suite.notificationsEvents.apply(
-                    DomainEvent(
-                        type: IdentityEvents.userCreated, storeID: user.storeID, aggregateID: user.id.description,
-                        payload: try EventPayload(encoding: user)))
-            }
-            func types(_ user: User) async throws -> [String] {
-                try await suite.notifications.call(
-                    NotificationsAPI.list, NotificationListRequest(after: 0), options: Self.options(user.principal)
-                ).data.map(\.type)
-            }
+            for user in [staff, carrier, other] { try await suite.notificationsEvents.apply(try Self.joined(user)) }
             func apply(_ type: String, _ order: Order, change: String? = nil) async throws {
                 let payload: EventPayload
                 if let change {
@@ -458,9 +439,9 @@ struct ServiceRulesTests {
                 pickup.status = status
                 try await apply(OrdersAPI.Events.statusChanged, pickup, change: action)
             }
-            #expect(try await types(staff).count == 4)
-            #expect(try await types(carrier).isEmpty)
-            #expect(try await types(other).isEmpty)
+            #expect(try await Self.types(staff, in: suite).count == 4)
+            #expect(try await Self.types(carrier, in: suite).isEmpty)
+            #expect(try await Self.types(other, in: suite).isEmpty)
 
             // A delivery order claimed as soon as it is accepted: ready, it is not offered again;
             // the courier carrying it hears of its status, the other courier of nothing more.
@@ -474,9 +455,9 @@ struct ServiceRulesTests {
                 delivery.status = status
                 try await apply(OrdersAPI.Events.statusChanged, delivery, change: action)
             }
-            #expect(try await types(other) == ["order.created", "order.available"])
+            #expect(try await Self.types(other, in: suite) == ["order.created", "order.available"])
             #expect(
-                try await types(carrier) == [
+                try await Self.types(carrier, in: suite) == [
                     "order.created", "order.available", "order.status_changed", "order.status_changed",
                 ])
         }
@@ -496,17 +477,7 @@ struct ServiceRulesTests {
             customer.locale = "ar-EG"
             let elsewhere = Self.user(.owner, store: StoreID())
             let everyone = [owner, manager, cashier, otherCashier, customer, elsewhere]
-            for user in everyone {
-                try await suite.notificationsEvents.apply(
-                    DomainEvent(
-                        type: IdentityEvents.userCreated, storeID: user.storeID, aggregateID: user.id.description,
-                        payload: try EventPayload(encoding: user)))
-            }
-            func inbox(_ user: User) async throws -> [UserNotification] {
-                try await suite.notifications.call(
-                    NotificationsAPI.list, NotificationListRequest(after: 0), options: Self.options(user.principal)
-                ).data
-            }
+            for user in everyone { try await suite.notificationsEvents.apply(try Self.joined(user)) }
             func event(_ type: String, _ json: String) -> DomainEvent {
                 DomainEvent(type: type, storeID: store, aggregateID: "x", payload: EventPayload(encodedJSON: json))
             }
@@ -515,21 +486,25 @@ struct ServiceRulesTests {
                 event(
                     CatalogAPI.Events.stockLow,
                     #"{"id":"\#(product)","store_id":"\#(store)","name":"Hummus","available":3}"#))
-            #expect(try await inbox(owner).map(\.title) == ["Hummus עומד להיגמר"])
-            #expect(try await inbox(owner).first?.body == "נשארו 3")
-            #expect(try await inbox(manager).map(\.title) == ["Hummus على وشك النفاد"])
+            #expect(try await Self.inbox(owner, in: suite).map(\.title) == ["Hummus עומד להיגמר"])
+            #expect(try await Self.inbox(owner, in: suite).first?.body == "נשארו 3")
+            #expect(try await Self.inbox(manager, in: suite).map(\.title) == ["Hummus على وشك النفاد"])
             #expect(
-                try await inbox(manager).first?.data == [
+                try await Self.inbox(manager, in: suite).first?.data == [
                     "product_id": product.description, "store_id": store.description,
                 ])
-            for nobody in [cashier, otherCashier, customer, elsewhere] { #expect(try await inbox(nobody).isEmpty) }
+            for nobody in [cashier, otherCashier, customer, elsewhere] {
+                #expect(try await Self.inbox(nobody, in: suite).isEmpty)
+            }
             try await suite.notificationsEvents.apply(
                 event(
                     CatalogAPI.Events.stockOut,
                     #"{"id":"\#(product)","store_id":"\#(store)","name":"Hummus","available":0}"#))
-            #expect(try await inbox(owner).map(\.type) == ["stock.low", "stock.out"])
-            #expect(try await inbox(manager).last?.title == "نفد Hummus من المخزون")
-            for nobody in [cashier, otherCashier, customer, elsewhere] { #expect(try await inbox(nobody).isEmpty) }
+            #expect(try await Self.inbox(owner, in: suite).map(\.type) == ["stock.low", "stock.out"])
+            #expect(try await Self.inbox(manager, in: suite).last?.title == "نفد Hummus من المخزون")
+            for nobody in [cashier, otherCashier, customer, elsewhere] {
+                #expect(try await Self.inbox(nobody, in: suite).isEmpty)
+            }
 
             let payment = PaymentID()
             let paid =
@@ -539,7 +514,7 @@ struct ServiceRulesTests {
                 event(
                     PaymentsAPI.Events.refunded,
                     #"{"payment":\#(paid),"refund":{"id":"r1","amount":1000,"reason":"Cold"}}"#))
-            let cashierHeard = try await inbox(cashier)
+            let cashierHeard = try await Self.inbox(cashier, in: suite)
             #expect(cashierHeard.map(\.type) == ["payment.completed", "payment.refunded"])
             #expect(cashierHeard.map(\.title) == ["Payment of 35.50 ILS received", "10.00 ILS refunded"])
             #expect(cashierHeard.map(\.body) == ["Paid in cash", "Reason: Cold"])
@@ -548,10 +523,12 @@ struct ServiceRulesTests {
                     && cashierHeard.first?.data["payment_id"] == payment.description)
             // The customer's language is Arabic (Egypt): written in Arabic.
             #expect(
-                try await inbox(customer).map(\.title) == ["تم استلام دفعة بقيمة 35.50 ILS", "تم استرداد 10.00 ILS"])
-            #expect(try await inbox(customer).first?.args == ["35.50 ILS"])
-            #expect(try await inbox(owner).count == 2)
-            for nobody in [otherCashier, elsewhere] { #expect(try await inbox(nobody).isEmpty) }
+                try await Self.inbox(customer, in: suite).map(\.title) == [
+                    "تم استلام دفعة بقيمة 35.50 ILS", "تم استرداد 10.00 ILS",
+                ])
+            #expect(try await Self.inbox(customer, in: suite).first?.args == ["35.50 ILS"])
+            #expect(try await Self.inbox(owner, in: suite).count == 2)
+            for nobody in [otherCashier, elsewhere] { #expect(try await Self.inbox(nobody, in: suite).isEmpty) }
         }
     }
 
@@ -562,11 +539,6 @@ struct ServiceRulesTests {
             let early = Self.user(.staff, store: store)
             let late = Self.user(.staff, store: store)
             let onDuty = Self.user(.courier, onDuty: true)
-            func joined(_ user: User) throws -> DomainEvent {
-                DomainEvent(
-                    type: IdentityEvents.userCreated, storeID: user.storeID, aggregateID: user.id.description,
-                    payload: try EventPayload(encoding: user))
-            }
             func created(_ order: Order) throws -> DomainEvent {
                 DomainEvent(
                     type: OrdersAPI.Events.created, storeID: store, aggregateID: order.id.description,
@@ -585,25 +557,42 @@ struct ServiceRulesTests {
                         change: OrderHistoryEntry(
                             seq: 2, orderID: second.id, at: Date(), actorID: early.id, actorRole: .staff,
                             change: "accept"))))
-            try await suite.notificationsEvents.apply([try joined(early), try joined(onDuty)])
+            try await suite.notificationsEvents.apply([try Self.joined(early), try Self.joined(onDuty)])
             // The late joiner hears only of what follows their joining; a repeat, in the batch or
             // after it, is stored once.
             try await suite.notificationsEvents.apply([
-                firstCreated, try joined(late), secondCreated, firstCreated, accepted,
+                firstCreated, try Self.joined(late), secondCreated, firstCreated, accepted,
             ])
             try await suite.notificationsEvents.apply([secondCreated, accepted])
-            func inbox(_ user: User) async throws -> [UserNotification] {
-                try await suite.notifications.call(
-                    NotificationsAPI.list, NotificationListRequest(after: 0), options: Self.options(user.principal)
-                ).data
-            }
-            let earlyInbox = try await inbox(early)
+            let earlyInbox = try await Self.inbox(early, in: suite)
             #expect(earlyInbox.map(\.type) == ["order.created", "order.created", "order.status_changed"])
             #expect(earlyInbox.map { $0.data["order_id"] } == [first.id, second.id, second.id].map(\.description))
             #expect(earlyInbox.map(\.seq) == earlyInbox.map(\.seq).sorted())
-            #expect(try await inbox(late).map(\.type) == ["order.created", "order.status_changed"])
-            #expect(try await inbox(onDuty).map(\.type) == ["order.created", "order.created", "order.available"])
+            #expect(try await Self.inbox(late, in: suite).map(\.type) == ["order.created", "order.status_changed"])
+            #expect(
+                try await Self.inbox(onDuty, in: suite).map(\.type) == [
+                    "order.created", "order.created", "order.available",
+                ])
         }
+    }
+
+    /// The event that tells the notifications service of a user.
+    static func joined(_ user: User) throws -> DomainEvent {
+        DomainEvent(
+            type: IdentityEvents.userCreated, storeID: user.storeID, aggregateID: user.id.description,
+            payload: try EventPayload(encoding: user))
+    }
+
+    /// What a user's inbox holds, oldest first.
+    static func inbox(_ user: User, in suite: InProcessSuite) async throws -> [UserNotification] {
+        try await suite.notifications.call(
+            NotificationsAPI.list, NotificationListRequest(after: 0), options: options(user.principal)
+        ).data
+    }
+
+    /// The types of what a user's inbox holds, oldest first.
+    static func types(_ user: User, in suite: InProcessSuite) async throws -> [String] {
+        try await inbox(user, in: suite).map(\.type)
     }
 
     static func user(_ role: Role, store: StoreID? = nil, onDuty: Bool = false) -> User {
