@@ -158,8 +158,8 @@ public final class Doorbell: Sendable {
 }
 
 /// Sends what is due, up to `concurrency` at once and refilled as each attempt ends: every
-/// replica runs one; each delivery is claimed by one of them for one attempt (its due time moved a minute on, so a replica that stops mid-attempt leaves it to be
-/// tried again then). A 2xx answer delivers it; anything else is tried again after a backoff,
+/// replica runs one; each delivery is claimed by one of them for one attempt (its due time moved
+/// a minute on, so a replica that stops mid-attempt leaves it to be tried again then). A 2xx answer delivers it; anything else is tried again after a backoff,
 /// until `giveUpAfter` from its first attempt (or its redelivery) has passed: then it has
 /// failed, its endpoint is turned off, and the store's owners and managers are told.
 struct WebhookDispatcher: Service {

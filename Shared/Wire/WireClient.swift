@@ -146,7 +146,6 @@ public final class WireClient: WireCaller {
 
     private struct PoolState {
         var slots: [Slot] = []
-        var targetIDs: [Target: Int] = [:]
         /// Each endpoint's addresses as last resolved (kept when a resolution fails).
         var addresses: [[String]]
         var resolved = false
@@ -305,16 +304,14 @@ public final class WireClient: WireCaller {
                 if case .ready(let connection) = slot.state { gone.append(connection) }
                 return true
             }
-            pool.targetIDs = pool.targetIDs.filter { wanted.contains($0.key) }
             let present = Set(pool.slots.map(\.target))
             for target in targets where !present.contains(target) {
                 let targetID = pool.nextID
-                pool.targetIDs[target] = targetID
+                pool.nextID += 1
                 for _ in 0..<configuration.connectionsPerEndpoint {
-                    pool.slots.append(Slot(id: pool.nextID + 1, target: target, targetID: targetID))
+                    pool.slots.append(Slot(id: pool.nextID, target: target, targetID: targetID))
                     pool.nextID += 1
                 }
-                pool.nextID += 1
             }
             // Nothing to call yet: try again soon rather than a whole interval later.
             if targets.isEmpty { pool.resolveDue = now + .seconds(1) }
@@ -491,7 +488,7 @@ public final class WireClient: WireCaller {
             ? configuration.reconnectBackoff.initial : min(slot.backoff * 2, configuration.reconnectBackoff.maximum)
         slot.retryAfter = now + slot.backoff
         pool.slots[index] = slot
-        if slot.ejectedUntil <= now && pool.targetIDs.count > 1 {
+        if slot.ejectedUntil <= now && pool.slots.contains(where: { $0.targetID != slot.targetID }) {
             for other in pool.slots.indices where pool.slots[other].targetID == slot.targetID {
                 pool.slots[other].ejectedUntil = now + configuration.ejectionTime
             }
