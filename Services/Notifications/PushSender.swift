@@ -38,7 +38,8 @@ final class PushSender: Service, Sendable {
     private let attempts: Int
     private let retryBase: Duration
     private let logger: Logger
-    private let queue = Mutex<(pending: [StoredNotification], waiter: CheckedContinuation<Void, Never>?)>(([], nil))
+    private let pending = Mutex<[StoredNotification]>([])
+    private let doorbell = Doorbell()
     private let outcomes: [String: Counter]
 
     /// At most this many pushes wait; beyond it, the oldest are dropped (the inbox has them).
@@ -61,18 +62,17 @@ final class PushSender: Service, Sendable {
     /// Hands `pushes` over to be sent; returns at once.
     func push(_ pushes: [StoredNotification]) {
         guard !pushes.isEmpty else { return }
-        let (waiter, dropped) = queue.withLock { queue in
-            queue.pending += pushes
-            let dropped = max(0, queue.pending.count - Self.capacity)
-            queue.pending.removeFirst(dropped)
-            defer { queue.waiter = nil }
-            return (queue.waiter, dropped)
+        let dropped = pending.withLock { pending in
+            pending += pushes
+            let dropped = max(0, pending.count - Self.capacity)
+            pending.removeFirst(dropped)
+            return dropped
         }
         if dropped > 0 {
             outcomes["dropped"]?.increment(by: dropped)
             logger.warning("pushes dropped: too many waiting", metadata: ["pushes": "\(dropped)"])
         }
-        waiter?.resume()
+        doorbell.ring()
     }
 
     func run() async throws {
@@ -110,26 +110,15 @@ final class PushSender: Service, Sendable {
 
     /// The pushes waiting, once there are some (or none when cancelled).
     private func next() async -> [StoredNotification] {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let ready = queue.withLock { queue -> Bool in
-                    if !queue.pending.isEmpty || Task.isCancelled { return true }
-                    queue.waiter = continuation
-                    return false
-                }
-                if ready { continuation.resume() }
+        while !Task.isCancelled {
+            let batch = pending.withLock { pending in
+                defer { pending = [] }
+                return pending
             }
-            return queue.withLock { queue in
-                defer { queue.pending = [] }
-                return queue.pending
-            }
-        } onCancel: {
-            let waiter = queue.withLock { queue in
-                defer { queue.waiter = nil }
-                return queue.waiter
-            }
-            waiter?.resume()
+            if !batch.isEmpty { return batch }
+            await doorbell.wait(upTo: .seconds(1))
         }
+        return []
     }
 
     /// Sends `push` to `device`, again after a backoff while the provider cannot take it.

@@ -120,8 +120,8 @@ enum DeliveryFailure: Error, Sendable {
     }
 }
 
-/// Rings when deliveries were stored, so the dispatcher sends them at once instead of at its
-/// next look.
+/// Rings when there is new work (deliveries stored, pushes queued), so that the task waiting
+/// for it starts at once instead of at its next look.
 public final class Doorbell: Sendable {
     private let state = Mutex<(rung: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
 
@@ -136,22 +136,27 @@ public final class Doorbell: Sendable {
         waiter?.resume()
     }
 
-    /// Returns when rung (or at once if it rang since the last wait), or after `timeout`.
+    /// Returns when rung (or at once if it rang since the last wait), after `timeout`, or when
+    /// the waiting task is cancelled.
     func wait(upTo timeout: Duration) async {
         let timer = Task { [weak self] in
             try? await Task.sleep(for: timeout)
             self?.ring()
         }
-        await withCheckedContinuation { continuation in
-            let now = state.withLock { state -> Bool in
-                if state.rung {
-                    state.rung = false
-                    return true
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { state -> Bool in
+                    if state.rung {
+                        state.rung = false
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
                 }
-                state.waiter = continuation
-                return false
+                if now { continuation.resume() }
             }
-            if now { continuation.resume() }
+        } onCancel: {
+            ring()
         }
         timer.cancel()
     }
@@ -159,9 +164,10 @@ public final class Doorbell: Sendable {
 
 /// Sends what is due, up to `concurrency` at once and refilled as each attempt ends: every
 /// replica runs one; each delivery is claimed by one of them for one attempt (its due time moved
-/// a minute on, so a replica that stops mid-attempt leaves it to be tried again then). A 2xx answer delivers it; anything else is tried again after a backoff,
-/// until `giveUpAfter` from its first attempt (or its redelivery) has passed: then it has
-/// failed, its endpoint is turned off, and the store's owners and managers are told.
+/// a minute on, so a replica that stops mid-attempt leaves it to be tried again then). A 2xx
+/// answer delivers it; anything else is tried again after a backoff, until `giveUpAfter` from
+/// its first attempt (or its redelivery) has passed: then it has failed, its endpoint is turned
+/// off, and the store's owners and managers are told.
 struct WebhookDispatcher: Service {
     let webhooks: WebhookRepository
     let settings: WebhookSettings
