@@ -288,6 +288,7 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             path: "Tests/RuntimeTests",
             swiftSettings: strict

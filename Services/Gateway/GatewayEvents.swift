@@ -37,7 +37,7 @@ enum GatewayEvents {
                 await hub.wake(wakeUps.map(\.userID))
             },
             ChannelListener(redis: redis, channel: Sessions.channel) { message in
-                await sessions.heard(message, logger: logger)
+                sessions.heard(message, logger: logger)
             },
         ]
     }

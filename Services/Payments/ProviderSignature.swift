@@ -1,6 +1,6 @@
 import Contracts
-public import Domain
-public import Foundation
+import Domain
+import Foundation
 public import Runtime
 
 /// The payment providers the service accepts reports from, each with its signing secret:

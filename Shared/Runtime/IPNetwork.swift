@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// An IPv4 or IPv6 address as its bytes (4 or 16), read with `inet_pton`; an IPv4-mapped IPv6
 /// address (`::ffff:1.2.3.4`) is its IPv4 address.

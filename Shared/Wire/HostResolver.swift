@@ -1,5 +1,5 @@
 import Foundation
-public import NIOPosix
+import NIOPosix
 
 /// Finds every address a host name stands for: the Wire pool spreads calls over all of them (a
 /// DNS name with a record per replica, as compose and headless Kubernetes services give), and
@@ -43,7 +43,7 @@ public struct HostResolver: Sendable {
                 current.pointee.ai_addr, current.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0,
                 NI_NUMERICHOST) == 0
             {
-                let address = String(cString: text)
+                let address = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 if !addresses.contains(address) { addresses.append(address) }
             }
             entry = current.pointee.ai_next

@@ -1,7 +1,7 @@
 import Domain
 import Foundation
-public import NIOCore
-public import NIOSSL
+import NIOCore
+import NIOSSL
 import NIOTLS
 import Synchronization
 

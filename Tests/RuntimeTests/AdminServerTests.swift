@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Prometheus
 import Runtime
 import Synchronization
 import Testing
@@ -82,8 +83,9 @@ struct AdminServerTests {
 
     @Test("/metrics serves the registry in the Prometheus text format")
     func metrics() async throws {
-        MetricsExporter.registry.makeCounter(name: "orderly_test_events_total", labels: [("kind", "x")]).increment(
-            by: Int64(3))
+        let events = MetricNameDescriptor(
+            namespace: "orderly", subsystem: "test", metricName: "events", unitName: "total", helpText: "for this test")
+        MetricsExporter.registry.makeCounter(descriptor: events, labels: [("kind", "x")]).increment(by: Int64(3))
         try await app([]).test(.router) { client in
             try await client.execute(uri: "/metrics", method: .get) { response in
                 #expect(response.status == .ok)

@@ -175,8 +175,8 @@ private final class StreamHandler: ChannelInboundHandler {
         case .body(let buffer): body += String(buffer: buffer)
         case .end:
             guard let head else { return }
-            var headers: [String: String] = [:]
-            for (name, value) in head.headers { headers[name.lowercased()] = value }
+            let headers = Dictionary(
+                head.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
             let token = head.method == .POST && head.uri.hasPrefix("/3/device/") ? String(head.uri.dropFirst(10)) : ""
             let (server, body) = (self.server, self.body)
             let loop = context.eventLoop

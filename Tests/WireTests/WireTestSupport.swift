@@ -113,11 +113,11 @@ struct RunningServer {
 /// A client that speaks raw frames (or raw bytes), to test the server against misbehaving peers.
 /// Used from one task at a time.
 final class RawPeer {
-    let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
-    private var frames: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+    let channel: any Channel
+    private var frames: AsyncThrowingStream<ByteBuffer, any Error>.AsyncIterator
 
     init(port: Int) async throws {
-        channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let connected = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
@@ -125,12 +125,24 @@ final class RawPeer {
                     return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
-        frames = channel.inbound.makeAsyncIterator()
+        channel = connected.channel
+        // The frames the server sends, read by a task of their own until it closes.
+        let (stream, continuation) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
+        Task {
+            do {
+                try await connected.executeThenClose { inbound, _ in
+                    for try await frame in inbound { continuation.yield(frame) }
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        frames = stream.makeAsyncIterator()
     }
 
     deinit {
-        channel.outbound.finish()
-        channel.channel.close(promise: nil)
+        channel.close(promise: nil)
     }
 
     static func frame(_ text: String) -> ByteBuffer {
@@ -149,7 +161,7 @@ final class RawPeer {
     }
 
     func send(_ bytes: ByteBuffer) async throws {
-        try await channel.channel.writeAndFlush(bytes)
+        try await channel.writeAndFlush(bytes)
     }
 
     /// The whole handshake as `caller`; returns the server's last answer.
@@ -184,11 +196,10 @@ final class RawPeer {
         try await frames.next().map { try WireEnvelope.parse($0) }
     }
 
-    var isActive: Bool { channel.channel.isActive }
+    var isActive: Bool { channel.isActive }
 
     func close() async {
-        channel.outbound.finish()
-        try? await channel.channel.close()
+        try? await channel.close()
     }
 }
 

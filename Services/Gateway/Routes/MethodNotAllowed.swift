@@ -1,5 +1,5 @@
 import HTTPTypes
-public import Hummingbird
+import Hummingbird
 import Synchronization
 
 /// Answers a request whose path is a route but whose method is not one of the route's with 405

@@ -1,5 +1,5 @@
 import Domain
-public import Hummingbird
+import Hummingbird
 import NIOCore
 import Synchronization
 
