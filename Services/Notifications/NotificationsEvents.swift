@@ -235,14 +235,14 @@ public struct NotificationsEvents: Sendable {
                         [order.label, order.cancellationReason ?? ""])
                 )
             ]
-            if [.accepted, .ready].contains(order.status), order.entersPool { tellings.append(Self.available(order)) }
+            if [.accepted, .ready].contains(order.status), order.isInPool { tellings.append(Self.available(order)) }
             return .notify(order.data, tellings)
         case OrdersAPI.Events.released:
             let order = try event.payload.decode(as: OrderFactsChange.self).order
             var tellings = [
                 (Audience(store: order.storeID), Telling("order.released.title", "order.released.body", [order.label]))
             ]
-            if order.entersPool { tellings.append(Self.available(order)) }
+            if order.isInPool { tellings.append(Self.available(order)) }
             return .notify(order.data, tellings)
         case CatalogAPI.Events.stockLow, CatalogAPI.Events.stockOut:
             let product = try event.payload.decode(as: ProductFacts.self)
@@ -361,10 +361,8 @@ struct OrderFacts: Decodable, Sendable, Hashable {
     /// The ids a notification of the order opens.
     var data: [String: String] { ["order_id": id.description, "store_id": storeID.description] }
 
-    /// Whether couriers can claim it now: an unclaimed delivery order in a claimable status.
-    var entersPool: Bool {
-        fulfillment == .delivery && courierID == nil && Order.claimableStatuses.contains(status)
-    }
+    /// Whether couriers can claim it now (`OrderPool`).
+    var isInPool: Bool { OrderPool.contains(fulfillment: fulfillment, courierID: courierID, status: status) }
 }
 
 /// What the notifications take from a product in a stock event's payload.

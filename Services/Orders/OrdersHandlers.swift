@@ -208,8 +208,23 @@ struct OrdersHandlers: Sendable {
     /// publishes the event; answers with the order as the caller sees it.
     private func change(
         _ id: OrderID, by principal: Principal, expectedVersion: Int64?, idempotencyKey: String?, scope: String,
-        request: some Encodable & Sendable, before check: (@Sendable (Order) throws -> Void)? = nil,
-        _ apply: @escaping @Sendable (inout Order) throws -> Change
+        request: some Encodable & Sendable, _ apply: @escaping @Sendable (inout Order) throws -> Change
+    ) async throws -> Order {
+        try await change(
+            id, by: principal, expectedVersion: expectedVersion, idempotencyKey: idempotencyKey, scope: scope,
+            request: request,
+            decide: { [policy = AccessPolicy(principal)] order throws(OrderlyError) in
+                guard policy.canSee(order: order) else { throw OrderlyError(.notFound, "no order \(id)") }
+            }, { order, _ in try apply(&order) })
+    }
+
+    /// The same, with what the caller may do decided first by `decide` (which also refuses an
+    /// order the caller may not see) and handed to `apply`.
+    private func change<Decision: Sendable>(
+        _ id: OrderID, by principal: Principal, expectedVersion: Int64?, idempotencyKey: String?, scope: String,
+        request: some Encodable & Sendable,
+        decide: @escaping @Sendable (Order) throws(OrderlyError) -> Decision,
+        _ apply: @escaping @Sendable (inout Order, Decision) throws -> Change
     ) async throws -> Order {
         let orders = self.orders
         let policy = AccessPolicy(principal)
@@ -221,13 +236,12 @@ struct OrdersHandlers: Sendable {
             guard var order = try await orders.find(id, in: transaction.sql) else {
                 throw OrderlyError(.notFound, "no order \(id)")
             }
-            try check?(order)
-            guard policy.canSee(order: order) else { throw OrderlyError(.notFound, "no order \(id)") }
+            let decision = try decide(order)
             if let expectedVersion, expectedVersion != order.version {
                 throw OrderlyError.versionConflict(current: policy.present(order))
             }
             let wasInPool = order.isInPool
-            let change = try apply(&order)
+            let change = try apply(&order, decision)
             let previousVersion = order.version
             let now = Date.currentMillisecond
             order.version += 1
@@ -255,26 +269,17 @@ struct OrdersHandlers: Sendable {
         try problems.check()
         let action = request.action
         let policy = AccessPolicy(principal)
-        if action == .claim { try policy.requireOnDutyIfCourier() }  // before the pool is out of sight
         return try await change(
             request.id, by: principal, expectedVersion: request.expectedVersion, idempotencyKey: idempotencyKey,
             scope: "orders.action", request: request,
-            before: { order in
-                // Couriers racing for an order in the pool: the ones that lose learn it was taken,
-                // not that it vanished. Any other order stays unseen.
-                if action == .claim, principal.role == .courier, order.fulfillment == .delivery,
-                    Order.claimableStatuses.contains(order.status), let courier = order.courierID,
-                    courier != principal.userID
-                {
-                    throw OrderlyError(.conflict, "another courier claimed this order first", reason: "already_claimed")
-                }
+            decide: { order throws(OrderlyError) -> OrderTransition? in
+                // A claim is the claim rule's alone to decide, seeing the order included.
+                if action == .claim { return try policy.claim(order).mapError(\.error).get() }
+                guard policy.canSee(order: order) else { throw OrderlyError(.notFound, "no order \(order.id)") }
+                return nil
             }
-        ) { order in
-            let transition: OrderTransition
-            switch policy.transition(action, on: order) {
-            case .success(let allowed): transition = allowed
-            case .failure(let refusal): throw refusal.error
-            }
+        ) { order, claim in
+            let transition = try claim ?? policy.transition(action, on: order).mapError(\.error).get()
             let now = Date.currentMillisecond
             let previousCourier = order.courierID
             order.status = transition.to

@@ -99,10 +99,10 @@ public struct OrdersRepository: Sendable {
         }
     }
 
-    /// The pool (`Order.isInPool`): unclaimed delivery orders in a claimable status.
+    /// The pool (`OrderPool`), as a condition on the columns it reads.
     static let inPool: SQLQueryString =
-        "(courier_id IS NULL AND fulfillment = 'delivery' AND status IN ("
-        + .boundList(Order.claimableStatuses.map(\.rawValue)) + "))"
+        "(courier_id IS NULL AND fulfillment = \(bind: OrderPool.fulfillment.rawValue) AND status IN ("
+        + .boundList(OrderPool.statuses.map(\.rawValue)) + "))"
 
     /// What narrows a list within its scope; times in milliseconds, `to` exclusive.
     public struct Filter: Sendable {

@@ -14,7 +14,7 @@ public struct AccessPolicy: Sendable {
 
     public init(_ principal: Principal) { self.principal = principal }
 
-    private var role: Role { principal.role }
+    var role: Role { principal.role }
     private var isAdmin: Bool { role == .admin }
 
     /// Whether the caller works in `store`: one of its owners, managers or staff.
@@ -132,18 +132,13 @@ public struct AccessPolicy: Sendable {
         }
     }
 
-    /// Refuses an off-duty courier what needs a courier on duty, the pool and claiming from it,
-    /// with 422 `off_duty`; lets everyone else through.
-    public func requireOnDutyIfCourier() throws(OrderlyError) {
-        if role == .courier, !principal.onDuty { throw OrderActionRefusal.offDuty.error }
-    }
-
-    /// Listing the pool alone (`available=true`): couriers on duty and admins.
+    /// Listing the pool alone (`available=true`): couriers on duty (one off duty is refused with
+    /// 422 `off_duty`) and admins.
     public func checkPoolListing() throws(OrderlyError) {
-        try requireOnDutyIfCourier()
         guard role == .courier || isAdmin else {
             throw OrderlyError(.permissionDenied, "only couriers list the orders available to claim")
         }
+        if role == .courier, !principal.onDuty { throw OrderActionRefusal.offDuty.error }
     }
 
     /// The store a new order or payment goes to: the caller's own (naming another is answered
@@ -185,8 +180,9 @@ public struct AccessPolicy: Sendable {
 
     /// Whether the caller may ever do `action` to `order`, whatever its status: the store's users
     /// accept, prepare, mark ready, mark collected and cancel; a courier on duty claims a
-    /// delivery, and the courier carrying it releases, picks up and delivers it; a customer
-    /// cancels their own order; an admin may do anything but claim (only a courier carries).
+    /// delivery in the pool (`claim(_:)`), and the courier carrying it releases, picks up and
+    /// delivers it; a customer cancels their own order; an admin may do anything but claim (only
+    /// a courier carries).
     public func permits(_ action: OrderAction, on order: Order) -> Bool {
         switch role {
         case .admin: return action != .claim
@@ -195,7 +191,7 @@ public struct AccessPolicy: Sendable {
                 && [.accept, .startPreparing, .markReady, .markCollected, .cancel].contains(action)
         case .courier:
             switch action {
-            case .claim: return principal.onDuty && order.fulfillment == .delivery
+            case .claim: return mayClaim(order)
             case .release, .pickUp, .deliver: return order.courierID == principal.userID
             case .accept, .startPreparing, .markReady, .markCollected, .cancel: return false
             }
@@ -217,7 +213,7 @@ public struct AccessPolicy: Sendable {
 
     /// The change `action` by the caller makes to `order`, or why it is refused.
     public func transition(_ action: OrderAction, on order: Order) -> Result<OrderTransition, OrderActionRefusal> {
-        if action == .claim, (try? requireOnDutyIfCourier()) == nil { return .failure(.offDuty) }
+        if action == .claim { return claim(order) }
         guard permits(action, on: order) else { return .failure(.notPermitted(action, role)) }
         guard statusAllows(action, on: order) else {
             return .failure(.illegal(action, order.status, allowed: allowedActions(on: order)))

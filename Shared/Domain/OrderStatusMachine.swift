@@ -27,6 +27,10 @@ public enum OrderActionRefusal: Error, Hashable, Sendable {
     case illegal(OrderAction, OrderStatus, allowed: [OrderAction])
     /// A courier off duty tried to claim (422).
     case offDuty
+    /// A courier tried to claim an order another courier claimed first (409).
+    case alreadyClaimed
+    /// The caller may not see the order (404, as if it did not exist).
+    case unseen(OrderID)
 
     /// The error a service answers with.
     public var error: OrderlyError {
@@ -41,6 +45,10 @@ public enum OrderActionRefusal: Error, Hashable, Sendable {
         case .offDuty:
             return OrderlyError(
                 .failedPrecondition, "go on duty first: PUT /v1/couriers/me/availability", reason: "off_duty")
+        case .alreadyClaimed:
+            return OrderlyError(.conflict, "another courier claimed this order first", reason: "already_claimed")
+        case .unseen(let id):
+            return OrderlyError(.notFound, "no order \(id)")
         }
     }
 }
@@ -49,17 +57,10 @@ public enum OrderActionRefusal: Error, Hashable, Sendable {
 ///
 /// `pending → accepted → preparing → ready → out_for_delivery → delivered`; `ready → collected`
 /// for pickups; `cancelled` from pending, accepted, preparing or ready. A courier claims an
-/// unclaimed delivery that is accepted, preparing or ready, releases it before pickup, picks it
-/// up when ready and delivers it. Who may do which action is `AccessPolicy`'s to say.
+/// unclaimed delivery that is accepted, preparing or ready (`OrderPool`), releases it before
+/// pickup, picks it up when ready and delivers it. Who may do which action is `AccessPolicy`'s
+/// to say.
 extension Order {
-    /// The statuses a courier can claim an order from.
-    public static let claimableStatuses: Set<OrderStatus> = [.accepted, .preparing, .ready]
-
-    /// Whether every courier on duty can see and claim it: an unclaimed delivery order in a
-    /// claimable status.
-    public var isInPool: Bool {
-        fulfillment == .delivery && courierID == nil && Self.claimableStatuses.contains(status)
-    }
 
     /// The statuses each action starts from, and where it leads (nil: the status stays).
     static func path(of action: OrderAction) -> (from: Set<OrderStatus>, to: OrderStatus?) {
@@ -69,7 +70,7 @@ extension Order {
         case .markReady: return ([.preparing], .ready)
         case .markCollected: return ([.ready], .collected)
         case .cancel: return ([.pending, .accepted, .preparing, .ready], .cancelled)
-        case .claim, .release: return (claimableStatuses, nil)
+        case .claim, .release: return (OrderPool.statuses, nil)
         case .pickUp: return ([.ready], .outForDelivery)
         case .deliver: return ([.outForDelivery], .delivered)
         }

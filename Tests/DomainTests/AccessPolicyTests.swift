@@ -217,6 +217,7 @@ struct AccessPolicyTests {
             #expect(try Self.order(status).isInPool == claimable, "\(status)")
             #expect(try !Self.order(status, .pickup).isInPool)
             #expect(try !Self.order(status, courier: UserID()).isInPool)
+            #expect(OrderPool.contains(fulfillment: .delivery, courierID: nil, status: status) == claimable)
         }
     }
 

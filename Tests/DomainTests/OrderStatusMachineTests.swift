@@ -95,7 +95,7 @@ struct OrderStatusMachineTests {
                             case .failure(.illegal(_, _, let legal)):
                                 #expect(!allowed.contains(action))
                                 #expect(legal == allowed)
-                            case .failure(.notPermitted):
+                            case .failure(.notPermitted), .failure(.alreadyClaimed), .failure(.unseen):
                                 #expect(!allowed.contains(action))
                             case .failure(.offDuty):
                                 Issue.record("a courier on duty was refused as off duty")
@@ -132,6 +132,35 @@ struct OrderStatusMachineTests {
         let pending = try Self.order(.pending, .delivery, courier: nil)
         let illegal = staff.transition(.markReady, on: pending)
         #expect(illegal == .failure(.illegal(.markReady, .pending, allowed: [.accept, .cancel])))
+    }
+
+    @Test("a claim is decided in one place: on duty, in the pool, or why not")
+    func claimRule() throws {
+        let policy = AccessPolicy(Caller.courierB.principal)
+        let pool = try Self.order(.ready, .delivery, courier: nil)
+        let claimed = try policy.claim(pool).get()
+        #expect(claimed.from == .ready && claimed.to == .ready && claimed.courierID == policy.principal.userID)
+        // Claimed by another while still claimable: the loser learns it was taken (409).
+        let taken = try Self.order(.preparing, .delivery, courier: Self.courierA)
+        #expect(policy.claim(taken) == .failure(.alreadyClaimed))
+        #expect(OrderActionRefusal.alreadyClaimed.error.code == .conflict)
+        // Out of the pool and not theirs: as if it did not exist.
+        for order in [
+            try Self.order(.ready, .pickup, courier: nil), try Self.order(.pending, .delivery, courier: nil),
+            try Self.order(.outForDelivery, .delivery, courier: Self.courierA),
+        ] {
+            #expect(policy.claim(order) == .failure(.unseen(order.id)))
+            #expect(OrderActionRefusal.unseen(order.id).error.code == .notFound)
+        }
+        // The courier carrying it is told what they can do instead.
+        let carried = try Self.order(.accepted, .delivery, courier: Self.courierA)
+        #expect(
+            AccessPolicy(Caller.courierA.principal).claim(carried)
+                == .failure(.illegal(.claim, .accepted, allowed: [.release])))
+        // Nobody but a courier claims; those who see the order are told so, others not.
+        #expect(AccessPolicy(Caller.admin.principal).claim(pool) == .failure(.notPermitted(.claim, .admin)))
+        #expect(AccessPolicy(Caller.staff.principal).claim(pool) == .failure(.notPermitted(.claim, .staff)))
+        #expect(AccessPolicy(Caller.otherStoreStaff.principal).claim(pool) == .failure(.unseen(pool.id)))
     }
 
     @Test("a courier off duty is offered no claim, and a claim is refused with 422 off_duty")

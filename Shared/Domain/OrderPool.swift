@@ -1,0 +1,19 @@
+/// The pool: the orders every courier on duty can see and claim, which are unclaimed delivery
+/// orders in a claimable status. One rule, read by `Order.isInPool`, by the notifications
+/// service (from an event's facts of an order) and, as SQL, by the orders service's lists.
+public enum OrderPool {
+    /// The fulfilment of every order in the pool.
+    public static let fulfillment = Fulfillment.delivery
+    /// The statuses a courier can claim an order from (and release it in).
+    public static let statuses: Set<OrderStatus> = [.accepted, .preparing, .ready]
+
+    /// Whether an order of this fulfilment, courier and status is in the pool.
+    public static func contains(fulfillment: Fulfillment, courierID: UserID?, status: OrderStatus) -> Bool {
+        fulfillment == Self.fulfillment && courierID == nil && statuses.contains(status)
+    }
+}
+
+extension Order {
+    /// Whether every courier on duty can see and claim it (`OrderPool`).
+    public var isInPool: Bool { OrderPool.contains(fulfillment: fulfillment, courierID: courierID, status: status) }
+}
