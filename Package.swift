@@ -9,7 +9,7 @@ let strict: [SwiftSetting] = [
 
 /// What every service library builds on.
 let serviceDependencies: [Target.Dependency] = [
-    "Domain", "Contracts", "Wire", "Redis", "Storage", "Runtime",
+    "Domain", "Contracts", "Events", "Wire", "Redis", "Storage", "Runtime",
     .product(name: "SQLKit", package: "sql-kit"),
     .product(name: "Logging", package: "swift-log"),
     .product(name: "Metrics", package: "swift-metrics"),
@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "JSON", targets: ["JSON"]),
         .library(name: "Wire", targets: ["Wire"]),
         .library(name: "Runtime", targets: ["Runtime"]),
+        .library(name: "Events", targets: ["Events"]),
         .library(name: "Redis", targets: ["Redis"]),
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "Contracts", targets: ["Contracts"]),
@@ -90,7 +91,9 @@ let package = Package(
             path: "Shared/Wire",
             swiftSettings: strict
         ),
-        // hiredis from Debian's libhiredis-dev, wrapped for Swift in Redis.
+        // What services tell each other: domain events, and the stream a relay publishes them to.
+        .target(name: "Events", dependencies: ["Domain", "JSON"], path: "Shared/Events", swiftSettings: strict),
+        // hiredis from Debian's libhiredis-dev, wrapped for Swift in Redis, which carries the events.
         .systemLibrary(
             name: "CHiredis", path: "Shared/CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(
@@ -98,6 +101,7 @@ let package = Package(
             dependencies: [
                 "CHiredis",
                 "Domain",
+                "Events",
                 "JSON",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -116,8 +120,8 @@ let package = Package(
             dependencies: [
                 "CSQLite",
                 "Domain",
+                "Events",
                 "JSON",
-                "Redis",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -135,6 +139,7 @@ let package = Package(
             name: "Runtime",
             dependencies: [
                 "Domain",
+                "Events",
                 "Wire",
                 "Redis",
                 "Storage",
@@ -195,6 +200,7 @@ let package = Package(
             name: "OrderlyCLI",
             dependencies: [
                 "Domain",
+                "Events",
                 "JSON",
                 "Wire",
                 "Runtime",
@@ -265,7 +271,7 @@ let package = Package(
         .testTarget(
             name: "RedisTests",
             dependencies: [
-                "Redis", "Domain", "JSON", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "Redis", "Domain", "Events", "JSON", "TestSupport", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/RedisTests",
@@ -274,7 +280,7 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "Storage", "Redis", "Domain", "JSON", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "Storage", "Redis", "Domain", "Events", "JSON", "TestSupport", .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -296,7 +302,7 @@ let package = Package(
         .testTarget(
             name: "ServiceTests",
             dependencies: [
-                "Domain", "JSON", "Contracts", "Wire", "Redis", "Storage", "Runtime", "TestSupport",
+                "Domain", "JSON", "Contracts", "Events", "Wire", "Redis", "Storage", "Runtime", "TestSupport",
                 "Catalog", "Orders", "Payments", "Notifications", "Gateway",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,5 +1,6 @@
 import Contracts
 import Domain
+import Events
 import JSON
 import Redis
 

@@ -1,8 +1,9 @@
 import Contracts
 import Domain
+public import Events
 import Foundation
 import Logging
-public import Redis
+import Redis
 import Runtime
 import ServiceLifecycle
 import Storage

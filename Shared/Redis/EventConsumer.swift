@@ -1,4 +1,5 @@
 import Domain
+public import Events
 import Foundation
 public import Logging
 public import ServiceLifecycle

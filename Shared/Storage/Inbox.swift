@@ -1,6 +1,6 @@
 import Domain
+public import Events
 public import Foundation
-public import Redis
 import SQLKit
 
 extension Transaction {

@@ -1,8 +1,8 @@
 import Domain
+public import Events
 import Foundation
 import JSON
 public import Logging
-public import Redis
 import SQLKit
 public import ServiceLifecycle
 
@@ -80,12 +80,12 @@ public struct OutboxRelayConfiguration: Sendable {
 /// what every consumer group has acknowledged.
 public struct OutboxRelay: Service {
     private let database: Database
-    private let publisher: EventPublisher
+    private let publisher: any EventPublishing
     private let configuration: OutboxRelayConfiguration
     private let logger: Logger
 
     public init(
-        database: Database, publisher: EventPublisher, configuration: OutboxRelayConfiguration = .init(),
+        database: Database, publisher: any EventPublishing, configuration: OutboxRelayConfiguration = .init(),
         logger: Logger
     ) {
         self.database = database
@@ -198,7 +198,7 @@ public struct OutboxRelay: Service {
         return try row.decode(column: "value", as: Int64.self)
     }
 
-    private func publish(_ rows: [any SQLRow], expecting expected: Int64) async throws -> EventPublisher.MarkedPublish {
+    private func publish(_ rows: [any SQLRow], expecting expected: Int64) async throws -> MarkedPublish {
         let last = try rows.last?.decode(column: "seq", as: Int64.self) ?? expected
         return try await publisher.publish(try rows.map(OutboxSchema.event(from:)), through: last, expecting: expected)
     }
@@ -206,7 +206,7 @@ public struct OutboxRelay: Service {
     /// Marks the published rows sent; or, when Redis was behind, marks pending again the rows
     /// it lost.
     private func record(
-        _ outcome: EventPublisher.MarkedPublish, rows: [any SQLRow], expected: Int64, in transaction: Transaction
+        _ outcome: MarkedPublish, rows: [any SQLRow], expected: Int64, in transaction: Transaction
     ) async throws -> BatchOutcome {
         switch outcome {
         case .published(let previous):

@@ -1,7 +1,7 @@
 import Crypto
 import Domain
+public import Events
 import Foundation
-public import Redis
 public import SQLKit
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Domain
+import Events
 import Foundation
 import JSON
 import Redis

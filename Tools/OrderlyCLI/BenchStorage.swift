@@ -1,5 +1,6 @@
 import ArgumentParser
 import Domain
+import Events
 import Foundation
 import JSON
 import Logging

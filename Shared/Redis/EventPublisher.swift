@@ -1,66 +1,9 @@
-import Domain
+public import Events
 import Foundation
-import JSON
-
-/// The Redis stream a service's events go to: `orderly:events:<service>`.
-public func eventStream(of service: String) -> String { "orderly:events:\(service)" }
-
-/// Where a consumer group's entries go after failing too often: `orderly:dlq:<group>`.
-public func deadLetterStream(of group: String) -> String { "orderly:dlq:\(group)" }
-
-/// The stream fields of an event, and back, with every field checked.
-enum EventFields {
-    static func encode(_ event: DomainEvent) -> [(String, [UInt8])] {
-        var fields: [(String, [UInt8])] = [
-            ("id", Array(event.id.lowercasedText.utf8)),
-            ("type", Array(event.type.utf8)),
-            ("aggregate_id", Array(event.aggregateID.utf8)),
-            ("occurred_at", Array(RFC3339.format(event.occurredAt).utf8)),
-            ("payload", Array(event.payload.json.utf8)),
-        ]
-        if let store = event.storeID { fields.append(("store_id", Array(store.description.utf8))) }
-        if let trace = event.trace { fields.append(("trace", Array(trace.utf8))) }
-        return fields
-    }
-
-    /// The event in a stream entry, or why it is not one.
-    static func decode(_ fields: [String: [UInt8]]) -> Result<DomainEvent, EventDecodingError> {
-        func text(_ name: String) -> String? { fields[name].map { String(decoding: $0, as: UTF8.self) } }
-        guard let idText = text("id"), let id = UUID(text: idText) else {
-            return .failure(.init("id is not a UUID"))
-        }
-        guard let type = text("type"), !type.isEmpty else { return .failure(.init("type is missing")) }
-        guard let aggregate = text("aggregate_id"), !aggregate.isEmpty else {
-            return .failure(.init("aggregate_id is missing"))
-        }
-        guard let occurredText = text("occurred_at"), let occurredAt = RFC3339.parse(occurredText) else {
-            return .failure(.init("occurred_at is not an RFC 3339 time"))
-        }
-        guard let payloadBytes = fields["payload"], let payload = try? EventPayload(validating: payloadBytes) else {
-            return .failure(.init("payload is not JSON"))
-        }
-        var storeID: StoreID?
-        if let storeText = text("store_id") {
-            guard let store = StoreID(storeText) else { return .failure(.init("store_id is not a UUID")) }
-            storeID = store
-        }
-        return .success(
-            DomainEvent(
-                id: id, type: type, storeID: storeID, aggregateID: aggregate, occurredAt: occurredAt, payload: payload,
-                trace: text("trace")))
-    }
-}
-
-/// Why a stream entry is not a valid event.
-public struct EventDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var reason: String
-    init(_ reason: String) { self.reason = reason }
-    public var description: String { "malformed event: \(reason)" }
-}
 
 /// Publishes a service's events to its stream, and trims the stream of what every consumer
 /// group has acknowledged.
-public struct EventPublisher: Sendable {
+public struct EventPublisher: EventPublishing {
     private let redis: RedisClient
     private let stream: String
 
@@ -88,16 +31,6 @@ public struct EventPublisher: Sendable {
         for reply in try await redis.pipeline(commands) {
             if case .error(let message) = reply { throw RedisError.server(message) }
         }
-    }
-
-    /// What a publish under a mark found in Redis.
-    public enum MarkedPublish: Sendable, Hashable {
-        /// The events were appended and the mark moved to the batch's number; `previous` is the
-        /// mark Redis had, at or past the one expected.
-        case published(previous: Int64)
-        /// Redis's mark is behind the one expected: it lost what was appended after `mark`.
-        /// Nothing was appended.
-        case behind(mark: Int64)
     }
 
     /// Appends the events, all or none, if Redis still has everything published up to
@@ -143,26 +76,16 @@ public struct EventPublisher: Sendable {
         return {1, mark}
         """
 
-    /// What a trim removed, and what it had to keep.
-    public struct Trim: Sendable, Hashable {
-        /// How many entries went.
-        public var removed: Int
-        /// The oldest entry left; nil when none is left or the stream has no group.
-        public var oldestKept: StreamID?
-        /// The group that still needs `oldestKept`.
-        public var neededBy: String?
-    }
-
     /// Removes the entries every consumer group has acknowledged: those before the oldest entry
     /// any group still has pending or has not read yet. Never by length alone: with no group,
     /// nothing is removed.
     @discardableResult
-    public func trimAcknowledged() async throws -> Trim {
+    public func trimAcknowledged() async throws -> StreamTrim {
         let groups: RedisValue
         do {
             groups = try await redis.send("XINFO", "GROUPS", RedisArgument(stream))
         } catch RedisError.server(let message) where message.contains("no such key") {
-            return Trim(removed: 0, oldestKept: nil, neededBy: nil)
+            return StreamTrim(removed: 0, oldestKept: nil, neededBy: nil)
         }
         var keep: (from: StreamID, group: String)?
         for group in groups.elements ?? [] {
@@ -178,7 +101,7 @@ public struct EventPublisher: Sendable {
             }
             if keep == nil || needed < keep!.from { keep = (needed, name) }
         }
-        guard let keep else { return Trim(removed: 0, oldestKept: nil, neededBy: nil) }
+        guard let keep else { return StreamTrim(removed: 0, oldestKept: nil, neededBy: nil) }
         let replies = try await redis.pipeline([
             ["XTRIM", RedisArgument(stream), "MINID", RedisArgument(keep.from.description)],
             ["XRANGE", RedisArgument(stream), RedisArgument(keep.from.description), "+", "COUNT", "1"],
@@ -187,7 +110,7 @@ public struct EventPublisher: Sendable {
             throw RedisError.unexpectedReply("XTRIM, XRANGE: \(replies)")
         }
         let oldest = range.first?.elements?.first?.text.flatMap(StreamID.init)
-        return Trim(removed: Int(removed), oldestKept: oldest, neededBy: oldest == nil ? nil : keep.group)
+        return StreamTrim(removed: Int(removed), oldestKept: oldest, neededBy: oldest == nil ? nil : keep.group)
     }
 
     /// The value after `name` in a reply of alternating names and values (`XINFO`).
@@ -200,39 +123,4 @@ public struct EventPublisher: Sendable {
         }
         return nil
     }
-}
-
-/// A stream entry's id, `<milliseconds>-<sequence>`, ordered as Redis orders them.
-public struct StreamID: Comparable, Hashable, Sendable, CustomStringConvertible {
-    public var milliseconds: UInt64
-    public var sequence: UInt64
-
-    public init(milliseconds: UInt64, sequence: UInt64) {
-        self.milliseconds = milliseconds
-        self.sequence = sequence
-    }
-
-    /// Parses `1700000000000-3`; nil for anything else.
-    public init?(_ text: String) {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, let milliseconds = UInt64(parts[0]), let sequence = UInt64(parts[1]) else {
-            return nil
-        }
-        self.init(milliseconds: milliseconds, sequence: sequence)
-    }
-
-    public static let zero = StreamID(milliseconds: 0, sequence: 0)
-
-    /// The smallest id after this one.
-    public var next: StreamID {
-        sequence == .max
-            ? StreamID(milliseconds: milliseconds + 1, sequence: 0)
-            : StreamID(milliseconds: milliseconds, sequence: sequence + 1)
-    }
-
-    public static func < (lhs: StreamID, rhs: StreamID) -> Bool {
-        (lhs.milliseconds, lhs.sequence) < (rhs.milliseconds, rhs.sequence)
-    }
-
-    public var description: String { "\(milliseconds)-\(sequence)" }
 }

@@ -1,4 +1,5 @@
 import Domain
+import Events
 import Foundation
 import JSON
 import Logging
@@ -8,8 +9,8 @@ import Synchronization
 import TestSupport
 import Testing
 
-@Suite("Event bus", .serialized, .timeLimit(.minutes(1)))
-struct EventBusTests {
+@Suite("Event streams: publishing and consuming", .serialized, .timeLimit(.minutes(1)))
+struct EventStreamTests {
     /// Records what handlers saw, from several tasks.
     final class Log: Sendable {
         private let entries = Mutex<[(String, DomainEvent)]>([])
