@@ -149,14 +149,18 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Shared/Runtime",
             swiftSettings: strict
         ),
         // The Wire methods of each service with their request and response types: the contract
         // between the gateway and the services, shared by both sides.
-        .target(name: "Contracts", dependencies: ["Domain", "Wire"], path: "Shared/Contracts", swiftSettings: strict),
+        .target(
+            name: "Contracts",
+            dependencies: ["Domain", "Wire", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Shared/Contracts",
+            swiftSettings: strict
+        ),
         .target(
             name: "Catalog", dependencies: serviceDependencies, path: "Services/Catalog", swiftSettings: strict),
         .target(name: "Orders", dependencies: serviceDependencies, path: "Services/Orders", swiftSettings: strict),

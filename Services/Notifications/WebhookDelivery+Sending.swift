@@ -295,7 +295,7 @@ struct WebhookDispatcher: Service {
         request.headers.add(name: "Orderly-Delivery-Id", value: claimed.delivery.id.description)
         request.headers.add(name: "Orderly-Event-Type", value: claimed.delivery.eventType)
         request.headers.add(
-            name: "Orderly-Signature",
+            name: OrderlySignature.headerName,
             value: OrderlySignature.header(body: claimed.body, secret: claimed.endpoint.secret, at: Date()))
         request.body = .bytes(ByteBuffer(string: claimed.body))
         let outcome: (status: Int?, error: String?)

@@ -229,7 +229,7 @@ final class Till: Sendable {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(
-            name: "Orderly-Signature", value: OrderlySignature.header(body: body, secret: secret, at: Date()))
+            name: OrderlySignature.headerName, value: OrderlySignature.header(body: body, secret: secret, at: Date()))
         request.body = .bytes(ByteBuffer(string: body))
         let response = try await api.http.execute(request, timeout: .seconds(60))
         return API.Reply(status: Int(response.status.code), body: try await response.body.collect(upTo: 1 << 20))

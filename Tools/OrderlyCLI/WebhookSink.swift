@@ -1,8 +1,8 @@
+import Contracts
 import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Runtime
 import Synchronization
 
 /// Webhook endpoints on this machine, as stores' own systems would run them, for `loadgen
@@ -63,7 +63,7 @@ final class WebhookSink: Sendable {
             guard let secret = state.secrets[endpoint] else { return 404 }
             do {
                 try OrderlySignature.verify(
-                    header: headers.first(name: "Orderly-Signature"), body: body, secret: secret, now: now,
+                    header: headers.first(name: OrderlySignature.headerName), body: body, secret: secret, now: now,
                     tolerance: 300)
             } catch {
                 state.badSignatures += 1

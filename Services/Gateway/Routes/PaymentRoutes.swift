@@ -151,5 +151,5 @@ private struct RefundBody: Decodable {
 }
 
 extension HTTPField.Name {
-    static let orderlySignature = Self("Orderly-Signature")!
+    static let orderlySignature = Self(OrderlySignature.headerName)!
 }

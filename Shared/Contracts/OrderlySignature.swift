@@ -2,13 +2,19 @@ import Crypto
 public import Domain
 public import Foundation
 
-/// The signature on a body sent between Orderly and others, as Stripe signs its webhooks:
+/// The signature on a body sent between Orderly and others, as Stripe signs its webhooks: the
+/// contract both sides of a signed body keep.
+///
 /// `Orderly-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`. Payment
 /// providers sign their reports with it (the time must be within
 /// `PaymentsAPI.signatureToleranceSeconds` of ours, so a captured report cannot be sent again
 /// later; within that window the report's own id makes a repeat harmless), and Orderly signs
-/// its webhook deliveries with it.
+/// its webhook deliveries with it. A header may carry several `v1` codes; one that matches is
+/// enough.
 public enum OrderlySignature {
+    /// The HTTP header that carries it.
+    public static let headerName = "Orderly-Signature"
+
     /// The header for `body` signed with `secret` at `time`.
     public static func header(body: String, secret: String, at time: Date) -> String {
         header(body: body, secret: secret, seconds: Int64(time.timeIntervalSince1970.rounded(.down)))
@@ -42,8 +48,14 @@ public enum OrderlySignature {
             }
         }
         guard let seconds, !candidates.isEmpty else { throw refused }
-        let expected = code(body: body, secret: secret, seconds: seconds)
-        guard candidates.contains(where: { constantTimeEqual($0, expected) }) else { throw refused }
+        let signed = Data("\(seconds).\(body)".utf8)
+        let key = SymmetricKey(data: Data(secret.utf8))
+        // Crypto compares in constant time, so the time taken tells nothing of the code.
+        guard
+            candidates.contains(where: {
+                HMAC<SHA256>.isValidAuthenticationCode($0, authenticating: signed, using: key)
+            })
+        else { throw refused }
         let current = Int64(now.timeIntervalSince1970)
         guard seconds >= current - Int64(tolerance), seconds <= current + Int64(tolerance) else {
             throw OrderlyError(
@@ -56,13 +68,5 @@ public enum OrderlySignature {
         Array(
             HMAC<SHA256>.authenticationCode(
                 for: Data("\(seconds).\(body)".utf8), using: SymmetricKey(data: Data(secret.utf8))))
-    }
-
-    /// Whether two byte strings are equal, taking as long whatever differs.
-    private static func constantTimeEqual(_ left: [UInt8], _ right: [UInt8]) -> Bool {
-        guard left.count == right.count else { return false }
-        var difference: UInt8 = 0
-        for index in left.indices { difference |= left[index] ^ right[index] }
-        return difference == 0
     }
 }
