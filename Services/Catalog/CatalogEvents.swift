@@ -2,11 +2,10 @@ import Contracts
 import Domain
 import Events
 import JSON
-import Redis
 
 /// The catalog's events: what it publishes, `store.created` and `store.updated` with the store
 /// as payload, `product.created`, `product.updated`, `stock.low` and `stock.out` with the
-/// product. What it consumes, the orders service's events, is `OrderHolds`'.
+/// product. What it follows is `OrdersFollower`'s and `PaymentsFollower`'s.
 enum CatalogEvents {
     static func storeCreated(_ store: Store) throws -> DomainEvent {
         try event(CatalogAPI.Events.storeCreated, store)

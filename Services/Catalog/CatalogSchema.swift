@@ -67,7 +67,7 @@ enum CatalogSchema {
             let products = try await transaction.sql.raw("SELECT doc FROM products ORDER BY created_at, id").all()
                 .map { try StoredDocument.decode(Product.self, from: $0) }
             for product in products {
-                try await CatalogRepository.fill(product, in: transaction)
+                try await ProductsRepository.fill(product, in: transaction)
             }
             for statement in [
                 "CREATE INDEX products_changes ON products (store_id, change_seq)",

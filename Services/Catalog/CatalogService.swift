@@ -14,7 +14,7 @@ public enum CatalogService: ServiceDefinition {
     /// The gateway calls everything; orders and payments read stores and products and hold,
     /// sell and give back stock for the sales they make.
     public static let callers = WireCallers([
-        GatewayCaller.service: WireCallers.everything, OrdersAPI.service: selling, PaymentsAPI.service: selling,
+        GatewayAPI.service: WireCallers.everything, OrdersAPI.service: selling, PaymentsAPI.service: selling,
     ])
     private static let selling = WireCallers.only(
         CatalogAPI.getStore.name, CatalogAPI.getProduct.name, CatalogAPI.reserve.name, CatalogAPI.getReservation.name,
@@ -25,15 +25,21 @@ public enum CatalogService: ServiceDefinition {
 
     /// The service over `environment`: what the process runs, and what tests run in-process.
     public static func parts(_ environment: ServiceEnvironment) throws -> ServiceParts {
+        let (database, logger) = (environment.database, environment.logger)
+        let reservations = ReservationsHandlers(database: database)
         var router = WireRouter()
-        let handlers = CatalogHandlers(database: environment.database)
-        handlers.register(in: &router)
-        let sweep = DueSweep("reservations", every: reservationSweepInterval, logger: environment.logger) {
-            try await handlers.expireDue(limit: $0)
+        StoresHandlers(database: database).register(in: &router)
+        ProductsHandlers(database: database).register(in: &router)
+        reservations.register(in: &router)
+        let sweep = DueSweep("reservations", every: reservationSweepInterval, logger: logger) {
+            try await reservations.expireDue(limit: $0)
         }
-        let holds = OrderHolds(database: environment.database, logger: environment.logger).consumer(environment)
-        let paymentHolds = PaymentHolds(database: environment.database, logger: environment.logger).consumer(
-            environment)
-        return ServiceParts(router: router, consumers: [holds, paymentHolds, sweep])
+        return ServiceParts(
+            router: router,
+            consumers: [
+                environment.follow(OrdersFollower(database: database, holds: reservations, logger: logger)),
+                environment.follow(PaymentsFollower(database: database, holds: reservations, logger: logger)),
+                sweep,
+            ])
     }
 }

@@ -1,6 +1,7 @@
 import Contracts
 import Domain
 import Foundation
+import Redis
 public import Hummingbird
 import HummingbirdCore
 public import Logging
@@ -13,7 +14,7 @@ import Wire
 /// The gateway: the public HTTP API, identity (users, logins, tokens), long-polls and event
 /// streams.
 public enum GatewayService {
-    public static let name = GatewayCaller.service
+    public static let name = GatewayAPI.service
     public static let adminPort = 9200
     /// The services it calls, with their default addresses.
     public static let upstreams = [
@@ -27,10 +28,9 @@ public enum GatewayService {
     public static func services(
         settings: GatewaySettings, logger: Logger, onListening: @escaping @Sendable (String) async -> Void = { _ in }
     ) async throws -> [any Service] {
-        let host = try await ServiceHost.start(
-            settings: settings.service, logger: logger, migrations: migrations, events: IdentityEvents.service)
+        let host = try await ServiceHost.start(settings: settings.service, logger: logger, migrations: migrations)
         let hub = WakeHub()
-        let sessions = Sessions(users: GatewayRepository(database: host.database), redis: host.redis, logger: logger)
+        let sessions = Sessions(users: UsersRepository(database: host.database), redis: host.redis, logger: logger)
         let router = try await router(
             settings: settings, environment: host.environment, wakeHub: hub, sessions: sessions)
         let limit = ConnectionLimit(maximum: settings.maximumConnections, logger: logger)
@@ -46,18 +46,37 @@ public enum GatewayService {
                 if let port = channel.localAddress?.port { await onListening("http://\(settings.httpHost):\(port)") }
             },
             logger: logger)
-        let consumers = GatewayEvents.consumers(
-            hub: hub, sessions: sessions, redis: settings.service.redis, logger: logger)
+        let listeners = listeners(hub: hub, sessions: sessions, redis: settings.service.redis, logger: logger)
         // The hub after the server: at shutdown it closes first, ending the streams the server
         // would otherwise wait for.
         return host.services(
-            router: nil, parts: consumers + [app, hub], housekeeping: housekeeping(host.database))
+            router: nil, parts: listeners + [app, hub], housekeeping: housekeeping(host.database))
+    }
+
+    /// What the process listens to beside its HTTP server: wake-ups, and other replicas' word of
+    /// ended sessions (`Sessions`).
+    private static func listeners(hub: WakeHub, sessions: Sessions, redis: RedisConfiguration, logger: Logger)
+        -> [any Service]
+    {
+        [
+            // Feeds the hub from `orderly:wake`; malformed messages are logged and skipped.
+            ChannelListener(redis: redis, channel: WakeUp.channel) { message in
+                guard let wakeUps = try? JSONDecoder().decode([WakeUp].self, from: Data(message.payload)) else {
+                    return logger.warning(
+                        "malformed wake-up skipped", metadata: ["redis.channel": "\(message.channel)"])
+                }
+                await hub.wake(wakeUps.map(\.userID))
+            },
+            ChannelListener(redis: redis, channel: Sessions.channel) { message in
+                sessions.heard(message, logger: logger)
+            },
+        ]
     }
 
     /// The gateway's clean-ups beside every service's: refresh tokens of expired families.
     public static func housekeeping(_ database: Database) -> [Housekeeping.Job] {
-        let users = GatewayRepository(database: database)
-        return [Housekeeping.Job("refresh tokens") { try await users.removeExpiredRefreshTokens() }]
+        let refreshTokens = RefreshTokensRepository(database: database)
+        return [Housekeeping.Job("refresh tokens") { try await refreshTokens.removeExpiredRefreshTokens() }]
     }
 
     /// The HTTP routes over `environment` (the gateway's database, Redis, and callers of the
@@ -69,19 +88,23 @@ public enum GatewayService {
     ) async throws -> Router<GatewayContext> {
         let (database, logger) = (environment.database, environment.logger)
         let sessions =
-            sessions ?? Sessions(users: GatewayRepository(database: database), redis: environment.redis, logger: logger)
+            sessions ?? Sessions(users: UsersRepository(database: database), redis: environment.redis, logger: logger)
         let upstream = environment.upstream
         let tokens = await TokenIssuer.make(
             secret: settings.jwtSecret, accessLifetime: settings.accessTokenLifetime,
             refreshLifetime: settings.refreshTokenLifetime)
-        let identity = GatewayHandlers(
-            database: database, users: GatewayRepository(database: database), tokens: tokens,
-            passwords: PasswordHasher(cost: settings.bcryptCost),
+        let users = UsersRepository(database: database)
+        let passwords = PasswordHasher(cost: settings.bcryptCost)
+        let auth = AuthHandlers(
+            database: database, users: users, refreshTokens: RefreshTokensRepository(database: database),
+            tokens: tokens, passwords: passwords,
             limiter: LoginLimiter(
                 redis: environment.redis, perAccount: settings.loginAttemptsPerAccount,
                 perAddress: settings.loginAttemptsPerAddress, window: .seconds(300), logger: logger),
-            catalog: try upstream(CatalogAPI.service), idempotency: IdempotencyStore(database: database),
-            sessions: sessions, logger: logger)
+            logger: logger)
+        let identity = UsersHandlers(
+            database: database, users: users, passwords: passwords, catalog: try upstream(CatalogAPI.service),
+            idempotency: IdempotencyStore(database: database), sessions: sessions)
         try await bootstrapAdmin(settings: settings, identity: identity, logger: logger)
 
         let router = Router(context: GatewayContext.self)
@@ -97,8 +120,7 @@ public enum GatewayService {
         }
         DocumentRoutes(document: try openAPIDocument()).add(to: router)
         let v1 = router.group("v1")
-        AuthRoutes(identity: identity, clients: ClientAddressResolver(trustedProxies: settings.trustedProxies)).add(
-            to: v1)
+        AuthRoutes(auth: auth, clients: ClientAddressResolver(trustedProxies: settings.trustedProxies)).add(to: v1)
         UserRoutes(identity: identity, payments: try upstream(PaymentsAPI.service), logger: logger).add(to: v1)
         StoreRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)
         ProductRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)
@@ -116,7 +138,7 @@ public enum GatewayService {
 
     /// Creates the first admin when there are no users yet; a password generated here is
     /// printed once on the terminal, never logged, for the operator to note and change.
-    private static func bootstrapAdmin(settings: GatewaySettings, identity: GatewayHandlers, logger: Logger)
+    private static func bootstrapAdmin(settings: GatewaySettings, identity: UsersHandlers, logger: Logger)
         async throws
     {
         guard

@@ -15,12 +15,12 @@ public enum NotificationsService: ServiceDefinition {
     /// The schema, applied at start before anything is served.
     public static let migrations = NotificationsSchema.migrations
     /// Only the gateway calls it.
-    public static let callers = WireCallers([GatewayCaller.service: WireCallers.everything])
+    public static let callers = WireCallers([GatewayAPI.service: WireCallers.everything])
 
     /// The service over `environment`: what the process runs, and what tests run in-process.
     public static func parts(_ environment: ServiceEnvironment) throws -> ServiceParts {
         let settings = try WebhookSettings.read(from: environment.configuration)
-        let devices = DeviceRepository(database: environment.database)
+        let devices = DevicesRepository(database: environment.database)
         let pusher = try APNsSettings.read(from: environment.configuration).map {
             PushSender(
                 provider: .apns($0, logger: environment.logger), devices: devices, attempts: $0.attempts,
@@ -30,29 +30,35 @@ public enum NotificationsService: ServiceDefinition {
             environment.logger.info("pushes are off: ORDERLY_APNS_KEY, _KEY_ID and _TEAM_ID are not set")
         }
         let doorbell = Doorbell()
-        let events = NotificationsEvents(
+        let notifier = Notifier(
             database: environment.database, redis: environment.redis, doorbell: doorbell, pusher: pusher,
             logger: environment.logger)
         var router = WireRouter()
         NotificationsHandlers(database: environment.database).register(in: &router)
-        DeviceHandlers(devices: devices).register(in: &router)
-        WebhookHandlers(
-            webhooks: events.webhooks, destinations: WebhookDestinations(allowed: settings.allowedNetworks),
+        DevicesHandlers(devices: devices).register(in: &router)
+        WebhooksHandlers(
+            webhooks: notifier.webhooks, destinations: WebhookDestinations(allowed: settings.allowedNetworks),
             doorbell: doorbell
         ).register(in: &router)
         let dispatcher = WebhookDispatcher(
-            webhooks: events.webhooks, settings: settings, doorbell: doorbell,
-            disable: { try await events.disableWebhook($0, reason: $1) }, logger: environment.logger)
+            webhooks: notifier.webhooks, settings: settings, doorbell: doorbell,
+            disable: { try await notifier.disableWebhook($0, reason: $1) }, logger: environment.logger)
         let pushes: [any Service] = pusher.map { [$0] } ?? []
-        return ServiceParts(router: router, consumers: events.consumers(environment) + [dispatcher] + pushes)
+        return ServiceParts(
+            router: router,
+            consumers: [
+                environment.follow(GatewayFollower(notifier: notifier)),
+                environment.follow(OrdersFollower(notifier: notifier)),
+                environment.follow(CatalogFollower(notifier: notifier)),
+                environment.follow(PaymentsFollower(notifier: notifier)),
+                dispatcher,
+            ] + pushes)
     }
 
-    /// What the service does with the events it consumes: what its consumers run, and what
-    /// tests apply in-process.
-    public static func events(_ environment: ServiceEnvironment, doorbell: Doorbell = Doorbell())
-        -> NotificationsEvents
-    {
-        NotificationsEvents(
+    /// What the service makes of the events it follows, without pushes: what tests apply
+    /// in-process.
+    public static func notifier(_ environment: ServiceEnvironment, doorbell: Doorbell = Doorbell()) -> Notifier {
+        Notifier(
             database: environment.database, redis: environment.redis, doorbell: doorbell, pusher: nil,
             logger: environment.logger)
     }

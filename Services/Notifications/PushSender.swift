@@ -6,26 +6,6 @@ import Metrics
 import ServiceLifecycle
 import Synchronization
 
-/// What became of one attempt to push to one device.
-enum PushOutcome: Sendable, Equatable {
-    case delivered
-    /// The device's token is no good any more (unregistered, or not a token of its app or
-    /// environment), as the provider said at `since`: the device is removed unless it was
-    /// registered again after that.
-    case tokenInvalid(since: Date, reason: String)
-    /// Refused for a reason that trying again would not change.
-    case refused(String)
-    /// Not now (busy, failing, or no answer): tried again after a backoff.
-    case retry(String)
-}
-
-/// A push service, behind what the sender needs of it: one push to one device.
-struct PushProvider: Sendable {
-    var send: @Sendable (StoredNotification, Device) async -> PushOutcome
-    /// Lets go of connections; called once, when the sender stops.
-    var shutdown: @Sendable () async -> Void
-}
-
 /// Pushes each stored notification to its user's devices. It never holds up what stores
 /// notifications: they are handed over into a bounded queue and sent from here, at most
 /// `concurrency` at once; a device whose token the provider refuses is removed; a push the
@@ -34,7 +14,7 @@ struct PushProvider: Sendable {
 /// so an app that missed one reads the inbox after the last `seq` it saw.
 final class PushSender: Service, Sendable {
     private let provider: PushProvider
-    private let devices: DeviceRepository
+    private let devices: DevicesRepository
     private let attempts: Int
     private let retryBase: Duration
     private let logger: Logger
@@ -47,7 +27,7 @@ final class PushSender: Service, Sendable {
     /// At most this many pushes are in flight.
     static let concurrency = 64
 
-    init(provider: PushProvider, devices: DeviceRepository, attempts: Int, retryBase: Duration, logger: Logger) {
+    init(provider: PushProvider, devices: DevicesRepository, attempts: Int, retryBase: Duration, logger: Logger) {
         self.provider = provider
         self.devices = devices
         self.attempts = max(1, attempts)

@@ -248,4 +248,25 @@ public struct OrdersRepository: Sendable {
     private static func digits(_ text: String) -> String {
         String(text.unicodeScalars.filter { ("0"..."9").contains($0) }.map(Character.init))
     }
+
+    /// Records what `payment` (at its version) pays of the order, unless a later version of it
+    /// was recorded; returns the order's total paid, or nil when this changed nothing.
+    func recordPayment(
+        _ amount: Int64, of payment: Payment, for order: OrderID, in transaction: Transaction
+    ) async throws -> Int64? {
+        let known = try await transaction.sql.raw(
+            "SELECT version FROM order_payments WHERE payment_id = \(bind: payment.id.description)"
+        ).first()?.decode(column: "version", as: Int64.self)
+        if let known, known >= payment.version { return nil }
+        try await transaction.sql.raw(
+            """
+            INSERT INTO order_payments (payment_id, order_id, version, amount)
+            VALUES (\(bind: payment.id.description), \(bind: order.description), \(bind: payment.version), \(bind: amount))
+            ON CONFLICT (payment_id) DO UPDATE SET version = excluded.version, amount = excluded.amount
+            """
+        ).run()
+        return try await transaction.sql.raw(
+            "SELECT SUM(amount) AS paid FROM order_payments WHERE order_id = \(bind: order.description)"
+        ).first()?.decode(column: "paid", as: Int64?.self) ?? 0
+    }
 }

@@ -14,21 +14,23 @@ public enum OrdersService: ServiceDefinition {
     public static let migrations = OrdersSchema.migrations
     /// The gateway calls everything; payments reads the order a payment is for.
     public static let callers = WireCallers([
-        GatewayCaller.service: WireCallers.everything, PaymentsAPI.service: WireCallers.only(OrdersAPI.getOrder.name),
+        GatewayAPI.service: WireCallers.everything, PaymentsAPI.service: WireCallers.only(OrdersAPI.getOrder.name),
     ])
 
     /// The service over `environment`, asking its catalog upstream for stores, products and
-    /// the stock of catalog lines: what the process
-    /// runs, and what tests run in-process.
+    /// the stock of catalog lines: what the process runs, and what tests run in-process.
     public static func parts(_ environment: ServiceEnvironment) throws -> ServiceParts {
         let catalog = try environment.upstream(CatalogAPI.service)
         let stores = StoreDirectory(catalog: catalog)
         var router = WireRouter()
         OrdersHandlers(database: environment.database, stores: stores, catalog: catalog).register(in: &router)
-        let payments = OrderPayments(
-            database: environment.database, orders: OrdersRepository(database: environment.database))
         return ServiceParts(
             router: router,
-            consumers: OrdersEvents(stores: stores).consumers(environment) + [payments.consumer(environment)])
+            consumers: [
+                environment.follow(CatalogFollower(stores: stores)),
+                environment.follow(
+                    PaymentsFollower(
+                        database: environment.database, orders: OrdersRepository(database: environment.database))),
+            ])
     }
 }

@@ -7,41 +7,38 @@ import Runtime
 import Storage
 import Wire
 
-/// The payments service's Wire methods: each decodes its request, asks `AccessPolicy`,
-/// validates, calls the repository and publishes the payment's event.
+/// The payments service's Wire methods of payments, their receipts and the store's statistics:
+/// each decodes its request, asks `AccessPolicy`, validates, calls the repository and publishes
+/// the payment's event.
 ///
 /// A payment's stock is a saga with the catalog. Creating one holds the tracked items' stock
 /// first (a reservation naming the payment, expiring `PaymentsAPI.stockGraceSeconds` after the
 /// payment would), then stores the payment; a reservation whose payment was not stored is given
 /// back at once, or expires by itself if the process stopped between the two steps. From then
-/// on the catalog follows the payment's events (`PaymentHolds`): kept while a provider works
+/// on the catalog follows the payment's events (its `PaymentsFollower`): kept while a provider works
 /// on it, sold when it completes, given back when it fails, is cancelled or expires.
 struct PaymentsHandlers: Sendable {
     let database: Database
     let catalog: any WireCaller
     let orders: any WireCaller
     let payments: PaymentsRepository
+    let shifts: ShiftsRepository
+    let stats: StatsRepository
     let idempotency: IdempotencyStore
-    let settings: PaymentsSettings
-    let stats: StatsProjection
     let logger: Logger
 
-    init(
-        database: Database, catalog: any WireCaller, orders: any WireCaller, settings: PaymentsSettings,
-        logger: Logger
-    ) {
+    init(database: Database, catalog: any WireCaller, orders: any WireCaller, logger: Logger) {
         self.database = database
         self.catalog = catalog
         self.orders = orders
         self.payments = PaymentsRepository(database: database)
+        self.shifts = ShiftsRepository(database: database)
+        self.stats = StatsRepository(database: database)
         self.idempotency = IdempotencyStore(database: database)
-        self.settings = settings
-        self.stats = StatsProjection(database: database, payments: payments)
         self.logger = logger
     }
 
     func register(in router: inout WireRouter) {
-        registerShifts(in: &router)
         router.register(PaymentsAPI.createPayment) { draft, context in
             try await create(
                 draft, principal: context.requirePrincipal(),
@@ -81,14 +78,6 @@ struct PaymentsHandlers: Sendable {
                 CatalogAPI.getStore, ResourceRef(id: request.storeID), options: WireCallOptions(principal: principal))
             return try await stats.read(request.storeID, days, timezone: store.timezone)
         }
-        router.register(PaymentsAPI.refund) { request, context in
-            try await refund(
-                request, principal: context.requirePrincipal(),
-                idempotencyKey: context.requireIdempotencyKey(for: "refunding a payment"))
-        }
-        router.register(PaymentsAPI.providerEvent) { signed, _ in
-            try await receive(signed)
-        }
         router.register(PaymentsAPI.getReceipt) { ref, context in
             guard let receipt = try await payments.receipt(ref.id),
                 AccessPolicy(try context.requirePrincipal()).canSee(receipt: receipt)
@@ -126,8 +115,6 @@ struct PaymentsHandlers: Sendable {
             limit: try KeysetCursor.limit(request.page.limit))
     }
 
-    // MARK: Creation
-
     /// Rings up a payment: prices catalog items from the catalog, holds the stock of those that
     /// track it, and stores the payment `pending` until `expires_at`.
     func create(_ draft: PaymentDraft, principal: Principal, idempotencyKey: String) async throws -> Payment {
@@ -144,7 +131,7 @@ struct PaymentsHandlers: Sendable {
         }
         let options = WireCallOptions(principal: principal)
         let store = try await catalog.call(CatalogAPI.getStore, ResourceRef(id: storeID), options: options)
-        try await checkClockedIn(principal, in: store)
+        try await ShiftsHandlers.checkClockedIn(principal, in: store, shifts)
         var order: Order?
         if let orderID = draft.orderID {
             do {
@@ -166,7 +153,8 @@ struct PaymentsHandlers: Sendable {
         }
         let hold = try await holdStock(of: items, for: paymentID, in: storeID, valid.pendingSeconds, options)
         let payments = self.payments
-        let staffName = try await database.read { try await payments.staffMember(principal.userID, in: $0)?.name }
+        let shifts = self.shifts
+        let staffName = try await database.read { try await shifts.staffMember(principal.userID, in: $0)?.name }
         let header = ReceiptHeader(store: store, staffName: staffName)
         let paidFor = order
         let payment: Payment
@@ -321,8 +309,6 @@ struct PaymentsHandlers: Sendable {
             CatalogAPI.releaseReservation, ResourceRef(id: hold.id), options: WireCallOptions(principal: principal))
     }
 
-    // MARK: The cashier's steps
-
     /// Completes a pending cash payment with the cash handed over: `change_due` is what is
     /// given back; less than the amount is 422 naming `amount_tendered`.
     func confirm(_ request: CashConfirmation, principal: Principal, idempotencyKey: String?) async throws -> Payment {
@@ -350,8 +336,8 @@ struct PaymentsHandlers: Sendable {
             payment.amountTendered = tendered
             payment.changeDue = tendered - payment.amount
         } counting: { payment, transaction in
-            try await Self.countCash(
-                payment.amount, by: principal.userID, in: payment.storeID, payments, in: transaction)
+            try await ShiftsHandlers.countCash(
+                payment.amount, by: principal.userID, in: payment.storeID, shifts, in: transaction)
         }
     }
 
@@ -412,171 +398,6 @@ struct PaymentsHandlers: Sendable {
                 details: ["status": .string("expired"), "allowed": .array([])])
         }
     }
-
-    // MARK: Refunds
-
-    /// Gives back `amount` of a completed payment (what is left when absent), never more than
-    /// is left: refunds of one payment take its lock one at a time, so two racing for the last
-    /// of it cannot both succeed. Restocked units go back to the shelf (`return` entries, by the
-    /// catalog). Each refund gets a receipt of its own.
-    func refund(_ request: RefundRequest, principal: Principal, idempotencyKey: String) async throws -> Refund {
-        var problems = FieldProblems()
-        let reason = problems.text(request.reason, "reason", maximumLength: 500)
-        _ = problems.integer(request.amount, "amount", in: 1...Payment.maximumAmount, required: false)
-        let restock = request.restockLines ?? []
-        if restock.count > Payment.maximumItems {
-            problems.add("restock_lines", "must hold at most \(Payment.maximumItems) lines")
-        }
-        var seen: Set<ProductID> = []
-        for (index, line) in restock.enumerated() {
-            _ = problems.integer(line.quantity, "restock_lines[\(index)].quantity", in: 1...Payment.maximumQuantity)
-            if !seen.insert(line.productID).inserted {
-                problems.add("restock_lines[\(index)].product_id", "appears in another line; give each product once")
-            }
-        }
-        try problems.check()
-        let payments = self.payments
-        let id = request.paymentID
-        return try await idempotency.write(
-            key: idempotencyKey, caller: principal.userID, scope: "payments.refund:\(id)", request: request
-        ) { transaction in
-            try await transaction.lock("payments.payment:\(id)")
-            guard var payment = try await payments.payment(id, in: transaction.sql),
-                AccessPolicy(principal).canTakePayments(in: payment.storeID)
-            else { throw OrderlyError(.notFound, "no payment \(id)") }
-            guard payment.status == .completed || payment.status == .partiallyRefunded else {
-                throw OrderlyError(
-                    .failedPrecondition, "only a completed payment is refunded; this one is \(payment.status.rawValue)",
-                    reason: "illegal_transition",
-                    details: [
-                        "status": .string(payment.status.rawValue),
-                        "allowed": .array(payment.status.next.map { .string($0.rawValue) }),
-                    ])
-            }
-            let left = payment.amount - payment.refundedAmount
-            let amount = request.amount ?? left
-            guard amount <= left else {
-                throw OrderlyError(
-                    .failedPrecondition, "\(left) of the payment is left to refund", reason: "refund_exceeds_payment",
-                    details: ["amount": .string("must be at most \(left)")])
-            }
-            var problems = FieldProblems()
-            for (index, line) in restock.enumerated() {
-                guard let item = payment.items.firstIndex(where: { $0.tracked && $0.productID == line.productID })
-                else {
-                    problems.add("restock_lines[\(index)].product_id", "is not a stock-tracked item of the payment")
-                    continue
-                }
-                let returnable = payment.items[item].quantity - payment.items[item].returnedQuantity
-                guard line.quantity <= returnable else {
-                    problems.add(
-                        "restock_lines[\(index)].quantity", "must be at most \(returnable), the units not yet returned")
-                    continue
-                }
-                payment.items[item].returnedQuantity += line.quantity
-            }
-            try problems.check()
-            let now = Date.currentMillisecond
-            payment.refundedAmount += amount
-            try payment.move(to: payment.refundedAmount == payment.amount ? .refunded : .partiallyRefunded, at: now)
-            let number = try await transaction.nextSequence("receipts.number.\(payment.storeID)")
-            let refund = Refund(
-                id: RefundID(), paymentID: id, storeID: payment.storeID, amount: amount, currency: payment.currency,
-                reason: reason, restockLines: restock, receiptID: ReceiptID(), staffID: principal.userID, createdAt: now
-            )
-            let header = try await payments.header(of: id, in: transaction.sql)
-            var saleNumber: Int64?
-            if let sale = payment.receiptID {
-                saleNumber = try await payments.receipt(sale, in: transaction.sql)?.number
-            }
-            try await payments.insert(
-                Receipt(refund: refund, of: payment, number: number, saleNumber: saleNumber, header: header),
-                in: transaction)
-            try await payments.insert(refund, in: transaction)
-            try await payments.update(payment, in: transaction)
-            if payment.method == .cash {
-                try await Self.countCash(-amount, by: principal.userID, in: payment.storeID, payments, in: transaction)
-            }
-            transaction.publish(try PaymentsEvents.refunded(payment, refund))
-            return refund
-        }
-    }
-
-    // MARK: Providers
-
-    /// A provider's signed report on a card payment: checked against the provider's secret
-    /// (401 when the signature is missing, wrong or stale, or the provider unknown), recorded
-    /// by its event id (a repeat is `duplicate`), and applied when it moves the payment forward
-    /// along `pending → confirmed → processing → completed | failed`; one that arrives after
-    /// the payment moved past it, or ended otherwise, is `ignored` and logged.
-    func receive(_ signed: SignedProviderEvent) async throws -> ProviderEventOutcome {
-        // The provider is read from the body only to choose the secret that checks it.
-        let event: ProviderEvent
-        do {
-            event = try WireJSON.decode(ProviderEvent.self, from: ByteBuffer(string: signed.body))
-        } catch let error as DecodingError {
-            throw OrderlyError(decoding: error)
-        }
-        guard let provider = event.provider, let secret = settings.providerSecrets[provider] else {
-            throw OrderlyError(.unauthenticated, "no such payment provider is configured", reason: "unknown_provider")
-        }
-        try OrderlySignature.verify(
-            header: signed.signature, body: signed.body, secret: secret, now: Date(),
-            tolerance: PaymentsAPI.signatureToleranceSeconds)
-        var problems = FieldProblems()
-        let eventID = problems.text(event.id, "id")
-        let reference = problems.optionalText(event.providerRef, "provider_ref")
-        if event.paymentID == nil { problems.add("payment_id", "is required") }
-        if let type = event.type, !ProviderEvent.types.contains(type) {
-            problems.add("type", "must be one of \(ProviderEvent.types.map(\.rawValue).joined(separator: ", "))")
-        } else if event.type == nil {
-            problems.add("type", "is required")
-        }
-        try problems.check()
-        guard let paymentID = event.paymentID, let type = event.type else {
-            return ProviderEventOutcome(outcome: .ignored, status: .pending)
-        }
-        let payments = self.payments
-        let logger = self.logger
-        return try await database.transaction { transaction in
-            try await transaction.lock("payments.payment:\(paymentID)")
-            guard var payment = try await payments.payment(paymentID, in: transaction.sql) else {
-                throw OrderlyError(.notFound, "no payment \(paymentID)")
-            }
-            guard payment.method.isProviderDriven else {
-                throw OrderlyError(
-                    .failedPrecondition, "a cash payment is confirmed by the cashier", reason: "cash_payment")
-            }
-            if let handler = payment.provider, handler != provider {
-                throw OrderlyError(
-                    .failedPrecondition, "the payment is handled by another provider", reason: "other_provider")
-            }
-            guard
-                try await payments.recordProviderEvent(
-                    provider: provider, id: eventID, payment: paymentID, in: transaction)
-            else { return ProviderEventOutcome(outcome: .duplicate, status: payment.status) }
-            let now = Date.currentMillisecond
-            let late =
-                payment.status.isTerminal || type.progress <= payment.status.progress
-                || (try? Self.checkNotDue(payment, at: now)) == nil
-            guard !late else {
-                logger.warning(
-                    "a provider's report arrived after the payment moved past it; ignored",
-                    metadata: [
-                        "payment.id": "\(paymentID)", "payment.status": "\(payment.status.rawValue)",
-                        "provider.event_type": "\(type.rawValue)", "provider.name": "\(provider)",
-                    ])
-                return ProviderEventOutcome(outcome: .ignored, status: payment.status)
-            }
-            try payment.move(to: type, at: now)
-            payment.provider = provider
-            if let reference { payment.providerRef = reference }
-            try await Self.save(&payment, payments, in: transaction)
-            return ProviderEventOutcome(outcome: .applied, status: payment.status)
-        }
-    }
-
-    // MARK: Expiry
 
     /// Expires the pending payments whose time ran out, at most `limit`; returns how many.
     /// Each is expired under its own lock, once, whichever replica gets there first.

@@ -14,7 +14,7 @@ public enum PaymentsService: ServiceDefinition {
     /// The schema, applied at start before anything is served.
     public static let migrations = PaymentsSchema.migrations
     /// Only the gateway calls it.
-    public static let callers = WireCallers([GatewayCaller.service: WireCallers.everything])
+    public static let callers = WireCallers([GatewayAPI.service: WireCallers.everything])
 
     /// How often pending payments are checked for expiry.
     public static let expirySweepInterval = Duration.seconds(1)
@@ -23,17 +23,26 @@ public enum PaymentsService: ServiceDefinition {
     /// providers read from `environment.configuration`: what the process runs, and what tests
     /// run in-process.
     public static func parts(_ environment: ServiceEnvironment) throws -> ServiceParts {
-        let handlers = PaymentsHandlers(
-            database: environment.database, catalog: try environment.upstream(CatalogAPI.service),
-            orders: try environment.upstream(OrdersAPI.service),
-            settings: try PaymentsSettings.read(from: environment.configuration), logger: environment.logger)
+        let (database, logger) = (environment.database, environment.logger)
+        let payments = PaymentsHandlers(
+            database: database, catalog: try environment.upstream(CatalogAPI.service),
+            orders: try environment.upstream(OrdersAPI.service), logger: logger)
+        let settings = try PaymentsSettings.read(from: environment.configuration)
         var router = WireRouter()
-        handlers.register(in: &router)
-        let sweep = DueSweep("payments", every: expirySweepInterval, logger: environment.logger) {
-            try await handlers.expireDue(limit: $0)
+        payments.register(in: &router)
+        RefundsHandlers(database: database).register(in: &router)
+        ProviderReportsHandlers(database: database, settings: settings, logger: logger).register(in: &router)
+        ShiftsHandlers(database: database).register(in: &router)
+        let sweep = DueSweep("payments", every: expirySweepInterval, logger: logger) {
+            try await payments.expireDue(limit: $0)
         }
-        let roster = StaffRoster(database: environment.database, payments: handlers.payments)
         return ServiceParts(
-            router: router, consumers: [sweep, roster.consumer(environment), handlers.stats.consumer(environment)])
+            router: router,
+            consumers: [
+                environment.follow(GatewayFollower(database: database, shifts: payments.shifts)),
+                environment.follow(
+                    PaymentsFollower(database: database, payments: payments.payments, stats: payments.stats)),
+                sweep,
+            ])
     }
 }

@@ -6,9 +6,11 @@ public import Storage
 public import Wire
 
 /// What a service's parts are built over, in its process (`ServiceHost.environment`) or in a
-/// test: its database, Redis, this replica's name, the callers of the services it calls, and a
-/// logger.
+/// test: its name, its database, Redis, this replica's name, the callers of the services it
+/// calls, and a logger.
 public struct ServiceEnvironment: Sendable {
+    /// The service's name: the consumer group its followers read in.
+    public var service: String
     public var database: Database
     /// For commands (publishing, wake-ups); each event consumer gets a client of its own.
     public var redis: RedisClient
@@ -22,9 +24,10 @@ public struct ServiceEnvironment: Sendable {
     public var configuration: ConfigurationSource
 
     public init(
-        database: Database, redis: RedisClient, instance: String, upstreams: [String: any WireCaller] = [:],
-        logger: Logger, configuration: ConfigurationSource = .fixed([:])
+        service: String, database: Database, redis: RedisClient, instance: String,
+        upstreams: [String: any WireCaller] = [:], logger: Logger, configuration: ConfigurationSource = .fixed([:])
     ) {
+        self.service = service
         self.database = database
         self.redis = redis
         self.instance = instance
@@ -39,20 +42,6 @@ public struct ServiceEnvironment: Sendable {
         return caller
     }
 
-    /// A consumer of `producer`'s events of `types`, in `group`, this replica named by its
-    /// instance, `apply` running on the database's executor: how a service follows another's
-    /// events, or its own.
-    public func consumer(
-        of producer: String, group: String, types: [String], _ apply: @escaping EventConsumer.Handler
-    ) -> any Service {
-        EventConsumer(
-            redis: consumerRedis(),
-            configuration: EventConsumerConfiguration(
-                stream: eventStream(of: producer), group: group, consumer: instance,
-                executor: database.preferredExecutor),
-            handlers: Dictionary(uniqueKeysWithValues: types.map { ($0, apply) }), logger: logger)
-    }
-
     /// A Redis client for one blocking stream consumer, its thread to itself.
     public func consumerRedis() -> RedisClient {
         var configuration = redis.configuration
@@ -61,8 +50,9 @@ public struct ServiceEnvironment: Sendable {
     }
 }
 
-/// A service without a process around it: the Wire methods it answers and the consumers of
-/// the events it reacts to. Its process adds the outbox relay, the Wire and admin servers.
+/// A service without a process around it: the Wire methods it answers, the followers of the
+/// event streams it reacts to (`ServiceEnvironment.follow(_:)`) and its other long-running
+/// parts (sweeps, senders). Its process adds the outbox relay, the Wire and admin servers.
 public struct ServiceParts: Sendable {
     public var router: WireRouter
     public var consumers: [any Service]

@@ -22,10 +22,10 @@ public struct ServiceHost: Sendable {
     public let configuration: ConfigurationSource
 
     /// Opens the database and applies the service's migrations before anything is served.
-    /// The outbox relay publishes to `orderly:events:<events>`, the service's name by default.
+    /// The outbox relay publishes to `orderly:events:<service>`.
     public static func start(
         settings: ServiceSettings, configuration: ConfigurationSource = .fixed([:]), logger: Logger,
-        migrations: [Migration], events: String? = nil
+        migrations: [Migration]
     ) async throws -> ServiceHost {
         let database = try await Database.open(settings.database, logger: logger)
         let applied = try await database.migrate(scope: settings.process.service, migrations)
@@ -38,14 +38,14 @@ public struct ServiceHost: Sendable {
         for name in settings.upstreams.keys { upstreams[name] = settings.client(for: name, logger: logger) }
         return ServiceHost(
             settings: settings, logger: logger, database: database, redis: redis,
-            publisher: EventPublisher(redis: redis, service: events ?? settings.process.service), upstreams: upstreams,
+            publisher: EventPublisher(redis: redis, service: settings.process.service), upstreams: upstreams,
             configuration: configuration)
     }
 
     /// What the service's parts are built over.
     public var environment: ServiceEnvironment {
         ServiceEnvironment(
-            database: database, redis: redis, instance: settings.instance,
+            service: settings.process.service, database: database, redis: redis, instance: settings.instance,
             upstreams: upstreams.mapValues { $0 as any WireCaller }, logger: logger, configuration: configuration)
     }
 

@@ -30,21 +30,21 @@ final class InProcessSuite: Suite {
     let payments: WireRouter
     let notifications: WireRouter
     /// What the notifications service does with the events it consumes.
-    let notificationsEvents: NotificationsEvents
+    let notifier: Notifier
     /// The payments service's database, for checks that read behind its methods.
     let paymentsDatabase: Database
     private let client: any TestClientProtocol
 
     private init(
         catalog: WireRouter, orders: WireRouter, payments: WireRouter, notifications: WireRouter,
-        notificationsEvents: NotificationsEvents, paymentsDatabase: Database, client: any TestClientProtocol
+        notifier: Notifier, paymentsDatabase: Database, client: any TestClientProtocol
     ) {
         self.paymentsDatabase = paymentsDatabase
         self.catalog = catalog
         self.orders = orders
         self.payments = payments
         self.notifications = notifications
-        self.notificationsEvents = notificationsEvents
+        self.notifier = notifier
         self.client = client
     }
 
@@ -92,7 +92,8 @@ final class InProcessSuite: Suite {
             try await databases["gateway"]!.database.migrate(scope: "gateway", GatewayService.migrations)
             func environment(_ name: String, upstreams: [String: any WireCaller] = [:]) -> ServiceEnvironment {
                 ServiceEnvironment(
-                    database: databases[name]!.database, redis: redis, instance: "tests", upstreams: upstreams,
+                    service: name, database: databases[name]!.database, redis: redis, instance: "tests",
+                    upstreams: upstreams,
                     logger: logger, configuration: .fixed(Self.settings.merging(settings) { $1 }))
             }
             // Each service calls the others as itself, so that their grants apply as between processes.
@@ -107,7 +108,7 @@ final class InProcessSuite: Suite {
                         "orders": orders.router.caller(as: PaymentsService.name),
                     ]))
             let notifications = try NotificationsService.parts(environment("notifications"))
-            let gateway = GatewayCaller.service
+            let gateway = GatewayAPI.service
             let gatewayEnvironment = environment(
                 "gateway",
                 upstreams: [
@@ -117,13 +118,12 @@ final class InProcessSuite: Suite {
                 ])
             let router = try await GatewayService.router(
                 settings: try gatewaySettings(), environment: gatewayEnvironment, wakeHub: WakeHub())
-            let streams = ["catalog": "catalog", "orders": "orders", "payments": "payments", "gateway": "identity"]
-            let relays: [any Service] = streams.map { name, stream in
+            let relays: [any Service] = ["catalog", "orders", "payments", "gateway"].map { name in
                 OutboxRelay(
-                    database: databases[name]!.database, publisher: EventPublisher(redis: redis, service: stream),
+                    database: databases[name]!.database, publisher: EventPublisher(redis: redis, service: name),
                     configuration: OutboxRelayConfiguration(pollInterval: .milliseconds(100)), logger: logger)
             }
-            let notificationsEvents = NotificationsService.events(environment("notifications"))
+            let notifier = NotificationsService.notifier(environment("notifications"))
             let paymentsDatabase = databases["payments"]!.database
             let app = Application(
                 router: router,
@@ -134,7 +134,7 @@ final class InProcessSuite: Suite {
                     InProcessSuite(
                         catalog: catalog.router, orders: orders.router, payments: payments.router,
                         notifications: notifications.router,
-                        notificationsEvents: notificationsEvents, paymentsDatabase: paymentsDatabase,
+                        notifier: notifier, paymentsDatabase: paymentsDatabase,
                         client: client))
             }
         } catch {

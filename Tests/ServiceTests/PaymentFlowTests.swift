@@ -655,8 +655,7 @@ extension PaymentFlowTests {
                 ])
 
             // The read model equals a recomputation from the payments and refunds.
-            let projection = StatsProjection(
-                database: suite.paymentsDatabase, payments: PaymentsRepository(database: suite.paymentsDatabase))
+            let projection = StatsRepository(database: suite.paymentsDatabase)
             let days = try StatsDays(from: today, to: today)
             let storeID = StoreID(store)!
             let kept = try await projection.read(storeID, days, timezone: "Asia/Jerusalem")

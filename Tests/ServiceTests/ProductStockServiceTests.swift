@@ -14,12 +14,12 @@ struct ProductStockServiceTests {
     static let admin = ServiceRulesTests.admin
 
     static func with(
-        _ kind: Database.Kind, _ body: @Sendable (CatalogHandlers, Store, TestDatabase) async throws -> Void
+        _ kind: Database.Kind, _ body: @Sendable (CatalogAtHandlers, Store, TestDatabase) async throws -> Void
     ) async throws {
         try await TestDatabase.with(kind) { test in
             try await test.database.migrate(scope: "catalog", CatalogService.migrations)
-            let handlers = CatalogHandlers(database: test.database)
-            let store = try await handlers.createStore(
+            let handlers = CatalogAtHandlers(database: test.database)
+            let store = try await handlers.stores.createStore(
                 StoreDraft(name: "Kiosk", vatRates: VATRates(all: 1700), lowStockDefault: 3), principal: admin,
                 idempotencyKey: nil)
             try await body(handlers, store, test)
@@ -27,13 +27,13 @@ struct ProductStockServiceTests {
     }
 
     /// A product's whole ledger, read page by page as a client would, oldest entry first.
-    static func ledger(of product: ProductID, _ handlers: CatalogHandlers, _ principal: Principal) async throws
+    static func ledger(of product: ProductID, _ handlers: CatalogAtHandlers, _ principal: Principal) async throws
         -> [StockLedgerEntry]
     {
         var entries: [StockLedgerEntry] = []
         var cursor: String?
         repeat {
-            let page = try await handlers.stockLedger(
+            let page = try await handlers.products.stockLedger(
                 StockLedgerRequest(productID: product, page: PageRequest(limit: 4, cursor: cursor)),
                 principal: principal)
             entries += page.data
@@ -61,27 +61,27 @@ struct ProductStockServiceTests {
             let outsider = Principal(userID: UserID(), role: .manager, storeID: StoreID())
             let courier = Principal(userID: UserID(), role: .courier, storeID: nil)
             let draft = ProductDraft(name: "Cola", sku: "C-1", barcode: "729001", price: 900, trackStock: true)
-            let cola = try await handlers.createProduct(
+            let cola = try await handlers.products.createProduct(
                 NewProduct(storeID: store.id, product: draft), principal: owner, idempotencyKey: nil)
             #expect(cola.vatRateBP == 1700)
             #expect(cola.lowStockThreshold == 3)
             #expect(cola.currency == store.currency)
             #expect(cola.stockStatus == .outOfStock)
-            #expect(try await handlers.product(cola.id, principal: staff) == cola)
+            #expect(try await handlers.products.product(cola.id, principal: staff) == cola)
             for stranger in [outsider, courier] {
                 #expect(
-                    await ServiceRulesTests.refusal { _ = try await handlers.product(cola.id, principal: stranger) }?
+                    await ServiceRulesTests.refusal { _ = try await handlers.products.product(cola.id, principal: stranger) }?
                         .code
                         == .notFound)
             }
             let byStaff = await ServiceRulesTests.refusal {
-                _ = try await handlers.createProduct(
+                _ = try await handlers.products.createProduct(
                     NewProduct(storeID: store.id, product: ProductDraft(name: "Tea", price: 500)), principal: staff,
                     idempotencyKey: nil)
             }
             #expect(byStaff?.code == .permissionDenied)
             let duplicate = await ServiceRulesTests.refusal {
-                _ = try await handlers.createProduct(
+                _ = try await handlers.products.createProduct(
                     NewProduct(
                         storeID: store.id,
                         product: ProductDraft(name: "Cola Zero", sku: "C-1", barcode: "729001", price: 900)),
@@ -90,18 +90,18 @@ struct ProductStockServiceTests {
             #expect(duplicate?.code == .conflict)
             #expect(duplicate?.details?.keys.sorted() == ["barcode", "sku"])
             // Another store may use the same codes.
-            let other = try await handlers.createStore(
+            let other = try await handlers.stores.createStore(
                 StoreDraft(name: "Other"), principal: Self.admin, idempotencyKey: nil)
-            _ = try await handlers.createProduct(
+            _ = try await handlers.products.createProduct(
                 NewProduct(storeID: other.id, product: draft), principal: Self.admin, idempotencyKey: nil)
             // A patch at a stale version is refused; at the current one it applies.
             let stale = await ServiceRulesTests.refusal {
-                _ = try await handlers.updateProduct(
+                _ = try await handlers.products.updateProduct(
                     ProductPatch(id: cola.id, expectedVersion: 0, changes: ProductDraft(price: 950)), principal: owner,
                     idempotencyKey: nil)
             }
             #expect(stale?.reason == "version_conflict")
-            let repriced = try await handlers.updateProduct(
+            let repriced = try await handlers.products.updateProduct(
                 ProductPatch(id: cola.id, expectedVersion: 1, changes: ProductDraft(price: 950)), principal: owner,
                 idempotencyKey: nil)
             #expect(repriced.price == 950 && repriced.version == 2)
@@ -114,7 +114,7 @@ struct ProductStockServiceTests {
     func concurrentAdjustments(kind: Database.Kind) async throws {
         try await Self.with(kind) { handlers, store, test in
             let manager = Principal(userID: UserID(), role: .manager, storeID: store.id)
-            let product = try await handlers.createProduct(
+            let product = try await handlers.products.createProduct(
                 NewProduct(
                     storeID: store.id,
                     product: ProductDraft(name: "Cola", price: 900, trackStock: true, quantity: 10)),
@@ -123,7 +123,7 @@ struct ProductStockServiceTests {
                 for index in 0..<30 {
                     group.addTask {
                         do {
-                            _ = try await handlers.adjustStock(
+                            _ = try await handlers.products.adjustStock(
                                 ProductStockAdjustment(
                                     productID: product.id, adjustment: StockAdjustment(adjustment: -1, reason: .sale)),
                                 principal: manager, idempotencyKey: "sale-\(index)")
@@ -136,7 +136,7 @@ struct ProductStockServiceTests {
                 return try await group.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
             }
             #expect(outcomes == ["sold": 10, "insufficient_stock": 20])
-            let after = try await handlers.product(product.id, principal: manager)
+            let after = try await handlers.products.product(product.id, principal: manager)
             #expect(after.quantity == 0)
             let ledger = try await Self.ledger(of: product.id, handlers, manager)
             #expect(ledger.count == 11)
@@ -147,12 +147,12 @@ struct ProductStockServiceTests {
             let alerts = try await Self.events(in: test.database).filter { $0.hasPrefix("stock.") }
             #expect(alerts == ["stock.low", "stock.out"])
             // A restock makes the next crossing count again.
-            _ = try await handlers.adjustStock(
+            _ = try await handlers.products.adjustStock(
                 ProductStockAdjustment(
                     productID: product.id, adjustment: StockAdjustment(newQuantity: 5, reason: .restock)),
                 principal: manager,
                 idempotencyKey: nil)
-            _ = try await handlers.adjustStock(
+            _ = try await handlers.products.adjustStock(
                 ProductStockAdjustment(
                     productID: product.id,
                     adjustment: StockAdjustment(adjustment: -2, reason: .damage, notes: "dropped")),
@@ -169,7 +169,7 @@ struct ProductStockServiceTests {
         try await Self.with(.sqlite) { handlers, store, _ in
             let owner = Principal(userID: UserID(), role: .owner, storeID: store.id)
             let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
-            let product = try await handlers.createProduct(
+            let product = try await handlers.products.createProduct(
                 NewProduct(storeID: store.id, product: ProductDraft(name: "Cola", price: 900, trackStock: true)),
                 principal: owner, idempotencyKey: nil)
             let cases: [(ProductStockAdjustment, [String])] = [
@@ -200,13 +200,13 @@ struct ProductStockServiceTests {
             ]
             for (request, fields) in cases {
                 let refusal = await ServiceRulesTests.refusal {
-                    _ = try await handlers.adjustStock(request, principal: owner, idempotencyKey: nil)
+                    _ = try await handlers.products.adjustStock(request, principal: owner, idempotencyKey: nil)
                 }
                 #expect(refusal?.code == .invalidArgument)
                 #expect(refusal?.details?.keys.sorted() == fields, "\(request)")
             }
             let byStaff = await ServiceRulesTests.refusal {
-                _ = try await handlers.adjustStock(
+                _ = try await handlers.products.adjustStock(
                     ProductStockAdjustment(
                         productID: product.id, adjustment: StockAdjustment(adjustment: 1, reason: .restock)),
                     principal: staff,
@@ -214,7 +214,7 @@ struct ProductStockServiceTests {
             }
             #expect(byStaff?.code == .permissionDenied)
             let short = await ServiceRulesTests.refusal {
-                _ = try await handlers.adjustStock(
+                _ = try await handlers.products.adjustStock(
                     ProductStockAdjustment(
                         productID: product.id, adjustment: StockAdjustment(adjustment: -1, reason: .sale)),
                     principal: owner,
@@ -246,11 +246,11 @@ struct ProductStockServiceTests {
             var products: [Product] = []
             for draft in drafts {
                 products.append(
-                    try await handlers.createProduct(
+                    try await handlers.products.createProduct(
                         NewProduct(storeID: store.id, product: draft), principal: owner, idempotencyKey: nil))
             }
             func names(_ request: ProductListRequest, as principal: Principal? = nil) async throws -> [String] {
-                try await handlers.listProducts(request, principal: principal ?? staff).data.map(\.name)
+                try await handlers.products.listProducts(request, principal: principal ?? staff).data.map(\.name)
             }
             let all = ProductListRequest(storeID: store.id)
             #expect(try await names(all) == ["Cola", "Lemonade", "Bagel 50%_off", "Gift wrap"])
@@ -264,7 +264,7 @@ struct ProductStockServiceTests {
             #expect(
                 try await names(ProductListRequest(storeID: store.id, stockStatuses: [.low, .outOfStock]))
                     == ["Lemonade", "Bagel 50%_off"])
-            _ = try await handlers.updateProduct(
+            _ = try await handlers.products.updateProduct(
                 ProductPatch(id: products[3].id, expectedVersion: nil, changes: ProductDraft(active: false)),
                 principal: owner, idempotencyKey: nil)
             #expect(try await names(ProductListRequest(storeID: store.id, active: false)) == ["Gift wrap"])
@@ -272,7 +272,7 @@ struct ProductStockServiceTests {
             var paged: [String] = []
             var cursor: String?
             repeat {
-                let page = try await handlers.listProducts(
+                let page = try await handlers.products.listProducts(
                     ProductListRequest(storeID: store.id, page: PageRequest(limit: 1, cursor: cursor)),
                     principal: staff)
                 paged += page.data.map(\.name)
@@ -280,7 +280,7 @@ struct ProductStockServiceTests {
             } while cursor != nil
             #expect(paged == (try await names(all)))
             let unknown = await ServiceRulesTests.refusal {
-                _ = try await handlers.listProducts(
+                _ = try await handlers.products.listProducts(
                     ProductListRequest(storeID: store.id, category: "Toys"), principal: staff)
             }
             #expect(unknown?.code == .invalidArgument)
@@ -294,29 +294,29 @@ struct ProductStockServiceTests {
     func changeFeed() async throws {
         try await Self.with(.postgres) { handlers, store, _ in
             let owner = Principal(userID: UserID(), role: .owner, storeID: store.id)
-            let cola = try await handlers.createProduct(
+            let cola = try await handlers.products.createProduct(
                 NewProduct(storeID: store.id, product: ProductDraft(name: "Cola", price: 900)), principal: owner,
                 idempotencyKey: nil)
-            let tea = try await handlers.createProduct(
+            let tea = try await handlers.products.createProduct(
                 NewProduct(storeID: store.id, product: ProductDraft(name: "Tea", price: 500)), principal: owner,
                 idempotencyKey: nil)
-            let first = try await handlers.productChanges(
+            let first = try await handlers.products.productChanges(
                 ProductChangesRequest(storeID: store.id, since: "0", limit: 1), principal: owner)
             #expect(first.data.map(\.id) == [cola.id] && first.hasMore)
-            let rest = try await handlers.productChanges(
+            let rest = try await handlers.products.productChanges(
                 ProductChangesRequest(storeID: store.id, since: first.nextCursor), principal: owner)
             #expect(rest.data.map(\.id) == [tea.id] && !rest.hasMore)
-            _ = try await handlers.updateProduct(
+            _ = try await handlers.products.updateProduct(
                 ProductPatch(id: cola.id, expectedVersion: nil, changes: ProductDraft(active: false)),
                 principal: owner, idempotencyKey: nil)
-            let after = try await handlers.productChanges(
+            let after = try await handlers.products.productChanges(
                 ProductChangesRequest(storeID: store.id, since: rest.nextCursor), principal: owner)
             #expect(after.data.map(\.id) == [cola.id] && after.data.first?.active == false)
-            let quiet = try await handlers.productChanges(
+            let quiet = try await handlers.products.productChanges(
                 ProductChangesRequest(storeID: store.id, since: after.nextCursor), principal: owner)
             #expect(quiet.data.isEmpty && quiet.nextCursor == after.nextCursor)
             let bad = await ServiceRulesTests.refusal {
-                _ = try await handlers.productChanges(
+                _ = try await handlers.products.productChanges(
                     ProductChangesRequest(storeID: store.id, since: "yesterday"), principal: owner)
             }
             #expect(bad?.details?.keys.sorted() == ["since"])
@@ -347,14 +347,27 @@ struct ProductStockServiceTests {
                 ).run()
             }
             try await test.database.migrate(scope: "catalog", CatalogService.migrations)
-            let handlers = CatalogHandlers(database: test.database)
-            let list = try await handlers.listProducts(
+            let handlers = CatalogAtHandlers(database: test.database)
+            let list = try await handlers.products.listProducts(
                 ProductListRequest(storeID: store, category: "Drinks", search: "old", stockStatuses: [.low]),
                 principal: Self.admin)
             #expect(list.data.map(\.id) == [product.id])
-            let feed = try await handlers.productChanges(
+            let feed = try await handlers.products.productChanges(
                 ProductChangesRequest(storeID: store, since: "0"), principal: Self.admin)
             #expect(feed.data.map(\.id) == [product.id])
         }
+    }
+}
+
+/// The catalog's handlers of each resource over one database, as its service assembles them.
+struct CatalogAtHandlers: Sendable {
+    let stores: StoresHandlers
+    let products: ProductsHandlers
+    let reservations: ReservationsHandlers
+
+    init(database: Database) {
+        stores = StoresHandlers(database: database)
+        products = ProductsHandlers(database: database)
+        reservations = ReservationsHandlers(database: database)
     }
 }

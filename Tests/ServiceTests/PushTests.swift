@@ -139,7 +139,7 @@ struct PushTests {
 
             // 410 removed its device, and so did 400 BadDeviceToken, without trying again; a
             // 429'd one is kept.
-            let devices = DeviceRepository(database: suite.notificationsEvents.notifications.database)
+            let devices = DevicesRepository(database: suite.notifier.notifications.database)
             let goneID = try #require(DeviceID(gone["id"] as! String))
             let badID = try #require(DeviceID(badToken["id"] as! String))
             #expect(
@@ -196,7 +196,7 @@ struct PushTests {
     func concurrentRegistrations(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             try await test.database.migrate(scope: "notifications", NotificationsService.migrations)
-            let devices = DeviceRepository(database: test.database)
+            let devices = DevicesRepository(database: test.database)
             let users = (0..<20).map { _ in UserID() }
             let stored = try await withThrowingTaskGroup(of: Device.self) { group in
                 for user in users {

@@ -15,11 +15,11 @@ struct RefreshTokenRaceTests {
         try await TestDatabase.with(.postgres) { test in
             let database = test.database
             try await database.migrate(scope: "gateway", GatewayService.migrations)
-            let users = GatewayRepository(database: database)
+            let tokens = RefreshTokensRepository(database: database)
             let user = UserID()
             let later = Date.nowMilliseconds + 3_600_000
             try await database.transaction { transaction in
-                try await users.insert(
+                try await tokens.insert(
                     RefreshTokenRecord(hash: "first", family: "f", userID: user, expiresAt: later), in: transaction)
             }
             // The refresh spends the first token and issues the second, then waits, uncommitted.
@@ -27,10 +27,10 @@ struct RefreshTokenRaceTests {
             let issued = Atomic(false)
             let refreshing = Task {
                 try await database.transaction { transaction in
-                    guard case .valid = try await users.redeem(refreshToken: "first", in: transaction) else {
+                    guard case .valid = try await tokens.redeem(refreshToken: "first", in: transaction) else {
                         throw StorageError.unexpected("the first token was not valid")
                     }
-                    try await users.insert(
+                    try await tokens.insert(
                         RefreshTokenRecord(hash: "second", family: "f", userID: user, expiresAt: later),
                         in: transaction)
                     issued.store(true, ordering: .sequentiallyConsistent)
@@ -41,7 +41,7 @@ struct RefreshTokenRaceTests {
             let loggedOut = Atomic(false)
             let logout = Task {
                 try await database.transaction { transaction in
-                    try await users.revokeFamily(of: "first", user: user, in: transaction)
+                    try await tokens.revokeFamily(of: "first", user: user, in: transaction)
                 }
                 loggedOut.store(true, ordering: .sequentiallyConsistent)
             }

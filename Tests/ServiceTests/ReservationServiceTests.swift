@@ -15,9 +15,9 @@ struct ReservationServiceTests {
     typealias Setup = ProductStockServiceTests
 
     static func product(
-        _ handlers: CatalogHandlers, _ store: Store, _ name: String, quantity: Int64, track: Bool = true
+        _ handlers: CatalogAtHandlers, _ store: Store, _ name: String, quantity: Int64, track: Bool = true
     ) async throws -> Product {
-        try await handlers.createProduct(
+        try await handlers.products.createProduct(
             NewProduct(
                 storeID: store.id, product: ProductDraft(name: name, price: 500, trackStock: track, quantity: quantity)),
             principal: Setup.admin, idempotencyKey: nil)
@@ -34,7 +34,7 @@ struct ReservationServiceTests {
                 for index in 0..<100 {
                     group.addTask {
                         do {
-                            return try await handlers.reserve(
+                            return try await handlers.reservations.reserve(
                                 NewReservation(
                                     storeID: store.id, lines: [Reservation.Line(productID: cola.id, quantity: 1)]),
                                 principal: staff, idempotencyKey: "r-\(index)")
@@ -46,21 +46,21 @@ struct ReservationServiceTests {
                 return try await group.reduce(into: [Reservation]()) { if let held = $1 { $0.append(held) } }
             }
             #expect(held.count == 10)
-            var now = try await handlers.product(cola.id, principal: staff)
+            var now = try await handlers.products.product(cola.id, principal: staff)
             #expect(now.quantity == 10 && now.reserved == 10 && now.available == 0 && now.stockStatus == .outOfStock)
             // Three sold, three given back (twice: the repeat changes nothing).
             for reservation in held.prefix(3) {
-                #expect(try await handlers.end(reservation.id, as: .committed, by: staff).status == .committed)
+                #expect(try await handlers.reservations.end(reservation.id, as: .committed, by: staff).status == .committed)
             }
             for reservation in held.dropFirst(3).prefix(3) {
-                _ = try await handlers.end(reservation.id, as: .released, by: staff)
-                #expect(try await handlers.end(reservation.id, as: .released, by: staff).status == .released)
+                _ = try await handlers.reservations.end(reservation.id, as: .released, by: staff)
+                #expect(try await handlers.reservations.end(reservation.id, as: .released, by: staff).status == .released)
             }
             let closed = await ServiceRulesTests.refusal {
-                _ = try await handlers.end(held[0].id, as: .released, by: staff)
+                _ = try await handlers.reservations.end(held[0].id, as: .released, by: staff)
             }
             #expect(closed?.reason == "reservation_closed")
-            now = try await handlers.product(cola.id, principal: staff)
+            now = try await handlers.products.product(cola.id, principal: staff)
             #expect(now.quantity == 7 && now.reserved == 4 && now.available == 3)
             let ledger = try await Setup.ledger(of: cola.id, handlers, staff)
             #expect(ledger.map(\.reason) == [.initial, .sale, .sale, .sale])
@@ -81,7 +81,7 @@ struct ReservationServiceTests {
             let bread = try await Self.product(handlers, store, "Bread", quantity: 1)
             let wrap = try await Self.product(handlers, store, "Wrap", quantity: 0, track: false)
             let short = await ServiceRulesTests.refusal {
-                _ = try await handlers.reserve(
+                _ = try await handlers.reservations.reserve(
                     NewReservation(
                         storeID: store.id,
                         lines: [
@@ -100,8 +100,8 @@ struct ReservationServiceTests {
                 return fields["product_id"]
             }
             #expect(Set(namedIDs) == [.string(tea.id.description), .string(bread.id.description)])
-            #expect(try await handlers.product(cola.id, principal: staff).reserved == 0)
-            let other = try await handlers.createStore(
+            #expect(try await handlers.products.product(cola.id, principal: staff).reserved == 0)
+            let other = try await handlers.stores.createStore(
                 StoreDraft(name: "Other"), principal: Setup.admin, idempotencyKey: nil)
             let foreign = try await Self.product(handlers, other, "Foreign", quantity: 5)
             let cases: [(NewReservation, [String])] = [
@@ -128,31 +128,31 @@ struct ReservationServiceTests {
             ]
             for (request, fields) in cases {
                 let refusal = await ServiceRulesTests.refusal {
-                    _ = try await handlers.reserve(request, principal: staff, idempotencyKey: nil)
+                    _ = try await handlers.reservations.reserve(request, principal: staff, idempotencyKey: nil)
                 }
                 #expect(refusal?.code == .invalidArgument)
                 #expect(refusal?.details?.keys.sorted() == fields, "\(request)")
             }
             let outsider = Principal(userID: UserID(), role: .staff, storeID: other.id)
             let refused = await ServiceRulesTests.refusal {
-                _ = try await handlers.reserve(
+                _ = try await handlers.reservations.reserve(
                     NewReservation(storeID: store.id, lines: [Reservation.Line(productID: cola.id, quantity: 1)]),
                     principal: outsider, idempotencyKey: nil)
             }
             #expect(refused?.code == .notFound)
             // A product a reservation holds keeps tracking its stock until it is released.
-            let held = try await handlers.reserve(
+            let held = try await handlers.reservations.reserve(
                 NewReservation(storeID: store.id, lines: [Reservation.Line(productID: cola.id, quantity: 1)]),
                 principal: staff, idempotencyKey: nil)
             let untrack = await ServiceRulesTests.refusal {
-                _ = try await handlers.updateProduct(
+                _ = try await handlers.products.updateProduct(
                     ProductPatch(id: cola.id, expectedVersion: nil, changes: ProductDraft(trackStock: false)),
                     principal: Setup.admin, idempotencyKey: nil)
             }
             #expect(untrack?.details?.keys.sorted() == ["track_stock"])
-            _ = try await handlers.end(held.id, as: .released, by: staff)
+            _ = try await handlers.reservations.end(held.id, as: .released, by: staff)
             #expect(
-                try await handlers.updateProduct(
+                try await handlers.products.updateProduct(
                     ProductPatch(id: cola.id, expectedVersion: nil, changes: ProductDraft(trackStock: false)),
                     principal: Setup.admin, idempotencyKey: nil
                 ).trackStock == false)
@@ -166,7 +166,7 @@ struct ReservationServiceTests {
         try await Setup.with(kind) { handlers, store, test in
             let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
             let cola = try await Self.product(handlers, store, "Cola", quantity: 3)
-            let reservation = try await handlers.reserve(
+            let reservation = try await handlers.reservations.reserve(
                 NewReservation(
                     storeID: store.id, lines: [Reservation.Line(productID: cola.id, quantity: 2)], expiresInSeconds: 1),
                 principal: staff, idempotencyKey: nil)
@@ -174,24 +174,24 @@ struct ReservationServiceTests {
             let due = try #require(reservation.expiresAt)
             #expect(await waitUntil { Date() > due })
             let late = await ServiceRulesTests.refusal {
-                _ = try await handlers.end(reservation.id, as: .committed, by: staff)
+                _ = try await handlers.reservations.end(reservation.id, as: .committed, by: staff)
             }
             #expect(late?.reason == "reservation_expired")
-            #expect(try await handlers.product(cola.id, principal: staff).reserved == 2)
+            #expect(try await handlers.products.product(cola.id, principal: staff).reserved == 2)
             // A catalog starts over the same database: its sweep finds what fell due.
-            let restarted = CatalogHandlers(database: test.database)
+            let restarted = CatalogAtHandlers(database: test.database)
             let sweep = DueSweep("reservations", every: .seconds(60), logger: Logger(label: "test")) {
-                try await restarted.expireDue(limit: $0)
+                try await restarted.reservations.expireDue(limit: $0)
             }
             let task = Task { try await sweep.run() }
             defer { task.cancel() }
             #expect(
                 await waitUntil {
-                    (try? await restarted.reservation(reservation.id, principal: staff).status) == .expired
+                    (try? await restarted.reservations.reservation(reservation.id, principal: staff).status) == .expired
                 })
-            let after = try await restarted.product(cola.id, principal: staff)
+            let after = try await restarted.products.product(cola.id, principal: staff)
             #expect(after.reserved == 0 && after.quantity == 3)
-            #expect(try await restarted.end(reservation.id, as: .released, by: staff).status == .expired)
+            #expect(try await restarted.reservations.end(reservation.id, as: .released, by: staff).status == .expired)
         }
     }
 
@@ -203,28 +203,29 @@ struct ReservationServiceTests {
             let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
             let cola = try await Self.product(handlers, store, "Cola", quantity: 10)
             let payment = PaymentID()
-            let hold = try await handlers.reserve(
+            let hold = try await handlers.reservations.reserve(
                 NewReservation(
                     storeID: store.id, paymentID: payment, lines: [Reservation.Line(productID: cola.id, quantity: 4)],
                     expiresInSeconds: 600),
                 principal: staff, idempotencyKey: nil, caller: PaymentsAPI.service)
-            let holds = PaymentHolds(database: test.database, logger: Logger(label: "test"))
+            let holds = PaymentsFollower(
+                database: test.database, holds: handlers.reservations, logger: Logger(label: "test"))
             func follow(_ status: PaymentStatus, version: Int64) async throws {
                 let view = PaymentStock(id: payment, version: version, status: status, reservationID: hold.id)
                 try await test.database.transaction { try await holds.follow(view, reservation: hold.id, in: $0) }
             }
-            func reserved() async throws -> Int64 { try await handlers.product(cola.id, principal: staff).reserved }
+            func reserved() async throws -> Int64 { try await handlers.products.product(cola.id, principal: staff).reserved }
             try await follow(.confirmed, version: 2)
-            #expect(try await handlers.reservation(hold.id, principal: staff).expiresAt == nil)
+            #expect(try await handlers.reservations.reservation(hold.id, principal: staff).expiresAt == nil)
             try await follow(.cancelled, version: 3)
             #expect(try await reserved() == 0)
             // The confirmation again, late: nothing is held again.
             try await follow(.processing, version: 2)
-            #expect(try await handlers.reservation(hold.id, principal: staff).status == .released)
+            #expect(try await handlers.reservations.reservation(hold.id, principal: staff).status == .released)
             #expect(try await reserved() == 0)
             // Only the payments service names a payment.
             let named = await ServiceRulesTests.refusal {
-                _ = try await handlers.reserve(
+                _ = try await handlers.reservations.reserve(
                     NewReservation(
                         storeID: store.id, paymentID: payment,
                         lines: [Reservation.Line(productID: cola.id, quantity: 1)]),
@@ -243,7 +244,7 @@ struct ReservationServiceTests {
             let cola = try await Self.product(handlers, store, "Cola", quantity: 10)
             let order = OrderID()
             func hold(_ units: Int64) async throws -> Reservation {
-                try await handlers.reserve(
+                try await handlers.reservations.reserve(
                     NewReservation(
                         storeID: store.id, orderID: order,
                         lines: [Reservation.Line(productID: cola.id, quantity: units)],
@@ -253,7 +254,8 @@ struct ReservationServiceTests {
             let first = try await hold(3)
             let second = try await hold(2)
             let stray = try await hold(1)  // never stored on a line: it expires on its own
-            let holds = OrderHolds(database: test.database, logger: Logger(label: "test"))
+            let holds = OrdersFollower(
+                database: test.database, holds: handlers.reservations, logger: Logger(label: "test"))
             func reconcile(version: Int64, status: OrderStatus = .pending, quantity: Int, ids: [ReservationID]?)
                 async throws
             {
@@ -262,34 +264,34 @@ struct ReservationServiceTests {
                     items: ids.map { [OrderStock.Line(quantity: quantity, reservationIDs: $0)] } ?? [])
                 try await test.database.transaction { try await holds.reconcile(view, in: $0) }
             }
-            func reserved() async throws -> Int64 { try await handlers.product(cola.id, principal: staff).reserved }
+            func reserved() async throws -> Int64 { try await handlers.products.product(cola.id, principal: staff).reserved }
 
             try await reconcile(version: 2, quantity: 5, ids: [first.id, second.id])
-            #expect(try await handlers.reservation(first.id, principal: staff).expiresAt == nil)
-            #expect(try await handlers.reservation(stray.id, principal: staff).expiresAt != nil)
+            #expect(try await handlers.reservations.reservation(first.id, principal: staff).expiresAt == nil)
+            #expect(try await handlers.reservations.reservation(stray.id, principal: staff).expiresAt != nil)
             #expect(try await reserved() == 6)
             // The line shrinks to 2: the newest reservation gives back first.
             try await reconcile(version: 3, quantity: 2, ids: [first.id, second.id])
-            #expect(try await handlers.reservation(second.id, principal: staff).status == .released)
+            #expect(try await handlers.reservations.reservation(second.id, principal: staff).status == .released)
             #expect(try await reserved() == 3)
             // An older version arriving late changes nothing.
             try await reconcile(version: 2, quantity: 5, ids: [first.id, second.id])
             #expect(try await reserved() == 3)
             // The line is removed: its held reservation goes; the stray one is left to expire.
             try await reconcile(version: 4, quantity: 0, ids: nil)
-            #expect(try await handlers.reservation(first.id, principal: staff).status == .released)
-            #expect(try await handlers.reservation(stray.id, principal: staff).status == .held)
+            #expect(try await handlers.reservations.reservation(first.id, principal: staff).status == .released)
+            #expect(try await handlers.reservations.reservation(stray.id, principal: staff).status == .held)
             #expect(try await reserved() == 1)
             // A line removed before the catalog saw it listed names its reservation in the change.
             try await test.database.transaction {
                 try await holds.reconcile(
                     OrderStock(id: order, version: 5, status: .pending, items: []), removed: [stray.id], in: $0)
             }
-            #expect(try await handlers.reservation(stray.id, principal: staff).status == .released)
+            #expect(try await handlers.reservations.reservation(stray.id, principal: staff).status == .released)
             #expect(try await reserved() == 0)
             // Only the orders service names an order.
             let named = await ServiceRulesTests.refusal {
-                _ = try await handlers.reserve(
+                _ = try await handlers.reservations.reserve(
                     NewReservation(
                         storeID: store.id, orderID: order, lines: [Reservation.Line(productID: cola.id, quantity: 1)]),
                     principal: staff, idempotencyKey: nil)
@@ -306,19 +308,19 @@ struct ReservationServiceTests {
             let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
             var draft = ProductDraft(name: "Bread", price: 500, trackStock: true, quantity: 0)
             draft.allowNegativeStock = true
-            let bread = try await handlers.createProduct(
+            let bread = try await handlers.products.createProduct(
                 NewProduct(storeID: store.id, product: draft), principal: Setup.admin, idempotencyKey: nil)
-            let held = try await handlers.reserve(
+            let held = try await handlers.reservations.reserve(
                 NewReservation(storeID: store.id, lines: [Reservation.Line(productID: bread.id, quantity: 2)]),
                 principal: staff, idempotencyKey: nil)
             let strict = await ServiceRulesTests.refusal {
-                _ = try await handlers.updateProduct(
+                _ = try await handlers.products.updateProduct(
                     ProductPatch(id: bread.id, expectedVersion: nil, changes: ProductDraft(allowNegativeStock: false)),
                     principal: Setup.admin, idempotencyKey: nil)
             }
             #expect(strict?.details?.keys.sorted() == ["allow_negative_stock"])
-            #expect(try await handlers.end(held.id, as: .committed, by: staff).status == .committed)
-            let after = try await handlers.product(bread.id, principal: staff)
+            #expect(try await handlers.reservations.end(held.id, as: .committed, by: staff).status == .committed)
+            let after = try await handlers.products.product(bread.id, principal: staff)
             #expect(after.quantity == -2 && after.reserved == 0)
         }
     }

@@ -330,14 +330,14 @@ struct ServiceRulesTests {
             let offDuty = Self.user(.courier, onDuty: false)
             let customer = Self.user(.customer)
             for user in [staff, otherStaff, onDuty, offDuty, customer] {
-                try await suite.notificationsEvents.apply(try Self.joined(user))
+                try await suite.notifier.apply(try Self.joined(user))
             }
             var order = try Self.order(in: store, createdBy: customer.id)
             func apply(_ type: String, change: String) async throws {
                 let entry = OrderHistoryEntry(
                     seq: order.version, orderID: order.id, at: Date(), actorID: staff.id, actorRole: .staff,
                     change: change)
-                try await suite.notificationsEvents.apply(
+                try await suite.notifier.apply(
                     DomainEvent(
                         type: type, storeID: store, aggregateID: order.id.description,
                         payload: try EventPayload(encoding: OrderChange(order: order, change: entry))))
@@ -347,8 +347,8 @@ struct ServiceRulesTests {
                 payload: try EventPayload(encoding: order))
             // Delivered twice, stored once. The store hears of a new delivery order, and so do the
             // couriers on duty (without the apartment: they cannot claim it yet).
-            try await suite.notificationsEvents.apply(created)
-            try await suite.notificationsEvents.apply(created)
+            try await suite.notifier.apply(created)
+            try await suite.notifier.apply(created)
             #expect(try await Self.types(staff, in: suite) == ["order.created"])
             let told = try #require(try await Self.inbox(staff, in: suite).first)
             #expect(
@@ -404,7 +404,7 @@ struct ServiceRulesTests {
             let broken = DomainEvent(
                 type: OrdersAPI.Events.created, storeID: store, aggregateID: "x",
                 payload: EventPayload(encodedJSON: #"{"id":"not-a-uuid"}"#))
-            await #expect(throws: DecodingError.self) { try await suite.notificationsEvents.apply(broken) }
+            await #expect(throws: DecodingError.self) { try await suite.notifier.apply(broken) }
         }
     }
 
@@ -415,7 +415,7 @@ struct ServiceRulesTests {
             let staff = Self.user(.staff, store: store)
             let carrier = Self.user(.courier, onDuty: true)
             let other = Self.user(.courier, onDuty: true)
-            for user in [staff, carrier, other] { try await suite.notificationsEvents.apply(try Self.joined(user)) }
+            for user in [staff, carrier, other] { try await suite.notifier.apply(try Self.joined(user)) }
             func apply(_ type: String, _ order: Order, change: String? = nil) async throws {
                 let payload: EventPayload
                 if let change {
@@ -426,7 +426,7 @@ struct ServiceRulesTests {
                 } else {
                     payload = try EventPayload(encoding: order)
                 }
-                try await suite.notificationsEvents.apply(
+                try await suite.notifier.apply(
                     DomainEvent(type: type, storeID: store, aggregateID: order.id.description, payload: payload))
             }
 
@@ -478,12 +478,12 @@ struct ServiceRulesTests {
             customer.locale = "ar-EG"
             let elsewhere = Self.user(.owner, store: StoreID())
             let everyone = [owner, manager, cashier, otherCashier, customer, elsewhere]
-            for user in everyone { try await suite.notificationsEvents.apply(try Self.joined(user)) }
+            for user in everyone { try await suite.notifier.apply(try Self.joined(user)) }
             func event(_ type: String, _ json: String) -> DomainEvent {
                 DomainEvent(type: type, storeID: store, aggregateID: "x", payload: EventPayload(encodedJSON: json))
             }
             let product = ProductID()
-            try await suite.notificationsEvents.apply(
+            try await suite.notifier.apply(
                 event(
                     CatalogAPI.Events.stockLow,
                     #"{"id":"\#(product)","store_id":"\#(store)","name":"Hummus","available":3}"#))
@@ -497,7 +497,7 @@ struct ServiceRulesTests {
             for nobody in [cashier, otherCashier, customer, elsewhere] {
                 #expect(try await Self.inbox(nobody, in: suite).isEmpty)
             }
-            try await suite.notificationsEvents.apply(
+            try await suite.notifier.apply(
                 event(
                     CatalogAPI.Events.stockOut,
                     #"{"id":"\#(product)","store_id":"\#(store)","name":"Hummus","available":0}"#))
@@ -510,8 +510,8 @@ struct ServiceRulesTests {
             let payment = PaymentID()
             let paid =
                 #"{"id":"\#(payment)","store_id":"\#(store)","customer_id":"\#(customer.id)","staff_id":"\#(cashier.id)","amount":3550,"currency":"ILS","method":"cash"}"#
-            try await suite.notificationsEvents.apply(event(PaymentsAPI.Events.completed, paid))
-            try await suite.notificationsEvents.apply(
+            try await suite.notifier.apply(event(PaymentsAPI.Events.completed, paid))
+            try await suite.notifier.apply(
                 event(
                     PaymentsAPI.Events.refunded,
                     #"{"payment":\#(paid),"refund":{"id":"r1","amount":1000,"reason":"Cold"}}"#))
@@ -558,13 +558,13 @@ struct ServiceRulesTests {
                         change: OrderHistoryEntry(
                             seq: 2, orderID: second.id, at: Date(), actorID: early.id, actorRole: .staff,
                             change: "accept"))))
-            try await suite.notificationsEvents.apply([try Self.joined(early), try Self.joined(onDuty)])
+            try await suite.notifier.apply([try Self.joined(early), try Self.joined(onDuty)])
             // The late joiner hears only of what follows their joining; a repeat, in the batch or
             // after it, is stored once.
-            try await suite.notificationsEvents.apply([
+            try await suite.notifier.apply([
                 firstCreated, try Self.joined(late), secondCreated, firstCreated, accepted,
             ])
-            try await suite.notificationsEvents.apply([secondCreated, accepted])
+            try await suite.notifier.apply([secondCreated, accepted])
             let earlyInbox = try await Self.inbox(early, in: suite)
             #expect(earlyInbox.map(\.type) == ["order.created", "order.created", "order.status_changed"])
             #expect(earlyInbox.map { $0.data["order_id"] } == [first.id, second.id, second.id].map(\.description))
@@ -580,7 +580,7 @@ struct ServiceRulesTests {
     /// The event that tells the notifications service of a user.
     static func joined(_ user: User) throws -> DomainEvent {
         DomainEvent(
-            type: IdentityEvents.userCreated, storeID: user.storeID, aggregateID: user.id.description,
+            type: GatewayAPI.Events.userCreated, storeID: user.storeID, aggregateID: user.id.description,
             payload: try EventPayload(encoding: user))
     }
 

@@ -17,7 +17,7 @@ struct SessionsTests {
             try await TestDatabase.with(.sqlite) { test in
                 let database = test.database
                 try await database.migrate(scope: "gateway", GatewayService.migrations)
-                let users = GatewayRepository(database: database)
+                let users = UsersRepository(database: database)
                 let now = Date.currentMillisecond
                 let user = User(
                     id: UserID(), email: "c@x.com", name: "C", phone: nil, role: .courier, storeID: nil,

@@ -16,13 +16,13 @@ public final class Sessions: Sendable {
     /// Beyond this many users the copies are dropped and read again.
     private static let capacity = 100_000
 
-    private let users: GatewayRepository
+    private let users: UsersRepository
     private let redis: RedisClient
     private let freshness: Duration
     private let logger: Logger
     private let versions = Mutex<[UserID: (version: Int64, readAt: ContinuousClock.Instant)]>([:])
 
-    init(users: GatewayRepository, redis: RedisClient, freshness: Duration = .seconds(5), logger: Logger) {
+    init(users: UsersRepository, redis: RedisClient, freshness: Duration = .seconds(5), logger: Logger) {
         self.users = users
         self.redis = redis
         self.freshness = freshness

@@ -77,7 +77,7 @@ enum RefreshTokenRedemption: Sendable {
 }
 
 /// Issues and checks tokens: short-lived JWT access tokens, and opaque refresh tokens that are
-/// stored hashed (`GatewayRepository`), used once each, and grouped in families (one per
+/// stored hashed (`RefreshTokensRepository`), used once each, and grouped in families (one per
 /// login). Presenting a refresh token that was already used means it leaked: its whole family
 /// is revoked.
 struct TokenIssuer: Sendable {

@@ -151,8 +151,3 @@ struct NotificationRoutes: Sendable {
     /// How long a client waits before reconnecting a stream that ended (`retry:`).
     static let reconnectMilliseconds = 2000
 }
-
-extension HTTPField.Name {
-    static let lastEventID = Self("Last-Event-ID")!
-    static let xAccelBuffering = Self("X-Accel-Buffering")!
-}

@@ -10,7 +10,7 @@ import Wire
 /// gateway owns and the orders service decides by.
 struct OrderRoutes: Sendable {
     let orders: any WireCaller
-    let identity: GatewayHandlers
+    let identity: UsersHandlers
 
     func add(to v1: RouterGroup<GatewayContext>) {
         v1.post("orders") { request, context in

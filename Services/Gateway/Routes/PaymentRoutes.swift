@@ -149,7 +149,3 @@ private struct RefundBody: Decodable {
         case restockLines = "restock_lines"
     }
 }
-
-extension HTTPField.Name {
-    static let orderlySignature = Self(OrderlySignature.headerName)!
-}

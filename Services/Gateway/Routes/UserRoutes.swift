@@ -8,7 +8,7 @@ import Wire
 /// with whether they are clocked in (`is_clocked_in`, `clocked_in_at`), which the payments
 /// service's shifts say.
 struct UserRoutes: Sendable {
-    let identity: GatewayHandlers
+    let identity: UsersHandlers
     let payments: any WireCaller
     let logger: Logger
 

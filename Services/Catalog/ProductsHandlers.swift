@@ -1,0 +1,258 @@
+import Contracts
+import Domain
+import Foundation
+import Runtime
+import Storage
+import Wire
+
+/// The catalog's Wire methods of products and their stock (a store's menu among them): each
+/// decodes its request, asks `AccessPolicy`, validates, calls the repository and publishes the
+/// product's events.
+struct ProductsHandlers: Sendable {
+    let database: Database
+    let stores: StoresRepository
+    let products: ProductsRepository
+    let idempotency: IdempotencyStore
+
+    init(database: Database) {
+        self.database = database
+        self.stores = StoresRepository(database: database)
+        self.products = ProductsRepository(database: database)
+        self.idempotency = IdempotencyStore(database: database)
+    }
+
+    func register(in router: inout WireRouter) {
+        router.register(CatalogAPI.menu) { ref, context in
+            try await menu(of: ref.id, principal: context.requirePrincipal())
+        }
+        router.register(CatalogAPI.createProduct) { request, context in
+            try await createProduct(
+                request, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
+        router.register(CatalogAPI.getProduct) { ref, context in
+            try await product(ref.id, principal: context.requirePrincipal())
+        }
+        router.register(CatalogAPI.updateProduct) { patch, context in
+            try await updateProduct(
+                patch, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
+        router.register(CatalogAPI.listProducts) { request, context in
+            try await listProducts(request, principal: context.requirePrincipal())
+        }
+        router.register(CatalogAPI.productChanges) { request, context in
+            try await productChanges(request, principal: context.requirePrincipal())
+        }
+        router.register(CatalogAPI.adjustStock) { request, context in
+            try await adjustStock(
+                request, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
+        router.register(CatalogAPI.stockLedger) { request, context in
+            try await stockLedger(request, principal: context.requirePrincipal())
+        }
+    }
+
+
+    func menu(of id: StoreID, principal: Principal) async throws -> Menu {
+        guard AccessPolicy(principal).canSeeMenu(of: id),
+            let store = try await database.read({ try await stores.find(id, in: $0) })
+        else { throw OrderlyError(.notFound, "no store \(id)") }
+        return Menu(store: store, products: try await products.activeProducts(of: id))
+    }
+
+    /// A new product of a store, with the store's currency, product VAT rate and low-stock
+    /// threshold unless the draft says otherwise, and its opening stock as an `initial` ledger
+    /// entry. A sku or barcode another product of the store has is refused (409 naming it).
+    func createProduct(_ request: NewProduct, principal: Principal, idempotencyKey: String?) async throws -> Product {
+        let policy = AccessPolicy(principal)
+        let products = self.products
+        guard policy.canSeeProducts(of: request.storeID),
+            let store = try await database.read({ try await stores.find(request.storeID, in: $0) })
+        else { throw OrderlyError(.notFound, "no store \(request.storeID)") }
+        guard policy.canChangeProducts(of: store.id) else {
+            throw Self.productChangeRefused
+        }
+        let now = Date.currentMillisecond
+        var product = Product(
+            id: request.product.id ?? ProductID(), storeID: store.id, name: "", price: 0, currency: store.currency,
+            vatRateBP: store.vatRates.product, trackStock: false, lowStockThreshold: Int64(store.lowStockDefault),
+            createdAt: now, updatedAt: now)
+        try request.product.apply(to: &product, creating: true)
+        let created = product
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: "catalog.products.create:\(store.id)",
+            request: request
+        ) { transaction in
+            // One product of a store written at a time on PostgreSQL, so that codes checked are
+            // still free when inserted (SQLite has one writer anyway).
+            try await transaction.lock("catalog.products:\(store.id)")
+            if try await products.find(created.id, in: transaction.sql) != nil {
+                throw OrderlyError(
+                    .conflict, "a product \(created.id) exists already", details: ["id": .string("is taken")])
+            }
+            try await Self.checkCodes(of: created, products, in: transaction)
+            try await products.insert(created, in: transaction)
+            if created.quantity != 0 {
+                try await products.appendLedger(
+                    created, from: 0, reason: .initial, by: principal.userID, at: now, in: transaction)
+            }
+            transaction.publish(try CatalogEvents.product(CatalogAPI.Events.productCreated, created))
+            return created
+        }
+    }
+
+    func product(_ id: ProductID, principal: Principal) async throws -> Product {
+        guard let product = try await database.read({ try await products.find(id, in: $0) }),
+            AccessPolicy(principal).canSeeProducts(of: product.storeID)
+        else { throw OrderlyError(.notFound, "no product \(id)") }
+        return product
+    }
+
+    /// A page of a store's products matching the request's filters. A category no product of
+    /// the store carries is named as a bad filter rather than answered with nothing.
+    func listProducts(_ request: ProductListRequest, principal: Principal) async throws -> Page<Product> {
+        guard AccessPolicy(principal).canSeeProducts(of: request.storeID) else {
+            throw OrderlyError(.notFound, "no store \(request.storeID)")
+        }
+        let limit = try KeysetCursor.limit(request.page.limit)
+        let cursor = try request.page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
+        let page = try await products.list(request, after: cursor, limit: limit)
+        // Only an empty answer can come of a category no product carries; that one is named.
+        if page.data.isEmpty, let category = request.category,
+            try await !products.hasCategory(category, in: request.storeID)
+        {
+            throw OrderlyError.invalidFields(["category": "no product of the store is in category '\(category)'"])
+        }
+        return page
+    }
+
+    /// The store's products changed after the cursor, deactivated ones included.
+    func productChanges(_ request: ProductChangesRequest, principal: Principal) async throws -> ProductChangesPage {
+        guard AccessPolicy(principal).canSeeProducts(of: request.storeID) else {
+            throw OrderlyError(.notFound, "no store \(request.storeID)")
+        }
+        guard let since = Int64(digits: request.since) else {
+            throw OrderlyError.invalidFields(["since": "must be 0 or a next_cursor this feed returned"])
+        }
+        let limit = try KeysetCursor.limit(request.limit, default: 200, maximum: 1000)
+        let changed = try await products.changes(of: request.storeID, since: since, limit: limit)
+        return ProductChangesPage(data: changed.products, nextCursor: String(changed.last), hasMore: changed.hasMore)
+    }
+
+    /// Changes a product's fields (not its stock), at the version the caller read when it names one.
+    func updateProduct(_ patch: ProductPatch, principal: Principal, idempotencyKey: String?) async throws -> Product {
+        let products = self.products
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: "catalog.products.update:\(patch.id)",
+            request: patch
+        ) { transaction in
+            try await transaction.lock("catalog.product:\(patch.id)")
+            var product = try await Self.productForChange(patch.id, principal, products, in: transaction)
+            try await transaction.lock("catalog.products:\(product.storeID)")
+            if let expected = patch.expectedVersion, expected != product.version {
+                throw OrderlyError.versionConflict(current: product)
+            }
+            let before = product
+            try patch.changes.apply(to: &product, creating: false)
+            if before.trackStock, !product.trackStock, product.reserved > 0 {
+                throw OrderlyError(
+                    .conflict, "reservations hold \(product.reserved) of \(product.name)",
+                    details: ["track_stock": .string("cannot be turned off while reservations hold stock")])
+            }
+            if before.allowNegativeStock, !product.allowNegativeStock, product.available < 0 {
+                throw OrderlyError(
+                    .conflict, "\(product.name) has \(product.available) available",
+                    details: [
+                        "allow_negative_stock": .string("cannot be turned off while less than nothing is available")
+                    ])
+            }
+            try await Self.checkCodes(of: product, products, in: transaction)
+            try await Self.save(&product, products, in: transaction)
+            return product
+        }
+    }
+
+    /// One ledger entry: the product's quantity moves by the adjustment (or to the new
+    /// quantity), never below what reservations hold or below zero unless the product allows
+    /// it, however many adjust it at once. A crossing of the low-stock threshold, or running
+    /// out, publishes its event once.
+    func adjustStock(_ request: ProductStockAdjustment, principal: Principal, idempotencyKey: String?) async throws
+        -> StockLedgerEntry
+    {
+        let (change, reason, notes, reference) = try request.adjustment.validated()
+        let products = self.products
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: "catalog.stock.adjust:\(request.productID)",
+            request: request
+        ) { transaction in
+            // A product is read and written by one transaction at a time.
+            try await transaction.lock("catalog.product:\(request.productID)")
+            var product = try await Self.productForChange(request.productID, principal, products, in: transaction)
+            let before = product
+            let adjustment: Int64 =
+                switch change {
+                case .adjustment(let units): units
+                case .newQuantity(let quantity): quantity - product.quantity
+                }
+            product.quantity = try product.quantity(adjustedBy: adjustment)
+            try await Self.save(&product, products, in: transaction, alertingAfter: before.stockStatus)
+            return try await products.appendLedger(
+                product, from: before.quantity, reason: reason, notes: notes, reference: reference,
+                by: principal.userID, at: product.updatedAt, clientCreatedAt: request.adjustment.clientCreatedAt,
+                in: transaction)
+        }
+    }
+
+    /// A page of a product's ledger, oldest entry first.
+    func stockLedger(_ request: StockLedgerRequest, principal: Principal) async throws -> Page<StockLedgerEntry> {
+        let product = try await product(request.productID, principal: principal)
+        let limit = try KeysetCursor.limit(request.page.limit)
+        let cursor = try request.page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
+        return try await products.ledger(of: product.id, after: cursor, limit: limit)
+    }
+
+    /// Writes a changed product as its next version and publishes `product.updated`, and
+    /// `stock.low` or `stock.out` when its stock crossed into that status from `before`.
+    /// Callers hold the product's lock, so the version read is still the current one.
+    static func save(
+        _ product: inout Product, _ products: ProductsRepository, in transaction: Transaction,
+        alertingAfter before: StockStatus? = nil
+    ) async throws {
+        let previousVersion = product.version
+        product.version += 1
+        product.updatedAt = Date.currentMillisecond
+        guard try await products.update(product, previousVersion: previousVersion, in: transaction) else {
+            throw OrderlyError(.conflict, "the product changed meanwhile; retry", reason: "version_conflict")
+        }
+        transaction.publish(try CatalogEvents.product(CatalogAPI.Events.productUpdated, product))
+        if let before, let alert = product.stockStatus.alert(after: before) {
+            transaction.publish(try CatalogEvents.product(alert, product))
+        }
+    }
+
+    private static let productChangeRefused = OrderlyError(
+        .permissionDenied, "only admins and the store's owner and managers change products")
+    /// The product, for a caller who may change it: `not_found` for one who may not see it,
+    /// `permission_denied` for one who sees it but may not change it.
+    private static func productForChange(
+        _ id: ProductID, _ principal: Principal, _ products: ProductsRepository, in transaction: Transaction
+    ) async throws -> Product {
+        let policy = AccessPolicy(principal)
+        guard let product = try await products.find(id, in: transaction.sql), policy.canSeeProducts(of: product.storeID)
+        else { throw OrderlyError(.notFound, "no product \(id)") }
+        guard policy.canChangeProducts(of: product.storeID) else {
+            throw Self.productChangeRefused
+        }
+        return product
+    }
+
+    /// Refuses a sku or barcode another product of the store has (409 naming each).
+    private static func checkCodes(
+        of product: Product, _ products: ProductsRepository, in transaction: Transaction
+    ) async throws {
+        let taken = try await products.takenCodes(of: product, in: transaction.sql)
+        guard !taken.isEmpty else { return }
+        throw OrderlyError(
+            .conflict, "\(taken.keys.sorted().joined(separator: " and ")) already used in the store",
+            details: taken.mapValues { .string($0) })
+    }
+}

@@ -1,0 +1,156 @@
+import Contracts
+import Domain
+import Foundation
+import Runtime
+import Storage
+import Wire
+
+/// The catalog's Wire methods of stores: each decodes its request, asks `AccessPolicy`,
+/// validates, calls the repository and publishes the store's events.
+struct StoresHandlers: Sendable {
+    let database: Database
+    let stores: StoresRepository
+    let idempotency: IdempotencyStore
+
+    init(database: Database) {
+        self.database = database
+        self.stores = StoresRepository(database: database)
+        self.idempotency = IdempotencyStore(database: database)
+    }
+
+    func register(in router: inout WireRouter) {
+        router.register(CatalogAPI.createStore) { draft, context in
+            try await createStore(draft, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
+        router.register(CatalogAPI.getStore) { ref, context in
+            try await store(ref.id, principal: context.requirePrincipal())
+        }
+        router.register(CatalogAPI.listStores) { request, context in
+            try await listStores(request, principal: context.requirePrincipal())
+        }
+        router.register(CatalogAPI.updateStore) { patch, context in
+            try await updateStore(patch, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
+    }
+
+    func createStore(_ draft: StoreDraft, principal: Principal, idempotencyKey: String?) async throws -> Store {
+        guard AccessPolicy(principal).canCreateStores else {
+            throw OrderlyError(.permissionDenied, "only admins create stores")
+        }
+        let now = Date.currentMillisecond
+        var store = Store(
+            id: StoreID(), name: "", tier: .free, address: nil, phone: nil, currency: .ils,
+            timezone: "Asia/Jerusalem", vatRates: .standard, deliveryPricing: .standard, lowStockDefault: 5,
+            version: 1, createdAt: now, updatedAt: now)
+        try Self.apply(draft, to: &store, creating: true)
+        let created = store
+        let stores = self.stores
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: "catalog.stores.create", request: draft
+        ) {
+            transaction in
+            try await stores.insert(created, in: transaction)
+            transaction.publish(try CatalogEvents.storeCreated(created))
+            return created
+        }
+    }
+
+    func store(_ id: StoreID, principal: Principal) async throws -> Store {
+        guard AccessPolicy(principal).canSee(store: id),
+            let store = try await database.read({ try await stores.find(id, in: $0) })
+        else { throw OrderlyError(.notFound, "no store \(id)") }
+        return store
+    }
+
+    /// The stores the caller sees, in creation order; with `open_now`, those open now, read
+    /// through the stores after the cursor until a page is full.
+    func listStores(_ request: StoreListRequest, principal: Principal) async throws -> Page<Store> {
+        let limit = try KeysetCursor.limit(request.limit)
+        var cursor = try request.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
+        let scope = AccessPolicy(principal).visibleStores
+        guard request.openNow == true else { return try await stores.list(scope, after: cursor, limit: limit) }
+        let now = Date()
+        var open: [Store] = []
+        while true {
+            let page = try await stores.list(scope, after: cursor, limit: PageRequest.maximumLimit)
+            for store in page.data where store.isOpen(at: now) {
+                if open.count == limit {
+                    let last = open[open.count - 1]
+                    let next = KeysetCursor(key: last.createdAt.millisecondsSince1970, id: last.id.description)
+                    return Page(data: open, nextCursor: next.token)
+                }
+                open.append(store)
+            }
+            guard let next = page.nextCursor else { return Page(data: open, nextCursor: nil) }
+            cursor = try KeysetCursor(token: next)
+        }
+    }
+
+    func updateStore(_ patch: StorePatch, principal: Principal, idempotencyKey: String?) async throws -> Store {
+        let policy = AccessPolicy(principal)
+        guard policy.canSee(store: patch.id) else { throw OrderlyError(.notFound, "no store \(patch.id)") }
+        guard policy.canChange(store: patch.id) else {
+            throw OrderlyError(.permissionDenied, "only admins and the store's owner and managers change a store")
+        }
+        let stores = self.stores
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: "catalog.stores.update:\(patch.id)", request: patch
+        ) {
+            transaction in
+            guard var store = try await stores.find(patch.id, in: transaction.sql) else {
+                throw OrderlyError(.notFound, "no store \(patch.id)")
+            }
+            if let expected = patch.expectedVersion, expected != store.version {
+                throw OrderlyError.versionConflict(current: store)
+            }
+            let previousVersion = store.version
+            try Self.apply(patch.changes, to: &store, creating: false)
+            store.version += 1
+            store.updatedAt = Date.currentMillisecond
+            guard try await stores.update(store, previousVersion: previousVersion, in: transaction) else {
+                throw OrderlyError(.conflict, "the store changed meanwhile; retry", reason: "version_conflict")
+            }
+            transaction.publish(try CatalogEvents.storeUpdated(store))
+            return store
+        }
+    }
+
+    /// Applies the fields a draft carries, validating each; on creation `name` is required.
+    static func apply(_ draft: StoreDraft, to store: inout Store, creating: Bool) throws(OrderlyError) {
+        var problems = FieldProblems()
+        if creating || draft.name != nil { store.name = problems.text(draft.name, "name") }
+        if let tier = draft.tier { store.tier = tier }
+        if let address = draft.address { store.address = problems.optionalText(address, "address", maximumLength: 500) }
+        if let phone = draft.phone { store.phone = problems.optionalText(phone, "phone", maximumLength: 32) }
+        if let currency = draft.currency { store.currency = currency }
+        // A blank time zone, like any blank optional text, counts as absent.
+        if let timezone = draft.timezone, !timezone.trimmingWhitespace().isEmpty {
+            if Store.isKnownTimeZone(timezone) {
+                store.timezone = timezone
+            } else {
+                problems.add("timezone", "must be an IANA time zone such as Asia/Jerusalem")
+            }
+        }
+        if let rates = draft.vatRates {
+            rates.validate(into: &problems, field: "vat_rates")
+            store.vatRates = rates
+        }
+        if let pricing = draft.deliveryPricing {
+            pricing.validate(into: &problems, field: "delivery_pricing")
+            store.deliveryPricing = pricing
+        }
+        if let threshold = problems.integer(
+            draft.lowStockDefault, "low_stock_default", in: 0...1_000_000, required: false)
+        {
+            store.lowStockDefault = threshold
+        }
+        if let required = draft.requireClockIn { store.requireClockIn = required }
+        if let imageURL = draft.imageURL { store.imageURL = problems.webAddress(imageURL, "image_url") }
+        if let cuisine = draft.cuisine { store.cuisine = problems.optionalText(cuisine, "cuisine", maximumLength: 100) }
+        if let hours = draft.openingHours {
+            hours.validate(into: &problems, field: "opening_hours")
+            store.openingHours = hours.isEmpty ? nil : hours
+        }
+        try problems.check()
+    }
+}

@@ -1,0 +1,49 @@
+import Contracts
+import Domain
+import Foundation
+import SQLKit
+import Storage
+
+/// The catalog's SQL of stores.
+struct StoresRepository: Sendable {
+    let database: Database
+
+    func insert(_ store: Store, in transaction: Transaction) async throws {
+        try await transaction.sql.raw(
+            """
+            INSERT INTO stores (id, name, version, created_at, updated_at, doc)
+            VALUES (\(bind: store.id.description), \(bind: store.name), \(bind: store.version),
+                \(bind: store.createdAt.millisecondsSince1970), \(bind: store.updatedAt.millisecondsSince1970),
+                \(bind: try StoredDocument.text(store)))
+            """
+        ).run()
+    }
+
+    /// Replaces a store, provided nobody changed it since it was read at `previousVersion`.
+    func update(_ store: Store, previousVersion: Int64, in transaction: Transaction) async throws -> Bool {
+        let row = try await transaction.sql.raw(
+            """
+            UPDATE stores SET name = \(bind: store.name), version = \(bind: store.version),
+                updated_at = \(bind: store.updatedAt.millisecondsSince1970), doc = \(bind: try StoredDocument.text(store))
+            WHERE id = \(bind: store.id.description) AND version = \(bind: previousVersion)
+            RETURNING id
+            """
+        ).first()
+        return row != nil
+    }
+
+    func find(_ id: StoreID, in sql: any SQLDatabase) async throws -> Store? {
+        try await sql.raw("SELECT doc FROM stores WHERE id = \(bind: id.description)").first()
+            .map { try StoredDocument.decode(Store.self, from: $0) }
+    }
+
+    /// The stores in `scope`, in creation order.
+    func list(_ scope: StoreScope, after cursor: KeysetCursor?, limit: Int) async throws -> Page<Store> {
+        try await database.read { sql in
+            let query: SQLQueryString = "SELECT doc, created_at, id FROM stores WHERE " + scope.condition(on: "id")
+            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit)).all()
+            let page = try KeysetCursor.page(rows, limit: limit, as: Store.self)
+            return Page(data: page.items, nextCursor: page.next)
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Contracts
+import Domain
+import Foundation
+import Logging
+import Runtime
+import Storage
+import Wire
+
+/// The gateway's own methods of signing in: logins, refreshed tokens and logouts. The routes
+/// call them.
+struct AuthHandlers: Sendable {
+    let database: Database
+    let users: UsersRepository
+    let refreshTokens: RefreshTokensRepository
+    let tokens: TokenIssuer
+    let passwords: PasswordHasher
+    let limiter: LoginLimiter
+    let logger: Logger
+
+    func login(_ request: LoginRequest, address: IPAddress?) async throws -> TokenPair {
+        var problems = FieldProblems()
+        let email = problems.text(request.email, "email", maximumLength: 254).lowercased()
+        let password = problems.text(request.password, "password", maximumLength: 1000)
+        try problems.check()
+        try await limiter.admit(email: email, address: address)
+        let found = try await users.find(email: email)
+        // The hash is checked even for an unknown address, so the answer takes as long.
+        let matches = try await passwords.verify(password, against: found?.passwordHash ?? passwords.decoy)
+        guard let found, matches, found.user.active else {
+            throw OrderlyError(.unauthenticated, "wrong e-mail address or password", reason: "invalid_credentials")
+        }
+        let (refreshTokens, tokens) = (self.refreshTokens, self.tokens)
+        return try await database.transaction { transaction in
+            let pair = try await tokens.issue(for: found.user, tokenVersion: found.tokenVersion)
+            try await refreshTokens.insert(pair.refresh, in: transaction)
+            return pair.tokens
+        }
+    }
+
+    func refresh(_ request: RefreshRequest) async throws -> TokenPair {
+        var problems = FieldProblems()
+        let token = problems.text(request.refreshToken, "refresh_token", maximumLength: 200)
+        try problems.check()
+        let (users, refreshTokens, tokens) = (self.users, self.refreshTokens, self.tokens)
+        // The revocation of a reused token's family must commit, so the refusal comes after.
+        let outcome = try await database.transaction { transaction -> Result<TokenPair, OrderlyError> in
+            switch try await refreshTokens.redeem(refreshToken: TokenIssuer.hash(token), in: transaction) {
+            case .invalid:
+                return .failure(
+                    OrderlyError(.unauthenticated, "the refresh token is invalid or expired", reason: "invalid_token"))
+            case .reused:
+                return .failure(
+                    OrderlyError(
+                        .unauthenticated,
+                        "this refresh token was already used; every session of this login is now ended",
+                        reason: "refresh_token_reused"))
+            case .valid(let userID, let family):
+                guard let user = try await users.find(userID, in: transaction.sql), user.active,
+                    let version = try await users.tokenVersion(of: userID, in: transaction.sql)
+                else {
+                    return .failure(OrderlyError(.unauthenticated, "the account is disabled", reason: "invalid_token"))
+                }
+                let pair = try await tokens.issue(for: user, tokenVersion: version, family: family)
+                try await refreshTokens.insert(pair.refresh, in: transaction)
+                return .success(pair.tokens)
+            }
+        }
+        switch outcome {
+        case .success(let pair): return pair
+        case .failure(let error):
+            if error.reason == "refresh_token_reused" { logger.warning("refresh token reused; family revoked") }
+            throw error
+        }
+    }
+
+    func logout(_ request: RefreshRequest, by principal: Principal) async throws {
+        var problems = FieldProblems()
+        let token = problems.text(request.refreshToken, "refresh_token", maximumLength: 200)
+        try problems.check()
+        let refreshTokens = self.refreshTokens
+        try await database.transaction { transaction in
+            try await refreshTokens.revokeFamily(of: TokenIssuer.hash(token), user: principal.userID, in: transaction)
+        }
+    }
+}
+
+/// The body of `POST /v1/auth/login`.
+struct LoginRequest: Codable, Sendable {
+    var email: String?
+    var password: String?
+}
+
+/// The body of `POST /v1/auth/refresh` and `/v1/auth/logout`.
+struct RefreshRequest: Codable, Sendable {
+    var refreshToken: String?
+
+    enum CodingKeys: String, CodingKey { case refreshToken = "refresh_token" }
+}

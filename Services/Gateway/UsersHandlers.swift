@@ -1,0 +1,274 @@
+import Contracts
+import Domain
+import Foundation
+import Logging
+import Runtime
+import Storage
+import Wire
+
+/// The gateway's own methods of users, the identity it owns. Each validates its request, asks
+/// `AccessPolicy`, calls the repository and publishes `user.created` or `user.updated` through
+/// the outbox, for the services that keep a copy. The routes call them.
+struct UsersHandlers: Sendable {
+    let database: Database
+    let users: UsersRepository
+    let passwords: PasswordHasher
+    let catalog: any WireCaller
+    let idempotency: IdempotencyStore
+    let sessions: Sessions
+
+    func me(_ principal: Principal) async throws -> User {
+        guard let user = try await database.read({ try await users.find(principal.userID, in: $0) }) else {
+            throw OrderlyError(.unauthenticated, "the account no longer exists", reason: "invalid_token")
+        }
+        return user
+    }
+
+    /// Admins create anyone; owners create managers and staff of their store, managers staff.
+    func create(_ draft: UserDraft, by principal: Principal, idempotencyKey: String?) async throws -> User {
+        var problems = FieldProblems()
+        let email = problems.text(draft.email, "email", maximumLength: 254).lowercased()
+        if !email.isEmpty, !User.isEmailAddress(email) { problems.add("email", "must be an e-mail address") }
+        let name = problems.text(draft.name, "name")
+        let phone = problems.optionalText(draft.phone, "phone", maximumLength: 32)
+        if let locale = draft.locale { problems.locale(locale) }
+        let password = problems.text(draft.password, "password", maximumLength: 1000)
+        if !password.isEmpty, !(8...72).contains(password.unicodeScalars.count) {
+            problems.add("password", "must be 8 to 72 characters long")
+        }
+        guard let role = draft.role else {
+            problems.add("role", "is required")
+            throw OrderlyError.invalidFields(problems.reasons)
+        }
+        let policy = AccessPolicy(principal)
+        var store = draft.storeID
+        // Whoever creates them: store roles name their store, the others none.
+        if role.isStoreRole, store == nil { problems.add("store_id", "is required for the role \(role.rawValue)") }
+        if !role.isStoreRole, store != nil { problems.add("store_id", "must be absent for the role \(role.rawValue)") }
+        if principal.role != .admin {
+            // A store user creates users in their own store; naming another is as if it did not exist.
+            let own = role.isStoreRole ? principal.storeID : nil
+            guard policy.canCreate(role, in: own) else {
+                throw OrderlyError(.permissionDenied, "a \(principal.role.rawValue) cannot create a \(role.rawValue)")
+            }
+            if let store, store != principal.storeID { throw OrderlyError(.notFound, "no store \(store)") }
+            store = own
+        }
+        try problems.check()
+        if let store, principal.role == .admin { try await requireStore(store, principal: principal) }
+        let hash = try await passwords.hash(password)
+        let now = Date.currentMillisecond
+        let user = User(
+            id: UserID(), email: email, name: name, phone: phone, role: role, storeID: store,
+            staffRole: role == .staff ? (draft.staffRole ?? .other) : nil, active: true, onDuty: false,
+            locale: draft.locale ?? User.defaultLocale, version: 1, createdAt: now, updatedAt: now)
+        let users = self.users
+        var withoutPassword = draft
+        withoutPassword.password = nil
+        let hashed = HashedUserDraft(draft: withoutPassword, passwordDigest: TokenIssuer.hash(password))
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: "users.create", request: hashed
+        ) {
+            transaction in
+            if try await users.find(email: email) != nil {
+                throw OrderlyError(.conflict, "a user with this e-mail address exists", reason: "email_taken")
+            }
+            try await users.insert(user, passwordHash: hash, in: transaction)
+            transaction.publish(try GatewayEvents.userCreated(user))
+            return user
+        }
+    }
+
+    func list(store: StoreID?, role: Role?, page: PageRequest, by principal: Principal) async throws -> Page<User> {
+        let limit = try KeysetCursor.limit(page.limit)
+        let cursor = try page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
+        let scope = try AccessPolicy(principal).visibleUsers(store: store)
+        return try await users.list(scope, role: role, after: cursor, limit: limit)
+    }
+
+    func get(_ id: UserID, by principal: Principal) async throws -> User {
+        guard let user = try await database.read({ try await users.find(id, in: $0) }),
+            AccessPolicy(principal).canSee(user: user)
+        else {
+            throw OrderlyError(.notFound, "no user \(id)")
+        }
+        return user
+    }
+
+    /// Admins change anything; owners and managers their store's staff (owners also managers);
+    /// everyone their own name, phone, locale and password, their own password only with the current
+    /// one. A new password, a deactivation or a new role ends every session of the user: their
+    /// refresh tokens are revoked and their access tokens stop working (`Sessions`).
+    func update(_ id: UserID, _ patch: UserPatch, expectedVersion: Int64?, by principal: Principal) async throws -> User
+    {
+        var problems = FieldProblems()
+        let name = patch.name.map { problems.text($0, "name") }
+        let phone = patch.phone.map { problems.optionalText($0, "phone", maximumLength: 32) }
+        if let locale = patch.locale { problems.locale(locale) }
+        if let password = patch.password, !(8...72).contains(password.unicodeScalars.count) {
+            problems.add("password", "must be 8 to 72 characters long")
+        }
+        if patch.password != nil, id == principal.userID, (patch.currentPassword ?? "").isEmpty {
+            problems.add("current_password", "is required to change your own password")
+        }
+        try problems.check()
+        if patch.password != nil, id == principal.userID, let current = patch.currentPassword {
+            let stored = try await database.read { try await self.users.passwordHash(of: id, in: $0) }
+            guard try await passwords.verify(current, against: stored ?? passwords.decoy), stored != nil else {
+                throw OrderlyError.invalidFields(["current_password": "is not your current password"])
+            }
+        }
+        var newHash: String?
+        if let password = patch.password { newHash = try await passwords.hash(password) }
+        let hash = newHash
+        let users = self.users
+        let policy = AccessPolicy(principal)
+        let (updated, ended) = try await database.transaction { transaction in
+            guard var user = try await users.find(id, in: transaction.sql), policy.canSee(user: user) else {
+                throw OrderlyError(.notFound, "no user \(id)")
+            }
+            let before = user
+            if let expectedVersion, expectedVersion != user.version {
+                throw OrderlyError.versionConflict(current: user)
+            }
+            if patch.active != nil || patch.staffRole != nil, !policy.canManage(user) {
+                throw OrderlyError(.permissionDenied, "only the user's managers change staff role or status")
+            }
+            guard policy.canEditProfile(of: user) else {
+                throw OrderlyError(.permissionDenied, "you cannot change this user")
+            }
+            if let role = patch.role {
+                guard policy.canChangeRole(of: user) else {
+                    throw OrderlyError(.permissionDenied, "only admins change roles")
+                }
+                guard role.isStoreRole == user.role.isStoreRole else {
+                    throw OrderlyError.invalidFields(["role": "cannot move between store and platform roles"])
+                }
+                user.role = role
+            }
+            if let name { user.name = name }
+            if let phone { user.phone = phone }
+            if let locale = patch.locale { user.locale = locale }
+            if let staffRole = patch.staffRole { user.staffRole = staffRole }
+            if let active = patch.active { user.active = active }
+            let endsSessions = hash != nil || (before.active && !user.active) || before.role != user.role
+            let saved = try await Self.save(user, passwordHash: hash, users: users, in: transaction)
+            if endsSessions { try await users.endSessions(of: id, in: transaction) }
+            return (saved, endsSessions)
+        }
+        if ended { await sessions.ended(id) }
+        return updated
+    }
+
+    /// A courier going on or off duty.
+    func setAvailability(_ request: AvailabilityRequest, by principal: Principal) async throws -> User {
+        guard AccessPolicy(principal).canGoOnDuty else {
+            throw OrderlyError(.permissionDenied, "only couriers go on duty")
+        }
+        guard let onDuty = request.onDuty else { throw OrderlyError.invalidFields(["on_duty": "is required"]) }
+        let users = self.users
+        return try await database.transaction { transaction in
+            guard var user = try await users.find(principal.userID, in: transaction.sql) else {
+                throw OrderlyError(.notFound, "no user \(principal.userID)")
+            }
+            guard user.onDuty != onDuty else { return user }
+            user.onDuty = onDuty
+            return try await Self.save(user, passwordHash: nil, users: users, in: transaction)
+        }
+    }
+
+    /// Stores a changed user as the next version and announces it with `user.updated`.
+    private static func save(
+        _ changed: User, passwordHash: String?, users: UsersRepository, in transaction: Transaction
+    ) async throws -> User {
+        var user = changed
+        let previous = user.version
+        user.version += 1
+        user.updatedAt = Date.currentMillisecond
+        guard try await users.update(user, previousVersion: previous, passwordHash: passwordHash, in: transaction)
+        else {
+            throw OrderlyError(.conflict, "the user changed meanwhile; retry", reason: "version_conflict")
+        }
+        transaction.publish(try GatewayEvents.userUpdated(user))
+        return user
+    }
+
+    /// Creates the first admin when there are no users yet. Returns the password when it was
+    /// generated here, for the operator to note once.
+    func bootstrapAdmin(email: String, password: String?) async throws -> (email: String, generated: String?)? {
+        guard try await users.count() == 0 else { return nil }
+        let chosen = password ?? TokenIssuer.randomToken().prefix(20).description
+        let hash = try await passwords.hash(chosen)
+        let now = Date.currentMillisecond
+        let admin = User(
+            id: UserID(), email: email, name: "Administrator", phone: nil, role: .admin, storeID: nil, staffRole: nil,
+            active: true, onDuty: false, version: 1, createdAt: now, updatedAt: now)
+        try await database.transaction { transaction in
+            try await users.insert(admin, passwordHash: hash, in: transaction)
+            transaction.publish(try GatewayEvents.userCreated(admin))
+        }
+        return (email, password == nil ? chosen : nil)
+    }
+
+    private func requireStore(_ store: StoreID, principal: Principal) async throws {
+        do {
+            _ = try await catalog.call(
+                CatalogAPI.getStore, ResourceRef(id: store), options: WireCallOptions(principal: principal))
+        } catch let error as OrderlyError where error.code == .notFound {
+            throw OrderlyError(.notFound, "no store \(store)")
+        }
+    }
+}
+
+/// The body of `POST /v1/users`.
+struct UserDraft: Codable, Sendable {
+    var email: String?
+    var name: String?
+    var phone: String?
+    var role: Role?
+    var storeID: StoreID?
+    var staffRole: StaffRole?
+    var password: String?
+    var locale: String?
+
+    enum CodingKeys: String, CodingKey {
+        case email, name, phone, role, password, locale
+        case storeID = "store_id"
+        case staffRole = "staff_role"
+    }
+}
+
+/// What an idempotency record of a user's creation hashes: the draft with a digest in place of
+/// the password.
+struct HashedUserDraft: Encodable, Sendable {
+    var draft: UserDraft
+    var passwordDigest: String
+}
+
+/// The body of `PATCH /v1/users/{id}`.
+struct UserPatch: Codable, Sendable {
+    var name: String?
+    var phone: String?
+    var role: Role?
+    var staffRole: StaffRole?
+    var active: Bool?
+    var locale: String?
+    var password: String?
+    /// Required with `password` when users change their own.
+    var currentPassword: String?
+    var expectedVersion: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case name, phone, role, active, password, locale
+        case currentPassword = "current_password"
+        case staffRole = "staff_role"
+        case expectedVersion = "expected_version"
+    }
+}
+
+/// The body of `PUT /v1/couriers/me/availability`.
+struct AvailabilityRequest: Codable, Sendable {
+    var onDuty: Bool?
+
+    enum CodingKeys: String, CodingKey { case onDuty = "on_duty" }
+}

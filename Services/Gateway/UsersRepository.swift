@@ -1,0 +1,103 @@
+import Contracts
+import Domain
+import Foundation
+import SQLKit
+import Storage
+
+/// The gateway's SQL of users: their records, password hashes and the version their access
+/// tokens carry.
+struct UsersRepository: Sendable {
+    let database: Database
+
+    func insert(_ user: User, passwordHash: String, in transaction: Transaction) async throws {
+        try await transaction.sql.raw(
+            """
+            INSERT INTO users (id, email, password_hash, role, store_id, version, created_at, doc)
+            VALUES (\(bind: user.id.description), \(bind: user.email), \(bind: passwordHash), \(bind: user.role.rawValue),
+                \(bind: user.storeID?.description), \(bind: user.version), \(bind: user.createdAt.millisecondsSince1970),
+                \(bind: try StoredDocument.text(user)))
+            """
+        ).run()
+    }
+
+    /// Replaces a user read at `previousVersion`; false when someone changed it meanwhile.
+    func update(_ user: User, previousVersion: Int64, passwordHash: String?, in transaction: Transaction) async throws
+        -> Bool
+    {
+        var query: SQLQueryString = """
+            UPDATE users SET role = \(bind: user.role.rawValue), store_id = \(bind: user.storeID?.description),
+                version = \(bind: user.version), doc = \(bind: try StoredDocument.text(user))
+            """
+        if let passwordHash { query = query + ", password_hash = \(bind: passwordHash)" }
+        query = query + " WHERE id = \(bind: user.id.description) AND version = \(bind: previousVersion) RETURNING id"
+        return try await transaction.sql.raw(query).first() != nil
+    }
+
+    func find(_ id: UserID, in sql: any SQLDatabase) async throws -> User? {
+        try await sql.raw("SELECT doc FROM users WHERE id = \(bind: id.description)").first()
+            .map { try StoredDocument.decode(User.self, from: $0) }
+    }
+
+    /// The user with this e-mail address, their password hash and token version.
+    func find(email: String) async throws -> (user: User, passwordHash: String, tokenVersion: Int64)? {
+        try await database.read { sql in
+            guard
+                let row = try await sql.raw(
+                    "SELECT doc, password_hash, token_version FROM users WHERE email = \(bind: email)"
+                ).first()
+            else { return nil }
+            return (
+                try StoredDocument.decode(User.self, from: row),
+                try row.decode(column: "password_hash", as: String.self),
+                try row.decode(column: "token_version", as: Int64.self)
+            )
+        }
+    }
+
+    /// The user's password hash, for checking their current password.
+    func passwordHash(of id: UserID, in sql: any SQLDatabase) async throws -> String? {
+        try await sql.raw("SELECT password_hash FROM users WHERE id = \(bind: id.description)").first()?
+            .decode(column: "password_hash", as: String.self)
+    }
+
+    /// The version access tokens of this user must carry; nil when there is no such user.
+    func tokenVersion(of id: UserID, in sql: any SQLDatabase) async throws -> Int64? {
+        try await sql.raw("SELECT token_version FROM users WHERE id = \(bind: id.description)").first()?
+            .decode(column: "token_version", as: Int64.self)
+    }
+
+    /// The lock that refreshing, revoking and ending a user's sessions take in turn (PostgreSQL).
+    static func sessionsLock(of user: String) -> String { "gateway.sessions:" + user }
+
+    /// Ends every session of the user: their token version moves on, so access tokens issued
+    /// before stop working, and every refresh-token family is revoked.
+    func endSessions(of id: UserID, in transaction: Transaction) async throws {
+        try await transaction.lock(Self.sessionsLock(of: id.description))
+        try await transaction.sql.raw(
+            "UPDATE users SET token_version = token_version + 1 WHERE id = \(bind: id.description)"
+        ).run()
+        try await transaction.sql.raw(
+            """
+            UPDATE refresh_tokens SET revoked_at = \(bind: Date.nowMilliseconds)
+            WHERE user_id = \(bind: id.description) AND revoked_at IS NULL
+            """
+        ).run()
+    }
+
+    func count() async throws -> Int {
+        try await database.read { sql in
+            try await sql.raw("SELECT COUNT(*) AS n FROM users").first()?.decode(column: "n", as: Int.self) ?? 0
+        }
+    }
+
+    /// The users of the stores in `scope`, in creation order.
+    func list(_ scope: StoreScope, role: Role?, after cursor: KeysetCursor?, limit: Int) async throws -> Page<User> {
+        try await database.read { sql in
+            var query: SQLQueryString = "SELECT doc, created_at, id FROM users WHERE " + scope.condition(on: "store_id")
+            if let role { query = query + " AND role = \(bind: role.rawValue)" }
+            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit)).all()
+            let page = try KeysetCursor.page(rows, limit: limit, as: User.self)
+            return Page(data: page.items, nextCursor: page.next)
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Contracts
+import Domain
+import Foundation
+import Runtime
+import Storage
+import Wire
+
+/// The devices' Wire methods: the caller registers the phone or tablet they are signed in on,
+/// and removes it when they sign out.
+struct DevicesHandlers: Sendable {
+    let devices: DevicesRepository
+
+    func register(in router: inout WireRouter) {
+        router.register(DevicesAPI.register) { draft, context in
+            try await register(draft, by: context.requirePrincipal())
+        }
+        router.register(DevicesAPI.remove) { ref, context in
+            try await remove(ref.id, by: context.requirePrincipal())
+        }
+    }
+
+    /// Registers the caller's device; a token registered by someone else becomes the caller's.
+    func register(_ draft: DeviceDraft, by principal: Principal) async throws -> Device {
+        var problems = FieldProblems()
+        if let platform = draft.platform {
+            if !DevicesAPI.platforms.contains(platform) {
+                problems.add("platform", "must be one of " + DevicesAPI.platforms.joined(separator: ", "))
+            }
+        } else {
+            problems.add("platform", "is required")
+        }
+        if let token = draft.token {
+            if !Self.isToken(token) { problems.add("token", "must be 16 to 200 hexadecimal digits, an even number") }
+        } else {
+            problems.add("token", "is required")
+        }
+        if let bundle = draft.bundleID {
+            if !Self.isBundleID(bundle) {
+                problems.add("bundle_id", "must be an app's bundle id: letters, digits, '.', '-', at most 155")
+            }
+        } else {
+            problems.add("bundle_id", "is required")
+        }
+        if let environment = draft.environment {
+            if !DevicesAPI.environments.contains(environment) {
+                problems.add("environment", "must be one of " + DevicesAPI.environments.joined(separator: ", "))
+            }
+        } else {
+            problems.add("environment", "is required")
+        }
+        if let locale = draft.locale { problems.locale(locale) }
+        try problems.check()
+        guard AccessPolicy(principal).canManageDevice(of: principal.userID) else {
+            throw OrderlyError(.permissionDenied, "devices are registered by their users")
+        }
+        let now = Date.currentMillisecond
+        return try await devices.register(
+            Device(
+                id: DeviceID(), userID: principal.userID, platform: draft.platform!, token: draft.token!.lowercased(),
+                bundleID: draft.bundleID!, environment: draft.environment!, locale: draft.locale, createdAt: now,
+                updatedAt: now))
+    }
+
+    /// Removes one of the caller's devices; another's is not found.
+    func remove(_ id: DeviceID, by principal: Principal) async throws -> Device {
+        guard let device = try await devices.find(id), AccessPolicy(principal).canManageDevice(of: device.userID),
+            try await devices.remove(id, of: device.userID)
+        else { throw OrderlyError(.notFound, "no device \(id)") }
+        return device
+    }
+
+    /// A push token as apps send it: ASCII hex, whole bytes.
+    static func isToken(_ text: String) -> Bool {
+        (16...200).contains(text.utf8.count) && Hex.bytes(text) != nil
+    }
+
+    /// An app's bundle id: reverse-DNS letters, digits, dots and hyphens.
+    static func isBundleID(_ text: String) -> Bool {
+        (1...155).contains(text.utf8.count)
+            && text.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "."
+                    || $0 == "-"
+            }
+    }
+}

@@ -1,0 +1,169 @@
+import Contracts
+import Domain
+public import Events
+import Foundation
+import Logging
+import Redis
+import Storage
+import Wire
+
+/// What the notifications service makes of the events its followers read: the identity events
+/// keep its copy of who is where, who is on duty and which language they read; the order, stock
+/// and payment events become notifications, stored once per event however often it is
+/// delivered, then announced on `orderly:wake` and pushed; and each store's events go to its
+/// webhooks. Which event tells whom is each follower's (`effects`):
+///
+/// - `order.created`: the store's users; for a delivery order, the couriers on duty too.
+/// - `order.claimed`: the store's users.
+/// - `order.status_changed`: the store's users, the courier carrying the order and the customer
+///   who placed it; and when a delivery order is accepted or ready and unclaimed, the couriers on
+///   duty (`order.available`: it can be claimed).
+/// - `order.released`: the store's users, and the couriers on duty (`order.available`).
+/// - `stock.low` and `stock.out`: the store's owners and managers.
+/// - `payment.completed` and `payment.refunded`: the staff member who took the payment and its
+///   customer.
+///
+/// Each text is written in the recipient's locale (`NotificationTexts`), its keys and arguments
+/// kept beside it. What couriers are told of an order they have not claimed leaves out the
+/// recipient's apartment, as their view of the order does.
+public struct Notifier: Sendable {
+    let notifications: NotificationsRepository
+    let webhooks: WebhooksRepository
+    let wakes: WakePublisher
+    /// Rung when webhook deliveries were stored.
+    let doorbell: Doorbell
+    /// Pushes what is stored to the users' devices, when pushes are configured.
+    let pusher: PushSender?
+
+    /// The name the inbox records applied events under.
+    static let consumer = "notifications"
+
+    init(database: Database, redis: RedisClient, doorbell: Doorbell, pusher: PushSender?, logger: Logger) {
+        self.notifications = NotificationsRepository(database: database)
+        self.webhooks = WebhooksRepository(database: database)
+        self.wakes = WakePublisher(redis: redis, logger: logger)
+        self.doorbell = doorbell
+        self.pusher = pusher
+    }
+
+    /// What an event does here.
+    enum Effect {
+        /// Keep this copy of a user.
+        case record(User)
+        /// Tell each audience its telling, with the ids to open as the notifications' data.
+        case notify([String: String], [(Audience, Telling)])
+    }
+
+    /// What each followed event type does: every follower's rules.
+    static let effects = GatewayFollower.effects.merging(
+        OrdersFollower.effects.merging(CatalogFollower.effects.merging(PaymentsFollower.effects) { $1 }) { $1 }
+    ) { $1 }
+
+    /// Applies one event as its follower would; other types are ignored.
+    public func apply(_ event: DomainEvent) async throws {
+        try await apply([event])
+    }
+
+    /// Applies `events`, in order, in one transaction, each once however often it is delivered
+    /// (the inbox): users are recorded, and each order event's tellings are stored for every
+    /// active user in their audience (a user in several audiences of one event hears only the
+    /// first); then their long-polls and streams are woken and their devices pushed to. Throws,
+    /// applying none of them, when one cannot be decoded.
+    public func apply(_ events: [DomainEvent]) async throws {
+        let effects = try events.compactMap { event in try Self.effects[event.type].map { (event, try $0(event)) } }
+        guard !effects.isEmpty else { return }
+        let now = Date.currentMillisecond
+        let (notifications, webhooks) = (self.notifications, self.webhooks)
+        let (stored, deliveries) = try await notifications.database.transaction {
+            transaction -> ([StoredNotification], Int) in
+            var fresh = try await transaction.recordApplied(events: effects.map(\.0.id), consumer: Self.consumer)
+            let deliveries = try await Self.webhookDeliveries(
+                of: effects.map(\.0).filter { fresh.contains($0.id) }, at: now, webhooks: webhooks, in: transaction)
+            // The users of each audience met so far: the same store's events share them.
+            var audiences: [Audience: [Recipient]] = [:]
+            var messages: [(Telling, String, [String: String], [Recipient])] = []
+            for (event, effect) in effects where fresh.remove(event.id) != nil {
+                switch effect {
+                case .record(let user):
+                    try await notifications.record(user, in: transaction)
+                    audiences = [:]
+                case .notify(let data, let tellings):
+                    var told: Set<UserID> = []
+                    for (audience, telling) in tellings {
+                        if audiences[audience] == nil {
+                            audiences[audience] = try await notifications.users(in: audience, in: transaction)
+                        }
+                        let recipients = audiences[audience, default: []].filter { told.insert($0.id).inserted }
+                        messages.append((telling, telling.type ?? event.type, data, recipients))
+                    }
+                }
+            }
+            return (try await notifications.insert(messages, at: now, in: transaction), deliveries)
+        }
+        announce(stored)
+        if deliveries > 0 { doorbell.ring() }
+    }
+
+    /// Stores a delivery of each of `events` to every active endpoint of its store that hears of
+    /// its type; returns how many.
+    private static func webhookDeliveries(
+        of events: [DomainEvent], at now: Date, webhooks: WebhooksRepository, in transaction: Transaction
+    ) async throws -> Int {
+        var seen = Set<UUID>()
+        let told = events.filter {
+            $0.storeID != nil && WebhooksAPI.eventTypes.contains($0.type) && seen.insert($0.id).inserted
+        }
+        let subscribers = try await webhooks.subscribers(of: Set(told.compactMap(\.storeID)), in: transaction)
+        guard !subscribers.isEmpty else { return 0 }
+        var deliveries: [(WebhookDelivery, body: String)] = []
+        for event in told {
+            let endpoints = subscribers.filter { $0.store == event.storeID && $0.events.contains(event.type) }
+            guard let store = event.storeID, !endpoints.isEmpty else { continue }
+            let body = WebhookEvent(
+                id: event.id.lowercasedText, type: event.type, createdAt: event.occurredAt, storeID: store,
+                data: try event.payload.decode(as: JSONValue.self))
+            let text = String(decoding: try WireJSON.encoder.encode(body), as: UTF8.self)
+            for endpoint in endpoints {
+                deliveries.append(
+                    (
+                        WebhookDelivery(
+                            id: WebhookDeliveryID(), webhookID: endpoint.id, eventID: body.id, eventType: event.type,
+                            status: .pending, attempts: 0, lastStatusCode: nil, lastError: nil, lastAttemptAt: nil,
+                            nextAttemptAt: now, deliveredAt: nil, createdAt: now), text
+                    ))
+            }
+        }
+        try await webhooks.enqueue(deliveries, in: transaction)
+        return deliveries.count
+    }
+
+    /// Turns off endpoint `id`, whose deliveries kept failing, saying why, and tells its store's
+    /// owners and managers (once: an endpoint already off is left as it is).
+    func disableWebhook(_ id: WebhookID, reason: String) async throws {
+        let (notifications, webhooks) = (self.notifications, self.webhooks)
+        let now = Date.currentMillisecond
+        let stored = try await webhooks.database.transaction { transaction -> [StoredNotification] in
+            guard var webhook = try await webhooks.find(id, in: transaction.sql)?.webhook, webhook.active else {
+                return []
+            }
+            webhook.active = false
+            webhook.disabledReason = reason
+            webhook.version += 1
+            webhook.updatedAt = now
+            try await webhooks.save(webhook, in: transaction)
+            let managers = try await notifications.users(in: Audience(storeManagers: webhook.storeID), in: transaction)
+            let telling = Telling("webhook.disabled.title", "webhook.disabled.body", [webhook.url])
+            let data = ["webhook_id": id.description, "store_id": webhook.storeID.description]
+            return try await notifications.insert(
+                [(telling, "webhook.disabled", data, managers)], at: now, in: transaction)
+        }
+        announce(stored)
+    }
+
+    /// Wakes the streams and long-polls of the users `stored` went to, and hands it to the
+    /// pusher; neither waits on anything.
+    private func announce(_ stored: [StoredNotification]) {
+        wakes.publish(stored.map(\.wakeUp))
+        pusher?.push(stored)
+    }
+}

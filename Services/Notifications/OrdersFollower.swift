@@ -1,0 +1,135 @@
+import Contracts
+import Domain
+import Events
+import Runtime
+
+/// The orders service's events: a new order to the store's users and, for a delivery, to the
+/// couriers on duty; a claim to the store's users; each status change to the store's users, the
+/// courier carrying the order and the customer who placed it; and an order that enters the pool
+/// (accepted or ready while unclaimed, or released) to the couriers on duty, without the
+/// recipient's apartment, as their view of the order has it.
+struct OrdersFollower: NotifyingFollower {
+    static let producer = OrdersAPI.service
+    static let effects: [String: @Sendable (DomainEvent) throws -> Notifier.Effect] = [
+        OrdersAPI.Events.created: { event in
+            let order = try event.payload.decode(as: OrderFacts.self)
+            var tellings = [
+                (
+                    Audience(store: order.storeID),
+                    order.fulfillment == .delivery
+                        ? Telling("order.created.title", "order.created.delivery", order.arguments(withApartment: true))
+                        : Telling("order.created.title", "order.created.pickup", order.arguments(withApartment: true))
+                )
+            ]
+            if order.fulfillment == .delivery {
+                tellings.append(
+                    (
+                        Audience(couriersOnDuty: true),
+                        Telling(
+                            "order.new_delivery.title", "order.new_delivery.body", order.arguments(withApartment: false)
+                        )
+                    ))
+            }
+            return Notifier.Effect.notify(order.data, tellings)
+        },
+        OrdersAPI.Events.claimed: { event in
+            let order = try event.payload.decode(as: OrderFactsChange.self).order
+            return Notifier.Effect.notify(
+                order.data,
+                [(Audience(store: order.storeID), Telling("order.claimed.title", "order.claimed.body", [order.label]))])
+        },
+        OrdersAPI.Events.statusChanged: { event in
+            let order = try event.payload.decode(as: OrderFactsChange.self).order
+            let status = order.status.rawValue
+            let cancelled = order.status == .cancelled && order.cancellationReason != nil
+            var tellings = [
+                (
+                    Audience(store: order.storeID, customer: order.createdBy, person: order.courierID),
+                    Telling(
+                        "order.status.\(status)", cancelled ? "order.status.cancelled.body" : "order.status.body",
+                        [order.label, order.cancellationReason ?? ""])
+                )
+            ]
+            if [.accepted, .ready].contains(order.status), order.isInPool { tellings.append(available(order)) }
+            return Notifier.Effect.notify(order.data, tellings)
+        },
+        OrdersAPI.Events.released: { event in
+            let order = try event.payload.decode(as: OrderFactsChange.self).order
+            var tellings = [
+                (Audience(store: order.storeID), Telling("order.released.title", "order.released.body", [order.label]))
+            ]
+            if order.isInPool { tellings.append(available(order)) }
+            return Notifier.Effect.notify(order.data, tellings)
+        },
+    ]
+    /// The type of the notification that tells couriers of an order they can claim.
+    static let available = "order.available"
+
+    let notifier: Notifier
+
+    /// What the couriers on duty are told of an order they can claim now.
+    private static func available(_ order: OrderFacts) -> (Audience, Telling) {
+        (
+            Audience(couriersOnDuty: true),
+            Telling(
+                "order.available.title", "order.available.body", order.arguments(withApartment: false),
+                type: available)
+        )
+    }
+
+    /// What the notifications take from an order in an event's payload; the order's other fields
+    /// are not decoded.
+    struct OrderFacts: Decodable, Sendable, Hashable {
+        var id: OrderID
+        var number: Int64
+        var storeID: StoreID
+        var fulfillment: Fulfillment
+        var status: OrderStatus
+        var street: String?
+        var buildingNo: String?
+        var floor: String?
+        var apartment: String?
+        var city: String?
+        var boxesCount: Int
+        var courierID: UserID?
+        var createdBy: UserID
+        var cancellationReason: String?
+
+        enum CodingKeys: String, CodingKey {
+            case id, number, fulfillment, status, street, floor, apartment, city
+            case storeID = "store_id"
+            case buildingNo = "building_no"
+            case boxesCount = "boxes_count"
+            case courierID = "courier_id"
+            case createdBy = "created_by"
+            case cancellationReason = "cancellation_reason"
+        }
+
+        /// The recipient's address on one line, with or without the apartment.
+        func address(withApartment: Bool) -> String? {
+            Order.addressLine(
+                fulfillment: fulfillment, street: street, buildingNo: buildingNo, floor: floor,
+                apartment: withApartment ? apartment : nil, city: city)
+        }
+
+        /// The order's number as text, the first argument of its texts.
+        var label: String { "\(number)" }
+
+        /// The arguments of the texts of a new or claimable order: its number, the address (with or
+        /// without the apartment; empty for pickup), and the boxes.
+        func arguments(withApartment: Bool) -> [String] {
+            [label, address(withApartment: withApartment) ?? "", "\(boxesCount)"]
+        }
+
+        /// The ids a notification of the order opens.
+        var data: [String: String] { ["order_id": id.description, "store_id": storeID.description] }
+
+        /// Whether couriers can claim it now (`OrderPool`).
+        var isInPool: Bool { OrderPool.contains(fulfillment: fulfillment, courierID: courierID, status: status) }
+    }
+
+    /// The order of an `OrderChange` payload.
+    struct OrderFactsChange: Decodable, Sendable {
+        var order: OrderFacts
+    }
+}

@@ -1,0 +1,32 @@
+import Contracts
+import Domain
+import Foundation
+import Logging
+
+/// What became of one attempt to push to one device.
+enum PushOutcome: Sendable, Equatable {
+    case delivered
+    /// The device's token is no good any more (unregistered, or not a token of its app or
+    /// environment), as the provider said at `since`: the device is removed unless it was
+    /// registered again after that.
+    case tokenInvalid(since: Date, reason: String)
+    /// Refused for a reason that trying again would not change.
+    case refused(String)
+    /// Not now (busy, failing, or no answer): tried again after a backoff.
+    case retry(String)
+}
+
+/// A push service, behind what the sender needs of it: one push to one device.
+struct PushProvider: Sendable {
+    var send: @Sendable (StoredNotification, Device) async -> PushOutcome
+    /// Lets go of connections; called once, when the sender stops.
+    var shutdown: @Sendable () async -> Void
+}
+
+extension PushProvider {
+    /// Apple's push service, through its HTTP/2 API with token-based authentication.
+    static func apns(_ settings: APNsSettings, logger: Logger) -> PushProvider {
+        let client = APNsClient(settings: settings)
+        return PushProvider(send: { await client.send($0, to: $1) }, shutdown: { await client.shutdown() })
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import NIOCore
+import NIOPosix
+public import Runtime
+import Wire
+
+/// Where deliveries may go. A destination's every address must be public, or in the networks
+/// the operator allows: not loopback, private, shared, link-local (where cloud metadata
+/// services answer, `169.254.169.254`), multicast or reserved, in IPv4 or IPv6. The address
+/// checked is the one connected to: the name is resolved here, once, and the connection is
+/// made to that address.
+public struct WebhookDestinations: Sendable {
+    let allowed: [IPNetwork]
+
+    static let refused: [IPNetwork] = [
+        "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
+        "192.0.0.0/24", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24",
+        "224.0.0.0/4", "240.0.0.0/4", "::/128", "::1/128", "64:ff9b::/96", "100::/64", "2001:db8::/32", "fc00::/7",
+        "fe80::/10", "ff00::/8",
+    ].compactMap { IPNetwork($0) }
+
+    public init(allowed: [IPNetwork]) { self.allowed = allowed }
+
+    /// Whether a delivery may connect to `address`.
+    public func permits(_ address: IPAddress) -> Bool {
+        allowed.contains { $0.contains(address) } || !Self.refused.contains { $0.contains(address) }
+    }
+
+    /// The address to connect to for `host`: its first, when every one it resolves to is
+    /// permitted.
+    func address(of host: String) async throws(DeliveryFailure) -> String {
+        if let literal = IPAddress(host) {
+            guard permits(literal) else { throw .refused(host) }
+            return host
+        }
+        let resolved: [String]
+        do {
+            resolved = try await HostResolver.system.addresses(host)
+        } catch {
+            throw .unreachable("cannot resolve \(host)")
+        }
+        guard let first = resolved.first else { throw .unreachable("cannot resolve \(host)") }
+        guard resolved.allSatisfy({ IPAddress($0).map(permits) ?? false }) else { throw .refused(host) }
+        return first
+    }
+}

@@ -1,0 +1,175 @@
+import AsyncHTTPClient
+import Contracts
+import Domain
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import Runtime
+import ServiceLifecycle
+import Storage
+import Synchronization
+import Wire
+
+/// Sends what is due, up to `concurrency` at once and refilled as each attempt ends: every
+/// replica runs one; each delivery is claimed by one of them for one attempt (its due time moved
+/// a minute on, so a replica that stops mid-attempt leaves it to be tried again then). A 2xx
+/// answer delivers it; anything else is tried again after a backoff, until `giveUpAfter` from
+/// its first attempt (or its redelivery) has passed: then it has failed, its endpoint is turned
+/// off, and the store's owners and managers are told.
+struct WebhookDispatcher: Service {
+    let webhooks: WebhooksRepository
+    let settings: WebhookSettings
+    let doorbell: Doorbell
+    /// Turns off an endpoint whose deliveries kept failing and tells those who run the store.
+    let disable: @Sendable (WebhookID, _ reason: String) async throws -> Void
+    let logger: Logger
+
+    /// At most this many attempts run at once in one replica.
+    static let concurrency = 32
+    /// How often it looks for what is due when nothing rings.
+    static let lookInterval = Duration.seconds(1)
+
+    func run() async throws {
+        let inFlight = InFlight()
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                while !Task.isCancelled {
+                    // A slot that frees up is filled at once: a slow endpoint holds up only its own.
+                    let free = Self.concurrency - inFlight.ids.withLock { $0.count }
+                    var started = 0
+                    if free > 0 {
+                        for id in await due(limit: free) where inFlight.ids.withLock({ $0.insert(id).inserted }) {
+                            started += 1
+                            group.addTask {
+                                await attempt(id)
+                                inFlight.ids.withLock { _ = $0.remove(id) }
+                                doorbell.ring()
+                            }
+                        }
+                    }
+                    if started < free || free == 0 { await doorbell.wait(upTo: Self.lookInterval) }
+                }
+            }
+        }
+    }
+
+    /// The deliveries being attempted here now.
+    private final class InFlight: Sendable {
+        let ids = Mutex(Set<WebhookDeliveryID>())
+    }
+
+    /// Up to `limit` deliveries due now (some may be in flight already: their claim moves them on).
+    private func due(limit: Int) async -> [WebhookDeliveryID] {
+        do {
+            return try await webhooks.due(at: Date(), limit: limit)
+        } catch {
+            logger.warning("due webhook deliveries not read", metadata: ["error": "\(error)"])
+            return []
+        }
+    }
+
+    private func attempt(_ id: WebhookDeliveryID) async {
+        do {
+            let now = Date.currentMillisecond
+            guard let claimed = try await webhooks.claim(id, at: now, lease: now.addingTimeInterval(60)) else { return }
+            var delivery = claimed.delivery
+            guard claimed.endpoint.webhook.active else {
+                // Turned off by its owners: nothing goes out; they send it again once it is on.
+                delivery.status = .failed
+                delivery.lastError = "the endpoint is turned off"
+                delivery.nextAttemptAt = nil
+                try await webhooks.record(delivery)
+                return
+            }
+            let outcome = await send(claimed, at: now)
+            delivery.attempts += 1
+            delivery.lastAttemptAt = now
+            delivery.lastStatusCode = outcome.status
+            delivery.lastError = outcome.error
+            let finished = Date.currentMillisecond
+            var gaveUp = false
+            if let status = outcome.status, (200..<300).contains(status) {
+                delivery.status = .delivered
+                delivery.deliveredAt = finished
+                delivery.nextAttemptAt = nil
+            } else {
+                let next = finished.addingTimeInterval(settings.backoff(after: delivery.attempts).timeInterval)
+                if next.timeIntervalSince(claimed.windowStart) > settings.giveUpAfter.timeInterval {
+                    delivery.status = .failed
+                    delivery.nextAttemptAt = nil
+                    gaveUp = true
+                } else {
+                    delivery.nextAttemptAt = next
+                }
+            }
+            try await webhooks.record(delivery)
+            if gaveUp {
+                let last = outcome.status.map { "answered \($0)" } ?? outcome.error ?? "no answer"
+                try await disable(
+                    delivery.webhookID,
+                    "deliveries failed for \(Int(settings.giveUpAfter.timeInterval)) seconds (last: \(last))")
+            }
+        } catch {
+            logger.warning(
+                "webhook delivery not recorded", metadata: ["webhook.delivery_id": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    /// One POST of the delivery's body, signed; its status, or why there was none.
+    private func send(_ claimed: WebhooksRepository.Claimed, at now: Date) async -> (status: Int?, error: String?) {
+        guard let components = URLComponents(string: claimed.endpoint.webhook.url),
+            var host = components.host, !host.isEmpty
+        else { return (nil, "the URL has no host") }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let address: String
+        do {
+            address = try await WebhookDestinations(allowed: settings.allowedNetworks).address(of: host)
+        } catch {
+            return (nil, error.description)
+        }
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        let timeout = TimeAmount.seconds(settings.timeout.components.seconds)
+        configuration.timeout = .init(connect: timeout)
+        configuration.dnsOverride = [host: address]
+        // A refused connection is this attempt's failure, not a reason to hold the slot while
+        // the client tries again until the timeout: the backoff decides when to try again.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        var request = HTTPClientRequest(url: claimed.endpoint.webhook.url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "Orderly-Webhooks/1")
+        request.headers.add(name: "Orderly-Delivery-Id", value: claimed.delivery.id.description)
+        request.headers.add(name: "Orderly-Event-Type", value: claimed.delivery.eventType)
+        request.headers.add(
+            name: OrderlySignature.headerName,
+            value: OrderlySignature.header(body: claimed.body, secret: claimed.endpoint.secret, at: Date()))
+        request.body = .bytes(ByteBuffer(string: claimed.body))
+        let outcome: (status: Int?, error: String?)
+        do {
+            let response = try await client.execute(request, timeout: timeout)
+            _ = try? await response.body.collect(upTo: 64 << 10)
+            outcome = (Int(response.status.code), nil)
+        } catch {
+            outcome = (nil, "no answer: \(String(describing: error).prefix(200))")
+        }
+        try? await client.shutdown()
+        return outcome
+    }
+}
+
+/// Why an attempt got no answer.
+enum DeliveryFailure: Error, Sendable {
+    /// The destination resolves to an address deliveries may not go to.
+    case refused(String)
+    case unreachable(String)
+
+    var description: String {
+        switch self {
+        case .refused(let host): "destination \(host) is not a public address"
+        case .unreachable(let reason): reason
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Contracts
+import Domain
+import Events
+import Foundation
+import Runtime
+import Storage
+
+/// Keeps each order's `paid_amount` and `payment_status` as the payments service's events tell.
+/// A completed payment for the order pays its subtotal (the tip is the staff's, not the
+/// order's); its refunds take back first the tip, then the subtotal. Each event carries the
+/// payment as it is now, so the order keeps what each of its payments pays by the payment's
+/// latest version, and its `paid_amount` is their sum: events read twice, late or out of order
+/// change nothing. Each change is applied once, in one transaction with its inbox record, as a
+/// change of the order: the next version, a history entry, and `order.updated`.
+struct PaymentsFollower: EventFollower {
+    static let producer = PaymentsAPI.service
+    static let types = [PaymentsAPI.Events.completed, PaymentsAPI.Events.refunded]
+    /// The name its applied events are recorded under (the inbox).
+    static let consumer = "orders.payments"
+
+    let database: Database
+    let orders: OrdersRepository
+
+    func apply(_ event: DomainEvent) async throws {
+        let refunded = event.type == PaymentsAPI.Events.refunded
+        let payment =
+            refunded
+            ? try event.payload.decode(as: PaymentRefunded.self).payment : try event.payload.decode(as: Payment.self)
+        guard let orderID = payment.orderID else { return }
+        let orders = self.orders
+        try await database.applyOnce(event, consumer: Self.consumer) { transaction in
+            try await transaction.lock("orders.payments:\(orderID)")
+            guard
+                let paid = try await orders.recordPayment(payment.orderShare, of: payment, for: orderID, in: transaction)
+            else { return }
+            // The order may be changed by its staff meanwhile: read it again until the write holds.
+            for _ in 0..<5 {
+                guard var order = try await orders.find(orderID, in: transaction.sql) else { return }
+                let previousVersion = order.version
+                order.setPaid(paid, anyPayment: true)
+                order.version += 1
+                order.updatedAt = Date.currentMillisecond
+                guard
+                    try await orders.update(
+                        order, previousVersion: previousVersion, leftPool: false, releasedBy: nil, in: transaction)
+                else { continue }
+                let entry = OrderHistoryEntry(
+                    seq: order.version, orderID: orderID, at: order.updatedAt, actorID: payment.staffID,
+                    actorRole: .staff, change: refunded ? "payment_refunded" : "payment_completed",
+                    details: ["payment_id": .string(payment.id.description), "paid_amount": .int(paid)])
+                try await orders.appendHistory(entry, in: transaction)
+                transaction.publish(
+                    try OrdersEvents.changed(OrdersAPI.Events.updated, OrderChange(order: order, change: entry)))
+                return
+            }
+            throw OrderlyError(.conflict, "the order kept changing; trying again later", reason: "version_conflict")
+        }
+    }
+}

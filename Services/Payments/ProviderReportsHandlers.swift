@@ -1,0 +1,102 @@
+import Contracts
+import Domain
+import Foundation
+import Logging
+import NIOCore
+import Runtime
+import Storage
+import Wire
+
+/// The payments service's Wire method of the providers' signed reports on card payments.
+struct ProviderReportsHandlers: Sendable {
+    let database: Database
+    let payments: PaymentsRepository
+    let reports: ProviderReportsRepository
+    let settings: PaymentsSettings
+    let logger: Logger
+
+    init(database: Database, settings: PaymentsSettings, logger: Logger) {
+        self.database = database
+        self.payments = PaymentsRepository(database: database)
+        self.reports = ProviderReportsRepository(database: database)
+        self.settings = settings
+        self.logger = logger
+    }
+
+    func register(in router: inout WireRouter) {
+        router.register(PaymentsAPI.providerEvent) { signed, _ in
+            try await receive(signed)
+        }
+    }
+
+    /// A provider's signed report on a card payment: checked against the provider's secret
+    /// (401 when the signature is missing, wrong or stale, or the provider unknown), recorded
+    /// by its event id (a repeat is `duplicate`), and applied when it moves the payment forward
+    /// along `pending → confirmed → processing → completed | failed`; one that arrives after
+    /// the payment moved past it, or ended otherwise, is `ignored` and logged.
+    func receive(_ signed: SignedProviderEvent) async throws -> ProviderEventOutcome {
+        // The provider is read from the body only to choose the secret that checks it.
+        let event: ProviderEvent
+        do {
+            event = try WireJSON.decode(ProviderEvent.self, from: ByteBuffer(string: signed.body))
+        } catch let error as DecodingError {
+            throw OrderlyError(decoding: error)
+        }
+        guard let provider = event.provider, let secret = settings.providerSecrets[provider] else {
+            throw OrderlyError(.unauthenticated, "no such payment provider is configured", reason: "unknown_provider")
+        }
+        try OrderlySignature.verify(
+            header: signed.signature, body: signed.body, secret: secret, now: Date(),
+            tolerance: PaymentsAPI.signatureToleranceSeconds)
+        var problems = FieldProblems()
+        let eventID = problems.text(event.id, "id")
+        let reference = problems.optionalText(event.providerRef, "provider_ref")
+        if event.paymentID == nil { problems.add("payment_id", "is required") }
+        if let type = event.type, !ProviderEvent.types.contains(type) {
+            problems.add("type", "must be one of \(ProviderEvent.types.map(\.rawValue).joined(separator: ", "))")
+        } else if event.type == nil {
+            problems.add("type", "is required")
+        }
+        try problems.check()
+        guard let paymentID = event.paymentID, let type = event.type else {
+            return ProviderEventOutcome(outcome: .ignored, status: .pending)
+        }
+        let (payments, reports, logger) = (self.payments, self.reports, self.logger)
+        return try await database.transaction { transaction in
+            try await transaction.lock("payments.payment:\(paymentID)")
+            guard var payment = try await payments.payment(paymentID, in: transaction.sql) else {
+                throw OrderlyError(.notFound, "no payment \(paymentID)")
+            }
+            guard payment.method.isProviderDriven else {
+                throw OrderlyError(
+                    .failedPrecondition, "a cash payment is confirmed by the cashier", reason: "cash_payment")
+            }
+            if let handler = payment.provider, handler != provider {
+                throw OrderlyError(
+                    .failedPrecondition, "the payment is handled by another provider", reason: "other_provider")
+            }
+            guard
+                try await reports.recordProviderEvent(
+                    provider: provider, id: eventID, payment: paymentID, in: transaction)
+            else { return ProviderEventOutcome(outcome: .duplicate, status: payment.status) }
+            let now = Date.currentMillisecond
+            let late =
+                payment.status.isTerminal || type.progress <= payment.status.progress
+                || (try? PaymentsHandlers.checkNotDue(payment, at: now)) == nil
+            guard !late else {
+                logger.warning(
+                    "a provider's report arrived after the payment moved past it; ignored",
+                    metadata: [
+                        "payment.id": "\(paymentID)", "payment.status": "\(payment.status.rawValue)",
+                        "provider.event_type": "\(type.rawValue)", "provider.name": "\(provider)",
+                    ])
+                return ProviderEventOutcome(outcome: .ignored, status: payment.status)
+            }
+            try payment.move(to: type, at: now)
+            payment.provider = provider
+            if let reference { payment.providerRef = reference }
+            try await PaymentsHandlers.save(&payment, payments, in: transaction)
+            return ProviderEventOutcome(outcome: .applied, status: payment.status)
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Contracts
+import Domain
+import Foundation
+import Logging
+import NIOCore
+import Runtime
+import Storage
+import Wire
+
+/// The payments service's Wire method of refunds: part or all of a completed payment given
+/// back, with a receipt of its own and the restocked units returned to the shelf by the
+/// catalog (`payment.refunded`).
+struct RefundsHandlers: Sendable {
+    let database: Database
+    let payments: PaymentsRepository
+    let refunds: RefundsRepository
+    let shifts: ShiftsRepository
+    let idempotency: IdempotencyStore
+
+    init(database: Database) {
+        self.database = database
+        self.payments = PaymentsRepository(database: database)
+        self.refunds = RefundsRepository(database: database)
+        self.shifts = ShiftsRepository(database: database)
+        self.idempotency = IdempotencyStore(database: database)
+    }
+
+    func register(in router: inout WireRouter) {
+        router.register(PaymentsAPI.refund) { request, context in
+            try await refund(
+                request, principal: context.requirePrincipal(),
+                idempotencyKey: context.requireIdempotencyKey(for: "refunding a payment"))
+        }
+    }
+
+    /// Gives back `amount` of a completed payment (what is left when absent), never more than
+    /// is left: refunds of one payment take its lock one at a time, so two racing for the last
+    /// of it cannot both succeed. Restocked units go back to the shelf (`return` entries, by the
+    /// catalog). Each refund gets a receipt of its own.
+    func refund(_ request: RefundRequest, principal: Principal, idempotencyKey: String) async throws -> Refund {
+        var problems = FieldProblems()
+        let reason = problems.text(request.reason, "reason", maximumLength: 500)
+        _ = problems.integer(request.amount, "amount", in: 1...Payment.maximumAmount, required: false)
+        let restock = request.restockLines ?? []
+        if restock.count > Payment.maximumItems {
+            problems.add("restock_lines", "must hold at most \(Payment.maximumItems) lines")
+        }
+        var seen: Set<ProductID> = []
+        for (index, line) in restock.enumerated() {
+            _ = problems.integer(line.quantity, "restock_lines[\(index)].quantity", in: 1...Payment.maximumQuantity)
+            if !seen.insert(line.productID).inserted {
+                problems.add("restock_lines[\(index)].product_id", "appears in another line; give each product once")
+            }
+        }
+        try problems.check()
+        let (payments, refunds, shifts) = (self.payments, self.refunds, self.shifts)
+        let id = request.paymentID
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: "payments.refund:\(id)", request: request
+        ) { transaction in
+            try await transaction.lock("payments.payment:\(id)")
+            guard var payment = try await payments.payment(id, in: transaction.sql),
+                AccessPolicy(principal).canTakePayments(in: payment.storeID)
+            else { throw OrderlyError(.notFound, "no payment \(id)") }
+            guard payment.status == .completed || payment.status == .partiallyRefunded else {
+                throw OrderlyError(
+                    .failedPrecondition, "only a completed payment is refunded; this one is \(payment.status.rawValue)",
+                    reason: "illegal_transition",
+                    details: [
+                        "status": .string(payment.status.rawValue),
+                        "allowed": .array(payment.status.next.map { .string($0.rawValue) }),
+                    ])
+            }
+            let left = payment.amount - payment.refundedAmount
+            let amount = request.amount ?? left
+            guard amount <= left else {
+                throw OrderlyError(
+                    .failedPrecondition, "\(left) of the payment is left to refund", reason: "refund_exceeds_payment",
+                    details: ["amount": .string("must be at most \(left)")])
+            }
+            var problems = FieldProblems()
+            for (index, line) in restock.enumerated() {
+                guard let item = payment.items.firstIndex(where: { $0.tracked && $0.productID == line.productID })
+                else {
+                    problems.add("restock_lines[\(index)].product_id", "is not a stock-tracked item of the payment")
+                    continue
+                }
+                let returnable = payment.items[item].quantity - payment.items[item].returnedQuantity
+                guard line.quantity <= returnable else {
+                    problems.add(
+                        "restock_lines[\(index)].quantity", "must be at most \(returnable), the units not yet returned")
+                    continue
+                }
+                payment.items[item].returnedQuantity += line.quantity
+            }
+            try problems.check()
+            let now = Date.currentMillisecond
+            payment.refundedAmount += amount
+            try payment.move(to: payment.refundedAmount == payment.amount ? .refunded : .partiallyRefunded, at: now)
+            let number = try await transaction.nextSequence("receipts.number.\(payment.storeID)")
+            let refund = Refund(
+                id: RefundID(), paymentID: id, storeID: payment.storeID, amount: amount, currency: payment.currency,
+                reason: reason, restockLines: restock, receiptID: ReceiptID(), staffID: principal.userID, createdAt: now
+            )
+            let header = try await payments.header(of: id, in: transaction.sql)
+            var saleNumber: Int64?
+            if let sale = payment.receiptID {
+                saleNumber = try await payments.receipt(sale, in: transaction.sql)?.number
+            }
+            try await payments.insert(
+                Receipt(refund: refund, of: payment, number: number, saleNumber: saleNumber, header: header),
+                in: transaction)
+            try await refunds.insert(refund, in: transaction)
+            try await payments.update(payment, in: transaction)
+            if payment.method == .cash {
+                try await ShiftsHandlers.countCash(
+                    -amount, by: principal.userID, in: payment.storeID, shifts, in: transaction)
+            }
+            transaction.publish(try PaymentsEvents.refunded(payment, refund))
+            return refund
+        }
+    }
+}

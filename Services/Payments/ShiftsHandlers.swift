@@ -1,0 +1,133 @@
+import Contracts
+import Domain
+import Foundation
+import Storage
+import Wire
+
+/// The payments service's Wire methods of shifts: clocking in and out, each staff member's cash
+/// drawer, and the store's rule that staff be clocked in to take shifts.
+struct ShiftsHandlers: Sendable {
+    let database: Database
+    let shifts: ShiftsRepository
+    let idempotency: IdempotencyStore
+
+    init(database: Database) {
+        self.database = database
+        self.shifts = ShiftsRepository(database: database)
+        self.idempotency = IdempotencyStore(database: database)
+    }
+
+    func register(in router: inout WireRouter) {
+        router.register(PaymentsAPI.clockIn) { request, context in
+            try await clockIn(request, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
+        router.register(PaymentsAPI.clockOut) { request, context in
+            try await clockOut(request, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
+        router.register(PaymentsAPI.listShifts) { request, context in
+            let principal = try context.requirePrincipal()
+            guard AccessPolicy(principal).canSeeTakings(of: request.storeID) else {
+                throw OrderlyError(.notFound, "no store \(request.storeID)")
+            }
+            return try await shifts.shifts(
+                request, after: try request.page.cursor.map { try KeysetCursor(token: $0) },
+                limit: try KeysetCursor.limit(request.page.limit))
+        }
+        router.register(PaymentsAPI.openShifts) { request, _ in
+            try await shifts.openShifts(of: Array(request.userIDs.prefix(PageRequest.maximumLimit)))
+        }
+    }
+
+    /// Opens a shift for the user (the caller when none is named), with the cash the drawer
+    /// starts with; one already open is 409 `already_clocked_in`.
+    func clockIn(_ request: ClockRequest, principal: Principal, idempotencyKey: String?) async throws -> Shift {
+        var problems = FieldProblems()
+        let opening = problems.integer(request.openingCash ?? 0, "opening_cash", in: 0...Payment.maximumAmount) ?? 0
+        if request.countedCash != nil { problems.add("counted_cash", "is counted at clock-out") }
+        try problems.check()
+        let shifts = self.shifts
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: "shifts.shifts.clock_in", request: request
+        ) { transaction in
+            let (user, store) = try await Self.clockable(request.userID, by: principal, shifts, in: transaction)
+            try await transaction.lock("shifts.shift:\(user)")
+            if try await shifts.openShift(of: user, in: transaction.sql) != nil {
+                throw OrderlyError(.conflict, "the user is clocked in already", reason: "already_clocked_in")
+            }
+            let shift = Shift(
+                id: ShiftID(), storeID: store, userID: user, clockedInAt: Date.currentMillisecond,
+                clockedInBy: principal.userID, openingCash: opening)
+            try await shifts.insert(shift, in: transaction)
+            transaction.publish(try PaymentsEvents.shift(PaymentsAPI.Events.clockedIn, shift))
+            return shift
+        }
+    }
+
+    /// Ends the user's open shift with the cash counted, recording what the drawer should hold
+    /// and the difference; none open is 422 `not_clocked_in`.
+    func clockOut(_ request: ClockRequest, principal: Principal, idempotencyKey: String?) async throws -> Shift {
+        var problems = FieldProblems()
+        let counted = problems.integer(request.countedCash, "counted_cash", in: 0...Payment.maximumAmount * 10) ?? 0
+        if request.openingCash != nil { problems.add("opening_cash", "is given at clock-in") }
+        try problems.check()
+        let shifts = self.shifts
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: "shifts.shifts.clock_out", request: request
+        ) { transaction in
+            let (user, _) = try await Self.clockable(request.userID, by: principal, shifts, in: transaction)
+            try await transaction.lock("shifts.shift:\(user)")
+            guard var shift = try await shifts.openShift(of: user, in: transaction.sql) else {
+                throw OrderlyError(.failedPrecondition, "the user is not clocked in", reason: "not_clocked_in")
+            }
+            shift.clockOut(at: Date.currentMillisecond, by: principal.userID, counted: counted)
+            try await shifts.update(shift, in: transaction)
+            transaction.publish(try PaymentsEvents.shift(PaymentsAPI.Events.clockedOut, shift))
+            return shift
+        }
+    }
+
+    /// The user a clock request is for, and their store, when the caller may clock them:
+    /// themselves always (a store user), another only as `AccessPolicy.canClock` allows, known
+    /// from the identity events; anyone else is 404.
+    static func clockable(
+        _ requested: UserID?, by principal: Principal, _ shifts: ShiftsRepository, in transaction: Transaction
+    ) async throws -> (UserID, StoreID) {
+        let policy = AccessPolicy(principal)
+        guard let requested, requested != principal.userID else {
+            guard policy.canClock(user: principal.userID, role: principal.role, store: principal.storeID),
+                let store = principal.storeID
+            else { throw OrderlyError(.permissionDenied, "only a store's users clock in") }
+            return (principal.userID, store)
+        }
+        guard let member = try await shifts.staffMember(requested, in: transaction.sql), member.active,
+            policy.canClock(user: member.id, role: member.role, store: member.storeID), let store = member.storeID
+        else { throw OrderlyError(.notFound, "no user \(requested) you may clock in or out") }
+        return (member.id, store)
+    }
+
+    /// Refuses a staff member who is not clocked in where the store requires it (422
+    /// `not_clocked_in`); owners, managers and admins are not held to it.
+    static func checkClockedIn(_ principal: Principal, in store: Store, _ shifts: ShiftsRepository) async throws {
+        guard store.requireClockIn, principal.role == .staff else { return }
+        let shift = try await shifts.database.read { try await shifts.openShift(of: principal.userID, in: $0) }
+        guard shift?.storeID == store.id else {
+            throw OrderlyError(
+                .failedPrecondition, "the store requires staff to be clocked in to take payments",
+                reason: "not_clocked_in")
+        }
+    }
+
+    /// Counts cash taken (`amount`) or given back (negative) in the drawer of `user`'s open
+    /// shift in `store`, if they have one.
+    static func countCash(
+        _ amount: Int64, by user: UserID, in store: StoreID, _ shifts: ShiftsRepository,
+        in transaction: Transaction
+    ) async throws {
+        try await transaction.lock("shifts.shift:\(user)")
+        guard var shift = try await shifts.openShift(of: user, in: transaction.sql), shift.storeID == store else {
+            return
+        }
+        if amount >= 0 { shift.cashSales += amount } else { shift.cashRefunds -= amount }
+        try await shifts.update(shift, in: transaction)
+    }
+}

@@ -1,0 +1,12 @@
+/// The gateway as the services know it: the caller that states which user a call is for, and
+/// the producer of the identity events, on `orderly:events:gateway`, each with the user as its
+/// payload (never a password hash).
+public enum GatewayAPI {
+    public static let service = "gateway"
+
+    /// The events the gateway publishes.
+    public enum Events {
+        public static let userCreated = "user.created"
+        public static let userUpdated = "user.updated"
+    }
+}
