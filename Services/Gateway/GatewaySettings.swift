@@ -85,10 +85,10 @@ public struct GatewaySettings: Sendable {
         }
         let recheck = reader.int("notifications.recheckSeconds", default: 2, in: 1...30)
         let heartbeat = reader.int("notifications.heartbeatSeconds", default: 15, in: 1...30)
-        try reader.finish()
+        guard let secret, reader.isClean else { throw reader.failure }
         return GatewaySettings(
             service: service, httpHost: host, httpPort: port, maximumBodyBytes: body, maximumConnections: connections,
-            idleTimeout: .seconds(idle), userRequestsPerSecond: userRate, userBurst: userBurst, jwtSecret: secret!,
+            idleTimeout: .seconds(idle), userRequestsPerSecond: userRate, userBurst: userBurst, jwtSecret: secret,
             accessTokenLifetime: .seconds(access), refreshTokenLifetime: .seconds(refresh * 86_400),
             bcryptCost: cost, loginAttemptsPerAccount: perAccount, loginAttemptsPerAddress: perAddress,
             trustedProxies: proxies,

@@ -22,43 +22,32 @@ struct DevicesHandlers: Sendable {
     /// Registers the caller's device; a token registered by someone else becomes the caller's.
     func register(_ draft: DeviceDraft, by principal: Principal) async throws -> Device {
         var problems = FieldProblems()
-        if let platform = draft.platform {
-            if !DevicesAPI.platforms.contains(platform) {
-                problems.add("platform", "must be one of " + DevicesAPI.platforms.joined(separator: ", "))
-            }
-        } else {
-            problems.add("platform", "is required")
+        let platform = problems.required(draft.platform, "platform")
+        if let platform, !DevicesAPI.platforms.contains(platform) {
+            problems.add("platform", "must be one of " + DevicesAPI.platforms.joined(separator: ", "))
         }
-        if let token = draft.token {
-            if !Self.isToken(token) { problems.add("token", "must be 16 to 200 hexadecimal digits, an even number") }
-        } else {
-            problems.add("token", "is required")
+        let token = problems.required(draft.token, "token")
+        if let token, !Self.isToken(token) {
+            problems.add("token", "must be 16 to 200 hexadecimal digits, an even number")
         }
-        if let bundle = draft.bundleID {
-            if !Self.isBundleID(bundle) {
-                problems.add("bundle_id", "must be an app's bundle id: letters, digits, '.', '-', at most 155")
-            }
-        } else {
-            problems.add("bundle_id", "is required")
+        let bundle = problems.required(draft.bundleID, "bundle_id")
+        if let bundle, !Self.isBundleID(bundle) {
+            problems.add("bundle_id", "must be an app's bundle id: letters, digits, '.', '-', at most 155")
         }
-        if let environment = draft.environment {
-            if !DevicesAPI.environments.contains(environment) {
-                problems.add("environment", "must be one of " + DevicesAPI.environments.joined(separator: ", "))
-            }
-        } else {
-            problems.add("environment", "is required")
+        let environment = problems.required(draft.environment, "environment")
+        if let environment, !DevicesAPI.environments.contains(environment) {
+            problems.add("environment", "must be one of " + DevicesAPI.environments.joined(separator: ", "))
         }
         if let locale = draft.locale { problems.locale(locale) }
-        try problems.check()
+        guard let platform, let token, let bundle, let environment, problems.isEmpty else { throw problems.failure }
         guard AccessPolicy(principal).canManageDevice(of: principal.userID) else {
             throw OrderlyError(.permissionDenied, "devices are registered by their users")
         }
         let now = Date.currentMillisecond
         return try await devices.register(
             Device(
-                id: DeviceID(), userID: principal.userID, platform: draft.platform!, token: draft.token!.lowercased(),
-                bundleID: draft.bundleID!, environment: draft.environment!, locale: draft.locale, createdAt: now,
-                updatedAt: now))
+                id: DeviceID(), userID: principal.userID, platform: platform, token: token.lowercased(),
+                bundleID: bundle, environment: environment, locale: draft.locale, createdAt: now, updatedAt: now))
     }
 
     /// Removes one of the caller's devices; another's is not found.

@@ -45,15 +45,15 @@ struct WebhooksHandlers: Sendable {
         var problems = FieldProblems()
         let url = check(url: draft.url, required: true, into: &problems)
         let events = check(events: draft.events, required: true, into: &problems)
-        if draft.storeID == nil { problems.add("store_id", "is required") }
-        try problems.check()
-        guard let store = draft.storeID, AccessPolicy(principal).canManageWebhooks(of: store) else {
-            throw OrderlyError(.notFound, "no store \(draft.storeID?.description ?? "")")
+        let store = problems.required(draft.storeID, "store_id")
+        guard let url, let events, let store, problems.isEmpty else { throw problems.failure }
+        guard AccessPolicy(principal).canManageWebhooks(of: store) else {
+            throw OrderlyError(.notFound, "no store \(store)")
         }
         let now = Date.currentMillisecond
         let secret = Self.newSecret()
         var webhook = Webhook(
-            id: WebhookID(), storeID: store, url: url!, events: events!, active: draft.active ?? true,
+            id: WebhookID(), storeID: store, url: url, events: events, active: draft.active ?? true,
             disabledReason: nil, secret: nil, version: 1, createdAt: now, updatedAt: now)
         let stored = webhook
         let webhooks = self.webhooks

@@ -27,10 +27,14 @@ struct StatsDays: Sendable {
                 throw OrderlyError.invalidFields(["to": "must be at most \(Self.maximum) days after from"])
             }
             days.append(Self.format(day))
-            day = Self.calendar.date(byAdding: .day, value: 1, to: day)!
+            guard let next = Self.calendar.date(byAdding: .day, value: 1, to: day) else { break }
+            day = next
         }
-        self.from = days.first!
-        self.to = days.last!
+        guard let firstDay = days.first, let lastDay = days.last else {
+            throw OrderlyError.invalidFields(["to": "must not be before from"])
+        }
+        self.from = firstDay
+        self.to = lastDay
         self.all = days
     }
 

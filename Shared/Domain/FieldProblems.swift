@@ -17,6 +17,20 @@ public struct FieldProblems: Sendable {
         if reasons[field] == nil { reasons[field] = reason }
     }
 
+    /// Whether no field is wrong.
+    public var isEmpty: Bool { reasons.isEmpty }
+
+    /// A required value: itself, or nil with `field` recorded as required. Unwrap what a
+    /// validation needs together with the check, so that no value is forced after it:
+    /// `guard let a, let b, problems.isEmpty else { throw problems.failure }`.
+    public mutating func required<Value>(_ value: Value?, _ field: String) -> Value? {
+        if value == nil { add(field, "is required") }
+        return value
+    }
+
+    /// The error naming every field that is wrong.
+    public var failure: OrderlyError { OrderlyError.invalidFields(reasons) }
+
     /// A required text: present, not blank, at most `maximumLength` characters; trimmed.
     public mutating func text(_ value: String?, _ field: String, maximumLength: Int = 200) -> String {
         guard let value else {

@@ -82,15 +82,14 @@ public struct OrderItemDraft: Hashable, Sendable, Codable {
     /// A new item from this draft, priced with `rates` (the store's) unless the draft names a rate.
     public func newItem(rates: VATRates) throws(OrderlyError) -> OrderItem {
         var problems = FieldProblems()
-        if type == nil { problems.add("type", "is required") }
-        if unitPriceGross == nil { problems.add("unit_price_gross", "is required") }
+        let type = problems.required(type, "type")
+        let unitPriceGross = problems.required(unitPriceGross, "unit_price_gross")
         let description = problems.text(description, "description", maximumLength: 500)
-        try problems.check()
-        let type = type!
+        guard let type, let unitPriceGross, problems.isEmpty else { throw problems.failure }
         return try priced(
             OrderItem(
                 id: id ?? OrderItemID(), type: type, productID: productID, deviceID: nil, description: description,
-                quantity: quantity ?? 1, unitPriceGross: unitPriceGross!,
+                quantity: quantity ?? 1, unitPriceGross: unitPriceGross,
                 vatRateBasisPoints: vatRateBasisPoints ?? rates.rate(for: type), unitPriceNet: 0, lineGross: 0,
                 lineNet: 0, lineVAT: 0, isWarrantyItem: isWarrantyItem ?? false, warrantyNotes: nil),
             changingType: false, rates: rates)

@@ -180,8 +180,15 @@ public struct SettingsReader {
 
     /// Throws every problem found, if any.
     public func finish() throws(ConfigurationError) {
-        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
+        guard problems.isEmpty else { throw failure }
     }
+
+    /// Whether nothing was reported. A required setting read as nil has been reported, so unwrap
+    /// it together with the check: `guard let secret, reader.isClean else { throw reader.failure }`.
+    public var isClean: Bool { problems.isEmpty }
+
+    /// Every problem found.
+    public var failure: ConfigurationError { ConfigurationError(problems: problems) }
 }
 
 /// The settings a process was started with are unusable; `problems` says why, one per setting.

@@ -72,12 +72,12 @@ public struct ProcessSettings: Sendable {
         } else if tlsPaths.contains(where: { $0 != nil }) {
             reader.report("wire.tls", "set wire.tls.certificate, wire.tls.key and wire.tls.authority together, or none")
         }
-        try reader.finish()
+        guard let secret, reader.isClean else { throw reader.failure }
         return ProcessSettings(
             service: service, logLevel: logLevel, logFormat: logFormat, wireHost: wireHost, wirePort: wirePort,
             adminHost: adminHost, adminPort: adminPort, maximumFrameLength: frame, maximumConnections: connections,
             stallTimeout: .milliseconds(Int64(stall)), shutdownGracePeriod: .seconds(Int64(grace)),
-            internalSecret: secret!, wireTLS: tls)
+            internalSecret: secret, wireTLS: tls)
     }
 
     /// The Wire server settings these amount to.

@@ -35,10 +35,4 @@ public struct GatewayContext: RequestContext {
         }
         return try caller.get()
     }
-
-    /// The Wire call options of a signed-in request: principal, trace, idempotency key.
-    func callOptions(_ request: Request) throws(OrderlyError) -> WireCallOptions {
-        WireCallOptions(
-            principal: try principal(), trace: request.traceParent, idempotencyKey: request.headers[.idempotencyKey])
-    }
 }

@@ -1,27 +1,30 @@
 import Domain
 import Hummingbird
 
-/// `/v1/auth/…` and `/v1/me`: signing in and out, refreshing tokens, the caller's own record.
+/// `/v1/auth/…`: signing in and out, and refreshing tokens.
 struct AuthRoutes: Sendable {
     let auth: AuthHandlers
     let clients: ClientAddressResolver
 
     func add(to v1: RouterGroup<GatewayContext>) {
-        v1.post("auth/login") { request, context in
-            let login = try await JSONBody.decode(LoginRequest.self, from: request, context: context)
-            let client = clients.client(
-                peer: context.clientAddress, forwardedFor: request.headers[values: .xForwardedFor])
-            return try JSONBody.response(try await auth.login(login, address: client))
-        }
-        v1.post("auth/refresh") { request, context in
-            let refresh = try await JSONBody.decode(RefreshRequest.self, from: request, context: context)
-            return try JSONBody.response(try await auth.refresh(refresh))
-        }
-        v1.post("auth/logout") { request, context in
-            let caller = try context.principal()
-            let refresh = try await JSONBody.decode(RefreshRequest.self, from: request, context: context)
-            try await auth.logout(refresh, by: caller)
-            return Response(status: .noContent)
-        }
+        v1.post("auth/login", use: login)
+            .post("auth/refresh", use: refresh)
+            .post("auth/logout", use: signedIn(logout))
+    }
+
+    @Sendable func login(_ request: Request, context: GatewayContext) async throws -> Response {
+        let login = try await JSONBody.decode(LoginRequest.self, from: request, context: context)
+        let client = clients.client(peer: context.clientAddress, forwardedFor: request.headers[values: .xForwardedFor])
+        return try JSONBody.response(try await auth.login(login, address: client))
+    }
+
+    @Sendable func refresh(_ request: Request, context: GatewayContext) async throws -> Response {
+        let refresh = try await JSONBody.decode(RefreshRequest.self, from: request, context: context)
+        return try JSONBody.response(try await auth.refresh(refresh))
+    }
+
+    @Sendable func logout(_ request: SignedInRequest) async throws -> Response {
+        try await auth.logout(try await request.decode(RefreshRequest.self), by: request.principal)
+        return Response(status: .noContent)
     }
 }

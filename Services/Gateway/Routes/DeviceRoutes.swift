@@ -9,17 +9,19 @@ struct DeviceRoutes: Sendable {
     let notifications: any WireCaller
 
     func add(to v1: RouterGroup<GatewayContext>) {
-        v1.post("devices") { request, context in
-            let options = try context.callOptions(request)
-            let draft = try await JSONBody.decode(DeviceDraft.self, from: request, context: context)
-            let device = try await notifications.call(DevicesAPI.register, draft, options: options)
-            return try JSONBody.response(device, status: .created)
-        }
-        v1.delete("devices/:id") { request, context in
-            let options = try context.callOptions(request)
-            let id = try request.pathID("id", context, as: DeviceID.self)
-            _ = try await notifications.call(DevicesAPI.remove, ResourceRef(id: id), options: options)
-            return Response(status: .noContent)
-        }
+        v1.post("devices", use: signedIn(register))
+            .delete("devices/:id", use: signedIn(remove))
+    }
+
+    @Sendable func register(_ request: SignedInRequest) async throws -> Response {
+        let draft = try await request.decode(DeviceDraft.self)
+        let device = try await notifications.call(DevicesAPI.register, draft, options: request.options)
+        return try JSONBody.response(device, status: .created)
+    }
+
+    @Sendable func remove(_ request: SignedInRequest) async throws -> Response {
+        let device = ResourceRef(id: try request.id(as: DeviceID.self))
+        _ = try await notifications.call(DevicesAPI.remove, device, options: request.options)
+        return Response(status: .noContent)
     }
 }

@@ -27,36 +27,37 @@ struct NotificationRoutes: Sendable {
     let logger: Logger
 
     func add(to v1: RouterGroup<GatewayContext>) {
-        v1.get("notifications") { request, context in
-            let options = try context.callOptions(request)
-            var query = QueryReader(request)
-            let after = query.int("after", in: 0...Int.max) ?? 0
-            let limit = query.int("limit", in: 1...PageRequest.maximumLimit)
-            let wait = query.int("wait", in: 0...30) ?? 0
-            try query.check()
-            let list = NotificationListRequest(after: Int64(after), limit: limit)
-            let deadline = ContinuousClock.now + .seconds(wait)
-            let ticket = try await enter(try context.principal(), .longPoll)
-            defer { Task { await wakeHub.leave(ticket) } }
-            while true {
-                let inbox = try await notifications.call(NotificationsAPI.list, list, options: options)
-                let remaining = deadline - ContinuousClock.now
-                let closing = await wakeHub.isClosed
-                if !inbox.data.isEmpty || remaining <= .zero || closing {
-                    return try JSONBody.response(inbox)
-                }
-                await wakeHub.wait(ticket, timeout: min(remaining, recheck))
+        v1.get("notifications", use: signedIn(inbox))
+            .get("notifications/stream", use: signedIn(stream))
+            .post("notifications/read", use: signedIn(markRead))
+    }
+
+    /// The inbox after the cursor, held up to `wait` seconds while it is empty.
+    @Sendable func inbox(_ request: SignedInRequest) async throws -> Response {
+        var query = request.query
+        let after = query.int("after", in: 0...Int.max) ?? 0
+        let limit = query.int("limit", in: 1...PageRequest.maximumLimit)
+        let wait = query.int("wait", in: 0...30) ?? 0
+        try query.check()
+        let list = NotificationListRequest(after: Int64(after), limit: limit)
+        let deadline = ContinuousClock.now + .seconds(wait)
+        let ticket = try await enter(request.principal, .longPoll)
+        defer { Task { await wakeHub.leave(ticket) } }
+        while true {
+            let inbox = try await notifications.call(NotificationsAPI.list, list, options: request.options)
+            let remaining = deadline - ContinuousClock.now
+            let closing = await wakeHub.isClosed
+            if !inbox.data.isEmpty || remaining <= .zero || closing {
+                return try JSONBody.response(inbox)
             }
+            await wakeHub.wait(ticket, timeout: min(remaining, recheck))
         }
-        v1.get("notifications/stream") { request, context in
-            try await stream(request, context: context)
-        }
-        v1.post("notifications/read") { request, context in
-            let options = try context.callOptions(request)
-            let body = try await JSONBody.decode(NotificationReadRequest.self, from: request, context: context)
-            return try JSONBody.response(
-                try await notifications.call(NotificationsAPI.markRead, body, options: options))
-        }
+    }
+
+    @Sendable func markRead(_ request: SignedInRequest) async throws -> Response {
+        let body = try await request.decode(NotificationReadRequest.self)
+        return try JSONBody.response(
+            try await notifications.call(NotificationsAPI.markRead, body, options: request.options))
     }
 
     /// Takes a ticket of `kind` for the caller; 429 when they hold as many as allowed.
@@ -74,19 +75,19 @@ struct NotificationRoutes: Sendable {
     /// The event stream. The first read of the inbox happens before the answer starts, so a
     /// bad cursor or a service that does not answer is an ordinary error response; later
     /// failures end the stream, and the client resumes from the last `id` it received.
-    private func stream(_ request: Request, context: GatewayContext) async throws -> Response {
-        let options = try context.callOptions(request)
-        var query = QueryReader(request)
+    @Sendable func stream(_ request: SignedInRequest) async throws -> Response {
+        let options = request.options
+        var query = request.query
         var after = Int64(query.int("after", in: 0...Int.max) ?? 0)
         try query.check()
-        if let resumed = request.headers[.lastEventID] {
+        if let resumed = request.request.headers[.lastEventID] {
             guard let seq = Int64(resumed), seq >= 0 else {
                 throw OrderlyError.invalidFields(["Last-Event-ID": "must be the id of an event received, 0 or more"])
             }
             after = seq
         }
-        let ends = context.accessExpires ?? .distantFuture
-        let ticket = try await enter(try context.principal(), .stream)
+        let ends = request.context.accessExpires ?? .distantFuture
+        let ticket = try await enter(request.principal, .stream)
         let notifications = self.notifications
         /// The inbox after a cursor, a whole page at a time.
         let read: @Sendable (Int64) async throws -> NotificationInbox = { after in

@@ -13,125 +13,141 @@ struct OrderRoutes: Sendable {
     let identity: UsersHandlers
 
     func add(to v1: RouterGroup<GatewayContext>) {
-        v1.post("orders") { request, context in
-            let options = try await options(request, context)
-            let draft = try await JSONBody.collect(request, context: context)
-            return JSONBody.forwarded(
-                try await orders.forward(OrdersAPI.createOrder, json: draft, options: options), status: .created,
-                versioned: true)
-        }
-        v1.get("orders/changes") { request, context in
-            let options = try await options(request, context)
-            var query = QueryReader(request)
-            // The orders service, which owns the feed, decides whether `since` is one of its cursors.
-            let changes = OrderChangesRequest(
-                since: query.text("since") ?? "", storeID: query.id("store_id", as: StoreID.self),
-                limit: query.int("limit", in: 1...1000))
-            try query.check()
-            return JSONBody.forwarded(try await orders.forward(OrdersAPI.changes, changes, options: options))
-        }
-        v1.get("orders") { request, context in
-            let options = try await options(request, context)
-            var query = QueryReader(request)
-            let list = OrderListRequest(
-                storeID: query.id("store_id", as: StoreID.self),
-                statuses: query.choices("status", as: OrderStatus.self),
-                fulfillment: query.choices("fulfillment", as: Fulfillment.self)?.first,
-                courierID: query.id("courier_id", as: UserID.self), available: query.bool("available"),
-                createdFrom: query.date("created_from"), createdTo: query.date("created_to"),
-                dueFrom: query.date("due_from"), dueTo: query.date("due_to"), search: query.text("q"),
-                sort: query.choices("sort", as: OrderSort.self)?.first, page: query.page())
-            try query.check()
-            return JSONBody.forwarded(try await orders.forward(OrdersAPI.listOrders, list, options: options))
-        }
-        v1.get("orders/:id") { request, context in
-            let options = try await options(request, context)
-            let id = try request.pathID("id", context, as: OrderID.self)
-            return JSONBody.forwarded(
-                try await orders.forward(OrdersAPI.getOrder, ResourceRef(id: id), options: options), versioned: true)
-        }
-        v1.patch("orders/:id") { request, context in
-            let options = try await options(request, context)
-            let id = try request.pathID("id", context, as: OrderID.self)
-            let patch = try await JSONBody.patch(request, context: context, id: id, OrderDraft.self)
-            return JSONBody.forwarded(
-                try await orders.forward(OrdersAPI.updateOrder, patch, options: options), versioned: true)
-        }
-        v1.post("orders/:id/actions/:action") { request, context in
-            let options = try await options(request, context)
-            let id = try request.pathID("id", context, as: OrderID.self)
-            guard let action = context.parameters.get("action").flatMap(OrderAction.init(rawValue:)) else {
-                throw OrderlyError(
-                    .notFound,
-                    "no such action; actions are " + OrderAction.allCases.map(\.rawValue).joined(separator: ", "))
+        v1.post("orders", use: withDuty(create))
+            .get("orders/changes", use: withDuty(changes))
+            .get("orders", use: withDuty(list))
+            .get("orders/:id", use: withDuty(get))
+            .patch("orders/:id", use: withDuty(update))
+            .post("orders/:id/actions/:action", use: withDuty(perform))
+            .get("orders/:id/history", use: withDuty(history))
+            .get("orders/:id/items", use: withDuty(items))
+            .post("orders/:id/items", use: withDuty(addItem))
+            .patch("orders/:id/items/:item_id", use: withDuty(changeItem))
+            .delete("orders/:id/items/:item_id", use: withDuty(removeItem))
+            .get("couriers/me/earnings", use: withDuty(earnings))
+    }
+
+    /// The route handler of `endpoint`, its caller marked on or off duty when a courier.
+    private func withDuty(_ endpoint: @escaping SignedInEndpoint) -> @Sendable (Request, GatewayContext) async throws
+        -> Response
+    {
+        signedIn { [identity] request in
+            var request = request
+            if request.principal.role == .courier {
+                request.principal.onDuty = try await identity.me(request.principal).onDuty
             }
-            let buffer = try await JSONBody.collect(request, context: context)
-            let details = buffer.readableBytes == 0 ? ActionBody() : try JSONBody.decode(ActionBody.self, from: buffer)
-            let perform = OrderActionRequest(
-                id: id, action: action, reason: details.reason,
-                expectedVersion: try request.expectedVersion() ?? details.expectedVersion)
-            return JSONBody.forwarded(
-                try await orders.forward(OrdersAPI.performAction, perform, options: options), versioned: true)
-        }
-        v1.get("orders/:id/history") { request, context in
-            let options = try await options(request, context)
-            let id = try request.pathID("id", context, as: OrderID.self)
-            let history = OrderHistoryRequest(id: id, page: try QueryReader.page(request))
-            return JSONBody.forwarded(try await orders.forward(OrdersAPI.history, history, options: options))
-        }
-        v1.get("orders/:id/items") { request, context in
-            let options = try await options(request, context)
-            let id = try request.pathID("id", context, as: OrderID.self)
-            return JSONBody.forwarded(
-                try await orders.forward(OrdersAPI.listItems, ResourceRef(id: id), options: options))
-        }
-        v1.post("orders/:id/items") { request, context in
-            let item = try await JSONBody.decode(OrderItemDraft.self, from: request, context: context)
-            return try await changeItems(request, context, .add, item: item, status: .created)
-        }
-        v1.patch("orders/:id/items/:item_id") { request, context in
-            let item = try await JSONBody.decode(OrderItemDraft.self, from: request, context: context)
-            return try await changeItems(request, context, .update, item: item)
-        }
-        v1.delete("orders/:id/items/:item_id") { request, context in
-            try await changeItems(request, context, .remove)
-        }
-        v1.get("couriers/me/earnings") { request, context in
-            let options = try await options(request, context)
-            var query = QueryReader(request)
-            let from = query.date("from")
-            let to = query.date("to")
-            if from == nil { query.problems.add("from", "is required") }
-            if to == nil { query.problems.add("to", "is required") }
-            try query.check()
-            return JSONBody.forwarded(
-                try await orders.forward(OrdersAPI.earnings, EarningsRequest(from: from!, to: to!), options: options))
+            return try await endpoint(request)
         }
     }
 
-    /// The call options of a signed-in request; a courier's principal says whether they are on
-    /// duty now.
-    private func options(_ request: Request, _ context: GatewayContext) async throws -> WireCallOptions {
-        var options = try context.callOptions(request)
-        if var principal = options.principal, principal.role == .courier {
-            principal.onDuty = try await identity.me(principal).onDuty
-            options.principal = principal
+    @Sendable func create(_ request: SignedInRequest) async throws -> Response {
+        let draft = try await request.body()
+        return JSONBody.forwarded(
+            try await orders.forward(OrdersAPI.createOrder, json: draft, options: request.options), status: .created,
+            versioned: true)
+    }
+
+    /// The change feed; the orders service, which owns it, decides whether `since` is one of
+    /// its cursors.
+    @Sendable func changes(_ request: SignedInRequest) async throws -> Response {
+        var query = request.query
+        let changes = OrderChangesRequest(
+            since: query.text("since") ?? "", storeID: query.id("store_id", as: StoreID.self),
+            limit: query.int("limit", in: 1...1000))
+        try query.check()
+        return JSONBody.forwarded(try await orders.forward(OrdersAPI.changes, changes, options: request.options))
+    }
+
+    @Sendable func list(_ request: SignedInRequest) async throws -> Response {
+        var query = request.query
+        let list = OrderListRequest(
+            storeID: query.id("store_id", as: StoreID.self), statuses: query.choices("status", as: OrderStatus.self),
+            fulfillment: query.choices("fulfillment", as: Fulfillment.self)?.first,
+            courierID: query.id("courier_id", as: UserID.self), available: query.bool("available"),
+            createdFrom: query.date("created_from"), createdTo: query.date("created_to"),
+            dueFrom: query.date("due_from"), dueTo: query.date("due_to"), search: query.text("q"),
+            sort: query.choices("sort", as: OrderSort.self)?.first, page: query.page())
+        try query.check()
+        return JSONBody.forwarded(try await orders.forward(OrdersAPI.listOrders, list, options: request.options))
+    }
+
+    @Sendable func get(_ request: SignedInRequest) async throws -> Response {
+        JSONBody.forwarded(
+            try await orders.forward(OrdersAPI.getOrder, try Self.ref(request), options: request.options),
+            versioned: true)
+    }
+
+    @Sendable func update(_ request: SignedInRequest) async throws -> Response {
+        let patch = try await request.patch(try request.id(as: OrderID.self), OrderDraft.self)
+        return JSONBody.forwarded(
+            try await orders.forward(OrdersAPI.updateOrder, patch, options: request.options), versioned: true)
+    }
+
+    @Sendable func perform(_ request: SignedInRequest) async throws -> Response {
+        let id = try request.id(as: OrderID.self)
+        guard let action = request.context.parameters.get("action").flatMap(OrderAction.init(rawValue:)) else {
+            throw OrderlyError(
+                .notFound, "no such action; actions are " + OrderAction.allCases.map(\.rawValue).joined(separator: ", "))
         }
-        return options
+        let buffer = try await request.body()
+        let details = buffer.readableBytes == 0 ? ActionBody() : try JSONBody.decode(ActionBody.self, from: buffer)
+        let perform = OrderActionRequest(
+            id: id, action: action, reason: details.reason,
+            expectedVersion: try request.request.expectedVersion() ?? details.expectedVersion)
+        return JSONBody.forwarded(
+            try await orders.forward(OrdersAPI.performAction, perform, options: request.options), versioned: true)
+    }
+
+    @Sendable func history(_ request: SignedInRequest) async throws -> Response {
+        let history = OrderHistoryRequest(id: try request.id(as: OrderID.self), page: try request.page())
+        return JSONBody.forwarded(try await orders.forward(OrdersAPI.history, history, options: request.options))
+    }
+
+    @Sendable func items(_ request: SignedInRequest) async throws -> Response {
+        JSONBody.forwarded(
+            try await orders.forward(OrdersAPI.listItems, try Self.ref(request), options: request.options))
+    }
+
+    @Sendable func addItem(_ request: SignedInRequest) async throws -> Response {
+        let item = try await request.decode(OrderItemDraft.self)
+        return try await changeItems(request, .add, item: item, status: .created)
+    }
+
+    @Sendable func changeItem(_ request: SignedInRequest) async throws -> Response {
+        let item = try await request.decode(OrderItemDraft.self)
+        return try await changeItems(request, .update, item: item)
+    }
+
+    @Sendable func removeItem(_ request: SignedInRequest) async throws -> Response {
+        try await changeItems(request, .remove)
+    }
+
+    @Sendable func earnings(_ request: SignedInRequest) async throws -> Response {
+        var query = request.query
+        let from = query.problems.required(query.date("from"), "from")
+        let to = query.problems.required(query.date("to"), "to")
+        guard let from, let to, query.problems.isEmpty else { throw query.problems.failure }
+        return JSONBody.forwarded(
+            try await orders.forward(OrdersAPI.earnings, EarningsRequest(from: from, to: to), options: request.options))
     }
 
     /// Adds, changes or removes a line of the order in the path; answers with the whole order.
     private func changeItems(
-        _ request: Request, _ context: GatewayContext, _ kind: ItemChange.Kind, item: OrderItemDraft? = nil,
+        _ request: SignedInRequest, _ kind: ItemChange.Kind, item: OrderItemDraft? = nil,
         status: HTTPResponse.Status = .ok
     ) async throws -> Response {
-        let options = try await options(request, context)
         let change = ItemChange(
-            orderID: try request.pathID("id", context, as: OrderID.self), kind: kind,
-            itemID: kind == .add ? nil : try request.pathID("item_id", context, as: OrderItemID.self), item: item,
-            expectedVersion: try request.expectedVersion())
+            orderID: try request.id(as: OrderID.self), kind: kind,
+            itemID: kind == .add ? nil : try request.id("item_id", as: OrderItemID.self), item: item,
+            expectedVersion: try request.request.expectedVersion())
         return JSONBody.forwarded(
-            try await orders.forward(OrdersAPI.changeItems, change, options: options), status: status, versioned: true)
+            try await orders.forward(OrdersAPI.changeItems, change, options: request.options), status: status,
+            versioned: true)
+    }
+
+    /// The order in the path.
+    private static func ref(_ request: SignedInRequest) throws(OrderlyError) -> ResourceRef<OrderID> {
+        ResourceRef(id: try request.id(as: OrderID.self))
     }
 }
 

@@ -9,92 +9,82 @@ struct ProductRoutes: Sendable {
     let catalog: any WireCaller
 
     func add(to v1: RouterGroup<GatewayContext>) {
-        v1.post("stores/:id/products") { request, context in
-            let options = try context.callOptions(request)
-            let store = try request.pathID("id", context, as: StoreID.self)
-            let draft = try await JSONBody.decode(ProductDraft.self, from: request, context: context)
-            return JSONBody.forwarded(
-                try await catalog.forward(
-                    CatalogAPI.createProduct, NewProduct(storeID: store, product: draft), options: options),
-                status: .created, versioned: true)
-        }
-        v1.get("stores/:id/products") { request, context in
-            let options = try context.callOptions(request)
-            let store = try request.pathID("id", context, as: StoreID.self)
-            var query = QueryReader(request)
-            if let since = query.text("since") {
-                // The feed brings every change of the store's products, so it takes no filters.
-                let filters = ["category", "q", "barcode", "active", "stock_status", "cursor"]
-                    .filter { query.text($0) != nil }
-                if !filters.isEmpty {
-                    query.problems.add("since", "cannot be combined with " + filters.joined(separator: ", "))
-                }
-                let changes = ProductChangesRequest(
-                    storeID: store, since: since, limit: query.int("limit", in: 1...1000))
-                try query.check()
-                return JSONBody.forwarded(
-                    try await catalog.forward(CatalogAPI.productChanges, changes, options: options))
-            }
-            let list = ProductListRequest(
-                storeID: store, category: query.text("category"), search: query.text("q"),
-                barcode: query.text("barcode"), active: query.bool("active"),
-                stockStatuses: query.choices("stock_status", as: StockStatus.self), page: query.page())
-            try query.check()
-            return JSONBody.forwarded(try await catalog.forward(CatalogAPI.listProducts, list, options: options))
-        }
-        v1.get("products/:id") { request, context in
-            let options = try context.callOptions(request)
-            let id = try request.pathID("id", context, as: ProductID.self)
-            return JSONBody.forwarded(
-                try await catalog.forward(CatalogAPI.getProduct, ResourceRef(id: id), options: options),
-                versioned: true)
-        }
-        v1.patch("products/:id") { request, context in
-            let options = try context.callOptions(request)
-            let id = try request.pathID("id", context, as: ProductID.self)
-            let patch = try await JSONBody.patch(request, context: context, id: id, ProductDraft.self)
-            return JSONBody.forwarded(
-                try await catalog.forward(CatalogAPI.updateProduct, patch, options: options), versioned: true)
-        }
-        v1.post("products/:id/stock-adjustments") { request, context in
-            let options = try context.callOptions(request)
-            let id = try request.pathID("id", context, as: ProductID.self)
-            let adjustment = try await JSONBody.decode(StockAdjustment.self, from: request, context: context)
-            return JSONBody.forwarded(
-                try await catalog.forward(
-                    CatalogAPI.adjustStock, ProductStockAdjustment(productID: id, adjustment: adjustment),
-                    options: options),
-                status: .created)
-        }
-        v1.get("products/:id/stock-ledger") { request, context in
-            let options = try context.callOptions(request)
-            let id = try request.pathID("id", context, as: ProductID.self)
-            let ledger = StockLedgerRequest(productID: id, page: try QueryReader.page(request))
-            return JSONBody.forwarded(try await catalog.forward(CatalogAPI.stockLedger, ledger, options: options))
-        }
-        v1.post("reservations") { request, context in
-            let options = try context.callOptions(request)
-            let body = try await JSONBody.collect(request, context: context)
-            return JSONBody.forwarded(
-                try await catalog.forward(CatalogAPI.reserve, json: body, options: options), status: .created)
-        }
-        v1.get("reservations/:id") { request, context in
-            try await reservation(CatalogAPI.getReservation, request, context)
-        }
-        v1.post("reservations/:id/commit") { request, context in
-            try await reservation(CatalogAPI.commitReservation, request, context)
-        }
-        v1.post("reservations/:id/release") { request, context in
-            try await reservation(CatalogAPI.releaseReservation, request, context)
-        }
+        v1.post("stores/:id/products", use: signedIn(create))
+            .get("stores/:id/products", use: signedIn(list))
+            .get("products/:id", use: signedIn(get))
+            .patch("products/:id", use: signedIn(update))
+            .post("products/:id/stock-adjustments", use: signedIn(adjustStock))
+            .get("products/:id/stock-ledger", use: signedIn(stockLedger))
+            .post("reservations", use: signedIn(reserve))
+            .get("reservations/:id", use: signedIn(reservation(CatalogAPI.getReservation)))
+            .post("reservations/:id/commit", use: signedIn(reservation(CatalogAPI.commitReservation)))
+            .post("reservations/:id/release", use: signedIn(reservation(CatalogAPI.releaseReservation)))
     }
 
-    /// Reads, commits or releases the reservation in the path.
-    private func reservation(
-        _ method: WireMethod<ResourceRef<ReservationID>, Reservation>, _ request: Request, _ context: GatewayContext
-    ) async throws -> Response {
-        let options = try context.callOptions(request)
-        let id = try request.pathID("id", context, as: ReservationID.self)
-        return JSONBody.forwarded(try await catalog.forward(method, ResourceRef(id: id), options: options))
+    @Sendable func create(_ request: SignedInRequest) async throws -> Response {
+        let product = NewProduct(storeID: try request.id(as: StoreID.self), product: try await request.decode(ProductDraft.self))
+        return JSONBody.forwarded(
+            try await catalog.forward(CatalogAPI.createProduct, product, options: request.options), status: .created,
+            versioned: true)
+    }
+
+    /// A store's products, or with `since` the feed of their changes, which takes no filters.
+    @Sendable func list(_ request: SignedInRequest) async throws -> Response {
+        let store = try request.id(as: StoreID.self)
+        var query = request.query
+        if let since = query.text("since") {
+            let filters = ["category", "q", "barcode", "active", "stock_status", "cursor"].filter { query.text($0) != nil }
+            if !filters.isEmpty {
+                query.problems.add("since", "cannot be combined with " + filters.joined(separator: ", "))
+            }
+            let changes = ProductChangesRequest(storeID: store, since: since, limit: query.int("limit", in: 1...1000))
+            try query.check()
+            return JSONBody.forwarded(
+                try await catalog.forward(CatalogAPI.productChanges, changes, options: request.options))
+        }
+        let list = ProductListRequest(
+            storeID: store, category: query.text("category"), search: query.text("q"), barcode: query.text("barcode"),
+            active: query.bool("active"), stockStatuses: query.choices("stock_status", as: StockStatus.self),
+            page: query.page())
+        try query.check()
+        return JSONBody.forwarded(try await catalog.forward(CatalogAPI.listProducts, list, options: request.options))
+    }
+
+    @Sendable func get(_ request: SignedInRequest) async throws -> Response {
+        let product = ResourceRef(id: try request.id(as: ProductID.self))
+        return JSONBody.forwarded(
+            try await catalog.forward(CatalogAPI.getProduct, product, options: request.options), versioned: true)
+    }
+
+    @Sendable func update(_ request: SignedInRequest) async throws -> Response {
+        let patch = try await request.patch(try request.id(as: ProductID.self), ProductDraft.self)
+        return JSONBody.forwarded(
+            try await catalog.forward(CatalogAPI.updateProduct, patch, options: request.options), versioned: true)
+    }
+
+    @Sendable func adjustStock(_ request: SignedInRequest) async throws -> Response {
+        let adjustment = ProductStockAdjustment(
+            productID: try request.id(as: ProductID.self), adjustment: try await request.decode(StockAdjustment.self))
+        return JSONBody.forwarded(
+            try await catalog.forward(CatalogAPI.adjustStock, adjustment, options: request.options), status: .created)
+    }
+
+    @Sendable func stockLedger(_ request: SignedInRequest) async throws -> Response {
+        let ledger = StockLedgerRequest(productID: try request.id(as: ProductID.self), page: try request.page())
+        return JSONBody.forwarded(try await catalog.forward(CatalogAPI.stockLedger, ledger, options: request.options))
+    }
+
+    @Sendable func reserve(_ request: SignedInRequest) async throws -> Response {
+        JSONBody.forwarded(
+            try await catalog.forward(CatalogAPI.reserve, json: try await request.body(), options: request.options),
+            status: .created)
+    }
+
+    /// Reads, commits or releases the reservation in the path, as `method` says.
+    func reservation(_ method: WireMethod<ResourceRef<ReservationID>, Reservation>) -> SignedInEndpoint {
+        { request in
+            let reservation = ResourceRef(id: try request.id(as: ReservationID.self))
+            return JSONBody.forwarded(try await catalog.forward(method, reservation, options: request.options))
+        }
     }
 }

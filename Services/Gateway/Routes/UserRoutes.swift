@@ -13,61 +13,68 @@ struct UserRoutes: Sendable {
     let logger: Logger
 
     func add(to v1: RouterGroup<GatewayContext>) {
-        v1.get("me") { request, context in
-            let user = try await identity.me(try context.principal())
-            return try JSONBody.response(
-                try await clockStates(of: [user], request).first ?? user, version: user.version)
-        }
-        v1.post("users") { request, context in
-            let caller = try context.principal()
-            let draft = try await JSONBody.decode(UserDraft.self, from: request, context: context)
-            let user = try await identity.create(draft, by: caller, idempotencyKey: request.headers[.idempotencyKey])
-            return try JSONBody.response(user, status: .created, version: user.version)
-        }
-        v1.get("users") { request, context in
-            let caller = try context.principal()
-            var query = QueryReader(request)
-            let store = query.id("store_id", as: StoreID.self)
-            let role = query.choices("role", as: Role.self)
-            if let role, role.count != 1 { query.problems.add("role", "must be a single role") }
-            let page = query.page()
-            try query.check()
-            var users = try await identity.list(store: store, role: role?.first, page: page, by: caller)
-            users.data = try await clockStates(of: users.data, request)
-            return try JSONBody.response(users)
-        }
-        v1.get("users/:id") { request, context in
-            let user = try await identity.get(
-                try request.pathID("id", context, as: UserID.self), by: try context.principal())
-            return try JSONBody.response(
-                try await clockStates(of: [user], request).first ?? user, version: user.version)
-        }
-        v1.patch("users/:id") { request, context in
-            let caller = try context.principal()
-            let id = try request.pathID("id", context, as: UserID.self)
-            let patch = try await JSONBody.decode(UserPatch.self, from: request, context: context)
-            let user = try await identity.update(
-                id, patch, expectedVersion: try request.expectedVersion() ?? patch.expectedVersion, by: caller)
-            return try JSONBody.response(user, version: user.version)
-        }
-        v1.put("couriers/me/availability") { request, context in
-            let caller = try context.principal()
-            let availability = try await JSONBody.decode(AvailabilityRequest.self, from: request, context: context)
-            let user = try await identity.setAvailability(availability, by: caller)
-            return try JSONBody.response(user, version: user.version)
-        }
+        v1.get("me", use: signedIn(me))
+            .post("users", use: signedIn(create))
+            .get("users", use: signedIn(list))
+            .get("users/:id", use: signedIn(get))
+            .patch("users/:id", use: signedIn(update))
+            .put("couriers/me/availability", use: signedIn(setAvailability))
+    }
+
+    @Sendable func me(_ request: SignedInRequest) async throws -> Response {
+        let user = try await identity.me(request.principal)
+        return try JSONBody.response(try await clockStates(of: [user], request).first ?? user, version: user.version)
+    }
+
+    @Sendable func create(_ request: SignedInRequest) async throws -> Response {
+        let draft = try await request.decode(UserDraft.self)
+        let user = try await identity.create(
+            draft, by: request.principal, idempotencyKey: request.request.headers[.idempotencyKey])
+        return try JSONBody.response(user, status: .created, version: user.version)
+    }
+
+    @Sendable func list(_ request: SignedInRequest) async throws -> Response {
+        var query = request.query
+        let store = query.id("store_id", as: StoreID.self)
+        let role = query.choices("role", as: Role.self)
+        if let role, role.count != 1 { query.problems.add("role", "must be a single role") }
+        let page = query.page()
+        try query.check()
+        var users = try await identity.list(store: store, role: role?.first, page: page, by: request.principal)
+        users.data = try await clockStates(of: users.data, request)
+        return try JSONBody.response(users)
+    }
+
+    @Sendable func get(_ request: SignedInRequest) async throws -> Response {
+        let user = try await identity.get(try request.id(as: UserID.self), by: request.principal)
+        return try JSONBody.response(try await clockStates(of: [user], request).first ?? user, version: user.version)
+    }
+
+    @Sendable func update(_ request: SignedInRequest) async throws -> Response {
+        let id = try request.id(as: UserID.self)
+        let patch = try await request.decode(UserPatch.self)
+        let user = try await identity.update(
+            id, patch, expectedVersion: try request.request.expectedVersion() ?? patch.expectedVersion,
+            by: request.principal)
+        return try JSONBody.response(user, version: user.version)
+    }
+
+    @Sendable func setAvailability(_ request: SignedInRequest) async throws -> Response {
+        let availability = try await request.decode(AvailabilityRequest.self)
+        let user = try await identity.setAvailability(availability, by: request.principal)
+        return try JSONBody.response(user, version: user.version)
     }
 
     /// `users` with whether each store user is clocked in. Should the payments service not
     /// answer, the users go without the two fields rather than the read failing.
-    private func clockStates(of users: [User], _ request: Request) async throws -> [User] {
+    private func clockStates(of users: [User], _ request: SignedInRequest) async throws -> [User] {
         let staff = users.filter(\.role.isStoreRole).map(\.id)
         guard !staff.isEmpty else { return users }
         let open: [Shift]
         do {
             open = try await payments.call(
                 PaymentsAPI.openShifts, OpenShiftsRequest(userIDs: staff),
-                options: WireCallOptions(trace: request.traceParent))
+                options: WireCallOptions(trace: request.request.traceParent))
         } catch {
             logger.warning("clock-in states unavailable", metadata: ["error": "\(error)"])
             return users
