@@ -23,8 +23,8 @@ deploy-test: deps ## Build the images with podman, start the compose file (order
 	@deploy/local/deploy-test.sh
 
 bench-wire: deps ## Wire round trips per second against a raw NIO echo (release build)
-	swift build -c release --product orderly
-	"$$(swift build -c release --show-bin-path)/orderly" bench-wire
+	swift build -c release --product orderly-bench
+	"$$(swift build -c release --show-bin-path)/orderly-bench" bench-wire
 
 bench-storage: deps ## Storage transactions/s (SQLite, PostgreSQL) and outbox-to-inbox events/s (release build)
 	@deploy/local/bench-storage.sh

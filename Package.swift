@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "Contracts", targets: ["Contracts"]),
         .executable(name: "orderly", targets: ["OrderlyCLI"]),
+        .executable(name: "orderly-bench", targets: ["OrderlyBench"]),
         .executable(name: "orderly-gateway", targets: ["GatewayMain"]),
         .executable(name: "orderly-orders", targets: ["OrdersMain"]),
         .executable(name: "orderly-catalog", targets: ["CatalogMain"]),
@@ -199,9 +200,22 @@ let package = Package(
         .executableTarget(name: "PaymentsMain", dependencies: ["Payments", "Runtime"], path: "Services/PaymentsMain"),
         .executableTarget(
             name: "NotificationsMain", dependencies: ["Notifications", "Runtime"], path: "Services/NotificationsMain"),
-        // The project's command line: benchmarks.
+        // The operator's command line: dead letters, Wire keys, the containers' health probe.
         .executableTarget(
             name: "OrderlyCLI",
+            dependencies: [
+                "Wire",
+                "Redis",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tools/OrderlyCLI",
+            swiftSettings: strict
+        ),
+        // The benchmarks and the load generator, which reach into the services' own code.
+        .executableTarget(
+            name: "OrderlyBench",
             dependencies: [
                 "Domain",
                 "Events",
@@ -223,7 +237,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            path: "Tools/OrderlyCLI",
+            path: "Tools/OrderlyBench",
             swiftSettings: strict
         ),
         .testTarget(

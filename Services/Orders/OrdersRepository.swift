@@ -1,19 +1,19 @@
-public import Contracts
-public import Domain
+package import Contracts
+package import Domain
 import Foundation
 import SQLKit
-public import Storage
+package import Storage
 
 /// All SQL of the orders service: orders and their history. Public for the order-list
 /// benchmark of the `orderly` command.
-public struct OrdersRepository: Sendable {
+package struct OrdersRepository: Sendable {
     let database: Database
 
-    public init(database: Database) { self.database = database }
+    package init(database: Database) { self.database = database }
 
     /// Inserts `order`; returns the JSON stored for it.
     @discardableResult
-    public func insert(_ order: Order, in transaction: Transaction) async throws -> String {
+    package func insert(_ order: Order, in transaction: Transaction) async throws -> String {
         let changeSequence = try await transaction.nextSequence("orders.changes")
         let document = try StoredDocument.text(order)
         try await transaction.sql.raw(
@@ -105,23 +105,23 @@ public struct OrdersRepository: Sendable {
         + .boundList(OrderPool.statuses.map(\.rawValue)) + "))"
 
     /// What narrows a list within its scope; times in milliseconds, `to` exclusive.
-    public struct Filter: Sendable {
-        public var statuses: [OrderStatus] = []
-        public var fulfillment: Fulfillment?
-        public var courierID: UserID?
+    package struct Filter: Sendable {
+        package var statuses: [OrderStatus] = []
+        package var fulfillment: Fulfillment?
+        package var courierID: UserID?
         /// Only the pool: what a courier can claim now.
-        public var poolOnly = false
-        public var createdFrom: Int64?
-        public var createdTo: Int64?
-        public var dueFrom: Int64?
-        public var dueTo: Int64?
-        public var search: String?
+        package var poolOnly = false
+        package var createdFrom: Int64?
+        package var createdTo: Int64?
+        package var dueFrom: Int64?
+        package var dueTo: Int64?
+        package var search: String?
         /// A search that may match phone digits matches only the orders this courier carries.
-        public var phoneSearchLimitedTo: UserID?
+        package var phoneSearchLimitedTo: UserID?
         /// Only the orders of this store.
-        public var storeID: StoreID?
+        package var storeID: StoreID?
 
-        public init(
+        package init(
             statuses: [OrderStatus] = [], fulfillment: Fulfillment? = nil, courierID: UserID? = nil,
             poolOnly: Bool = false, createdFrom: Int64? = nil, createdTo: Int64? = nil, dueFrom: Int64? = nil,
             dueTo: Int64? = nil, search: String? = nil
@@ -139,7 +139,7 @@ public struct OrdersRepository: Sendable {
     }
 
     /// Orders in `scope` that pass `filter`, in `sort` order, a keyset page at a time.
-    public func list(_ scope: OrderScope, _ filter: Filter, sort: OrderSort, after cursor: KeysetCursor?, limit: Int)
+    package func list(_ scope: OrderScope, _ filter: Filter, sort: OrderSort, after cursor: KeysetCursor?, limit: Int)
         async throws -> Page<Order>
     {
         try await database.read { sql in

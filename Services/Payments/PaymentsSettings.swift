@@ -1,20 +1,20 @@
 import Contracts
 import Domain
 import Foundation
-public import Runtime
+package import Runtime
 
 /// The payment providers the service accepts reports from, each with its signing secret:
 /// `ORDERLY_PAYMENT_PROVIDER_SECRETS=name=secret[,name=secret…]`, from the environment only.
 /// None by default, when every report is refused.
-public struct PaymentsSettings: Sendable {
-    public var providerSecrets: [String: String]
+package struct PaymentsSettings: Sendable {
+    package var providerSecrets: [String: String]
 
-    public init(providerSecrets: [String: String] = [:]) { self.providerSecrets = providerSecrets }
+    package init(providerSecrets: [String: String] = [:]) { self.providerSecrets = providerSecrets }
 
     static let key = "payment.provider.secrets"
 
     /// Reads the settings, naming the variable and what is wrong without echoing a secret.
-    public static func read(from source: ConfigurationSource) throws(ConfigurationError) -> PaymentsSettings {
+    package static func read(from source: ConfigurationSource) throws(ConfigurationError) -> PaymentsSettings {
         var reader = source.settings()
         var secrets: [String: String] = [:]
         if let text = reader.optionalSecret(key) {

@@ -31,7 +31,7 @@ struct Probe: AsyncParsableCommand {
             let response = try await HTTPClient.shared.execute(request, timeout: .seconds(3))
             let body = try await response.body.collect(upTo: 16 << 20)
             status = response.status.code
-            if print { FileHandle.standardOutput.write(Data(buffer: body)) }
+            if print { FileHandle.standardOutput.write(Data(body.readableBytesView)) }
         } catch {
             FileHandle.standardError.write(Data("no answer on port \(port): \(error)\n".utf8))
             throw ExitCode(1)

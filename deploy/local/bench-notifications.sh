@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make bench-notifications`: the suite from a release build (Redis with its append-only file, the
-# five services on SQLite) driven by `orderly loadgen --workload notifications`: 1,000 store users
+# five services on SQLite) driven by `orderly-bench loadgen --workload notifications`: 1,000 store users
 # over 100 stores sign in, half holding a server-sent event stream and half long-polling, and 50
 # of the stores register a webhook endpoint on a receiver loadgen runs (deliveries to loopback
 # are allowed for this run); orders are created at a steady rate (20 a second for 30 s by
@@ -9,13 +9,13 @@
 # order of their store once, every delivery correctly signed. The last line sums it up:
 #   sse_p99_ms=<n> longpoll_p99_ms=<n> webhook_p99_ms=<n> lost=<n>
 # Passwords are hashed at bcrypt's lowest cost and logins from one address are not limited, so
-# that signing in a thousand users takes seconds. Extra arguments go to `orderly loadgen`. The
+# that signing in a thousand users takes seconds. Extra arguments go to `orderly-bench loadgen`. The
 # suite listens on its usual wire and admin ports (7201–7204, 9200–9204), so stop a `make run` first.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-swift build -c release --product orderly
-orderly="$(swift build -c release --show-bin-path)/orderly"
+swift build -c release --product orderly-bench
+orderly="$(swift build -c release --show-bin-path)/orderly-bench"
 work=$(mktemp -d /tmp/orderly-bench-notifications.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 

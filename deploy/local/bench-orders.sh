@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # `make bench-orders`: the suite from a release build (Redis with its append-only file, the five
-# services on SQLite) driven by `orderly loadgen` — the ceiling (GET /v1/me), order creation
+# services on SQLite) driven by `orderly-bench loadgen` — the ceiling (GET /v1/me), order creation
 # alone, then the mix, then the invariants — twice: with SQLite's durable default
 # (synchronous=full) and with synchronous=normal; then order lists timed at a million orders.
 # Under each creation phase it prints each process's CPU per created order and the machine's
 # steal. The last two lines sum it up, normal first, then the default:
 #   synchronous=<s> create_rps=<n> ceiling_rps=<n> ratio=<n> create_p99_ms=<n> create_cpu_ms=<n> invariant_failures=<n>
-# Extra arguments go to `orderly loadgen` (see `orderly loadgen --help`). The suite listens on
+# Extra arguments go to `orderly-bench loadgen` (see `orderly-bench loadgen --help`). The suite listens on
 # its usual wire and admin ports (7201–7204, 9200–9204), so stop a `make run` first.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-swift build -c release --product orderly
-orderly="$(swift build -c release --show-bin-path)/orderly"
+swift build -c release --product orderly-bench
+orderly="$(swift build -c release --show-bin-path)/orderly-bench"
 work=$(mktemp -d /tmp/orderly-bench-orders.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 

@@ -2,13 +2,13 @@
 # `make bench-storage`: storage transactions per second on SQLite and PostgreSQL, and events per
 # second from outbox to inbox, on a release build, against a throwaway PostgreSQL cluster (with
 # its default, durable commit settings) and a throwaway redis-server. Extra arguments go to
-# `orderly bench-storage` (see its --help).
+# `orderly-bench bench-storage` (see its --help).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source deploy/local/throwaway-postgres.sh
 
-swift build -c release --product orderly
-orderly="$(swift build -c release --show-bin-path)/orderly"
+swift build -c release --product orderly-bench
+orderly="$(swift build -c release --show-bin-path)/orderly-bench"
 
 start_throwaway_postgres durable
 redis_port=$(free_port)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The chaos of `make chaos`, run by deploy/local/run.sh once the suite is ready (so it has the
 # suite's settings in its environment and the processes in ORDERLY_PROCESSES as name:pid).
-# Drives the suite with `orderly loadgen` and, meanwhile, kills each service and Redis with
+# Drives the suite with `orderly-bench loadgen` and, meanwhile, kills each service and Redis with
 # SIGKILL and starts it again (Redis from its append-only file), and stops the orders service
 # with SIGSTOP past its callers' deadlines. Then loadgen checks what the suite acknowledged;
 # its last line is `acked=<n> lost=<n> duplicated=<n> notifications_missing=<n> errors_5xx=<n>`.

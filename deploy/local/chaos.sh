@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make chaos`: the suite (release build, SQLite; Redis with its append-only file) under
-# `orderly loadgen` while each service and Redis are killed with SIGKILL and started again and
+# `orderly-bench loadgen` while each service and Redis are killed with SIGKILL and started again and
 # the orders service is stopped past its callers' deadlines (deploy/local/chaos-agent.sh); then
 # loadgen checks that every acknowledged order exists exactly once and reached its store's inbox
 # exactly once. On SQLite, then on a throwaway PostgreSQL (durable settings, a database per
@@ -13,8 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source deploy/local/throwaway-postgres.sh
 
-swift build -c release --product orderly
-orderly="$(swift build -c release --show-bin-path)/orderly"
+swift build -c release --product orderly-bench
+orderly="$(swift build -c release --show-bin-path)/orderly-bench"
 work=$(mktemp -d /tmp/orderly-chaos.XXXXXX)
 trap 'stop_throwaway_postgres; rm -rf "$work"' EXIT
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make profile-orders`: where each created order's CPU goes, per process and per step. Runs the
-# suite from a release build under `orderly loadgen` (SQLite's durable default) and records its
+# suite from a release build under `orderly-bench loadgen` (SQLite's durable default) and records its
 # processes with `perf record -g` while orders are created, then shares each process's CPU per
 # order (measured from /proc by loadgen) out over the steps its samples fall in
 # (deploy/local/cpu-budget.py). docs/PERFORMANCE.md keeps the latest budget.
@@ -14,8 +14,8 @@ if ! command -v perf >/dev/null; then
     [ "$(id -u)" -ne 0 ] && sudo="sudo"
     $sudo apt-get install -y -qq --no-install-recommends linux-perf >/dev/null
 fi
-swift build -c release --product orderly
-orderly="$(swift build -c release --show-bin-path)/orderly"
+swift build -c release --product orderly-bench
+orderly="$(swift build -c release --show-bin-path)/orderly-bench"
 work=$(mktemp -d /tmp/orderly-profile.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 # The recording is kept for a closer look (perf report -i .build/profile/perf.data).

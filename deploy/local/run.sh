@@ -41,7 +41,7 @@ local_secret() {
 export ORDERLY_INTERNAL_SECRET="${ORDERLY_INTERNAL_SECRET:-$(local_secret internal-secret)}"
 export ORDERLY_JWT_SECRET="${ORDERLY_JWT_SECRET:-$(local_secret jwt-secret)}"
 # One payment provider, `local`, whose reports (POST /v1/payments/provider-events) are signed
-# with a secret kept here: what `orderly loadgen` signs with. Real providers come from the
+# with a secret kept here: what `orderly-bench loadgen` signs with. Real providers come from the
 # environment: ORDERLY_PAYMENT_PROVIDER_SECRETS=name=secret[,name=secret…].
 export ORDERLY_PAYMENT_PROVIDER_SECRETS="${ORDERLY_PAYMENT_PROVIDER_SECRETS:-local=$(local_secret payment-provider-secret)}"
 # The local suite serves development and the benchmarks, which drive thousands of requests a

@@ -1,0 +1,30 @@
+import ArgumentParser
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// The project's benchmarks and load generator: `orderly-bench`. Apart from the shipped
+/// `orderly` command, as some of them reach into the services' own code (the orders service's
+/// repository, the payment providers' settings).
+struct OrderlyBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "orderly-bench",
+        abstract: "Orderly's benchmarks and load generator.",
+        subcommands: [BenchWire.self, BenchStorage.self, BenchOrderLists.self, LoadGen.self])
+}
+
+/// The entry point: sets up how tasks run, then hands over to the command line.
+@main
+enum OrderlyBenchMain {
+    static func main() async {
+        // Swift tasks run on NIO's event loops instead of a separate thread pool, as in the
+        // services it measures. Must come first.
+        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        await OrderlyBench.main(nil)
+    }
+}
+
+/// Prints a line at once, unbuffered, so progress shows even when the output is piped.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
