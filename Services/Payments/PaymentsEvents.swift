@@ -6,11 +6,12 @@ import Redis
 import Runtime
 import ServiceLifecycle
 
-/// The payments service's events: what it publishes, one per status a payment reaches in its
-/// lifecycle (`payment.created` when it is rung up, then `payment.confirmed` …
-/// `payment.expired`) with the payment as payload, `payment.refunded` with the payment and the
-/// refund, and `shift.clocked_in`/`clocked_out` with the shift. What it consumes: the gateway's
-/// identity events (`StaffRoster`) and its own completions and refunds (`StatsProjection`).
+/// What the payments service publishes on `orderly:events:payments`: one event per status a
+/// payment reaches in its lifecycle (`payment.created` when it is rung up, then
+/// `payment.confirmed` … `payment.expired`) with the payment as payload, `payment.refunded` with
+/// the payment and the refund, and `shift.clocked_in`/`clocked_out` with the shift. What it
+/// follows is `GatewayFollower`'s (the staff roster) and `PaymentsFollower`'s (its own
+/// completions and refunds, for the statistics).
 enum PaymentsEvents {
     static func reached(_ payment: Payment) throws -> DomainEvent {
         DomainEvent(

@@ -221,9 +221,9 @@ public struct ProductChangesPage: Codable, Sendable {
 /// Stock to hold for a sale: `lines` of distinct products of the store, for
 /// `expires_in_seconds` (1 to a day; 15 minutes when absent). `id` may be chosen by the client.
 /// `orderID` is the orders service's alone: the order whose line the stock is for, which then
-/// keeps it held until the order ends once the line is stored (`OrderHolds`). `paymentID` is
+/// keeps it held until the order ends once the line is stored (the catalog's `OrdersFollower`). `paymentID` is
 /// the payments service's alone: the payment whose items the stock is for, which it then
-/// follows (`PaymentHolds`).
+/// follows (the catalog's `PaymentsFollower`).
 public struct NewReservation: Codable, Sendable, Hashable {
     public var id: ReservationID?
     public var storeID: StoreID

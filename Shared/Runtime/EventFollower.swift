@@ -1,5 +1,5 @@
 public import Events
-public import Redis
+import Redis
 public import ServiceLifecycle
 
 /// A service's following of one event stream, another service's or its own: which stream, the

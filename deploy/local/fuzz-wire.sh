@@ -4,7 +4,8 @@
 # build folder (.build-fuzz), links it into libFuzzer's program, and runs it from the committed
 # corpus for FUZZ_SECONDS (default 60). New inputs go to .build-fuzz/corpus, never into the
 # committed one; a crash is saved as .build-fuzz/crash-<hash> and fails the run. To keep a
-# finding as a regression test, copy it into Tests/WireFuzz/corpus.
+# finding as a regression test, copy it into Tests/WireFuzz/corpus. With the argument `build`, it
+# builds and links the fuzzer only (what `make test` starts beside its tests).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${FUZZ_SECONDS:-60}
@@ -16,6 +17,7 @@ lib=$("${build[@]}" --show-bin-path)
 clang=$(dirname "$(command -v swiftc)")/clang
 "$clang" -fsanitize=fuzzer -o .build-fuzz/orderly-fuzz-wire -L"$lib" -lOrderlyWireFuzz \
   -Wl,-rpath,"$lib" -Wl,-rpath,"$(dirname "$(command -v swiftc)")/../lib/swift/linux"
+[ "${1:-}" = build ] && exit 0
 mkdir -p .build-fuzz/corpus
 echo "fuzz-wire: fuzzing for ${seconds} s (.build-fuzz/fuzz.log)"
 # Swift's own crash reporter would end the process before libFuzzer saves the input.

@@ -14,10 +14,30 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 configuration="${ORDERLY_BUILD:-debug}"
-swift build -c "$configuration" --product orderly-gateway
-for product in orderly-orders orderly-catalog orderly-payments orderly-notifications; do
-    # The build's status, not grep's (which fails when it filtered every line), decides.
-    swift build -c "$configuration" --product "$product" | { grep -v '^Building for\|^\[' || true; }
+mkdir -p .build
+# build PRODUCT: one line per product (the compiler's step counter on it at a terminal); the
+# compiler's output is kept in .build/run-<product>.log and shown only when the build fails.
+build() {
+    local product=$1 started=$SECONDS log=".build/run-$1.log" step
+    printf 'building %-22s' "$product"
+    swift build -c "$configuration" --product "$product" > "$log" 2>&1 &
+    local pid=$!
+    if [ -t 1 ]; then
+        while kill -0 "$pid" 2>/dev/null; do
+            step=$(grep -oE '^\[[0-9]+/[0-9]+\]' "$log" | tail -n 1)
+            printf '\rbuilding %-22s %s' "$product" "$step"
+            sleep 1
+        done
+    fi
+    if ! wait "$pid"; then
+        printf '\rbuilding %-22s failed\n' "$product"
+        grep -E 'error:' "$log" | sort -u | head -n 40 >&2 || tail -n 40 "$log" >&2
+        exit 1
+    fi
+    printf '\rbuilding %-22s done (%d s)        \n' "$product" $((SECONDS - started))
+}
+for product in orderly-gateway orderly-orders orderly-catalog orderly-payments orderly-notifications; do
+    build "$product"
 done
 bin="$(swift build -c "$configuration" --show-bin-path)"
 

@@ -1,17 +1,73 @@
 #!/usr/bin/env bash
-# `make test`: checks that Shared/Domain imports Foundation only and that the Kubernetes
-# manifests are valid, then builds and runs every test target. The Redis tests start their own
-# servers; the storage tests run on SQLite and on a throwaway PostgreSQL cluster started here.
-# Ends with a short run of the Wire fuzzer (FUZZ_SECONDS, default 20) and a bounded schemathesis
-# run over the API (FUZZ_API_EXAMPLES, default 5 per operation, every role).
+# `make test`: the map and manifest checks, then every test target, the Wire fuzzer and the API
+# fuzzer, ending with one line per phase and the time it took.
+#
+#   checks     Shared/Domain imports Foundation only; the map (file names, Services/README.md's
+#              table) agrees with the code; the Kubernetes manifests are valid
+#   build      every product and test target (debug), with zero compiler warnings in our own
+#              code (dependencies' warnings are not ours); the build of the Wire fuzzer starts
+#              beside what follows, in its own build folder
+#   tests      every test target; the Redis tests start their own servers, the storage and
+#              service tests run on SQLite and on a throwaway PostgreSQL cluster started here
+#   fuzz-api   a bounded schemathesis run over the API (FUZZ_API_EXAMPLES, default 5 per
+#              operation, every role)
+#   fuzz-wire  the Wire fuzzer for FUZZ_SECONDS (default 20)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source deploy/local/throwaway-postgres.sh
 
+phases=()
+started=$SECONDS
+phase_started=$SECONDS
+# phase NAME: ends the phase before and starts NAME.
+phase() {
+    [ -n "${current:-}" ] && phases+=("$(printf '%-10s %4ds' "$current" $((SECONDS - phase_started)))")
+    current=$1
+    phase_started=$SECONDS
+    echo "== $1"
+}
+report() {
+    local status=$?
+    phase ""
+    echo
+    printf 'phase %s\n' "${phases[@]}"
+    printf 'phase %-10s %4ds (%s)\n' total $((SECONDS - started)) "$([ "$status" -eq 0 ] && echo passed || echo FAILED)"
+}
+trap 'report; stop_throwaway_postgres' EXIT
+
+phase checks
 deploy/local/check-domain.sh
+python3 deploy/local/check-map.py
 deploy/local/check-k8s.sh
-swift build --build-tests
+
+phase build
+mkdir -p .build
+if ! swift build --build-tests 2>&1 | tee .build/test-build.log \
+    | awk '/^\[[0-9]+\/[0-9]+\]/ { if (++n % 250 == 0) print "   ", $1; next } /Build complete|error:/ { print }'; then
+    exit 1
+fi
+# Our own warnings: those in files of this repository, not in the checkouts of dependencies.
+ours=$(grep -E "^$PWD/(Services|Shared|Tools|Tests)/[^ ]*: warning:" .build/test-build.log | sort -u || true)
+if [ -n "$ours" ]; then
+    echo "$ours"
+    echo "build: $(echo "$ours" | wc -l) compiler warnings in our own code; there must be none" >&2
+    exit 1
+fi
+echo "build: no warnings in our own code ($(grep -cE ': warning:' .build/test-build.log || true) in dependencies)"
+# The fuzzer's build (its own folder, every module instrumented) runs beside the tests.
+deploy/local/fuzz-wire.sh build > .build/fuzz-wire-build.log 2>&1 &
+fuzz_build=$!
+
+phase tests
 start_throwaway_postgres
 swift test --skip-build
-FUZZ_SECONDS=${FUZZ_SECONDS:-20} deploy/local/fuzz-wire.sh
+
+phase fuzz-api
 FUZZ_API_EXAMPLES=${FUZZ_API_EXAMPLES:-5} deploy/local/fuzz-api.sh
+
+phase fuzz-wire
+if ! wait "$fuzz_build"; then
+    cat .build/fuzz-wire-build.log
+    exit 1
+fi
+FUZZ_SECONDS=${FUZZ_SECONDS:-20} deploy/local/fuzz-wire.sh

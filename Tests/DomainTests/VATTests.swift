@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 @Suite("VAT and line pricing")
-struct LinePricingTests {
+struct VATTests {
     @Test(
         "the net part of a gross amount, rounded half to even",
         arguments: [

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Part of `make test`: the map a newcomer reads must match the ground.
+
+1. Every Swift file of Services/, Shared/ and Tools/ is named after the one main type it holds
+   (`Orders.swift` declares `Orders`), or after the type it extends (`RedisClient+Streams.swift`
+   extends `RedisClient`). Shared/Domain and Shared/Contracts group a concept's value types in a
+   file named after the concept's main type or method table, so there the name must be one of the
+   types declared or extended (`Order.swift` holds `Order` beside `OrderStatus`).
+2. Every service library has the shape Services/README.md shows: `<Name>Service.swift`,
+   `<Name>Schema.swift`, `<Name>Events.swift` (but notifications, which publishes no stream),
+   each `<Resource>Handlers.swift`, and a follower (`<Producer>Follower.swift`) per stream it reads.
+3. The table of Services/README.md says of each service what the code does: the services it
+   calls (its `upstreams`) and the streams it follows (its followers' `producer`).
+
+Prints what disagrees and exits 1, or one line and exits 0.
+"""
+import glob
+import os
+import re
+import sys
+
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+os.chdir(root)
+problems = []
+
+DECLARATION = re.compile(
+    r"^(?:@\w+ )?(?:public |package |private |fileprivate )?(?:final )?(?:struct|enum|class|actor|protocol) (\w+)",
+    re.M)
+EXTENSION = re.compile(r"^(?:public |package )?extension ([\w.]+)", re.M)
+
+# 1. File names.
+for path in sorted(glob.glob("Services/**/*.swift", recursive=True) + glob.glob("Shared/**/*.swift", recursive=True)
+                   + glob.glob("Tools/**/*.swift", recursive=True)):
+    name = os.path.basename(path)[:-len(".swift")]
+    if name == "main":
+        continue
+    text = open(path, encoding="utf-8").read()
+    declared = DECLARATION.findall(text)
+    extended = [e.split(".")[0] for e in EXTENSION.findall(text)]
+    base = name.split("+")[0]
+    if "+" in name:
+        if base not in extended and base not in declared:
+            problems.append(f"{path}: named after {base}, which it neither extends nor declares")
+        continue
+    if base not in declared:
+        problems.append(f"{path}: declares {', '.join(declared) or 'no type'}, none named {base}")
+
+# 2. The shape of each service, and what its code says it calls and follows.
+services = {}
+for directory in sorted(glob.glob("Services/*/")):
+    name = os.path.basename(directory.rstrip("/"))
+    if name.endswith("Main"):
+        continue
+    files = {os.path.basename(p)[:-len(".swift")]: open(p, encoding="utf-8").read()
+             for p in glob.glob(f"{directory}**/*.swift", recursive=True)}
+    for required in [f"{name}Service", f"{name}Schema"] + ([] if name == "Notifications" else [f"{name}Events"]):
+        if required not in files:
+            problems.append(f"{directory}: has no {required}.swift")
+    assembly = files.get(f"{name}Service", "")
+    upstreams = re.search(r"static let upstreams = \[(.*?)\]", assembly, re.S)
+    calls = sorted(set(re.findall(r"(\w+)API\.service", upstreams.group(1)))) if upstreams else []
+    followed = re.findall(r"follow\(\s*(\w+)\(", assembly)
+    follows = []
+    for follower in followed:
+        source = files.get(follower, "")
+        producer = re.search(r"static let producer = (\w+)API\.service", source)
+        if not producer:
+            problems.append(f"{directory}{follower}.swift: no `static let producer = <Name>API.service`")
+            continue
+        follows.append(producer.group(1))
+        if follower != f"{producer.group(1)}Follower":
+            problems.append(f"{directory}{follower}.swift: follows {producer.group(1)}, so is {producer.group(1)}Follower")
+    for file, text in files.items():
+        if file.endswith("Follower") and file not in followed and "protocol" not in text.split(file)[0][-40:]:
+            if not re.search(rf"protocol {file}\b", text):
+                problems.append(f"{directory}{file}.swift: a follower its service does not run")
+        if file.endswith("Handlers") and f"{file}(" not in assembly and name != "Gateway":
+            problems.append(f"{directory}{file}.swift: handlers its service does not register")
+    services[name.lower()] = (calls, sorted(follows))
+
+# 3. The table.
+readme = open("Services/README.md", encoding="utf-8").read()
+rows = {}
+for line in readme.splitlines():
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if len(cells) >= 4 and re.fullmatch(r"`\w+`", cells[0]):
+        rows[cells[0].strip("`").lower()] = cells
+
+
+def named(cell):
+    """The services a cell names in backticks: `catalog`, `orders` …"""
+    return sorted(n.capitalize() for n in re.findall(r"`(\w+)`", cell) if n.lower() in services)
+
+
+header = next((line for line in readme.splitlines() if line.startswith("| service")), "")
+columns = [c.strip() for c in header.strip().strip("|").split("|")]
+for service, (calls, follows) in services.items():
+    if service not in rows:
+        problems.append(f"Services/README.md: the table has no row for `{service}`")
+        continue
+    cells = dict(zip(columns, rows[service]))
+    if "calls" not in cells or "follows" not in cells:
+        problems.append("Services/README.md: the table needs the columns `calls` and `follows`")
+        break
+    if named(cells["calls"]) != calls:
+        problems.append(f"Services/README.md: `{service}` calls {calls or 'nothing'}, the table says "
+                        f"{named(cells['calls']) or 'nothing'}")
+    if named(cells["follows"]) != follows:
+        problems.append(f"Services/README.md: `{service}` follows {follows or 'nothing'}, the table says "
+                        f"{named(cells['follows']) or 'nothing'}")
+
+if problems:
+    print("The map disagrees with the code:", file=sys.stderr)
+    for problem in problems:
+        print(f"  - {problem}", file=sys.stderr)
+    sys.exit(1)
+print(f"map: {len(services)} services as Services/README.md says, every file named after its type")
