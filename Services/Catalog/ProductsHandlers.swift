@@ -10,16 +10,10 @@ import Wire
 /// product's events.
 struct ProductsHandlers: Sendable {
     let database: Database
-    let stores: StoresRepository
-    let products: ProductsRepository
-    let idempotency: IdempotencyStore
 
-    init(database: Database) {
-        self.database = database
-        self.stores = StoresRepository(database: database)
-        self.products = ProductsRepository(database: database)
-        self.idempotency = IdempotencyStore(database: database)
-    }
+    var stores: StoresRepository { StoresRepository(database: database) }
+    var products: ProductsRepository { ProductsRepository(database: database) }
+    var idempotency: IdempotencyStore { IdempotencyStore(database: database) }
 
     func register(in router: inout WireRouter) {
         router.register(CatalogAPI.menu) { ref, context in

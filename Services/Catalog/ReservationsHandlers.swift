@@ -10,16 +10,10 @@ import Wire
 /// orders' and payments' events.
 struct ReservationsHandlers: Sendable {
     let database: Database
-    let products: ProductsRepository
-    let reservations: ReservationsRepository
-    let idempotency: IdempotencyStore
 
-    init(database: Database) {
-        self.database = database
-        self.products = ProductsRepository(database: database)
-        self.reservations = ReservationsRepository(database: database)
-        self.idempotency = IdempotencyStore(database: database)
-    }
+    var products: ProductsRepository { ProductsRepository(database: database) }
+    var reservations: ReservationsRepository { ReservationsRepository(database: database) }
+    var idempotency: IdempotencyStore { IdempotencyStore(database: database) }
 
     func register(in router: inout WireRouter) {
         router.register(CatalogAPI.reserve) { request, context in

@@ -9,14 +9,9 @@ import Wire
 /// validates, calls the repository and publishes the store's events.
 struct StoresHandlers: Sendable {
     let database: Database
-    let stores: StoresRepository
-    let idempotency: IdempotencyStore
 
-    init(database: Database) {
-        self.database = database
-        self.stores = StoresRepository(database: database)
-        self.idempotency = IdempotencyStore(database: database)
-    }
+    var stores: StoresRepository { StoresRepository(database: database) }
+    var idempotency: IdempotencyStore { IdempotencyStore(database: database) }
 
     func register(in router: inout WireRouter) {
         router.register(CatalogAPI.createStore) { draft, context in

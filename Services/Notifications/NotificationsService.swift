@@ -42,7 +42,7 @@ public enum NotificationsService: ServiceDefinition {
         ).register(in: &router)
         let dispatcher = WebhookDispatcher(
             webhooks: notifier.webhooks, settings: settings, doorbell: doorbell,
-            disable: { try await notifier.disableWebhook($0, reason: $1) }, logger: environment.logger)
+            giveUp: { try await notifier.giveUp(on: $0, reason: $1) }, logger: environment.logger)
         let pushes: [any Service] = pusher.map { [$0] } ?? []
         return ServiceParts(
             router: router,

@@ -137,12 +137,16 @@ public struct Notifier: Sendable {
         return deliveries.count
     }
 
-    /// Turns off endpoint `id`, whose deliveries kept failing, saying why, and tells its store's
-    /// owners and managers (once: an endpoint already off is left as it is).
-    func disableWebhook(_ id: WebhookID, reason: String) async throws {
+    /// Records `delivery` failed for good and, in the same transaction, turns off its endpoint,
+    /// saying why, and tells its store's owners and managers (once: an endpoint already off is
+    /// left as it is). Together, so that no reader sees the one without the other and no crash
+    /// leaves an endpoint on whose delivery was given up.
+    func giveUp(on delivery: WebhookDelivery, reason: String) async throws {
         let (notifications, webhooks) = (self.notifications, self.webhooks)
+        let id = delivery.webhookID
         let now = Date.currentMillisecond
         let stored = try await webhooks.database.transaction { transaction -> [StoredNotification] in
+            try await webhooks.record(delivery, in: transaction)
             guard var webhook = try await webhooks.find(id, in: transaction.sql)?.webhook, webhook.active else {
                 return []
             }

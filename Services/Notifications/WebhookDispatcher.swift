@@ -22,7 +22,8 @@ struct WebhookDispatcher: Service {
     let settings: WebhookSettings
     let doorbell: Doorbell
     /// Turns off an endpoint whose deliveries kept failing and tells those who run the store.
-    let disable: @Sendable (WebhookID, _ reason: String) async throws -> Void
+    /// Records a delivery given up on and turns its endpoint off (`Notifier.giveUp(on:reason:)`).
+    let giveUp: @Sendable (WebhookDelivery, _ reason: String) async throws -> Void
     let logger: Logger
 
     /// At most this many attempts run at once in one replica.
@@ -103,12 +104,12 @@ struct WebhookDispatcher: Service {
                     delivery.nextAttemptAt = next
                 }
             }
-            try await webhooks.record(delivery)
             if gaveUp {
                 let last = outcome.status.map { "answered \($0)" } ?? outcome.error ?? "no answer"
-                try await disable(
-                    delivery.webhookID,
-                    "deliveries failed for \(Int(settings.giveUpAfter.timeInterval)) seconds (last: \(last))")
+                try await giveUp(
+                    delivery, "deliveries failed for \(Int(settings.giveUpAfter.timeInterval)) seconds (last: \(last))")
+            } else {
+                try await webhooks.record(delivery)
             }
         } catch {
             logger.warning(

@@ -147,16 +147,18 @@ struct WebhooksRepository: Sendable {
 
     /// Stores how an attempt went: due again at `delivery.nextAttemptAt` while pending.
     func record(_ delivery: WebhookDelivery) async throws {
-        try await database.transaction { transaction in
-            try await transaction.sql.raw(
-                """
-                UPDATE webhook_deliveries SET status = \(bind: delivery.status.rawValue),
-                    due_at = \(bind: delivery.status == .pending ? delivery.nextAttemptAt?.millisecondsSince1970 : nil),
-                    doc = \(bind: try StoredDocument.text(delivery))
-                WHERE id = \(bind: delivery.id.description)
-                """
-            ).run()
-        }
+        try await database.transaction { try await record(delivery, in: $0) }
+    }
+
+    func record(_ delivery: WebhookDelivery, in transaction: Transaction) async throws {
+        try await transaction.sql.raw(
+            """
+            UPDATE webhook_deliveries SET status = \(bind: delivery.status.rawValue),
+                due_at = \(bind: delivery.status == .pending ? delivery.nextAttemptAt?.millisecondsSince1970 : nil),
+                doc = \(bind: try StoredDocument.text(delivery))
+            WHERE id = \(bind: delivery.id.description)
+            """
+        ).run()
     }
 
     /// Makes a delivery due now, with a new window of retries from now.

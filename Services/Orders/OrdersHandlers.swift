@@ -10,18 +10,11 @@ import Wire
 struct OrdersHandlers: Sendable {
     let database: Database
     let stores: StoreDirectory
-    let orders: OrdersRepository
-    let idempotency: IdempotencyStore
     /// Products and their stock, for catalog lines.
     let catalog: any WireCaller
 
-    init(database: Database, stores: StoreDirectory, catalog: any WireCaller) {
-        self.database = database
-        self.stores = stores
-        self.catalog = catalog
-        self.orders = OrdersRepository(database: database)
-        self.idempotency = IdempotencyStore(database: database)
-    }
+    var orders: OrdersRepository { OrdersRepository(database: database) }
+    var idempotency: IdempotencyStore { IdempotencyStore(database: database) }
 
     func register(in router: inout WireRouter) {
         router.register(OrdersAPI.createOrder) { draft, context in

@@ -21,22 +21,12 @@ struct PaymentsHandlers: Sendable {
     let database: Database
     let catalog: any WireCaller
     let orders: any WireCaller
-    let payments: PaymentsRepository
-    let shifts: ShiftsRepository
-    let stats: StatsRepository
-    let idempotency: IdempotencyStore
     let logger: Logger
 
-    init(database: Database, catalog: any WireCaller, orders: any WireCaller, logger: Logger) {
-        self.database = database
-        self.catalog = catalog
-        self.orders = orders
-        self.payments = PaymentsRepository(database: database)
-        self.shifts = ShiftsRepository(database: database)
-        self.stats = StatsRepository(database: database)
-        self.idempotency = IdempotencyStore(database: database)
-        self.logger = logger
-    }
+    var payments: PaymentsRepository { PaymentsRepository(database: database) }
+    var shifts: ShiftsRepository { ShiftsRepository(database: database) }
+    var stats: StatsRepository { StatsRepository(database: database) }
+    var idempotency: IdempotencyStore { IdempotencyStore(database: database) }
 
     func register(in router: inout WireRouter) {
         router.register(PaymentsAPI.createPayment) { draft, context in

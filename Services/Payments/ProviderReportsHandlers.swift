@@ -10,18 +10,11 @@ import Wire
 /// The payments service's Wire method of the providers' signed reports on card payments.
 struct ProviderReportsHandlers: Sendable {
     let database: Database
-    let payments: PaymentsRepository
-    let reports: ProviderReportsRepository
     let settings: PaymentsSettings
     let logger: Logger
 
-    init(database: Database, settings: PaymentsSettings, logger: Logger) {
-        self.database = database
-        self.payments = PaymentsRepository(database: database)
-        self.reports = ProviderReportsRepository(database: database)
-        self.settings = settings
-        self.logger = logger
-    }
+    var payments: PaymentsRepository { PaymentsRepository(database: database) }
+    var reports: ProviderReportsRepository { ProviderReportsRepository(database: database) }
 
     func register(in router: inout WireRouter) {
         router.register(PaymentsAPI.providerEvent) { signed, _ in

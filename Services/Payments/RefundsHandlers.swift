@@ -12,18 +12,11 @@ import Wire
 /// catalog (`payment.refunded`).
 struct RefundsHandlers: Sendable {
     let database: Database
-    let payments: PaymentsRepository
-    let refunds: RefundsRepository
-    let shifts: ShiftsRepository
-    let idempotency: IdempotencyStore
 
-    init(database: Database) {
-        self.database = database
-        self.payments = PaymentsRepository(database: database)
-        self.refunds = RefundsRepository(database: database)
-        self.shifts = ShiftsRepository(database: database)
-        self.idempotency = IdempotencyStore(database: database)
-    }
+    var payments: PaymentsRepository { PaymentsRepository(database: database) }
+    var refunds: RefundsRepository { RefundsRepository(database: database) }
+    var shifts: ShiftsRepository { ShiftsRepository(database: database) }
+    var idempotency: IdempotencyStore { IdempotencyStore(database: database) }
 
     func register(in router: inout WireRouter) {
         router.register(PaymentsAPI.refund) { request, context in

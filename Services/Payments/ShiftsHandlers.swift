@@ -8,14 +8,9 @@ import Wire
 /// drawer, and the store's rule that staff be clocked in to take shifts.
 struct ShiftsHandlers: Sendable {
     let database: Database
-    let shifts: ShiftsRepository
-    let idempotency: IdempotencyStore
 
-    init(database: Database) {
-        self.database = database
-        self.shifts = ShiftsRepository(database: database)
-        self.idempotency = IdempotencyStore(database: database)
-    }
+    var shifts: ShiftsRepository { ShiftsRepository(database: database) }
+    var idempotency: IdempotencyStore { IdempotencyStore(database: database) }
 
     func register(in router: inout WireRouter) {
         router.register(PaymentsAPI.clockIn) { request, context in

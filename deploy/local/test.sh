@@ -60,6 +60,7 @@ fuzz_build=$!
 
 phase tests
 start_throwaway_postgres
+trap 'report; stop_throwaway_postgres' EXIT  # start_throwaway_postgres set a trap of its own
 swift test --skip-build
 
 phase fuzz-api
