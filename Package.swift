@@ -298,7 +298,8 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "Storage", "Redis", "Domain", "Events", "JSON", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "Storage", "Redis", "Domain", "Events", "JSON", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

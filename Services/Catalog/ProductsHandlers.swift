@@ -45,7 +45,6 @@ struct ProductsHandlers: Sendable {
         }
     }
 
-
     func menu(of id: StoreID, principal: Principal) async throws -> Menu {
         guard AccessPolicy(principal).canSeeMenu(of: id),
             let store = try await database.read({ try await stores.find(id, in: $0) })

@@ -183,7 +183,8 @@ struct ProductsRepository: Sendable {
     }
 
     /// The products of `lines`, each locked for the rest of the transaction, taken in id order.
-    func lockedProducts(of lines: [Reservation.Line], in transaction: Transaction) async throws -> [ProductID: Product] {
+    func lockedProducts(of lines: [Reservation.Line], in transaction: Transaction) async throws -> [ProductID: Product]
+    {
         var products: [ProductID: Product] = [:]
         for id in lines.map(\.productID).sorted(by: { $0.description < $1.description }) {
             try await transaction.lock("catalog.product:\(id)")

@@ -32,7 +32,6 @@ struct ReservationsHandlers: Sendable {
         }
     }
 
-
     /// Holds every line's units, or none: lines naming what is not a stock-tracked active
     /// product of the store are bad fields; products without enough available are named
     /// together in one `409 insufficient_stock` (`details.products`). Each product is locked

@@ -1,11 +1,11 @@
 import Contracts
 import Domain
 import Foundation
-import Redis
 public import Hummingbird
 import HummingbirdCore
 public import Logging
 import NIOCore
+import Redis
 public import Runtime
 public import ServiceLifecycle
 public import Storage
@@ -128,7 +128,7 @@ public enum GatewayService {
         PaymentRoutes(payments: try upstream(PaymentsAPI.service)).add(to: v1)
         NotificationRoutes(
             notifications: try upstream(NotificationsAPI.service), wakeHub: wakeHub, recheck: settings.longPollRecheck,
-            heartbeat: settings.streamHeartbeat, logger: logger
+            maximumWait: settings.longPollMaximumWait, heartbeat: settings.streamHeartbeat, logger: logger
         ).add(to: v1)
         WebhookRoutes(notifications: try upstream(NotificationsAPI.service)).add(to: v1)
         DeviceRoutes(notifications: try upstream(NotificationsAPI.service)).add(to: v1)

@@ -20,6 +20,7 @@ public import Runtime
 /// | `bootstrap.admin.password` | `ORDERLY_BOOTSTRAP_ADMIN_PASSWORD` (environment only) | generated, printed once |
 /// | `notifications.recheckSeconds` | `ORDERLY_NOTIFICATIONS_RECHECK_SECONDS` | 2 |
 /// | `notifications.heartbeatSeconds` | `ORDERLY_NOTIFICATIONS_HEARTBEAT_SECONDS` | 15 |
+/// | `notifications.maxWaitSeconds` | `ORDERLY_NOTIFICATIONS_MAX_WAIT_SECONDS` | 30 |
 public struct GatewaySettings: Sendable {
     public var service: ServiceSettings
     public var httpHost: String
@@ -44,6 +45,9 @@ public struct GatewaySettings: Sendable {
     public var bootstrapAdminEmail: String
     public var bootstrapAdminPassword: String?
     public var longPollRecheck: Duration
+    /// The longest a long-poll is held, whatever its `wait` asks (up to 30 seconds): lower it
+    /// behind a proxy that cuts requests sooner.
+    public var longPollMaximumWait: Duration
     /// How long an event stream stays silent before a comment shows it is alive.
     public var streamHeartbeat: Duration
 
@@ -85,6 +89,7 @@ public struct GatewaySettings: Sendable {
         }
         let recheck = reader.int("notifications.recheckSeconds", default: 2, in: 1...30)
         let heartbeat = reader.int("notifications.heartbeatSeconds", default: 15, in: 1...30)
+        let maximumWait = reader.int("notifications.maxWaitSeconds", default: 30, in: 1...30)
         guard let secret, reader.isClean else { throw reader.failure }
         return GatewaySettings(
             service: service, httpHost: host, httpPort: port, maximumBodyBytes: body, maximumConnections: connections,
@@ -93,6 +98,6 @@ public struct GatewaySettings: Sendable {
             bcryptCost: cost, loginAttemptsPerAccount: perAccount, loginAttemptsPerAddress: perAddress,
             trustedProxies: proxies,
             bootstrapAdminEmail: email, bootstrapAdminPassword: password, longPollRecheck: .seconds(recheck),
-            streamHeartbeat: .seconds(heartbeat))
+            longPollMaximumWait: .seconds(maximumWait), streamHeartbeat: .seconds(heartbeat))
     }
 }

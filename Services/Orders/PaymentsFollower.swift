@@ -31,7 +31,8 @@ struct PaymentsFollower: EventFollower {
         try await database.applyOnce(event, consumer: Self.consumer) { transaction in
             try await transaction.lock("orders.payments:\(orderID)")
             guard
-                let paid = try await orders.recordPayment(payment.orderShare, of: payment, for: orderID, in: transaction)
+                let paid = try await orders.recordPayment(
+                    payment.orderShare, of: payment, for: orderID, in: transaction)
             else { return }
             // The order may be changed by its staff meanwhile: read it again until the write holds.
             for _ in 0..<5 {

@@ -147,4 +147,3 @@ struct StatsRepository: Sendable {
         return method
     }
 }
-

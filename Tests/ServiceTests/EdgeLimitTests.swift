@@ -6,6 +6,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import NIOEmbedded
+import Runtime
 import Synchronization
 import Testing
 
@@ -24,6 +25,24 @@ struct EdgeLimitTests {
         }
         let mine = OrderlyError(.notFound, "no order o1")
         #expect(ErrorEnvelopeMiddleware.publicForm(of: mine, logger: Logger(label: "tests.edge")) == mine)
+    }
+
+    @Test("a long-poll is held no longer than the operator's maximum, whatever its wait; 1 to 30 seconds")
+    func longPollMaximum() async throws {
+        #expect(try InProcessSuite.gatewaySettings().longPollMaximumWait == .seconds(30))
+        for bad in ["0", "31", "x"] {
+            #expect(throws: ConfigurationError.self) {
+                try InProcessSuite.gatewaySettings(["notifications.maxWaitSeconds": bad])
+            }
+        }
+        try await InProcessSuite.with(settings: ["notifications.maxWaitSeconds": "1"]) { suite in
+            let api = try API()
+            let admin = try await api.admin(suite)
+            let asked = ContinuousClock.now
+            let inbox = try await api.send(suite, "GET", "/v1/notifications?after=0&wait=30", token: admin)
+            #expect(inbox.status == 200 && (inbox.object["data"] as? [Any])?.isEmpty == true)
+            #expect(ContinuousClock.now - asked < .seconds(20), "held for the wait asked, not the maximum")
+        }
     }
 
     @Test("at most eight long-polls and four streams wait for one user; another user is not affected")

@@ -117,7 +117,7 @@ final class InProcessSuite: Suite {
                     "notifications": notifications.router.caller(as: gateway),
                 ])
             let router = try await GatewayService.router(
-                settings: try gatewaySettings(), environment: gatewayEnvironment, wakeHub: WakeHub())
+                settings: try gatewaySettings(settings), environment: gatewayEnvironment, wakeHub: WakeHub())
             let relays: [any Service] = ["catalog", "orders", "payments", "gateway"].map { name in
                 OutboxRelay(
                     database: databases[name]!.database, publisher: EventPublisher(redis: redis, service: name),
@@ -152,15 +152,17 @@ final class InProcessSuite: Suite {
         await server.stop()
     }
 
-    /// The gateway's settings for tests: cheap password hashes, many logins from one address.
-    static func gatewaySettings() throws -> GatewaySettings {
-        let source = ConfigurationSource.fixed([
-            "internal.secret": "internal-secret-for-tests-0123456789",
-            "jwt.secret": "jwt-secret-for-tests-0123456789abcdef",
-            "bootstrap.admin.email": "admin@example.com", "bootstrap.admin.password": "admin-password-1",
-            "auth.bcryptCost": "4", "auth.loginAttemptsPerAddress": "10000",
-            "http.userRequestsPerSecond": "1000", "http.userBurst": "10000",
-        ])
+    /// The gateway's settings for tests: cheap password hashes, many logins from one address,
+    /// with `overrides` over them.
+    static func gatewaySettings(_ overrides: [String: String] = [:]) throws -> GatewaySettings {
+        let source = ConfigurationSource.fixed(
+            [
+                "internal.secret": "internal-secret-for-tests-0123456789",
+                "jwt.secret": "jwt-secret-for-tests-0123456789abcdef",
+                "bootstrap.admin.email": "admin@example.com", "bootstrap.admin.password": "admin-password-1",
+                "auth.bcryptCost": "4", "auth.loginAttemptsPerAddress": "10000",
+                "http.userRequestsPerSecond": "1000", "http.userBurst": "10000",
+            ].merging(overrides) { $1 })
         let service = try ServiceSettings.read(
             service: "gateway", defaultWirePort: 0, defaultAdminPort: 0, upstreams: [:], from: source)
         return try GatewaySettings.read(service: service, from: source)

@@ -70,8 +70,10 @@ struct ProductStockServiceTests {
             #expect(try await handlers.products.product(cola.id, principal: staff) == cola)
             for stranger in [outsider, courier] {
                 #expect(
-                    await ServiceRulesTests.refusal { _ = try await handlers.products.product(cola.id, principal: stranger) }?
-                        .code
+                    await ServiceRulesTests.refusal {
+                        _ = try await handlers.products.product(cola.id, principal: stranger)
+                    }?
+                    .code
                         == .notFound)
             }
             let byStaff = await ServiceRulesTests.refusal {

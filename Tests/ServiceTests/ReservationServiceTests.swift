@@ -50,11 +50,13 @@ struct ReservationServiceTests {
             #expect(now.quantity == 10 && now.reserved == 10 && now.available == 0 && now.stockStatus == .outOfStock)
             // Three sold, three given back (twice: the repeat changes nothing).
             for reservation in held.prefix(3) {
-                #expect(try await handlers.reservations.end(reservation.id, as: .committed, by: staff).status == .committed)
+                #expect(
+                    try await handlers.reservations.end(reservation.id, as: .committed, by: staff).status == .committed)
             }
             for reservation in held.dropFirst(3).prefix(3) {
                 _ = try await handlers.reservations.end(reservation.id, as: .released, by: staff)
-                #expect(try await handlers.reservations.end(reservation.id, as: .released, by: staff).status == .released)
+                #expect(
+                    try await handlers.reservations.end(reservation.id, as: .released, by: staff).status == .released)
             }
             let closed = await ServiceRulesTests.refusal {
                 _ = try await handlers.reservations.end(held[0].id, as: .released, by: staff)
@@ -214,7 +216,9 @@ struct ReservationServiceTests {
                 let view = PaymentStock(id: payment, version: version, status: status, reservationID: hold.id)
                 try await test.database.transaction { try await holds.follow(view, reservation: hold.id, in: $0) }
             }
-            func reserved() async throws -> Int64 { try await handlers.products.product(cola.id, principal: staff).reserved }
+            func reserved() async throws -> Int64 {
+                try await handlers.products.product(cola.id, principal: staff).reserved
+            }
             try await follow(.confirmed, version: 2)
             #expect(try await handlers.reservations.reservation(hold.id, principal: staff).expiresAt == nil)
             try await follow(.cancelled, version: 3)
@@ -264,7 +268,9 @@ struct ReservationServiceTests {
                     items: ids.map { [OrderStock.Line(quantity: quantity, reservationIDs: $0)] } ?? [])
                 try await test.database.transaction { try await holds.reconcile(view, in: $0) }
             }
-            func reserved() async throws -> Int64 { try await handlers.products.product(cola.id, principal: staff).reserved }
+            func reserved() async throws -> Int64 {
+                try await handlers.products.product(cola.id, principal: staff).reserved
+            }
 
             try await reconcile(version: 2, quantity: 5, ids: [first.id, second.id])
             #expect(try await handlers.reservations.reservation(first.id, principal: staff).expiresAt == nil)

@@ -50,8 +50,7 @@ typealias SignedInEndpoint = @Sendable (SignedInRequest) async throws -> Respons
 
 /// The route handler of `endpoint`: refuses a request without a valid access token (401), then
 /// hands the endpoint the caller's request. The prologue every signed-in route shares, once.
-func signedIn(_ endpoint: @escaping SignedInEndpoint) -> @Sendable (Request, GatewayContext) async throws -> Response
-{
+func signedIn(_ endpoint: @escaping SignedInEndpoint) -> @Sendable (Request, GatewayContext) async throws -> Response {
     { request, context in
         try await endpoint(SignedInRequest(request: request, context: context, principal: context.principal()))
     }

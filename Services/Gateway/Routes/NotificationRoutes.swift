@@ -11,8 +11,8 @@ import Wire
 /// `seq`):
 ///
 /// - `GET /v1/notifications?after=&limit=&wait=`, the inbox: answers at once when there is
-///   something after the cursor; otherwise holds the request up to `wait` seconds (at most 30)
-///   and answers when a wake-up for the caller arrives.
+///   something after the cursor; otherwise holds the request up to `wait` seconds (at most 30,
+///   or `maximumWait`) and answers when a wake-up for the caller arrives.
 /// - `GET /v1/notifications/stream`, server-sent events: what is waiting after `Last-Event-ID`
 ///   (or `after`), then each notification as it is stored, a comment every `heartbeat` while
 ///   nothing comes; it ends when the access token that opened it expires, and at shutdown.
@@ -23,6 +23,8 @@ struct NotificationRoutes: Sendable {
     let notifications: any WireCaller
     let wakeHub: WakeHub
     let recheck: Duration
+    /// The longest a long-poll is held, whatever its `wait`.
+    let maximumWait: Duration
     let heartbeat: Duration
     let logger: Logger
 
@@ -40,7 +42,7 @@ struct NotificationRoutes: Sendable {
         let wait = query.int("wait", in: 0...30) ?? 0
         try query.check()
         let list = NotificationListRequest(after: Int64(after), limit: limit)
-        let deadline = ContinuousClock.now + .seconds(wait)
+        let deadline = ContinuousClock.now + min(.seconds(wait), maximumWait)
         let ticket = try await enter(request.principal, .longPoll)
         defer { Task { await wakeHub.leave(ticket) } }
         while true {

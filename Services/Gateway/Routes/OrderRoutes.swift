@@ -28,7 +28,8 @@ struct OrderRoutes: Sendable {
     }
 
     /// The route handler of `endpoint`, its caller marked on or off duty when a courier.
-    private func withDuty(_ endpoint: @escaping SignedInEndpoint) -> @Sendable (Request, GatewayContext) async throws
+    private func withDuty(_ endpoint: @escaping SignedInEndpoint)
+        -> @Sendable (Request, GatewayContext) async throws
         -> Response
     {
         signedIn { [identity] request in
@@ -87,7 +88,8 @@ struct OrderRoutes: Sendable {
         let id = try request.id(as: OrderID.self)
         guard let action = request.context.parameters.get("action").flatMap(OrderAction.init(rawValue:)) else {
             throw OrderlyError(
-                .notFound, "no such action; actions are " + OrderAction.allCases.map(\.rawValue).joined(separator: ", "))
+                .notFound, "no such action; actions are " + OrderAction.allCases.map(\.rawValue).joined(separator: ", ")
+            )
         }
         let buffer = try await request.body()
         let details = buffer.readableBytes == 0 ? ActionBody() : try JSONBody.decode(ActionBody.self, from: buffer)

@@ -115,7 +115,8 @@ struct PaymentRoutes: Sendable {
 
     @Sendable func stats(_ request: SignedInRequest) async throws -> Response {
         let query = request.query
-        let stats = StatsRequest(storeID: try request.id(as: StoreID.self), from: query.text("from"), to: query.text("to"))
+        let stats = StatsRequest(
+            storeID: try request.id(as: StoreID.self), from: query.text("from"), to: query.text("to"))
         return try JSONBody.response(try await payments.call(PaymentsAPI.stats, stats, options: request.options))
     }
 

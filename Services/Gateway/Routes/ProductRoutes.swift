@@ -22,7 +22,8 @@ struct ProductRoutes: Sendable {
     }
 
     @Sendable func create(_ request: SignedInRequest) async throws -> Response {
-        let product = NewProduct(storeID: try request.id(as: StoreID.self), product: try await request.decode(ProductDraft.self))
+        let product = NewProduct(
+            storeID: try request.id(as: StoreID.self), product: try await request.decode(ProductDraft.self))
         return JSONBody.forwarded(
             try await catalog.forward(CatalogAPI.createProduct, product, options: request.options), status: .created,
             versioned: true)
@@ -33,7 +34,9 @@ struct ProductRoutes: Sendable {
         let store = try request.id(as: StoreID.self)
         var query = request.query
         if let since = query.text("since") {
-            let filters = ["category", "q", "barcode", "active", "stock_status", "cursor"].filter { query.text($0) != nil }
+            let filters = ["category", "q", "barcode", "active", "stock_status", "cursor"].filter {
+                query.text($0) != nil
+            }
             if !filters.isEmpty {
                 query.problems.add("since", "cannot be combined with " + filters.joined(separator: ", "))
             }
