@@ -94,7 +94,7 @@ let package = Package(
         ),
         // What services tell each other: domain events, and the stream a relay publishes them to.
         .target(name: "Events", dependencies: ["Domain", "JSON"], path: "Shared/Events", swiftSettings: strict),
-        // hiredis from Debian's libhiredis-dev, wrapped for Swift in Redis, which carries the events.
+        // hiredis from Debian's libhiredis-dev, wrapped for Swift in Redis (the events' carrier).
         .systemLibrary(
             name: "CHiredis", path: "Shared/CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(

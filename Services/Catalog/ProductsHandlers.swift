@@ -131,7 +131,8 @@ struct ProductsHandlers: Sendable {
         return ProductChangesPage(data: changed.products, nextCursor: String(changed.last), hasMore: changed.hasMore)
     }
 
-    /// Changes a product's fields (not its stock), at the version the caller read when it names one.
+    /// Changes a product's fields (not its stock), at the version the caller read when it names
+    /// one.
     func updateProduct(_ patch: ProductPatch, principal: Principal, idempotencyKey: String?) async throws -> Product {
         let products = self.products
         return try await idempotency.write(

@@ -11,12 +11,12 @@ import Wire
 /// each decodes its request, asks `AccessPolicy`, validates, calls the repository and publishes
 /// the payment's event.
 ///
-/// A payment's stock is a saga with the catalog. Creating one holds the tracked items' stock
-/// first (a reservation naming the payment, expiring `PaymentsAPI.stockGraceSeconds` after the
-/// payment would), then stores the payment; a reservation whose payment was not stored is given
-/// back at once, or expires by itself if the process stopped between the two steps. From then
-/// on the catalog follows the payment's events (its `PaymentsFollower`): kept while a provider works
-/// on it, sold when it completes, given back when it fails, is cancelled or expires.
+/// A payment's stock is a saga with the catalog. Creating one holds the tracked items' stock first
+/// (a reservation naming the payment, expiring `PaymentsAPI.stockGraceSeconds` after the payment
+/// would), then stores the payment; a reservation whose payment was not stored is given back at
+/// once, or expires by itself if the process stopped between the two steps. From then on the
+/// catalog follows the payment's events (its `PaymentsFollower`): kept while a provider works on
+/// it, sold when it completes, given back when it fails, is cancelled or expires.
 struct PaymentsHandlers: Sendable {
     let database: Database
     let catalog: any WireCaller

@@ -43,7 +43,8 @@ public enum CatalogAPI {
         "catalog.reservations.create", safeToRetry: false)
     public static let getReservation = WireMethod<ResourceRef<ReservationID>, Reservation>(
         "catalog.reservations.get", safeToRetry: true)
-    /// Sells what a held reservation holds: one `sale` ledger entry per line. Repeating it is harmless.
+    /// Sells what a held reservation holds: one `sale` ledger entry per line. Repeating it is
+    /// harmless.
     public static let commitReservation = WireMethod<ResourceRef<ReservationID>, Reservation>(
         "catalog.reservations.commit", safeToRetry: true)
     /// Gives back what a held reservation holds. Repeating it is harmless.
@@ -221,9 +222,9 @@ public struct ProductChangesPage: Codable, Sendable {
 /// Stock to hold for a sale: `lines` of distinct products of the store, for
 /// `expires_in_seconds` (1 to a day; 15 minutes when absent). `id` may be chosen by the client.
 /// `orderID` is the orders service's alone: the order whose line the stock is for, which then
-/// keeps it held until the order ends once the line is stored (the catalog's `OrdersFollower`). `paymentID` is
-/// the payments service's alone: the payment whose items the stock is for, which it then
-/// follows (the catalog's `PaymentsFollower`).
+/// keeps it held until the order ends once the line is stored (the catalog's `OrdersFollower`).
+/// `paymentID` is the payments service's alone: the payment whose items the stock is for, which it
+/// then follows (the catalog's `PaymentsFollower`).
 public struct NewReservation: Codable, Sendable, Hashable {
     public var id: ReservationID?
     public var storeID: StoreID
@@ -254,7 +255,8 @@ public struct NewReservation: Codable, Sendable, Hashable {
         case expiresInSeconds = "expires_in_seconds"
     }
 
-    /// The checked request: lines, reference trimmed, seconds to hold; every bad field named at once.
+    /// The checked request: lines, reference trimmed, seconds to hold; every bad field named at
+    /// once.
     public func validated() throws(OrderlyError) -> (lines: [Reservation.Line], reference: String?, seconds: Int) {
         var problems = FieldProblems()
         let lines = self.lines ?? []
