@@ -55,9 +55,9 @@ public struct Notifier: Sendable {
     }
 
     /// What each followed event type does: every follower's rules.
-    static let effects = GatewayFollower.effects.merging(
-        OrdersFollower.effects.merging(CatalogFollower.effects.merging(PaymentsFollower.effects) { $1 }) { $1 }
-    ) { $1 }
+    static let effects = [
+        GatewayFollower.effects, OrdersFollower.effects, CatalogFollower.effects, PaymentsFollower.effects,
+    ].reduce(into: [:]) { all, effects in all.merge(effects) { first, _ in first } }
 
     /// Applies one event as its follower would; other types are ignored.
     public func apply(_ event: DomainEvent) async throws {

@@ -33,10 +33,9 @@ struct OrderRoutes: Sendable {
         -> Response
     {
         signedIn { [identity] request in
+            guard request.principal.role == .courier else { return try await endpoint(request) }
             var request = request
-            if request.principal.role == .courier {
-                request.principal.onDuty = try await identity.me(request.principal).onDuty
-            }
+            request.principal.onDuty = try await identity.me(request.principal).onDuty
             return try await endpoint(request)
         }
     }
