@@ -98,8 +98,8 @@ struct OrdersHandlers: Sendable {
 
     /// How a repeated keyed write is answered: with the order as the caller may see it now, or
     /// `not_found`, since what they were told then (a claimed order's phone, say) may no longer
-    /// be theirs to see. The record keeps only `{"id": …}` (records from before kept the whole
-    /// order, which reads the same way).
+    /// be theirs to see. The record keeps only `{"id": …}`; a record that kept the whole order
+    /// reads the same way.
     private func replay(for policy: AccessPolicy) -> Replay<Order, ResourceRef<OrderID>> {
         Replay(reference: { ResourceRef(id: $0.id) }) { [self] stored in
             policy.present(try await visibleOrder(stored.id, policy))

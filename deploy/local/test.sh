@@ -24,7 +24,8 @@ phase() {
     [ -n "${current:-}" ] && phases+=("$(printf '%-10s %4ds' "$current" $((SECONDS - phase_started)))")
     current=$1
     phase_started=$SECONDS
-    echo "== $1"
+    [ -n "$1" ] && echo "== $1"
+    return 0
 }
 report() {
     local status=$?
