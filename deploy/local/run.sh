@@ -19,22 +19,26 @@ mkdir -p .build
 # compiler's output is kept in .build/run-<product>.log and shown only when the build fails.
 build() {
     local product=$1 started=$SECONDS log=".build/run-$1.log" step
-    printf 'building %-22s' "$product"
+    local line
+    line=$(printf 'building %-22s' "$product")
     swift build -c "$configuration" --product "$product" > "$log" 2>&1 &
     local pid=$!
     if [ -t 1 ]; then
         while kill -0 "$pid" 2>/dev/null; do
             step=$(grep -oE '^\[[0-9]+/[0-9]+\]' "$log" | tail -n 1)
-            printf '\rbuilding %-22s %s' "$product" "$step"
+            printf '\r%s %s' "$line" "$step"
             sleep 1
         done
+        printf '\r%s' "$line"
+    else
+        printf '%s' "$line"
     fi
     if ! wait "$pid"; then
-        printf '\rbuilding %-22s failed\n' "$product"
+        echo " failed"
         grep -E 'error:' "$log" | sort -u | head -n 40 >&2 || tail -n 40 "$log" >&2
         exit 1
     fi
-    printf '\rbuilding %-22s done (%d s)        \n' "$product" $((SECONDS - started))
+    echo " done ($((SECONDS - started)) s)           "
 }
 for product in orderly-gateway orderly-orders orderly-catalog orderly-payments orderly-notifications; do
     build "$product"
