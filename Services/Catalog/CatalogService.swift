@@ -37,8 +37,8 @@ public enum CatalogService: ServiceDefinition {
         return ServiceParts(
             router: router,
             consumers: [
-                environment.follow(OrdersFollower(database: database, holds: reservations, logger: logger)),
-                environment.follow(PaymentsFollower(database: database, holds: reservations, logger: logger)),
+                environment.follow(OrdersFollower(holds: reservations, logger: logger)),
+                environment.follow(PaymentsFollower(holds: reservations, logger: logger)),
                 sweep,
             ])
     }

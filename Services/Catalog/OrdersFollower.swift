@@ -31,13 +31,9 @@ struct OrdersFollower: EventFollower {
     /// neither, so the hot path of order creation costs nothing here.
     static let types = [OrdersAPI.Events.updated, OrdersAPI.Events.statusChanged]
 
-    let database: Database
-    /// How reservations end and are held again.
+    /// How reservations end and are held again, over the catalog's database.
     let holds: ReservationsHandlers
     let logger: Logger
-
-    private var stored: ReservationsRepository { holds.reservations }
-    private var products: ProductsRepository { holds.products }
 
     /// Brings the stock held for the event's order in line with it, once per event. An order
     /// that lists no reservation and has none is passed over without a write.
@@ -45,10 +41,12 @@ struct OrdersFollower: EventFollower {
         let change = try event.payload.decode(as: OrderStockChange.self)
         let order = change.order
         let listed = order.items.contains { !($0.reservationIDs ?? []).isEmpty }
-        if !listed, try await !database.read({ try await stored.hasReservations(of: order.id, in: $0) }) {
+        if !listed,
+            try await !holds.database.read({ try await holds.reservations.hasReservations(of: order.id, in: $0) })
+        {
             return
         }
-        try await database.applyOnce(event, consumer: Self.consumer) { transaction in
+        try await holds.database.applyOnce(event, consumer: Self.consumer) { transaction in
             try await reconcile(order, removed: change.change.details?.reservationIDs ?? [], in: transaction)
         }
     }
@@ -60,8 +58,9 @@ struct OrdersFollower: EventFollower {
     /// other writer of those products waits on it in a circle.
     func reconcile(_ order: OrderStock, removed: [ReservationID] = [], in transaction: Transaction) async throws {
         try await transaction.lock("catalog.order-holds:\(order.id)")
-        guard order.version > (try await stored.holdsVersion(of: .order(order.id), in: transaction.sql)) else { return }
-        let known = try await stored.reservations(of: order.id, in: transaction.sql)
+        guard order.version > (try await holds.reservations.holdsVersion(of: .order(order.id), in: transaction.sql))
+        else { return }
+        let known = try await holds.reservations.reservations(of: order.id, in: transaction.sql)
         let ids = Set(known.map(\.id))
         for id in ids.sorted(by: { $0.description < $1.description }) {
             try await transaction.lock("catalog.reservation:\(id)")
@@ -72,7 +71,7 @@ struct OrdersFollower: EventFollower {
         }
         // Read again under the locks; one made since (its line not stored yet) is left alone.
         var reservations = Dictionary(
-            uniqueKeysWithValues: try await stored.reservations(of: order.id, in: transaction.sql)
+            uniqueKeysWithValues: try await holds.reservations.reservations(of: order.id, in: transaction.sql)
                 .filter { ids.contains($0.id) }.map { ($0.id, $0) })
         let removed = Set(removed)
         let lines = order.items.filter { !($0.reservationIDs ?? []).isEmpty }
@@ -98,7 +97,7 @@ struct OrdersFollower: EventFollower {
             guard let outcome else { continue }
             try await holds.end(&reservation, as: outcome, by: nil, in: transaction)
         }
-        try await stored.setHoldsVersion(order.version, of: .order(order.id), in: transaction)
+        try await holds.reservations.setHoldsVersion(order.version, of: .order(order.id), in: transaction)
     }
 
     /// Keeps `line`'s reservations held until the order ends, holds again one that lapsed
@@ -127,7 +126,7 @@ struct OrdersFollower: EventFollower {
             if reservation.expiresAt != nil {
                 reservation.expiresAt = nil
                 reservation.updatedAt = Date.currentMillisecond
-                try await stored.update(reservation, in: transaction)
+                try await holds.reservations.update(reservation, in: transaction)
             }
             reservations[id] = reservation
             held += reservation.lines.reduce(0) { $0 + $1.quantity }
@@ -151,13 +150,13 @@ struct OrdersFollower: EventFollower {
             try await holds.end(&reservation, as: .released, by: nil, in: transaction)
             return
         }
-        let locked = try await products.lockedProducts(of: reservation.lines, in: transaction)
+        let locked = try await holds.products.lockedProducts(of: reservation.lines, in: transaction)
         guard var product = locked[line.productID] else { return }
         product.reserved -= units
-        try await ProductsHandlers.save(&product, products, in: transaction)
+        try await ProductsHandlers.save(&product, holds.products, in: transaction)
         reservation.lines[0].quantity -= units
         reservation.updatedAt = Date.currentMillisecond
-        try await stored.update(reservation, in: transaction)
+        try await holds.reservations.update(reservation, in: transaction)
     }
 }
 

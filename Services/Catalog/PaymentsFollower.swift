@@ -29,13 +29,9 @@ struct PaymentsFollower: EventFollower {
         [PaymentStatus.confirmed, .processing, .completed, .failed, .cancelled, .expired].map(
             PaymentsAPI.Events.reached) + [PaymentsAPI.Events.refunded]
 
-    let database: Database
-    /// How reservations end and are held again.
+    /// How reservations end and are held again, over the catalog's database.
     let holds: ReservationsHandlers
     let logger: Logger
-
-    private var stored: ReservationsRepository { holds.reservations }
-    private var products: ProductsRepository { holds.products }
 
     /// Brings the event's payment's reservation in line with it, once per event. A payment
     /// without a reservation (nothing it sells tracks stock) is passed over without a write.
@@ -43,7 +39,7 @@ struct PaymentsFollower: EventFollower {
         if event.type == PaymentsAPI.Events.refunded { return try await restock(event) }
         let payment = try event.payload.decode(as: PaymentStock.self)
         guard let id = payment.reservationID else { return }
-        try await database.applyOnce(event, consumer: Self.consumer) { transaction in
+        try await holds.database.applyOnce(event, consumer: Self.consumer) { transaction in
             try await follow(payment, reservation: id, in: transaction)
         }
     }
@@ -51,12 +47,15 @@ struct PaymentsFollower: EventFollower {
     func follow(_ payment: PaymentStock, reservation id: ReservationID, in transaction: Transaction) async throws {
         // A later version of the payment was followed already: this event is late.
         try await transaction.lock("catalog.payment-holds:\(payment.id)")
-        guard payment.version > (try await stored.holdsVersion(of: .payment(payment.id), in: transaction.sql)) else {
+        guard
+            payment.version > (try await holds.reservations.holdsVersion(of: .payment(payment.id), in: transaction.sql))
+        else {
             return
         }
-        try await stored.setHoldsVersion(payment.version, of: .payment(payment.id), in: transaction)
+        try await holds.reservations.setHoldsVersion(payment.version, of: .payment(payment.id), in: transaction)
         try await transaction.lock("catalog.reservation:\(id)")
-        guard var reservation = try await stored.find(id, in: transaction.sql), reservation.paymentID == payment.id
+        guard var reservation = try await holds.reservations.find(id, in: transaction.sql),
+            reservation.paymentID == payment.id
         else {
             logger.error(
                 "a payment names a reservation the catalog does not hold for it",
@@ -97,8 +96,8 @@ struct PaymentsFollower: EventFollower {
     func restock(_ event: DomainEvent) async throws {
         let refund = try event.payload.decode(as: PaymentRefunded.self).refund
         guard !refund.restockLines.isEmpty else { return }
-        try await database.applyOnce(event, consumer: Self.consumer) { transaction in
-            let locked = try await products.lockedProducts(of: refund.restockLines, in: transaction)
+        try await holds.database.applyOnce(event, consumer: Self.consumer) { transaction in
+            let locked = try await holds.products.lockedProducts(of: refund.restockLines, in: transaction)
             let now = Date.currentMillisecond
             for line in refund.restockLines {
                 guard var product = locked[line.productID], product.trackStock else {
@@ -109,8 +108,8 @@ struct PaymentsFollower: EventFollower {
                 }
                 let before = product.quantity
                 product.quantity += line.quantity
-                try await ProductsHandlers.save(&product, products, in: transaction)
-                try await products.appendLedger(
+                try await ProductsHandlers.save(&product, holds.products, in: transaction)
+                try await holds.products.appendLedger(
                     product, from: before, reason: .return, reference: "refund \(refund.id)", by: refund.staffID,
                     at: now,
                     in: transaction)
@@ -123,7 +122,7 @@ struct PaymentsFollower: EventFollower {
         guard reservation.expiresAt != nil else { return }
         reservation.expiresAt = nil
         reservation.updatedAt = Date.currentMillisecond
-        try await stored.update(reservation, in: transaction)
+        try await holds.reservations.update(reservation, in: transaction)
     }
 }
 
