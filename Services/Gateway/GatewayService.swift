@@ -6,7 +6,7 @@ import HummingbirdCore
 public import Logging
 import NIOCore
 import Redis
-public import Runtime
+import Runtime
 public import ServiceLifecycle
 public import Storage
 import Wire
@@ -83,9 +83,11 @@ public enum GatewayService {
     /// four services), releasing long-polls through `wakeHub` and checking tokens against
     /// `sessions` (made here when nil): what the process serves, and what tests drive
     /// in-process. Creates the bootstrap admin when there are no users.
-    public static func router(
-        settings: GatewaySettings, environment: ServiceEnvironment, wakeHub: WakeHub, sessions: Sessions? = nil
+    static func router(
+        settings: GatewaySettings, environment: ServiceEnvironment, wakeHub: WakeHub, sessions: Sessions? = nil,
+        passwords: PasswordHasher? = nil
     ) async throws -> Router<GatewayContext> {
+        let passwords = passwords ?? PasswordHasher(cost: settings.bcryptCost)
         let (database, logger) = (environment.database, environment.logger)
         let sessions =
             sessions ?? Sessions(users: UsersRepository(database: database), redis: environment.redis, logger: logger)
@@ -94,16 +96,15 @@ public enum GatewayService {
             secret: settings.jwtSecret, accessLifetime: settings.accessTokenLifetime,
             refreshLifetime: settings.refreshTokenLifetime)
         let users = UsersRepository(database: database)
-        let passwords = PasswordHasher(cost: settings.bcryptCost)
+        let limiter = LoginLimiter(
+            redis: environment.redis, perAccount: settings.loginAttemptsPerAccount,
+            perAddress: settings.loginAttemptsPerAddress, window: .seconds(300), logger: logger)
         let auth = AuthHandlers(
             database: database, users: users, refreshTokens: RefreshTokensRepository(database: database),
-            tokens: tokens, passwords: passwords,
-            limiter: LoginLimiter(
-                redis: environment.redis, perAccount: settings.loginAttemptsPerAccount,
-                perAddress: settings.loginAttemptsPerAddress, window: .seconds(300), logger: logger),
-            logger: logger)
+            tokens: tokens, passwords: passwords, limiter: limiter, logger: logger)
         let identity = UsersHandlers(
-            database: database, users: users, passwords: passwords, catalog: try upstream(CatalogAPI.service),
+            database: database, users: users, passwords: passwords, limiter: limiter,
+            passwordChangesPerHour: settings.passwordChangesPerHour, catalog: try upstream(CatalogAPI.service),
             idempotency: IdempotencyStore(database: database), sessions: sessions)
         try await bootstrapAdmin(settings: settings, identity: identity, logger: logger)
 
@@ -120,8 +121,10 @@ public enum GatewayService {
         }
         DocumentRoutes(document: try openAPIDocument()).add(to: router)
         let v1 = router.group("v1")
-        AuthRoutes(auth: auth, clients: ClientAddressResolver(trustedProxies: settings.trustedProxies)).add(to: v1)
-        UserRoutes(identity: identity, payments: try upstream(PaymentsAPI.service), logger: logger).add(to: v1)
+        let clients = ClientAddressResolver(trustedProxies: settings.trustedProxies)
+        AuthRoutes(auth: auth, clients: clients).add(to: v1)
+        UserRoutes(identity: identity, payments: try upstream(PaymentsAPI.service), clients: clients, logger: logger)
+            .add(to: v1)
         StoreRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)
         ProductRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)
         OrderRoutes(orders: try upstream(OrdersAPI.service), identity: identity).add(to: v1)

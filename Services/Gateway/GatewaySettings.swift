@@ -15,6 +15,7 @@ public import Runtime
 /// | `auth.bcryptCost` | `ORDERLY_AUTH_BCRYPT_COST` | 12 |
 /// | `auth.loginAttemptsPerAccount` | `ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ACCOUNT` | 10 per 5 minutes |
 /// | `auth.loginAttemptsPerAddress` | `ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ADDRESS` | 50 per 5 minutes |
+/// | `auth.passwordChangesPerHour` | `ORDERLY_AUTH_PASSWORD_CHANGES_PER_HOUR` | 5 per user |
 /// | `http.trustedProxies` | `ORDERLY_HTTP_TRUSTED_PROXIES` | none (`10.0.0.0/8,fd00::/8`: believe their `X-Forwarded-For`) |
 /// | `bootstrap.admin.email` | `ORDERLY_BOOTSTRAP_ADMIN_EMAIL` | `admin@orderly.local` |
 /// | `bootstrap.admin.password` | `ORDERLY_BOOTSTRAP_ADMIN_PASSWORD` (environment only) | generated, printed once |
@@ -40,6 +41,8 @@ public struct GatewaySettings: Sendable {
     public var bcryptCost: Int
     public var loginAttemptsPerAccount: Int
     public var loginAttemptsPerAddress: Int
+    /// Password changes of one user an hour, whoever makes them: each costs a bcrypt hash.
+    public var passwordChangesPerHour: Int
     /// Proxies whose `X-Forwarded-For` is believed (addresses or networks); none by default.
     var trustedProxies: [IPNetwork]
     public var bootstrapAdminEmail: String
@@ -70,6 +73,7 @@ public struct GatewaySettings: Sendable {
         let cost = reader.int("auth.bcryptCost", default: 12, in: 4...16)
         let perAccount = reader.int("auth.loginAttemptsPerAccount", default: 10, in: 1...10_000)
         let perAddress = reader.int("auth.loginAttemptsPerAddress", default: 50, in: 1...100_000)
+        let passwordChanges = reader.int("auth.passwordChangesPerHour", default: 5, in: 1...1000)
         let proxiesText = reader.string("http.trustedProxies", default: "none")
         var proxies: [IPNetwork] = []
         if proxiesText != "none" {
@@ -96,6 +100,7 @@ public struct GatewaySettings: Sendable {
             idleTimeout: .seconds(idle), userRequestsPerSecond: userRate, userBurst: userBurst, jwtSecret: secret,
             accessTokenLifetime: .seconds(access), refreshTokenLifetime: .seconds(refresh * 86_400),
             bcryptCost: cost, loginAttemptsPerAccount: perAccount, loginAttemptsPerAddress: perAddress,
+            passwordChangesPerHour: passwordChanges,
             trustedProxies: proxies,
             bootstrapAdminEmail: email, bootstrapAdminPassword: password, longPollRecheck: .seconds(recheck),
             longPollMaximumWait: .seconds(maximumWait), streamHeartbeat: .seconds(heartbeat))

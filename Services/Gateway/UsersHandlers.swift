@@ -13,6 +13,9 @@ struct UsersHandlers: Sendable {
     let database: Database
     let users: UsersRepository
     let passwords: PasswordHasher
+    /// Counts password changes, and checks of a current password as login attempts.
+    let limiter: LoginLimiter
+    let passwordChangesPerHour: Int
     let catalog: any WireCaller
     let idempotency: IdempotencyStore
     let sessions: Sessions
@@ -99,8 +102,14 @@ struct UsersHandlers: Sendable {
     /// everyone their own name, phone, locale and password, their own password only with the current
     /// one. A new password, a deactivation or a new role ends every session of the user: their
     /// refresh tokens are revoked and their access tokens stop working (`Sessions`).
-    func update(_ id: UserID, _ patch: UserPatch, expectedVersion: Int64?, by principal: Principal) async throws -> User
-    {
+    /// Changes a user's profile, status, role or password. Who may change what is decided from
+    /// the user as read before any password is hashed or checked (each costs a bcrypt run), and
+    /// again in the transaction that writes. A password change counts against the user's hourly
+    /// limit; checking one's current password counts as a login attempt of the account, from
+    /// `address`.
+    func update(
+        _ id: UserID, _ patch: UserPatch, expectedVersion: Int64?, by principal: Principal, address: IPAddress?
+    ) async throws -> User {
         var problems = FieldProblems()
         let name = patch.name.map { problems.text($0, "name") }
         let phone = patch.phone.map { problems.optionalText($0, "phone", maximumLength: 32) }
@@ -112,9 +121,18 @@ struct UsersHandlers: Sendable {
             problems.add("current_password", "is required to change your own password")
         }
         try problems.check()
-        if patch.password != nil, id == principal.userID, let current = patch.currentPassword {
+        let policy = AccessPolicy(principal)
+        guard let current = try await database.read({ try await self.users.find(id, in: $0) }) else {
+            throw OrderlyError(.notFound, "no user \(id)")
+        }
+        try Self.authorize(patch, of: current, by: policy)
+        if patch.password != nil {
+            try await limiter.admitPasswordChange(of: id, perHour: passwordChangesPerHour)
+        }
+        if patch.password != nil, id == principal.userID, let given = patch.currentPassword {
+            try await limiter.admit(email: current.email, address: address)
             let stored = try await database.read { try await self.users.passwordHash(of: id, in: $0) }
-            guard try await passwords.verify(current, against: stored ?? passwords.decoy), stored != nil else {
+            guard try await passwords.verify(given, against: stored ?? passwords.decoy), stored != nil else {
                 throw OrderlyError.invalidFields(["current_password": "is not your current password"])
             }
         }
@@ -122,30 +140,16 @@ struct UsersHandlers: Sendable {
         if let password = patch.password { newHash = try await passwords.hash(password) }
         let hash = newHash
         let users = self.users
-        let policy = AccessPolicy(principal)
         let (updated, ended) = try await database.transaction { transaction in
-            guard var user = try await users.find(id, in: transaction.sql), policy.canSee(user: user) else {
+            guard var user = try await users.find(id, in: transaction.sql) else {
                 throw OrderlyError(.notFound, "no user \(id)")
             }
             let before = user
             if let expectedVersion, expectedVersion != user.version {
                 throw OrderlyError.versionConflict(current: user)
             }
-            if patch.active != nil || patch.staffRole != nil, !policy.canManage(user) {
-                throw OrderlyError(.permissionDenied, "only the user's managers change staff role or status")
-            }
-            guard policy.canEditProfile(of: user) else {
-                throw OrderlyError(.permissionDenied, "you cannot change this user")
-            }
-            if let role = patch.role {
-                guard policy.canChangeRole(of: user) else {
-                    throw OrderlyError(.permissionDenied, "only admins change roles")
-                }
-                guard role.isStoreRole == user.role.isStoreRole else {
-                    throw OrderlyError.invalidFields(["role": "cannot move between store and platform roles"])
-                }
-                user.role = role
-            }
+            try Self.authorize(patch, of: user, by: policy)
+            if let role = patch.role { user.role = role }
             if let name { user.name = name }
             if let phone { user.phone = phone }
             if let locale = patch.locale { user.locale = locale }
@@ -174,6 +178,25 @@ struct UsersHandlers: Sendable {
             guard user.onDuty != onDuty else { return user }
             user.onDuty = onDuty
             return try await Self.save(user, passwordHash: nil, users: users, in: transaction)
+        }
+    }
+
+    /// Refuses a change `policy`'s caller may not make to `user`: `not_found` for a user they may
+    /// not see, `permission_denied` for what they may not change, 400 for a role across the line
+    /// between store and platform roles.
+    private static func authorize(_ patch: UserPatch, of user: User, by policy: AccessPolicy) throws(OrderlyError) {
+        guard policy.canSee(user: user) else { throw OrderlyError(.notFound, "no user \(user.id)") }
+        if patch.active != nil || patch.staffRole != nil, !policy.canManage(user) {
+            throw OrderlyError(.permissionDenied, "only the user's managers change staff role or status")
+        }
+        guard policy.canEditProfile(of: user) else {
+            throw OrderlyError(.permissionDenied, "you cannot change this user")
+        }
+        if let role = patch.role {
+            guard policy.canChangeRole(of: user) else { throw OrderlyError(.permissionDenied, "only admins change roles") }
+            guard role.isStoreRole == user.role.isStoreRole else {
+                throw OrderlyError.invalidFields(["role": "cannot move between store and platform roles"])
+            }
         }
     }
 

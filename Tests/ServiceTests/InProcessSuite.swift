@@ -1,7 +1,6 @@
 import Catalog
 import Contracts
 import Foundation
-import Gateway
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -18,6 +17,8 @@ import TestSupport
 import Testing
 import Wire
 
+@testable import Gateway
+
 /// The five services in this process, each over a database of its own (new SQLite files, or new
 /// PostgreSQL databases), calling each other through their routers, with their outbox relays
 /// and event consumers on a throwaway Redis: the whole of Orderly without a process or a port,
@@ -33,13 +34,16 @@ final class InProcessSuite: Suite {
     let notifier: Notifier
     /// The payments service's database, for checks that read behind its methods.
     let paymentsDatabase: Database
+    /// The gateway's password hasher: how many bcrypt runs requests cost.
+    let passwords: PasswordHasher
     private let client: any TestClientProtocol
 
     private init(
         catalog: WireRouter, orders: WireRouter, payments: WireRouter, notifications: WireRouter,
-        notifier: Notifier, paymentsDatabase: Database, client: any TestClientProtocol
+        notifier: Notifier, paymentsDatabase: Database, passwords: PasswordHasher, client: any TestClientProtocol
     ) {
         self.paymentsDatabase = paymentsDatabase
+        self.passwords = passwords
         self.catalog = catalog
         self.orders = orders
         self.payments = payments
@@ -116,8 +120,10 @@ final class InProcessSuite: Suite {
                     "payments": payments.router.caller(as: gateway),
                     "notifications": notifications.router.caller(as: gateway),
                 ])
+            let gatewaySettings = try gatewaySettings(settings)
+            let passwords = PasswordHasher(cost: gatewaySettings.bcryptCost)
             let router = try await GatewayService.router(
-                settings: try gatewaySettings(settings), environment: gatewayEnvironment, wakeHub: WakeHub())
+                settings: gatewaySettings, environment: gatewayEnvironment, wakeHub: WakeHub(), passwords: passwords)
             let relays: [any Service] = ["catalog", "orders", "payments", "gateway"].map { name in
                 OutboxRelay(
                     database: databases[name]!.database, publisher: EventPublisher(redis: redis, service: name),
@@ -134,7 +140,7 @@ final class InProcessSuite: Suite {
                     InProcessSuite(
                         catalog: catalog.router, orders: orders.router, payments: payments.router,
                         notifications: notifications.router,
-                        notifier: notifier, paymentsDatabase: paymentsDatabase,
+                        notifier: notifier, paymentsDatabase: paymentsDatabase, passwords: passwords,
                         client: client))
             }
         } catch {

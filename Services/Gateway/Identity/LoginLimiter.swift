@@ -64,6 +64,32 @@ struct LoginLimiter: Sendable {
         }
     }
 
+    /// Counts a change of `user`'s password, which is allowed `perHour` times an hour (each is a
+    /// bcrypt hash the gateway computes); throws `resource_exhausted` (429, with
+    /// `retry_after_seconds`) past it. Like logins, let through when Redis cannot be reached.
+    func admitPasswordChange(of user: UserID, perHour: Int) async throws(OrderlyError) {
+        let key = "orderly:ratelimit:password:\(Self.digest(user.description))"
+        let reply: RedisValue
+        do {
+            reply = try await redis.send("EVAL", RedisArgument(Self.windowScript), 1, RedisArgument(key), 3600)
+        } catch {
+            logger.warning("password change limit not checked: Redis unavailable", metadata: ["error": "\(error)"])
+            return
+        }
+        guard let counts = reply.elements?.compactMap(\.integer), counts.count == 2, counts[0] > perHour else { return }
+        throw OrderlyError(
+            .resourceExhausted, "too many password changes; try again in \(counts[1]) seconds", reason: "rate_limited",
+            details: ["retry_after_seconds": .int(max(1, counts[1]))])
+    }
+
+    /// KEYS: a counter. ARGV: its window in seconds. Counts one and returns the count and its
+    /// time to live.
+    static let windowScript = """
+        local count = redis.call('INCR', KEYS[1])
+        if count == 1 or redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+        return {count, redis.call('TTL', KEYS[1])}
+        """
+
     static func digest(_ text: String) -> String {
         Hex.lowercased(Array(SHA256.hash(data: Data(text.utf8))).prefix(12))
     }

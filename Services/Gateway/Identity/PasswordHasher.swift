@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HummingbirdBcrypt
 import NIOPosix
+import Synchronization
 
 /// bcrypt, run on NIO's blocking thread pool: a hash takes tens to hundreds of milliseconds
 /// of CPU, which must not hold up an event loop.
@@ -10,20 +11,32 @@ struct PasswordHasher: Sendable {
     /// A hash to check against when the account does not exist, so that a login for an
     /// unknown address takes as long as one with a wrong password.
     let decoy: String
+    /// How many hashes and checks ran: the CPU a caller can make the gateway spend.
+    private let runs = Runs()
+
+    /// Shared by every copy of the hasher.
+    private final class Runs: Sendable {
+        let count = Atomic<Int>(0)
+    }
 
     init(cost: Int) {
         self.cost = cost
         self.decoy = Bcrypt.hash("no account has this password", cost: UInt8(cost))
     }
 
+    /// How many hashes and checks this hasher has run.
+    var runCount: Int { runs.count.load(ordering: .relaxed) }
+
     func hash(_ password: String) async throws -> String {
         let cost = UInt8(cost)
         let input = Self.bcryptInput(password)
+        runs.count.add(1, ordering: .relaxed)
         return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(input, cost: cost) }
     }
 
     func verify(_ password: String, against hash: String) async throws -> Bool {
         let input = Self.bcryptInput(password)
+        runs.count.add(1, ordering: .relaxed)
         return try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(input, hash: hash) }
     }
 

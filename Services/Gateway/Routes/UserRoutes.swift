@@ -10,6 +10,8 @@ import Wire
 struct UserRoutes: Sendable {
     let identity: UsersHandlers
     let payments: any WireCaller
+    /// Who the client is, for the login limit a check of one's current password counts against.
+    let clients: ClientAddressResolver
     let logger: Logger
 
     func add(to v1: RouterGroup<GatewayContext>) {
@@ -53,9 +55,11 @@ struct UserRoutes: Sendable {
     @Sendable func update(_ request: SignedInRequest) async throws -> Response {
         let id = try request.id(as: UserID.self)
         let patch = try await request.decode(UserPatch.self)
+        let client = clients.client(
+            peer: request.context.clientAddress, forwardedFor: request.request.headers[values: .xForwardedFor])
         let user = try await identity.update(
             id, patch, expectedVersion: try request.request.expectedVersion() ?? patch.expectedVersion,
-            by: request.principal)
+            by: request.principal, address: client)
         return try JSONBody.response(user, version: user.version)
     }
 
