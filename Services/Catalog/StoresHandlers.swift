@@ -87,6 +87,9 @@ struct StoresHandlers: Sendable {
         guard policy.canChange(store: patch.id) else {
             throw OrderlyError(.permissionDenied, "only admins and the store's owner and managers change a store")
         }
+        if patch.changes.tier != nil, !policy.canCreateStores {
+            throw OrderlyError(.permissionDenied, "only admins change a store's tier")
+        }
         let stores = self.stores
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "catalog.stores.update:\(patch.id)", request: patch
@@ -140,6 +143,11 @@ struct StoresHandlers: Sendable {
             store.lowStockDefault = threshold
         }
         if let required = draft.requireClockIn { store.requireClockIn = required }
+        if let limit = problems.integer(
+            draft.staffRefundLimit, "staff_refund_limit", in: 0...Payment.maximumAmount, required: false)
+        {
+            store.staffRefundLimit = limit
+        }
         if let imageURL = draft.imageURL { store.imageURL = problems.webAddress(imageURL, "image_url") }
         if let cuisine = draft.cuisine { store.cuisine = problems.optionalText(cuisine, "cuisine", maximumLength: 100) }
         if let hours = draft.openingHours {

@@ -47,15 +47,16 @@ struct PaymentsHandlers: Sendable {
             try await list(request, principal: context.requirePrincipal())
         }
         router.register(PaymentsAPI.listReceipts) { request, context in
-            let principal = try context.requirePrincipal()
-            guard AccessPolicy(principal).canTakePayments(in: request.storeID) else {
+            let policy = AccessPolicy(try context.requirePrincipal())
+            guard policy.canTakePayments(in: request.storeID) else {
                 throw OrderlyError(.notFound, "no store \(request.storeID)")
             }
             var problems = FieldProblems()
             _ = problems.integer(request.number, "number", in: 1...Int64.max, required: false)
             try problems.check()
             return try await payments.receipts(
-                request, after: try request.page.cursor.map { try KeysetCursor(token: $0) },
+                request, takenBy: policy.receiptsTakenBy(in: request.storeID),
+                after: try request.page.cursor.map { try KeysetCursor(token: $0) },
                 limit: try KeysetCursor.limit(request.page.limit))
         }
         router.register(PaymentsAPI.stats) { request, context in
@@ -69,8 +70,10 @@ struct PaymentsHandlers: Sendable {
             return try await stats.read(request.storeID, days, timezone: store.timezone)
         }
         router.register(PaymentsAPI.getReceipt) { ref, context in
+            let policy = AccessPolicy(try context.requirePrincipal())
             guard let receipt = try await payments.receipt(ref.id),
-                AccessPolicy(try context.requirePrincipal()).canSee(receipt: receipt)
+                let payment = try await payments.payment(receipt.paymentID),
+                policy.canSee(receipt: receipt, ofPaymentTakenBy: payment.staffID)
             else { throw OrderlyError(.notFound, "no receipt \(ref.id)") }
             return receipt
         }

@@ -117,13 +117,19 @@ struct PaymentsRepository: Sendable {
         }
     }
 
-    /// A page of a store's receipts, newest first, or the one numbered `number`.
-    func receipts(_ request: ReceiptListRequest, after cursor: KeysetCursor?, limit: Int) async throws -> Page<Receipt>
+    /// A page of a store's receipts, newest first, or the one numbered `number`; with `staff`,
+    /// only those of the payments they took.
+    func receipts(_ request: ReceiptListRequest, takenBy staff: UserID?, after cursor: KeysetCursor?, limit: Int)
+        async throws -> Page<Receipt>
     {
         try await database.read { sql in
             var query: SQLQueryString =
                 "SELECT doc, number, id FROM receipts WHERE store_id = \(bind: request.storeID.description)"
             if let number = request.number { query = query + " AND number = \(bind: number)" }
+            if let staff {
+                query =
+                    query + " AND payment_id IN (SELECT id FROM payments WHERE staff_id = \(bind: staff.description))"
+            }
             let rows = try await sql.raw(
                 query + KeysetCursor.pageClause(after: cursor, limit: limit, descending: true, key: "number")
             ).all()

@@ -12,6 +12,8 @@ import Wire
 /// catalog (`payment.refunded`).
 struct RefundsHandlers: Sendable {
     let database: Database
+    /// The store a payment is of: who may refund how much, whether staff must be clocked in.
+    let catalog: any WireCaller
 
     var payments: PaymentsRepository { PaymentsRepository(database: database) }
     var refunds: RefundsRepository { RefundsRepository(database: database) }
@@ -28,8 +30,11 @@ struct RefundsHandlers: Sendable {
 
     /// Gives back `amount` of a completed payment (what is left when absent), never more than
     /// is left: refunds of one payment take its lock one at a time, so two racing for the last
-    /// of it cannot both succeed. Restocked units go back to the shelf (`return` entries, by the
-    /// catalog). Each refund gets a receipt of its own.
+    /// of it cannot both succeed. The store's owners and managers refund; a staff member only a
+    /// payment they took, up to the store's `staff_refund_limit` (403 beyond), and clocked in
+    /// where the store requires it. Restocked units go back to the shelf (`return` entries, by
+    /// the catalog), worth no more than the refund pays back. Cash comes out of the refunder's
+    /// open shift's drawer. Each refund gets a receipt of its own.
     func refund(_ request: RefundRequest, principal: Principal, idempotencyKey: String) async throws -> Refund {
         var problems = FieldProblems()
         let reason = problems.text(request.reason, "reason", maximumLength: 500)
@@ -48,12 +53,21 @@ struct RefundsHandlers: Sendable {
         try problems.check()
         let (payments, refunds, shifts) = (self.payments, self.refunds, self.shifts)
         let id = request.paymentID
+        let policy = AccessPolicy(principal)
+        // Who may refund is decided by the store's settings, read before the payment is locked.
+        guard let read = try await payments.payment(id), policy.canTakePayments(in: read.storeID) else {
+            throw OrderlyError(.notFound, "no payment \(id)")
+        }
+        let store = try await catalog.call(
+            CatalogAPI.getStore, ResourceRef(id: read.storeID), options: WireCallOptions(principal: principal))
+        try Self.checkRefunder(policy, read, amount: request.amount ?? read.amount - read.refundedAmount, store)
+        try await ShiftsHandlers.checkClockedIn(principal, in: store, shifts)
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "payments.refund:\(id)", request: request
         ) { transaction in
             try await transaction.lock("payments.payment:\(id)")
             guard var payment = try await payments.payment(id, in: transaction.sql),
-                AccessPolicy(principal).canTakePayments(in: payment.storeID)
+                policy.canTakePayments(in: payment.storeID)
             else { throw OrderlyError(.notFound, "no payment \(id)") }
             guard payment.status == .completed || payment.status == .partiallyRefunded else {
                 throw OrderlyError(
@@ -71,7 +85,9 @@ struct RefundsHandlers: Sendable {
                     .failedPrecondition, "\(left) of the payment is left to refund", reason: "refund_exceeds_payment",
                     details: ["amount": .string("must be at most \(left)")])
             }
+            try Self.checkRefunder(policy, payment, amount: amount, store)
             var problems = FieldProblems()
+            var restocked: Int64 = 0
             for (index, line) in restock.enumerated() {
                 guard let item = payment.items.firstIndex(where: { $0.tracked && $0.productID == line.productID })
                 else {
@@ -85,6 +101,11 @@ struct RefundsHandlers: Sendable {
                     continue
                 }
                 payment.items[item].returnedQuantity += line.quantity
+                restocked += payment.items[item].unitPrice * line.quantity
+            }
+            if restocked > amount {
+                problems.add(
+                    "restock_lines", "are worth \(restocked) at the prices paid, more than the \(amount) refunded")
             }
             try problems.check()
             let now = Date.currentMillisecond
@@ -111,6 +132,21 @@ struct RefundsHandlers: Sendable {
             }
             transaction.publish(try PaymentsEvents.refunded(payment, refund))
             return refund
+        }
+    }
+
+    /// Refuses a refund of `amount` of `payment` by `policy`'s caller beyond what `store` lets
+    /// them (`AccessPolicy.canRefund`).
+    private static func checkRefunder(_ policy: AccessPolicy, _ payment: Payment, amount: Int64, _ store: Store)
+        throws(OrderlyError)
+    {
+        guard policy.canRefund(payment, amount: amount, staffLimit: store.staffRefundLimit) else {
+            let limit = store.staffRefundLimit
+            throw OrderlyError(
+                .permissionDenied,
+                limit > 0
+                    ? "staff refund payments they took, up to \(limit) at a time; owners and managers refund the rest"
+                    : "refunds are for the store's owners and managers")
         }
     }
 }

@@ -42,10 +42,10 @@ struct ShiftsHandlers: Sendable {
         try problems.check()
         let shifts = self.shifts
         return try await idempotency.write(
-            key: idempotencyKey, caller: principal.userID, scope: "shifts.shifts.clock_in", request: request
+            key: idempotencyKey, caller: principal.userID, scope: "payments.shifts.clock_in", request: request
         ) { transaction in
             let (user, store) = try await Self.clockable(request.userID, by: principal, shifts, in: transaction)
-            try await transaction.lock("shifts.shift:\(user)")
+            try await transaction.lock("payments.shift:\(user)")
             if try await shifts.openShift(of: user, in: transaction.sql) != nil {
                 throw OrderlyError(.conflict, "the user is clocked in already", reason: "already_clocked_in")
             }
@@ -67,10 +67,10 @@ struct ShiftsHandlers: Sendable {
         try problems.check()
         let shifts = self.shifts
         return try await idempotency.write(
-            key: idempotencyKey, caller: principal.userID, scope: "shifts.shifts.clock_out", request: request
+            key: idempotencyKey, caller: principal.userID, scope: "payments.shifts.clock_out", request: request
         ) { transaction in
             let (user, _) = try await Self.clockable(request.userID, by: principal, shifts, in: transaction)
-            try await transaction.lock("shifts.shift:\(user)")
+            try await transaction.lock("payments.shift:\(user)")
             guard var shift = try await shifts.openShift(of: user, in: transaction.sql) else {
                 throw OrderlyError(.failedPrecondition, "the user is not clocked in", reason: "not_clocked_in")
             }
@@ -113,14 +113,17 @@ struct ShiftsHandlers: Sendable {
     }
 
     /// Counts cash taken (`amount`) or given back (negative) in the drawer of `user`'s open
-    /// shift in `store`, if they have one.
+    /// shift in `store`. Cash moves only through a drawer: without an open shift there, it is
+    /// refused (422 `not_clocked_in`), so that every coin handed over is in some shift's count.
     static func countCash(
         _ amount: Int64, by user: UserID, in store: StoreID, _ shifts: ShiftsRepository,
         in transaction: Transaction
     ) async throws {
-        try await transaction.lock("shifts.shift:\(user)")
+        try await transaction.lock("payments.shift:\(user)")
         guard var shift = try await shifts.openShift(of: user, in: transaction.sql), shift.storeID == store else {
-            return
+            throw OrderlyError(
+                .failedPrecondition, "cash goes into the drawer of an open shift: clock in at the store first",
+                reason: "not_clocked_in")
         }
         if amount >= 0 { shift.cashSales += amount } else { shift.cashRefunds -= amount }
         try await shifts.update(shift, in: transaction)

@@ -388,6 +388,7 @@ public struct StoreDraft: Codable, Sendable, Hashable {
     public var deliveryPricing: DeliveryPricing?
     public var lowStockDefault: Int?
     public var requireClockIn: Bool?
+    public var staffRefundLimit: Int64?
     public var imageURL: String?
     public var cuisine: String?
     public var openingHours: [OpeningPeriod]?
@@ -396,8 +397,8 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         name: String? = nil, tier: StoreTier? = nil, address: String? = nil, phone: String? = nil,
         currency: CurrencyCode? = nil, timezone: String? = nil, vatRates: VATRates? = nil,
         deliveryPricing: DeliveryPricing? = nil, lowStockDefault: Int? = nil, requireClockIn: Bool? = nil,
-        imageURL: String? = nil,
-        cuisine: String? = nil, openingHours: [OpeningPeriod]? = nil
+        staffRefundLimit: Int64? = nil, imageURL: String? = nil, cuisine: String? = nil,
+        openingHours: [OpeningPeriod]? = nil
     ) {
         self.name = name
         self.tier = tier
@@ -409,6 +410,7 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         self.deliveryPricing = deliveryPricing
         self.lowStockDefault = lowStockDefault
         self.requireClockIn = requireClockIn
+        self.staffRefundLimit = staffRefundLimit
         self.imageURL = imageURL
         self.cuisine = cuisine
         self.openingHours = openingHours
@@ -422,6 +424,7 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         case deliveryPricing = "delivery_pricing"
         case lowStockDefault = "low_stock_default"
         case requireClockIn = "require_clock_in"
+        case staffRefundLimit = "staff_refund_limit"
     }
 }
 

@@ -300,8 +300,25 @@ public struct AccessPolicy: Sendable {
     /// admins, and the store's owners and managers.
     public func canManageWebhooks(of store: StoreID) -> Bool { isAdmin || runs(store) }
 
-    /// A receipt: admins see every one, store users their store's.
-    public func canSee(receipt: Receipt) -> Bool { isAdmin || worksIn(receipt.storeID) }
+    /// A receipt, of a payment taken by `staff`: as the store's payments are listed, admins and
+    /// the store's owners and managers see every one, its staff those of the payments they took.
+    public func canSee(receipt: Receipt, ofPaymentTakenBy staff: UserID) -> Bool {
+        canSeeTakings(of: receipt.storeID) || (worksIn(receipt.storeID) && staff == principal.userID)
+    }
+
+    /// Whose payments' receipts a list of `store`'s shows: every one's (nil) for admins and the
+    /// store's owners and managers, the caller's own for its staff.
+    public func receiptsTakenBy(in store: StoreID) -> UserID? {
+        canSeeTakings(of: store) ? nil : principal.userID
+    }
+
+    /// Refunding `amount` of `payment`: admins and the store's owners and managers; a staff member
+    /// only a payment they took, up to the store's `staffRefundLimit` at a time.
+    public func canRefund(_ payment: Payment, amount: Int64, staffLimit: Int64) -> Bool {
+        if canSeeTakings(of: payment.storeID) { return true }
+        return role == .staff && worksIn(payment.storeID) && payment.staffID == principal.userID
+            && amount <= staffLimit
+    }
 
     // MARK: Devices
 

@@ -160,6 +160,9 @@ public struct Store: Hashable, Sendable, Codable {
     public var lowStockDefault: Int
     /// Whether staff must be clocked in to ring up payments (off unless the store turns it on).
     public var requireClockIn: Bool
+    /// The most a staff member may refund at once of a payment they took, in minor units; 0 (the
+    /// default) leaves refunds to the store's owners and managers.
+    public var staffRefundLimit: Int64
     // The public profile customers see, beside the name, address and phone.
     public var imageURL: String?
     public var cuisine: String?
@@ -185,6 +188,7 @@ public struct Store: Hashable, Sendable, Codable {
         self.deliveryPricing = deliveryPricing
         self.lowStockDefault = lowStockDefault
         self.requireClockIn = false
+        self.staffRefundLimit = 0
         self.imageURL = nil
         self.cuisine = nil
         self.openingHours = nil
@@ -199,6 +203,7 @@ public struct Store: Hashable, Sendable, Codable {
         case deliveryPricing = "delivery_pricing"
         case lowStockDefault = "low_stock_default"
         case requireClockIn = "require_clock_in"
+        case staffRefundLimit = "staff_refund_limit"
         case imageURL = "image_url"
         case cuisine
         case openingHours = "opening_hours"
@@ -226,6 +231,7 @@ public struct Store: Hashable, Sendable, Codable {
         deliveryPricing = try container.decode(DeliveryPricing.self, forKey: .deliveryPricing)
         lowStockDefault = try container.decode(Int.self, forKey: .lowStockDefault)
         requireClockIn = try container.decodeIfPresent(Bool.self, forKey: .requireClockIn) ?? false
+        staffRefundLimit = try container.decodeIfPresent(Int64.self, forKey: .staffRefundLimit) ?? 0
         imageURL = try container.decodeIfPresent(String.self, forKey: .imageURL)
         cuisine = try container.decodeIfPresent(String.self, forKey: .cuisine)
         openingHours = try container.decodeIfPresent([OpeningPeriod].self, forKey: .openingHours)
@@ -249,6 +255,7 @@ public struct Store: Hashable, Sendable, Codable {
         try container.encode(deliveryPricing, forKey: .deliveryPricing)
         try container.encode(lowStockDefault, forKey: .lowStockDefault)
         try container.encode(requireClockIn, forKey: .requireClockIn)
+        try container.encode(staffRefundLimit, forKey: .staffRefundLimit)
         try container.encodeIfPresent(imageURL, forKey: .imageURL)
         try container.encodeIfPresent(cuisine, forKey: .cuisine)
         try container.encodeIfPresent(openingHours, forKey: .openingHours)

@@ -66,7 +66,11 @@ struct AccessPolicyTests {
         ("shift.clock oneself", /*            */ "...   YY.    YY.    YY.    ...     ..."),
         ("shift.clock staff", /*              */ "YYY   Y..    Y..    ...    ...     ..."),
         ("shift.clock a manager", /*          */ "YYY   Y..    ...    ...    ...     ..."),
-        ("receipt.see", /*                    */ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("receipt.see another's", /*          */ "YYY   Y..    Y..    ...    ...     ..."),
+        ("receipt.see of own payment", /*     */ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("refund another's payment", /*       */ "YYY   Y..    Y..    ...    ...     ..."),
+        ("refund own payment within limit", /**/ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("refund own payment over limit", /*  */ "YYY   Y..    Y..    ...    ...     ..."),
     ]
 
     static let store = StoreID()
@@ -173,7 +177,17 @@ struct AccessPolicyTests {
         case "shift.clock oneself": return policy.canClock(user: me, role: principal.role, store: principal.storeID)
         case "shift.clock staff": return policy.canClock(user: someone, role: .staff, store: store)
         case "shift.clock a manager": return policy.canClock(user: someone, role: .manager, store: store)
-        case "receipt.see": return policy.canSee(receipt: receipt)
+        case "receipt.see another's": return policy.canSee(receipt: receipt, ofPaymentTakenBy: someone)
+        case "receipt.see of own payment": return policy.canSee(receipt: receipt, ofPaymentTakenBy: me)
+        case "refund another's payment": return policy.canRefund(payment, amount: 100, staffLimit: 1000)
+        case "refund own payment within limit":
+            var theirs = payment
+            theirs.staffID = me
+            return policy.canRefund(theirs, amount: 1000, staffLimit: 1000)
+        case "refund own payment over limit":
+            var theirs = payment
+            theirs.staffID = me
+            return policy.canRefund(theirs, amount: 1001, staffLimit: 1000)
         default: throw UnknownOperation(name: operation)
         }
     }

@@ -151,7 +151,8 @@ struct EndToEndTests {
             let secondPage = try await api.send(suite, "GET", "/v1/orders?limit=2&cursor=\(cursor)", token: owner)
             #expect((secondPage.object["data"] as? [[String: Any]])?.map { $0["number"] as? Int } == [1])
 
-            // A cash payment with its receipt, numbered per store.
+            // A cash payment with its receipt, numbered per store, into the staff member's drawer.
+            #expect(try await api.send(suite, "POST", "/v1/shifts/clock-in", token: staff, json: [:]).status == 201)
             let payment = try await api.send(
                 suite, "POST", "/v1/payments", token: staff,
                 json: ["order_id": firstID, "amount": 3500, "tip": 500, "method": "cash"],

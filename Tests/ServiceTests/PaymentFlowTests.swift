@@ -16,19 +16,30 @@ struct PaymentFlowTests {
 
     init() throws { api = try API() }
 
-    /// A store with a stock-tracked product (price 9.00, VAT 17%) of `quantity` units: the
-    /// store's id, the product's and a staff member's token.
-    static func setUp(_ api: API, _ suite: any Suite, quantity: Int) async throws
+    /// A store with a stock-tracked product (price 9.00, VAT 17%) of `quantity` units, whose
+    /// staff may refund up to 100.00 of what they took: the store's id, the product's and a
+    /// staff member's token, the staff member clocked in unless `clockedIn` is false.
+    static func setUp(_ api: API, _ suite: any Suite, quantity: Int, clockedIn: Bool = true) async throws
         -> (store: String, product: String, staff: String)
     {
         let admin = try await api.admin(suite)
-        let store = try await api.createStore(suite, admin: admin, ["name": "Kiosk", "address": "1 Herzl St"])
+        let store = try await api.createStore(
+            suite, admin: admin, ["name": "Kiosk", "address": "1 Herzl St", "staff_refund_limit": 10_000])
         _ = try await api.createUser(suite, admin: admin, ["email": "staff@k.com", "role": "staff", "store_id": store])
         let product = try await api.send(
             suite, "POST", "/v1/stores/\(store)/products", token: admin,
             json: ["name": "Cola", "price": 900, "vat_rate_bp": 1700, "track_stock": true, "quantity": quantity])
         try #require(product.status == 201, "\(product.text)")
-        return (store, product.object["id"] as! String, try await api.token(suite, "staff@k.com"))
+        let staff = try await api.token(suite, "staff@k.com")
+        if clockedIn { try await clockIn(api, suite, staff) }
+        return (store, product.object["id"] as! String, staff)
+    }
+
+    /// Clocks the holder of `token` in at their store: cash passes only through an open shift's
+    /// drawer.
+    static func clockIn(_ api: API, _ suite: any Suite, _ token: String) async throws {
+        let reply = try await api.send(suite, "POST", "/v1/shifts/clock-in", token: token, json: [:])
+        try #require(reply.status == 201, "\(reply.text)")
     }
 
     /// Rings up `units` of the product, paid by `method`.
@@ -354,7 +365,7 @@ extension PaymentFlowTests {
                     headers: ["Idempotency-Key": key])
             }
             let first = try await refund(
-                ["amount": 1700, "reason": "Dented can", "restock_lines": [["product_id": product, "quantity": 2]]])
+                ["amount": 1800, "reason": "Dented can", "restock_lines": [["product_id": product, "quantity": 2]]])
             try #require(first.status == 201, "\(first.text)")
             #expect(try await waitUntil { try await stock(suite, product, staff) == (9, 0) })
             let ledger = try await api.send(suite, "GET", "/v1/products/\(product)/stock-ledger", token: staff)
@@ -366,9 +377,9 @@ extension PaymentFlowTests {
                 overReturn.status == 400
                     && (overReturn.error["details"] as? [String: Any])?["restock_lines[0].quantity"] != nil)
 
-            // Two refunds race for the last 10.00: one gets it.
-            async let a = refund(["amount": 1000, "reason": "Race A"])
-            async let b = refund(["amount": 1000, "reason": "Race B"])
+            // Two refunds race for the last 9.00: one gets it.
+            async let a = refund(["amount": 900, "reason": "Race A"])
+            async let b = refund(["amount": 900, "reason": "Race B"])
             let statuses = [try await a, try await b].map(\.status).sorted()
             #expect(statuses == [201, 422])
             let after = try await api.send(suite, "GET", "/v1/payments/\(id)", token: staff)
@@ -543,7 +554,7 @@ extension PaymentFlowTests {
     )
     func shifts() async throws {
         try await InProcessSuite.with { suite in
-            let (store, product, staff) = try await Self.setUp(api, suite, quantity: 10)
+            let (store, product, staff) = try await Self.setUp(api, suite, quantity: 10, clockedIn: false)
             let admin = try await api.admin(suite)
             _ = try await api.createUser(
                 suite, admin: admin, ["email": "manager@k.com", "role": "manager", "store_id": store, "name": "Maya"])
@@ -616,6 +627,7 @@ extension PaymentFlowTests {
             _ = try await api.createUser(
                 suite, admin: admin, ["email": "owner@k.com", "role": "owner", "store_id": store])
             let owner = try await api.token(suite, "owner@k.com")
+            try await Self.clockIn(api, suite, owner)
             let first = try await sell(suite, staff, product: product, units: 2)  // 18.00
             let second = try await sell(suite, owner, product: product, units: 1)  // 9.00
             let card =

@@ -276,6 +276,7 @@ struct ServiceRulesTests {
                     method: .cash),
                 options: Self.options(staff, key: "pay-1"))
             #expect(pending.storeID == store.id && pending.amount == 1100 && pending.status == .pending)
+            _ = try await suite.payments.call(PaymentsAPI.clockIn, ClockRequest(), options: Self.options(staff))
             let payment = try await suite.payments.call(
                 PaymentsAPI.confirmCash, CashConfirmation(paymentID: pending.id, amountTendered: 2000),
                 options: Self.options(staff))

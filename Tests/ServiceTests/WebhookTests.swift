@@ -165,6 +165,11 @@ struct WebhookTests {
                     "low_stock_threshold": 1,
                 ])
             try #require(product.status == 201, "\(product.text)")
+            // The staff member takes the cash into their drawer and refunds a little of it.
+            #expect(try await api.send(suite, "POST", "/v1/shifts/clock-in", token: staff, json: [:]).status == 201)
+            let limit = try await api.send(
+                suite, "PATCH", "/v1/stores/\(store)", token: owner, json: ["staff_refund_limit": 100])
+            #expect(limit.status == 200, "\(limit.text)")
             for unit in 1...2 {
                 let payment = try await api.send(
                     suite, "POST", "/v1/payments", token: staff,

@@ -31,6 +31,13 @@ extension LoadGen {
         }
         say("setting up \(stores) stores with a staff member and 20 products each")
         let cast = try await Cast.create(api, admin: adminEmail, password: password, stores: stores, couriers: 1)
+        // Each store's staff member refunds what they took, and takes cash into an open shift's
+        // drawer.
+        for (store, staff) in zip(cast.stores, cast.staff) {
+            _ = try await api.require(
+                [200], .PATCH, "/v1/stores/\(store)", token: cast.admin, body: ["staff_refund_limit": 10_000_000])
+            _ = try await api.require([201], .POST, "/v1/shifts/clock-in", token: staff, body: [String: Int]())
+        }
         var shelves: [[StockRun.Product]] = []
         for store in cast.stores {
             var shelf: [StockRun.Product] = []
@@ -196,8 +203,9 @@ final class Till: Sendable {
             if let reservation = done.reservationID { state.reservations[reservation.description] = true }
         }
         guard outcome == "refunded", let first = done.items.first, let product = first.productID else { return }
+        // Half the payment, or at least the unit it puts back on the shelf.
         let request = RefundBody(
-            amount: done.amount / 2, reason: "Loadgen refund",
+            amount: min(done.amount, max(done.amount / 2, first.unitPrice)), reason: "Loadgen refund",
             restockLines: [Reservation.Line(productID: product, quantity: 1)])
         let refund = try await stats.time("refund") {
             try await api.send(
@@ -206,7 +214,7 @@ final class Till: Sendable {
         }
         if refund?.status == 201 {
             state.withLock { state in
-                state.refunds[store, default: 0] += done.amount / 2
+                state.refunds[store, default: 0] += request.amount
                 state.refundCount[store, default: 0] += 1
                 state.restocked[product.description, default: 0] += 1
             }

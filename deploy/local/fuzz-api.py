@@ -71,6 +71,8 @@ def pending_payment():
         users["staff"], {"Idempotency-Key": str(uuid.uuid4())})["id"]
 
 
+# Cash goes through an open shift's drawer: the staff member clocks in for the sale.
+call("POST", "/v1/shifts/clock-in", {}, users["staff"])
 payment = call(
     "POST", "/v1/payments", {"amount": 5000, "method": "cash", "order_id": order}, users["staff"],
     {"Idempotency-Key": str(uuid.uuid4())})
