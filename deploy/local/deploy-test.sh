@@ -7,12 +7,18 @@
 # 2. Orderly's release binaries, built on this host with --static-swift-stdlib, and the image
 #    from deploy/Containerfile's `prebuilt` target.
 # 3. docker-compose.yml started by docker-compose through podman's Docker-compatible socket, with
-#    orders ×2 and notifications ×2, secrets in a .env of its own; the time from `up` until every
-#    container is healthy and the gateway answers a sign-in is printed.
+#    orders ×2 and notifications ×2, secrets in a .env of its own, and Wire credentials made for
+#    this run by deploy/local/make-wire-credentials.sh: each service's own pair keys and TLS
+#    certificate, no internal secret in any container; the time from `up` until every container
+#    is healthy and the gateway answers a sign-in is printed.
 # 4. deploy/local/deploy-check.py through the gateway: an order from the iPad to the courier's
 #    phone, then orders while one orders and one notifications replica are killed; each order
 #    created once, every notification heard once.
-# 5. Everything it started is removed (the base images stay, for the next run).
+# 5. With what a notifications container holds (its Wire keys and certificate), a call to
+#    payments as the gateway is refused; with what the gateway container holds, accepted, and
+#    over TLS only (deploy/local/wire-impersonate.py).
+# 6. Everything it started is removed, the Wire credentials with it (the base images stay, for
+#    the next run).
 #
 # Podman here runs with runc and cgroupfs, without the default ulimits (CONTAINERS_CONF, made
 # below), and, as no systemd schedules health checks, a loop runs them every two seconds.
@@ -118,7 +124,6 @@ secret() { openssl rand -hex 24; }
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 admin_password="Deploy-$(secret)"
 cat >"$work/.env" <<EOF
-ORDERLY_INTERNAL_SECRET=$(secret)
 ORDERLY_JWT_SECRET=$(secret)
 ORDERLY_REDIS_PASSWORD=$(secret)
 ORDERLY_POSTGRES_PASSWORD=$(secret)
@@ -133,6 +138,11 @@ ORDERLY_PAYMENT_PROVIDER_SECRETS=local=$(secret)
 ORDERLY_GATEWAY_PORT=$port
 ORDERLY_IMAGE=$image
 EOF
+# The Wire credentials, as an operator makes them, from a master secret that lives only while the
+# script runs: each service's keys into .env, and a folder per service, the containers' user's.
+env -u ORDERLY_INTERNAL_SECRET ORDERLY_CLI=.build-container/bin/orderly deploy/local/make-wire-credentials.sh \
+    --env-file "$work/.env" --owner 10001:10001 "$work/wire" >"$work/credentials.log" 2>&1 \
+    || { cat "$work/credentials.log"; exit 1; }
 compose=(docker-compose -p "$project" --env-file "$work/.env")
 up_started=$(date +%s.%N)
 "${compose[@]}" up -d --no-build --scale orders=2 --scale notifications=2 >"$work/up.log" 2>&1 \
@@ -172,3 +182,50 @@ KILL
 python3 deploy/local/deploy-check.py --url "http://127.0.0.1:$port" --admin-email admin@deploy.test \
     --admin-password "$admin_password" --kill "bash $work/kill.sh" \
     || { "${compose[@]}" logs --tail 40 orders notifications gateway; exit 1; }
+
+echo "== a notifications container calls payments as the gateway"
+# Everything a notifications container holds for Wire, copied out as its own user reads it: the
+# keys in its environment and its TLS folder. The image has no Python, so the caller
+# (deploy/local/wire-impersonate.py) runs on this host inside the container's network namespace
+# (nsenter), with those copies alone. It dials a payments container's address and checks that
+# the certificate there names `payments`, as the services' pools do.
+running() {
+    podman ps -q --filter "label=com.docker.compose.project=$project" \
+        --filter "label=com.docker.compose.service=$1" --filter status=running | head -1
+}
+holdings() (
+    umask 077
+    mkdir "$2"
+    podman exec "$1" printenv ORDERLY_WIRE_KEYS >"$2/wire-keys"
+    for file in tls.crt tls.key ca.crt; do podman exec "$1" cat "/etc/orderly/wire/$file" >"$2/$file"; done
+)
+# impersonate CONTAINER FOLDER ARGUMENT…: a gateway hello to payments from CONTAINER's network,
+# with the holdings in FOLDER.
+impersonate() {
+    local pid
+    pid=$(podman inspect --format '{{.State.Pid}}' "$1")
+    nsenter --target "$pid" --net python3 deploy/local/wire-impersonate.py --connect "$payments_address:7203" \
+        --server payments --as gateway --holdings "$2" "${@:3}" \
+        || { "${compose[@]}" logs --tail 20 payments; exit 1; }
+}
+notifications=$(running notifications)
+gateway=$(running gateway)
+payments=$(running payments)
+payments_address=""
+[ -z "$payments" ] || payments_address=$(podman inspect --format \
+    '{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}' "$payments" | awk '{ print $1 }')
+[ -n "$notifications" ] && [ -n "$gateway" ] && [ -n "$payments_address" ] \
+    || { echo "FAIL no running notifications, gateway or payments container"; "${compose[@]}" ps; exit 1; }
+held=0
+podman exec "$notifications" printenv ORDERLY_INTERNAL_SECRET >/dev/null || held=$?
+[ "$held" -eq 1 ] || { echo "FAIL the notifications container holds ORDERLY_INTERNAL_SECRET, or cannot be asked"; exit 1; }
+holdings "$notifications" "$work/held-notifications"
+holdings "$gateway" "$work/held-gateway"
+pairs=$(tr ',' '\n' <"$work/held-notifications/wire-keys" | cut -d= -f1 | paste -sd, -)
+echo "   the notifications container holds no internal secret, and the Wire keys of: $pairs"
+# The finding: nothing it holds makes a gateway hello (its certificate gets it past TLS).
+impersonate "$notifications" "$work/held-notifications" --expect refused-hello
+# The control: what the gateway container holds does, and over TLS only.
+impersonate "$gateway" "$work/held-gateway" --expect accepted
+impersonate "$gateway" "$work/held-gateway" --expect refused --plain
+echo "deploy-test: ok"
