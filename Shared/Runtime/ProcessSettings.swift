@@ -14,6 +14,8 @@ public struct ProcessSettings: Sendable {
     public var adminPort: Int
     public var maximumFrameLength: Int
     public var maximumConnections: Int
+    /// Of those, the most whose peer has yet to prove who it is.
+    public var maximumUnprovenConnections: Int
     public var stallTimeout: TimeAmount
     public var shutdownGracePeriod: TimeAmount
     public var internalSecret: WireSecret
@@ -30,6 +32,7 @@ public struct ProcessSettings: Sendable {
     /// | `admin.host`, `admin.port` | `ORDERLY_ADMIN_HOST`, `ORDERLY_ADMIN_PORT` | `127.0.0.1`, per service |
     /// | `wire.maxFrameBytes` | `ORDERLY_WIRE_MAX_FRAME_BYTES` | 4194304 |
     /// | `wire.maxConnections` | `ORDERLY_WIRE_MAX_CONNECTIONS` | 1024 |
+    /// | `wire.maxUnprovenConnections` | `ORDERLY_WIRE_MAX_UNPROVEN_CONNECTIONS` | 64 |
     /// | `wire.stallTimeoutMs` | `ORDERLY_WIRE_STALL_TIMEOUT_MS` | 10000 |
     /// | `shutdown.graceSeconds` | `ORDERLY_SHUTDOWN_GRACE_SECONDS` | 30 |
     /// | `internal.secret` | `ORDERLY_INTERNAL_SECRET` (environment only) | none: required without `wire.keys` |
@@ -49,6 +52,8 @@ public struct ProcessSettings: Sendable {
             "wire.maxFrameBytes", default: WireDefaults.maximumFrameLength, in: 1024...(256 * 1024 * 1024))
         let connections = reader.int(
             "wire.maxConnections", default: WireDefaults.maximumConnections, in: 1...1_000_000)
+        let unproven = reader.int(
+            "wire.maxUnprovenConnections", default: WireDefaults.maximumUnprovenConnections, in: 1...1_000_000)
         let stall = reader.int("wire.stallTimeoutMs", default: 10_000, in: 100...600_000)
         let grace = reader.int("shutdown.graceSeconds", default: 30, in: 0...3600)
         var secret: WireSecret?
@@ -76,7 +81,8 @@ public struct ProcessSettings: Sendable {
         return ProcessSettings(
             service: service, logLevel: logLevel, logFormat: logFormat, wireHost: wireHost, wirePort: wirePort,
             adminHost: adminHost, adminPort: adminPort, maximumFrameLength: frame, maximumConnections: connections,
-            stallTimeout: .milliseconds(Int64(stall)), shutdownGracePeriod: .seconds(Int64(grace)),
+            maximumUnprovenConnections: unproven, stallTimeout: .milliseconds(Int64(stall)),
+            shutdownGracePeriod: .seconds(Int64(grace)),
             internalSecret: secret, wireTLS: tls)
     }
 
@@ -85,6 +91,7 @@ public struct ProcessSettings: Sendable {
         WireServerConfiguration(
             host: wireHost, port: wirePort, serviceName: service, secret: internalSecret,
             maximumFrameLength: maximumFrameLength, stallTimeout: stallTimeout, maximumConnections: maximumConnections,
-            shutdownGracePeriod: shutdownGracePeriod, tls: wireTLS)
+            maximumUnprovenConnections: maximumUnprovenConnections, shutdownGracePeriod: shutdownGracePeriod,
+            tls: wireTLS)
     }
 }

@@ -3,9 +3,10 @@ public import NIOCore
 /// Splits a byte stream into Wire frames: a 4-byte big-endian length `N`, then `N` bytes.
 ///
 /// A length above `maximumFrameLength` fails the stream with `WireProtocolError.frameTooLarge`
-/// (the connection handler answers with an error frame and closes); so does a first frame above
-/// `firstFrameLimit`, which a server sets low: the first frame is the hello, and a peer that has
-/// not proved who it is must not make the server buffer megabytes. A frame that has begun but is
+/// (the connection handler answers with an error frame and closes); so does a frame above
+/// `unprovenFrameLimit` until the peer has proved who it is (`proof`), which a server sets low:
+/// before that only the hello's frames come, and a peer that has not proved who it is must not
+/// make the server buffer megabytes, in its first frame or any later one. A frame that has begun but is
 /// not complete within `stallTimeout` fails it with `WireProtocolError.stalledFrame`, so a peer
 /// that sends half a frame and goes quiet cannot hold a connection forever; the timer starts
 /// again with each complete frame, so a busy connection whose reads always end mid-frame is
@@ -20,17 +21,19 @@ public struct WireFrameDecoder: ByteToMessageDecoder {
 
     private let maximumFrameLength: Int
     private let stallTimeout: TimeAmount?
-    /// The limit of the next frame while it is the first, then nil.
-    private var firstFrameLimit: Int?
+    /// The limit of every frame until `proof` says the peer proved who it is.
+    private let unprovenFrameLimit: Int?
+    private let proof: WirePeerProof?
     private var state = ReadState.waitingForHeader
     private var stallTimer: Scheduled<Void>?
 
     public init(
-        maximumFrameLength: Int = WireDefaults.maximumFrameLength, firstFrameLimit: Int? = nil,
-        stallTimeout: TimeAmount? = .seconds(10)
+        maximumFrameLength: Int = WireDefaults.maximumFrameLength, unprovenFrameLimit: Int? = nil,
+        proof: WirePeerProof? = nil, stallTimeout: TimeAmount? = .seconds(10)
     ) {
         self.maximumFrameLength = maximumFrameLength
-        self.firstFrameLimit = firstFrameLimit.map { min($0, maximumFrameLength) }
+        self.unprovenFrameLimit = unprovenFrameLimit.map { min($0, maximumFrameLength) }
+        self.proof = proof
         self.stallTimeout = stallTimeout
     }
 
@@ -40,11 +43,10 @@ public struct WireFrameDecoder: ByteToMessageDecoder {
                 armStallTimer(context: context, pending: buffer.readableBytes > 0)
                 return .needMoreData
             }
-            let limit = firstFrameLimit ?? maximumFrameLength
+            let limit = proof?.isProven == true ? maximumFrameLength : unprovenFrameLimit ?? maximumFrameLength
             guard length <= limit else {
                 throw WireProtocolError.frameTooLarge(length: Int(length), limit: limit)
             }
-            firstFrameLimit = nil
             state = .waitingForPayload(length: Int(length))
         }
         // Read the payload in the same call: a zero-length payload leaves nothing in the buffer
@@ -115,6 +117,16 @@ public struct WireFrameEncoder: MessageToByteEncoder {
 }
 
 /// Protocol constants shared by servers and clients.
+/// Whether a connection's peer has proved who it is (its hello's proof accepted): shared by the
+/// connection's frame decoder, which holds every frame to the hello's limit until then, and its
+/// handler, which says so. Read and written on the connection's event loop only, which is what
+/// makes sharing it safe.
+public final class WirePeerProof: @unchecked Sendable {
+    public var isProven = false
+
+    public init() {}
+}
+
 public enum WireDefaults {
     /// The protocol version this build speaks (`v` in every envelope).
     public static let protocolVersion: Int64 = 1
@@ -124,4 +136,7 @@ public enum WireDefaults {
     public static let maximumHelloLength = 4 * 1024
     /// The default cap on a server's open connections.
     public static let maximumConnections = 1024
+    /// The default cap on a server's connections whose peer has not proved who it is yet: each
+    /// may hold a hello's frame, and none stays past the stall timeout.
+    public static let maximumUnprovenConnections = 64
 }

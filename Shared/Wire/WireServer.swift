@@ -22,6 +22,9 @@ public struct WireServerConfiguration: Sendable {
     public var maximumRequestsInFlightPerConnection: Int
     /// Connections open at once; one more is closed as soon as it is accepted.
     public var maximumConnections: Int
+    /// Of those, connections whose peer has not proved who it is yet; one more is closed as
+    /// soon as it is accepted. Each must prove itself within `stallTimeout`.
+    public var maximumUnprovenConnections: Int
     /// How long a graceful shutdown waits for in-flight requests before closing connections.
     public var shutdownGracePeriod: TimeAmount
     /// TLS on every connection, when set; plain TCP otherwise.
@@ -31,6 +34,7 @@ public struct WireServerConfiguration: Sendable {
         host: String = "127.0.0.1", port: Int, serviceName: String, secret: WireSecret,
         maximumFrameLength: Int = WireDefaults.maximumFrameLength, stallTimeout: TimeAmount = .seconds(10),
         maximumRequestsInFlightPerConnection: Int = 1024, maximumConnections: Int = WireDefaults.maximumConnections,
+        maximumUnprovenConnections: Int = WireDefaults.maximumUnprovenConnections,
         shutdownGracePeriod: TimeAmount = .seconds(30), tls: WireTLS? = nil
     ) {
         self.host = host
@@ -41,6 +45,7 @@ public struct WireServerConfiguration: Sendable {
         self.stallTimeout = stallTimeout
         self.maximumRequestsInFlightPerConnection = maximumRequestsInFlightPerConnection
         self.maximumConnections = maximumConnections
+        self.maximumUnprovenConnections = min(maximumUnprovenConnections, maximumConnections)
         self.shutdownGracePeriod = shutdownGracePeriod
         self.tls = tls
     }
@@ -60,6 +65,8 @@ public final class WireServer: Service, Sendable {
 
     private struct ConnectionRegistry {
         var channels: [ObjectIdentifier: any Channel] = [:]
+        /// The connections whose peer has not proved who it is yet.
+        var unproven: Set<ObjectIdentifier> = []
         var draining = false
         var allClosed: CheckedContinuation<Void, Never>?
         /// Connections refused for the cap, counted to log the first and every thousandth.
@@ -159,6 +166,7 @@ public final class WireServer: Service, Sendable {
                     return channel.close()
                 }
                 return channel.eventLoop.makeCompletedFuture {
+                    let proof = WirePeerProof()
                     if let tls = configuration.tls {
                         try channel.pipeline.syncOperations.addHandler(tls.serverHandler())
                     }
@@ -166,10 +174,12 @@ public final class WireServer: Service, Sendable {
                         ByteToMessageHandler(
                             WireFrameDecoder(
                                 maximumFrameLength: configuration.maximumFrameLength,
-                                firstFrameLimit: WireDefaults.maximumHelloLength,
+                                unprovenFrameLimit: WireDefaults.maximumHelloLength, proof: proof,
                                 stallTimeout: configuration.stallTimeout)),
                         MessageToByteHandler(WireFrameEncoder(maximumFrameLength: configuration.maximumFrameLength)),
-                        WireServerHandler(configuration: configuration, router: router, logger: logger),
+                        WireServerHandler(
+                            configuration: configuration, router: router, proof: proof, logger: logger
+                        ) { self.proven(channel) },
                     ])
                 }
             }
@@ -178,18 +188,27 @@ public final class WireServer: Service, Sendable {
     /// The connections open now, for tests to look at their sockets.
     var openChannels: [any Channel] { connections.withLock { Array($0.channels.values) } }
 
-    /// Tracks an accepted connection until it closes; refuses it while draining or when
-    /// `maximumConnections` are open.
+    /// Counts a connection whose peer proved who it is among the proven.
+    private func proven(_ channel: any Channel) {
+        _ = connections.withLock { $0.unproven.remove(ObjectIdentifier(channel)) }
+    }
+
+    /// Tracks an accepted connection until it closes; refuses it while draining, when
+    /// `maximumConnections` are open, or when `maximumUnprovenConnections` have yet to prove
+    /// who they are.
     private func register(_ channel: any Channel) -> Bool {
         let key = ObjectIdentifier(channel)
         enum Admission { case accepted, draining, full(open: Int, refused: Int) }
         let admission = connections.withLock { registry -> Admission in
             guard !registry.draining else { return .draining }
-            guard registry.channels.count < configuration.maximumConnections else {
+            guard registry.channels.count < configuration.maximumConnections,
+                registry.unproven.count < configuration.maximumUnprovenConnections
+            else {
                 registry.refused += 1
                 return .full(open: registry.channels.count, refused: registry.refused)
             }
             registry.channels[key] = channel
+            registry.unproven.insert(key)
             return .accepted
         }
         if case .full(let open, let refused) = admission, refused == 1 || refused % 1000 == 0 {
@@ -202,6 +221,7 @@ public final class WireServer: Service, Sendable {
         channel.closeFuture.whenComplete { _ in
             let waiter = self.connections.withLock { registry -> CheckedContinuation<Void, Never>? in
                 registry.channels[key] = nil
+                registry.unproven.remove(key)
                 guard registry.draining, registry.channels.isEmpty else { return nil }
                 defer { registry.allClosed = nil }
                 return registry.allClosed
@@ -233,6 +253,10 @@ final class WireServerHandler: ChannelInboundHandler {
 
     private let configuration: WireServerConfiguration
     private let router: WireRouter
+    /// Set once the peer proves who it is; its frames then have the full limit.
+    private let proof: WirePeerProof
+    /// Tells the server the connection is proven.
+    private let onProven: () -> Void
     private var logger: Logger
     private var state = State.awaitingHello
     private var inFlight = 0
@@ -243,10 +267,15 @@ final class WireServerHandler: ChannelInboundHandler {
     private var lingerTimer: Scheduled<Void>?
     private var context: ChannelHandlerContext?
 
-    init(configuration: WireServerConfiguration, router: WireRouter, logger: Logger) {
+    init(
+        configuration: WireServerConfiguration, router: WireRouter, proof: WirePeerProof, logger: Logger,
+        onProven: @escaping () -> Void
+    ) {
         self.configuration = configuration
         self.router = router
+        self.proof = proof
         self.logger = logger
+        self.onProven = onProven
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -262,10 +291,15 @@ final class WireServerHandler: ChannelInboundHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        // Whatever it has sent by then, a peer not proven within the stall timeout is let go.
         helloTimer = context.eventLoop.scheduleTask(in: configuration.stallTimeout) {
             let handler = bound.value
-            guard case .awaitingHello = handler.state else { return }
-            handler.fail(OrderlyError(.unauthenticated, "no hello received in time"), id: 0)
+            switch handler.state {
+            case .awaitingHello, .awaitingProof:
+                handler.fail(OrderlyError(.unauthenticated, "no proven hello received in time"), id: 0)
+            case .ready, .closing:
+                return
+            }
         }
         context.fireChannelActive()
     }
@@ -317,6 +351,8 @@ final class WireServerHandler: ChannelInboundHandler {
             helloTimer?.cancel()
             helloTimer = nil
             state = .ready(caller: caller)
+            proof.isProven = true
+            onProven()
             logger[metadataKey: "wire.caller"] = "\(caller)"
             answerHello(WireHello(service: configuration.serviceName), id: envelope.id)
         case .ready, .closing:

@@ -20,11 +20,14 @@ public enum WireFuzz {
     /// The frames the server's decoder cuts from `input`, fed in two reads split where the first
     /// byte says, so that frames cut across reads are tried too.
     private static func frames(of input: ByteBuffer) -> [ByteBuffer] {
+        // Proven after the first read, as a server's peer is after its hello: the first read's
+        // frames have the hello's limit, the second's the full one.
+        let proof = WirePeerProof()
         let channel = EmbeddedChannel(
             handler: ByteToMessageHandler(
                 WireFrameDecoder(
-                    maximumFrameLength: 64 * 1024, firstFrameLimit: WireDefaults.maximumHelloLength,
-                    stallTimeout: .seconds(10))))
+                    maximumFrameLength: 64 * 1024, unprovenFrameLimit: WireDefaults.maximumHelloLength,
+                    proof: proof, stallTimeout: .seconds(10))))
         defer { _ = try? channel.finish() }
         let split =
             input.readableBytes == 0
@@ -40,9 +43,11 @@ public enum WireFuzz {
                 break  // a frame too large: the server answers with an error and closes
             }
             while let frame = try? channel.readInbound(as: ByteBuffer.self) {
-                precondition(frame.readableBytes <= 64 * 1024, "a frame above the limit was let through")
+                let limit = proof.isProven ? 64 * 1024 : WireDefaults.maximumHelloLength
+                precondition(frame.readableBytes <= limit, "a frame above the limit was let through")
                 frames.append(frame)
             }
+            proof.isProven = true
         }
         return frames
     }

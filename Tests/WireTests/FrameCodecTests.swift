@@ -2,8 +2,7 @@ import NIOCore
 import NIOEmbedded
 import NIOTestUtils
 import Testing
-
-@testable import Wire
+import Wire
 
 @Suite("Frame codec")
 struct FrameCodecTests {
@@ -103,22 +102,27 @@ struct FrameCodecTests {
         _ = try? channel.finish()
     }
 
-    @Test("the first frame has a limit of its own; later frames have the full one")
-    func firstFrameLimit() throws {
-        let small = EmbeddedChannel(
-            handler: ByteToMessageHandler(WireFrameDecoder(maximumFrameLength: 1024, firstFrameLimit: 16)))
-        try small.writeInbound(frame("a hello of 16 b."))
-        #expect(try small.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "a hello of 16 b."))
-        try small.writeInbound(frame(String(repeating: "x", count: 1000)))
-        #expect(try small.readInbound(as: ByteBuffer.self)?.readableBytes == 1000)
-        _ = try? small.finish()
-
-        let large = EmbeddedChannel(
-            handler: ByteToMessageHandler(WireFrameDecoder(maximumFrameLength: 1024, firstFrameLimit: 16)))
+    @Test("until the peer is proven every frame has the hello's limit; after, the full one")
+    func unprovenFrameLimit() throws {
+        let proof = WirePeerProof()
+        let channel = EmbeddedChannel(
+            handler: ByteToMessageHandler(
+                WireFrameDecoder(maximumFrameLength: 1024, unprovenFrameLimit: 16, proof: proof)))
+        try channel.writeInbound(frame("a hello of 16 b."))
+        #expect(try channel.readInbound(as: ByteBuffer.self) == ByteBuffer(string: "a hello of 16 b."))
+        // The proof's frame, the second, is held to the same limit.
         #expect(throws: WireProtocolError.frameTooLarge(length: 17, limit: 16)) {
-            try large.writeInbound(frame("a hello of 17 b.."))
+            try channel.writeInbound(frame("a proof of 17 b.."))
         }
-        _ = try? large.finish()
+        _ = try? channel.finish()
+
+        let provenChannel = EmbeddedChannel(
+            handler: ByteToMessageHandler(
+                WireFrameDecoder(maximumFrameLength: 1024, unprovenFrameLimit: 16, proof: proof)))
+        proof.isProven = true
+        try provenChannel.writeInbound(frame(String(repeating: "x", count: 1000)))
+        #expect(try provenChannel.readInbound(as: ByteBuffer.self)?.readableBytes == 1000)
+        _ = try? provenChannel.finish()
     }
 
     @Test("the encoder writes the big-endian length, then the payload")

@@ -427,6 +427,44 @@ struct WireServerTests {
         try await server.stop()
     }
 
+    @Test("N2: a peer that says hello and never proves itself is let go at the stall timeout")
+    func unprovenPeer() async throws {
+        let server = try await RunningServer.start(stallTimeout: .milliseconds(300))
+        let peer = try await RawPeer(port: server.port)
+        #expect(try await peer.sendHello(WireHello(service: "raw"))?.type == .hello)  // the challenge
+        #expect(await waitUntil(within: .seconds(20)) { !peer.isActive })
+        try await server.stop()
+    }
+
+    @Test("N2: until the proof is accepted, every frame is held to the hello's 4 KiB")
+    func oversizedProof() async throws {
+        let server = try await RunningServer.start(stallTimeout: .seconds(30))
+        let peer = try await RawPeer(port: server.port)
+        #expect(try await peer.sendHello(WireHello(service: "raw"))?.type == .hello)
+        var header = ByteBuffer()
+        header.writeInteger(UInt32(4 << 20))
+        header.writeString("{\"v\":1")
+        try await peer.send(header)
+        let frames = try await peer.framesUntilClosed()
+        #expect(frames.first?.error?.message.contains("exceeds the limit") == true, "\(frames)")
+        #expect(!peer.isActive)
+        try await server.stop()
+    }
+
+    @Test("N2: connections yet to prove themselves have a cap of their own; proven ones do not count")
+    func unprovenCap() async throws {
+        let server = try await RunningServer.start(maximumUnprovenConnections: 2)
+        let proven = try await RawPeer(port: server.port)
+        #expect(try await proven.hello()?.type == .hello)
+        let first = try await RawPeer(port: server.port)
+        let second = try await RawPeer(port: server.port)
+        #expect(try await second.sendHello(WireHello(service: "raw"))?.type == .hello)
+        let third = try await RawPeer(port: server.port)
+        #expect(try await third.framesUntilClosed().isEmpty)
+        #expect(!third.isActive && first.isActive && proven.isActive)
+        try await server.stop()
+    }
+
     @Test("a peer that never says hello is disconnected")
     func silentPeer() async throws {
         let server = try await RunningServer.start(stallTimeout: .milliseconds(300))

@@ -70,7 +70,8 @@ struct RunningServer {
     static func start(
         host: String = "127.0.0.1", port: Int = 0, stallTimeout: TimeAmount = .seconds(60),
         maximumFrameLength: Int = WireDefaults.maximumFrameLength, maximumInFlight: Int = 1024,
-        maximumConnections: Int = WireDefaults.maximumConnections, router: WireRouter = TestAPI.router,
+        maximumConnections: Int = WireDefaults.maximumConnections,
+        maximumUnprovenConnections: Int = WireDefaults.maximumUnprovenConnections, router: WireRouter = TestAPI.router,
         callers: WireCallers? = nil, tls: WireTLS? = nil
     ) async throws -> RunningServer {
         var router = router
@@ -79,7 +80,8 @@ struct RunningServer {
             configuration: WireServerConfiguration(
                 host: host, port: port, serviceName: "test", secret: testSecret, maximumFrameLength: maximumFrameLength,
                 stallTimeout: stallTimeout, maximumRequestsInFlightPerConnection: maximumInFlight,
-                maximumConnections: maximumConnections, shutdownGracePeriod: .seconds(5), tls: tls),
+                maximumConnections: maximumConnections, maximumUnprovenConnections: maximumUnprovenConnections,
+                shutdownGracePeriod: .seconds(5), tls: tls),
             router: router, logger: Logger(label: "test.server"))
         let task = Task { try await server.run() }
         let address = try await server.localAddress()
