@@ -77,3 +77,23 @@ public struct APNsSettings: Sendable {
             trustFile: trustFile, retryBase: .milliseconds(retryBase))
     }
 }
+
+extension APNsSettings {
+    /// The bundle ids of the apps whose devices are taken (`push.bundleIds`,
+    /// `ORDERLY_PUSH_BUNDLE_IDS`, comma-separated): none by default, when no device is taken.
+    static func bundleIDs(from source: ConfigurationSource) throws(ConfigurationError) -> Set<String> {
+        var reader = source.settings()
+        let text = reader.string("push.bundleIds", default: "")
+        var ids: Set<String> = []
+        for item in text.split(separator: ",") {
+            let id = item.trimmingCharacters(in: .whitespaces)
+            if DevicesHandlers.isBundleID(id) {
+                ids.insert(id)
+            } else {
+                reader.report("push.bundleIds", "expected apps' bundle ids (com.example.store), got '\(id)'")
+            }
+        }
+        try reader.finish()
+        return ids
+    }
+}

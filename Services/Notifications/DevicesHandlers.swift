@@ -9,6 +9,9 @@ import Wire
 /// and removes it when they sign out.
 struct DevicesHandlers: Sendable {
     let devices: DevicesRepository
+    /// The apps whose devices are taken, by bundle id (`push.bundleIds`): pushes go to the
+    /// operator's apps alone.
+    let bundleIDs: Set<String>
 
     func register(in router: inout WireRouter) {
         router.register(DevicesAPI.register) { draft, context in
@@ -33,6 +36,12 @@ struct DevicesHandlers: Sendable {
         let bundle = problems.required(draft.bundleID, "bundle_id")
         if let bundle, !Self.isBundleID(bundle) {
             problems.add("bundle_id", "must be an app's bundle id: letters, digits, '.', '-', at most 155")
+        } else if let bundle, !bundleIDs.contains(bundle) {
+            problems.add(
+                "bundle_id",
+                bundleIDs.isEmpty
+                    ? "is of no app this deployment pushes to (the operator lists them in ORDERLY_PUSH_BUNDLE_IDS)"
+                    : "must be one of this deployment's apps: " + bundleIDs.sorted().joined(separator: ", "))
         }
         let environment = problems.required(draft.environment, "environment")
         if let environment, !DevicesAPI.environments.contains(environment) {

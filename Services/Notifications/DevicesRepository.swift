@@ -9,9 +9,14 @@ import Storage
 struct DevicesRepository: Sendable {
     let database: Database
 
+    /// The most devices one user has; registering another removes their least recently
+    /// registered.
+    static let maximumPerUser = 10
+
     /// Stores `device`, or, when its token is stored already, gives that row to `device`'s user
     /// with `device`'s settings, keeping its id and creation time; returns what is stored. Two
     /// registrations of a new token at once store it once (the second waits on the first's row).
+    /// The user keeps their `maximumPerUser` most recently registered devices.
     func register(_ device: Device) async throws -> Device {
         try await database.transaction { transaction in
             try await transaction.sql.raw(
@@ -27,7 +32,10 @@ struct DevicesRepository: Sendable {
                     .first()
             else { throw StorageError.unexpected("a device's row is gone within its transaction") }
             let existing = try StoredDocument.decode(Device.self, from: row)
-            guard existing.id != device.id else { return device }
+            guard existing.id != device.id else {
+                try await Self.keepNewest(of: device.userID, in: transaction)
+                return device
+            }
             var stored = device
             stored.id = existing.id
             stored.createdAt = existing.createdAt
@@ -38,8 +46,20 @@ struct DevicesRepository: Sendable {
                 WHERE id = \(bind: stored.id.description)
                 """
             ).run()
+            try await Self.keepNewest(of: stored.userID, in: transaction)
             return stored
         }
+    }
+
+    /// Removes `user`'s devices beyond the `maximumPerUser` most recently registered.
+    private static func keepNewest(of user: UserID, in transaction: Transaction) async throws {
+        try await transaction.sql.raw(
+            """
+            DELETE FROM devices WHERE user_id = \(bind: user.description) AND id NOT IN (
+                SELECT id FROM devices WHERE user_id = \(bind: user.description)
+                ORDER BY updated_at DESC, id DESC LIMIT \(bind: maximumPerUser))
+            """
+        ).run()
     }
 
     func find(_ id: DeviceID) async throws -> Device? {

@@ -35,7 +35,8 @@ public enum NotificationsService: ServiceDefinition {
             logger: environment.logger)
         var router = WireRouter()
         NotificationsHandlers(database: environment.database).register(in: &router)
-        DevicesHandlers(devices: devices).register(in: &router)
+        DevicesHandlers(devices: devices, bundleIDs: try APNsSettings.bundleIDs(from: environment.configuration))
+            .register(in: &router)
         WebhooksHandlers(
             webhooks: notifier.webhooks, destinations: WebhookDestinations(allowed: settings.allowedNetworks),
             doorbell: doorbell

@@ -8,8 +8,11 @@ import Synchronization
 
 /// Pushes each stored notification to its user's devices. It never holds up what stores
 /// notifications: they are handed over into a bounded queue and sent from here, at most
-/// `concurrency` at once; a device whose token the provider refuses is removed; a push the
+/// `concurrency` at once; a device the provider refuses for good is removed; a push the
 /// provider cannot take now is tried again after a backoff, up to `attempts` times in all.
+/// Users share the sender fairly: a full queue drops the pushes of those who hold the most of
+/// it, and each batch is sent user by user in turn, so that one user's many devices and
+/// notifications delay no one else's.
 /// Best effort by design: the inbox keeps every notification and each push carries its `seq`,
 /// so an app that missed one reads the inbox after the last `seq` it saw.
 final class PushSender: Service, Sendable {
@@ -44,9 +47,9 @@ final class PushSender: Service, Sendable {
         guard !pushes.isEmpty else { return }
         let dropped = pending.withLock { pending in
             pending += pushes
-            let dropped = max(0, pending.count - Self.capacity)
-            pending.removeFirst(dropped)
-            return dropped
+            let before = pending.count
+            pending = Self.fairShare(of: pending, capacity: Self.capacity)
+            return before - pending.count
         }
         if dropped > 0 {
             outcomes["dropped"]?.increment(by: dropped)
@@ -66,7 +69,8 @@ final class PushSender: Service, Sendable {
                     do {
                         let found = try await self.devices.devices(of: Set(batch.map(\.userID)))
                         let byUser = Dictionary(grouping: found, by: \.userID)
-                        targets = batch.flatMap { push in byUser[push.userID, default: []].map { (push, $0) } }
+                        targets = Self.takingTurns(
+                            batch.flatMap { push in byUser[push.userID, default: []].map { (push, $0) } })
                     } catch {
                         self.logger.warning(
                             "devices not read; pushes dropped",
@@ -110,16 +114,12 @@ final class PushSender: Service, Sendable {
                 return
             case .tokenInvalid(let since, let reason):
                 outcomes["token_invalid"]?.increment()
-                logger.info("device removed", metadata: ["device.id": "\(device.id)", "reason": "\(reason)"])
-                do {
-                    try await devices.removeUnregistered(token: device.token, validUntil: since)
-                } catch {
-                    logger.warning("device not removed", metadata: ["device.id": "\(device.id)", "error": "\(error)"])
-                }
+                await remove(device, since: since, reason: reason)
                 return
             case .refused(let reason):
+                // Refused for good: every later push to it would be too.
                 outcomes["refused"]?.increment()
-                logger.warning("push refused", metadata: ["device.id": "\(device.id)", "reason": "\(reason)"])
+                await remove(device, since: Date(), reason: reason)
                 return
             case .retry(let why):
                 guard attempt < attempts else {
@@ -136,6 +136,64 @@ final class PushSender: Service, Sendable {
                 return
             }
         }
+    }
+
+    /// Removes `device`, unless it was registered again after `since`.
+    private func remove(_ device: Device, since: Date, reason: String) async {
+        logger.info("device removed", metadata: ["device.id": "\(device.id)", "reason": "\(reason)"])
+        do {
+            try await devices.removeUnregistered(token: device.token, validUntil: since)
+        } catch {
+            logger.warning("device not removed", metadata: ["device.id": "\(device.id)", "error": "\(error)"])
+        }
+    }
+
+    /// At most `capacity` of `pending`, in their order: when there are more, each user keeps as
+    /// many as every user may (the same number for all, as high as fits), their newest.
+    static func fairShare(of pending: [StoredNotification], capacity: Int) -> [StoredNotification] {
+        guard pending.count > capacity else { return pending }
+        let counts = Dictionary(pending.map { ($0.userID, 1) }, uniquingKeysWith: +)
+        // The largest share every user may keep without going over the capacity.
+        var share = 0
+        let sorted = counts.values.sorted()
+        var kept = 0
+        for (index, count) in sorted.enumerated() {
+            let rest = sorted.count - index
+            if kept + count * rest <= capacity {
+                kept += count
+                share = count
+            } else {
+                share = max(share, (capacity - kept) / rest)
+                break
+            }
+        }
+        var keep = counts.mapValues { min($0, share) }
+        var result: [StoredNotification] = []
+        for push in pending.reversed() where keep[push.userID, default: 0] > 0 {
+            keep[push.userID, default: 0] -= 1
+            result.append(push)
+        }
+        return result.reversed()
+    }
+
+    /// `targets` ordered user by user in turn: each user's first, then each one's second, and so
+    /// on, each user's in their order.
+    static func takingTurns(_ targets: [(StoredNotification, Device)]) -> [(StoredNotification, Device)] {
+        var queues: [UserID: [(StoredNotification, Device)]] = [:]
+        var users: [UserID] = []
+        for target in targets {
+            if queues[target.0.userID] == nil { users.append(target.0.userID) }
+            queues[target.0.userID, default: []].append(target)
+        }
+        var ordered: [(StoredNotification, Device)] = []
+        var round = 0
+        while ordered.count < targets.count {
+            for user in users {
+                if let queue = queues[user], round < queue.count { ordered.append(queue[round]) }
+            }
+            round += 1
+        }
+        return ordered
     }
 
     /// The wait after `attempt` failed attempts: the base doubled per attempt, ±50 %.

@@ -36,6 +36,8 @@ final class APNsServer: Sendable {
         case unavailable(Int)
         /// No answer at all.
         case stall
+        /// 400 with this reason, as Apple refuses a push for good (`BadTopic`, `TopicDisallowed`).
+        case refused(String)
     }
 
     private let keys: JWTKeyCollection
@@ -138,6 +140,7 @@ final class APNsServer: Sendable {
                 state.answers[token] = .unavailable(times - 1)
                 return (503, #"{"reason":"ServiceUnavailable"}"#)
             case .stall: return nil
+            case .refused(let reason): return (400, #"{"reason":"\#(reason)"}"#)
             }
         }
     }

@@ -72,7 +72,7 @@ final class InProcessSuite: Suite {
     /// that may go to this machine and are retried within moments.
     static let settings = [
         "payment.provider.secrets": providerSecrets, "webhooks.allowedNetworks": "127.0.0.0/8",
-        "webhooks.retryBaseMilliseconds": "100",
+        "webhooks.retryBaseMilliseconds": "100", "push.bundleIds": "com.example.store",
     ]
 
     /// Runs `body` against a new suite on `kind` databases, with `settings` over the usual ones,

@@ -83,11 +83,13 @@ struct PushTests {
             let busy = try await register(suite, staff, device: Self.token("bb"), locale: "ar")
             let gone = try await register(suite, staff, device: Self.token("cc"))
             let badToken = try await register(suite, owner, device: Self.token("dd"))
+            let badTopic = try await register(suite, owner, device: Self.token("12"))
             _ = try await register(suite, owner, device: Self.token("ee"))
             _ = try await register(suite, staff, device: Self.token("ff"), environment: "production")
             sandbox.answer(Self.token("bb"), .busy(2))
             sandbox.answer(Self.token("cc"), .unregistered)
             sandbox.answer(Self.token("dd"), .badDeviceToken)
+            sandbox.answer(Self.token("12"), .refused("BadTopic"))
             sandbox.answer(Self.token("ee"), .stall)
             production.answer(Self.token("ff"), .unavailable(1))
             // Registering the same token again answers the same device.
@@ -137,16 +139,20 @@ struct PushTests {
                     && push.body["id"] as? String == stored["id"] as? String)
             #expect((push.body["data"] as? [String: String])?["order_id"] == orderID)
 
-            // 410 removed its device, and so did 400 BadDeviceToken, without trying again; a
+            // 410 removed its device, and so did 400 BadDeviceToken and every other refusal for
+            // good (N6: 400 BadTopic kept it, to be pushed to in vain), without trying again; a
             // 429'd one is kept.
             let devices = DevicesRepository(database: suite.notifier.notifications.database)
             let goneID = try #require(DeviceID(gone["id"] as! String))
             let badID = try #require(DeviceID(badToken["id"] as! String))
+            let badTopicID = try #require(DeviceID(badTopic["id"] as! String))
             #expect(
                 try await waitUntil {
                     let (gone, bad) = (try await devices.find(goneID), try await devices.find(badID))
-                    return gone == nil && bad == nil
+                    let topic = try await devices.find(badTopicID)
+                    return gone == nil && bad == nil && topic == nil
                 })
+            #expect(requests("12").count == 1)
             #expect(try await api.send(suite, "DELETE", "/v1/devices/\(goneID)", token: staff).status == 404)
             #expect(requests("dd").count == 1)
             // A device is its user's alone: another's is not found, and a token signed in on by
