@@ -206,7 +206,7 @@ struct OrdersHandlers: Sendable {
         try await change(
             id, by: principal, expectedVersion: expectedVersion, idempotencyKey: idempotencyKey, scope: scope,
             request: request,
-            decide: { [policy = AccessPolicy(principal)] order throws(OrderlyError) in
+            decide: { [policy = AccessPolicy(principal)] order, _ in
                 guard policy.canSee(order: order) else { throw OrderlyError(.notFound, "no order \(id)") }
             }, { order, _ in try apply(&order) })
     }
@@ -216,7 +216,7 @@ struct OrdersHandlers: Sendable {
     private func change<Decision: Sendable>(
         _ id: OrderID, by principal: Principal, expectedVersion: Int64?, idempotencyKey: String?, scope: String,
         request: some Encodable & Sendable,
-        decide: @escaping @Sendable (Order) throws(OrderlyError) -> Decision,
+        decide: @escaping @Sendable (Order, Transaction) async throws -> Decision,
         _ apply: @escaping @Sendable (inout Order, Decision) throws -> Change
     ) async throws -> Order {
         let orders = self.orders
@@ -229,7 +229,7 @@ struct OrdersHandlers: Sendable {
             guard var order = try await orders.find(id, in: transaction.sql) else {
                 throw OrderlyError(.notFound, "no order \(id)")
             }
-            let decision = try decide(order)
+            let decision = try await decide(order, transaction)
             if let expectedVersion, expectedVersion != order.version {
                 throw OrderlyError.versionConflict(current: policy.present(order))
             }
@@ -245,6 +245,9 @@ struct OrdersHandlers: Sendable {
                     releasedBy: change.releasedBy, in: transaction)
             else {
                 throw OrderlyError(.conflict, "the order changed meanwhile; read it again", reason: "version_conflict")
+            }
+            if change.releasedBy == principal.userID, principal.role == .courier {
+                try await orders.recordRelease(by: principal.userID, at: now, in: transaction)
             }
             let entry = OrderHistoryEntry(
                 seq: order.version, orderID: id, at: now, actorID: principal.userID, actorRole: principal.role,
@@ -265,10 +268,23 @@ struct OrdersHandlers: Sendable {
         return try await change(
             request.id, by: principal, expectedVersion: request.expectedVersion, idempotencyKey: idempotencyKey,
             scope: "orders.action", request: request,
-            decide: { order throws(OrderlyError) -> OrderTransition? in
-                // A claim is the claim rule's alone to decide, seeing the order included.
-                if action == .claim { return try policy.claim(order).mapError(\.error).get() }
+            decide: { [orders] order, transaction -> OrderTransition? in
+                // A claim is the claim rule's alone to decide, seeing the order and what the
+                // courier carries already included; one courier's claims and releases are
+                // counted one at a time.
+                if action == .claim || action == .release, principal.role == .courier {
+                    try await transaction.lock("orders.courier:\(principal.userID)")
+                }
+                if action == .claim {
+                    let carried = try await orders.carried(by: principal.userID, in: transaction.sql)
+                    return try policy.claim(order, carrying: carried).mapError(\.error).get()
+                }
                 guard policy.canSee(order: order) else { throw OrderlyError(.notFound, "no order \(order.id)") }
+                if action == .release {
+                    let released = try await orders.releases(
+                        by: principal.userID, since: Date().addingTimeInterval(-OrderPool.releaseWindow), in: transaction.sql)
+                    if let refusal = policy.checkRelease(releasedToday: released) { throw refusal.error }
+                }
                 return nil
             }
         ) { order, claim in

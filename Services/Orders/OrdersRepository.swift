@@ -19,14 +19,15 @@ package struct OrdersRepository: Sendable {
         try await transaction.sql.raw(
             """
             INSERT INTO orders (id, store_id, number, fulfillment, status, courier_id, created_by, created_at,
-                updated_at, due_key, delivered_at, delivery_fee, currency, search, change_seq, version, doc)
+                updated_at, due_key, delivered_at, delivery_fee, currency, search, search_phone, change_seq, version,
+                doc)
             VALUES (\(bind: order.id.description), \(bind: order.storeID.description), \(bind: order.number),
                 \(bind: order.fulfillment.rawValue), \(bind: order.status.rawValue),
                 \(bind: order.courierID?.description), \(bind: order.createdBy.description),
                 \(bind: order.createdAt.millisecondsSince1970), \(bind: order.updatedAt.millisecondsSince1970),
                 \(bind: Self.dueKey(order)), \(bind: order.deliveredAt?.millisecondsSince1970),
                 \(bind: order.deliveryFee), \(bind: order.currency.description), \(bind: Self.searchText(order)),
-                \(bind: changeSequence), \(bind: order.version), \(bind: document))
+                \(bind: Self.searchPhone(order)), \(bind: changeSequence), \(bind: order.version), \(bind: document))
             """
         ).run()
         return document
@@ -45,6 +46,7 @@ package struct OrdersRepository: Sendable {
                 updated_at = \(bind: order.updatedAt.millisecondsSince1970), due_key = \(bind: Self.dueKey(order)),
                 delivered_at = \(bind: order.deliveredAt?.millisecondsSince1970),
                 delivery_fee = \(bind: order.deliveryFee), search = \(bind: Self.searchText(order)),
+                search_phone = \(bind: Self.searchPhone(order)),
                 change_seq = \(bind: changeSequence), version = \(bind: order.version),
                 doc = \(bind: try StoredDocument.text(order))
             """
@@ -159,11 +161,16 @@ package struct OrdersRepository: Sendable {
             if let to = filter.createdTo { query = query + " AND created_at < \(bind: to)" }
             if let from = filter.dueFrom { query = query + " AND due_key >= \(bind: from)" }
             if let to = filter.dueTo { query = query + " AND due_key < \(bind: to)" }
-            if let search = filter.search.flatMap(Self.searchPattern) {
-                query = query + " AND search LIKE \(bind: search) ESCAPE '\\'"
-                if let courier = filter.phoneSearchLimitedTo, Self.mayMatchPhone(search) {
-                    query = query + " AND courier_id = \(bind: courier.description)"
+            if let search = filter.search, let text = Self.searchPattern(search) {
+                var matches: SQLQueryString = "search LIKE \(bind: text) ESCAPE '\\'"
+                if let digits = Self.phonePattern(search) {
+                    var phone: SQLQueryString = "search_phone LIKE \(bind: digits) ESCAPE '\\'"
+                    if let courier = filter.phoneSearchLimitedTo {
+                        phone = phone + " AND courier_id = \(bind: courier.description)"
+                    }
+                    matches = matches + " OR (" + phone + ")"
                 }
+                query = query + " AND (" + matches + ")"
             }
             let descending = sort == .newest || sort == .dueLatest
             let rows = try await sql.raw(
@@ -222,27 +229,68 @@ package struct OrdersRepository: Sendable {
     /// `due_at` in milliseconds; orders without one sort after every dated one.
     static func dueKey(_ order: Order) -> Int64 { order.dueAt?.millisecondsSince1970 ?? Int64.max }
 
-    /// What a search matches: the number, the recipient's and customer's names, lower-cased,
-    /// and the phone's digits.
+    /// What a search matches in every order the caller sees: the number and the recipient's
+    /// and customer's names, lower-cased.
     static func searchText(_ order: Order) -> String {
         let names = [order.recipientFirstName, order.recipientLastName, order.customerName].compactMap { $0 }
-        return (["#\(order.number)"] + names + [digits(order.phone ?? "")]).joined(separator: " ").lowercased()
+        return (["#\(order.number)"] + names).joined(separator: " ").lowercased()
     }
 
-    /// The `LIKE` pattern of a search: a phone-like query matches digits, anything else the
-    /// lower-cased text; nil when nothing is left to match.
+    /// What a phone-like search matches, in the orders whose phone the caller may see: the
+    /// recipient's phone digits.
+    static func searchPhone(_ order: Order) -> String { digits(order.phone ?? "") }
+
+    /// The `LIKE` pattern of a search in `search`: the lower-cased text; nil when nothing is
+    /// left to match.
     static func searchPattern(_ query: String) -> String? {
-        let trimmed = query.trimmingCharacters(in: .whitespaces).lowercased()
+        SearchPattern.containing(query.trimmingCharacters(in: .whitespaces).lowercased())
+    }
+
+    /// The `LIKE` pattern of a phone-like search (digits and `+()-` and spaces, four or more
+    /// characters) in `search_phone`: its digits; nil for any other search.
+    static func phonePattern(_ query: String) -> String? {
+        let trimmed = query.trimmingCharacters(in: .whitespaces)
         let phoneLike = trimmed.unicodeScalars.allSatisfy {
             ("0"..."9").contains($0) || " +()-".unicodeScalars.contains($0)
         }
-        return SearchPattern.containing(phoneLike && trimmed.count > 3 ? digits(trimmed) : trimmed)
+        guard phoneLike, trimmed.count > 3 else { return nil }
+        return SearchPattern.containing(digits(trimmed))
     }
 
-    /// Whether a search pattern could match the phone's digits: it holds a digit and is not a
-    /// number (`#12`).
-    static func mayMatchPhone(_ pattern: String) -> Bool {
-        !pattern.hasPrefix("%#") && pattern.unicodeScalars.contains { ("0"..."9").contains($0) }
+    /// How many orders `courier` carries now: claimed, not yet delivered or cancelled.
+    func carried(by courier: UserID, in sql: any SQLDatabase) async throws -> Int {
+        try await sql.raw(
+            """
+            SELECT COUNT(*) AS carried FROM orders WHERE courier_id = \(bind: courier.description)
+            AND status IN ('accepted', 'preparing', 'ready', 'out_for_delivery')
+            """
+        ).first()?.decode(column: "carried", as: Int.self) ?? 0
+    }
+
+    /// How many orders `courier` released since `since`.
+    func releases(by courier: UserID, since: Date, in sql: any SQLDatabase) async throws -> Int {
+        try await sql.raw(
+            """
+            SELECT COUNT(*) AS released FROM order_releases WHERE courier_id = \(bind: courier.description)
+            AND released_at >= \(bind: since.millisecondsSince1970)
+            """
+        ).first()?.decode(column: "released", as: Int.self) ?? 0
+    }
+
+    /// Counts a release of an order by `courier` at `time`.
+    func recordRelease(by courier: UserID, at time: Date, in transaction: Transaction) async throws {
+        try await transaction.sql.raw(
+            """
+            INSERT INTO order_releases (courier_id, released_at)
+            VALUES (\(bind: courier.description), \(bind: time.millisecondsSince1970))
+            """
+        ).run()
+    }
+
+    /// Deletes the releases counted before `before`; returns how many.
+    func removeReleases(before: Date) async throws -> Int {
+        try await database.deleteRows(
+            of: "order_releases", where: "released_at", below: before.millisecondsSince1970)
     }
 
     private static func digits(_ text: String) -> String {

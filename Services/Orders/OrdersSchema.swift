@@ -1,3 +1,5 @@
+import Domain
+import SQLKit
 import Storage
 
 /// The orders service's tables. `doc` holds the whole order as JSON; the other columns are what
@@ -6,8 +8,10 @@ import Storage
 /// cancelled, made a pickup), and `released_by` the courier who last released it, so that
 /// couriers' feeds can tell them it is gone.
 /// `due_key` is `due_at` with orders that have none sorting last; `search` is the lower-cased
-/// text a search matches (number, recipient, phone digits). `order_history` keeps one row per
-/// change, numbered by the order's version.
+/// text a search matches (number, names), `search_phone` the recipient's phone digits, matched
+/// apart so that only those who may see an order's phone find it by its digits.
+/// `order_history` keeps one row per change, numbered by the order's version; `order_releases`
+/// one per release by a courier, counted against their daily limit.
 enum OrdersSchema {
     static let migrations = [
         Migration(
@@ -77,5 +81,38 @@ enum OrdersSchema {
                 """,
                 "CREATE INDEX order_payments_by_order ON order_payments (order_id)",
             ]),
+        // The phone's digits out of `search`, which couriers search in every order of the pool;
+        // the orders a courier carries, counted at each claim; and each courier's releases.
+        Migration(5, "phone digits searched apart, couriers' claims and releases counted") { transaction in
+            for statement in [
+                "ALTER TABLE orders ADD COLUMN search_phone TEXT NOT NULL DEFAULT ''",
+                """
+                CREATE INDEX orders_carried ON orders (courier_id)
+                WHERE status IN ('accepted', 'preparing', 'ready', 'out_for_delivery')
+                """,
+                "CREATE TABLE order_releases (courier_id TEXT NOT NULL, released_at BIGINT NOT NULL)",
+                "CREATE INDEX order_releases_by_courier ON order_releases (courier_id, released_at)",
+            ] {
+                try await transaction.sql.raw(SQLQueryString(statement)).run()
+            }
+            var after = ""
+            while true {
+                let rows = try await transaction.sql.raw(
+                    "SELECT id, doc FROM orders WHERE id > \(bind: after) ORDER BY id LIMIT 1000"
+                ).all()
+                guard let last = rows.last else { break }
+                for row in rows {
+                    let order = try StoredDocument.decode(Order.self, from: row)
+                    try await transaction.sql.raw(
+                        """
+                        UPDATE orders SET search = \(bind: OrdersRepository.searchText(order)),
+                            search_phone = \(bind: OrdersRepository.searchPhone(order))
+                        WHERE id = \(bind: order.id.description)
+                        """
+                    ).run()
+                }
+                after = try last.decode(column: "id", as: String.self)
+            }
+        },
     ]
 }

@@ -1,4 +1,6 @@
 import Contracts
+import Domain
+import Foundation
 public import Runtime
 public import Storage
 public import Wire
@@ -22,15 +24,20 @@ public enum OrdersService: ServiceDefinition {
     public static func parts(_ environment: ServiceEnvironment) throws -> ServiceParts {
         let catalog = try environment.upstream(CatalogAPI.service)
         let stores = StoreDirectory(catalog: catalog)
+        let orders = OrdersRepository(database: environment.database)
         var router = WireRouter()
         OrdersHandlers(database: environment.database, stores: stores, catalog: catalog).register(in: &router)
         return ServiceParts(
             router: router,
             consumers: [
                 environment.follow(CatalogFollower(stores: stores)),
-                environment.follow(
-                    PaymentsFollower(
-                        database: environment.database, orders: OrdersRepository(database: environment.database))),
+                environment.follow(PaymentsFollower(database: environment.database, orders: orders)),
+            ],
+            housekeeping: [
+                // A release counts against the courier's limit for a day, and no longer.
+                Housekeeping.Job("order releases") {
+                    try await orders.removeReleases(before: Date().addingTimeInterval(-OrderPool.releaseWindow))
+                }
             ])
     }
 }

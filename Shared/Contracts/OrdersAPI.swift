@@ -74,7 +74,8 @@ public struct OrderListRequest: Codable, Sendable, Hashable {
     public var createdTo: Date?
     public var dueFrom: Date?
     public var dueTo: Date?
-    /// Matches the order number, the recipient's name or the phone.
+    /// Matches the order number and the recipient's or customer's name; a phone-like search
+    /// (four or more digits, spaces and `+()-`) also the phone, in the orders whose phone the caller sees.
     public var search: String?
     public var sort: OrderSort?
     public var page: PageRequest

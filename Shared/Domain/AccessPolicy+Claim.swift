@@ -23,4 +23,18 @@ extension AccessPolicy {
         guard canSee(order: order) else { return .failure(.unseen(order.id)) }
         return .failure(.illegal(.claim, order.status, allowed: allowedActions(on: order)))
     }
+
+    /// The same, for a courier who carries `carried` orders now (claimed, not yet delivered):
+    /// one who carries `OrderPool.maximumCarried` claims no more (422 `too_many_claims`).
+    public func claim(_ order: Order, carrying carried: Int) -> Result<OrderTransition, OrderActionRefusal> {
+        let claim = claim(order)
+        if case .success = claim, carried >= OrderPool.maximumCarried { return .failure(.carryingEnough) }
+        return claim
+    }
+
+    /// Refuses a courier's release of an order after `OrderPool.maximumReleasesPerDay` in the
+    /// last day, `released` (422 `too_many_releases`); anyone else's release is not counted.
+    public func checkRelease(releasedToday released: Int) -> OrderActionRefusal? {
+        role == .courier && released >= OrderPool.maximumReleasesPerDay ? .releasedEnough : nil
+    }
 }

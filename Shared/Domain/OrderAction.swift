@@ -31,6 +31,10 @@ public enum OrderActionRefusal: Error, Hashable, Sendable {
     case alreadyClaimed
     /// The caller may not see the order (404, as if it did not exist).
     case unseen(OrderID)
+    /// A courier already carries `OrderPool.maximumCarried` orders (422).
+    case carryingEnough
+    /// A courier released `OrderPool.maximumReleasesPerDay` orders in the last day (422).
+    case releasedEnough
 
     /// The error a service answers with.
     public var error: OrderlyError {
@@ -49,6 +53,16 @@ public enum OrderActionRefusal: Error, Hashable, Sendable {
             return OrderlyError(.conflict, "another courier claimed this order first", reason: "already_claimed")
         case .unseen(let id):
             return OrderlyError(.notFound, "no order \(id)")
+        case .carryingEnough:
+            return OrderlyError(
+                .failedPrecondition,
+                "a courier carries at most \(OrderPool.maximumCarried) orders at once: deliver one first",
+                reason: "too_many_claims")
+        case .releasedEnough:
+            return OrderlyError(
+                .failedPrecondition,
+                "a courier releases at most \(OrderPool.maximumReleasesPerDay) orders a day",
+                reason: "too_many_releases")
         }
     }
 }

@@ -95,7 +95,8 @@ struct OrderStatusMachineTests {
                             case .failure(.illegal(_, _, let legal)):
                                 #expect(!allowed.contains(action))
                                 #expect(legal == allowed)
-                            case .failure(.notPermitted), .failure(.alreadyClaimed), .failure(.unseen):
+                            case .failure(.notPermitted), .failure(.alreadyClaimed), .failure(.unseen), .failure(.carryingEnough),
+                                .failure(.releasedEnough):
                                 #expect(!allowed.contains(action))
                             case .failure(.offDuty):
                                 Issue.record("a courier on duty was refused as off duty")
