@@ -561,7 +561,8 @@ final class Worker: Sendable {
         let token = courierToken!
         let roll = Int.random(in: 0..<100)
         let carrying = state.withLock { $0.carrying }
-        if roll < 45 || carrying.isEmpty && roll < 90 {
+        // A courier carrying all they may takes their orders on instead of claiming more.
+        if carrying.count < OrderPool.maximumCarried && (roll < 45 || carrying.isEmpty && roll < 90) {
             let reply = try await stats.time("GET /v1/orders?available=true") {
                 try await api.send(.GET, "/v1/orders?available=true&limit=20", token: token)
             }
