@@ -139,20 +139,30 @@ public enum GatewayService {
         return router
     }
 
-    /// Creates the first admin when there are no users yet; a password generated here is
-    /// printed once on the terminal, never logged, for the operator to note and change.
+    /// Creates the first admin when there are no users yet, with the configured password. Without
+    /// one, a password is generated only when standard error is a terminal (`make run`), and
+    /// shown there once; where the output is kept (a container's log, a file) whoever reads it
+    /// would have an admin's password, so no admin is made and a warning says what to set.
     private static func bootstrapAdmin(settings: GatewaySettings, identity: UsersHandlers, logger: Logger)
         async throws
     {
-        guard
-            let created = try await identity.bootstrapAdmin(
-                email: settings.bootstrapAdminEmail, password: settings.bootstrapAdminPassword)
-        else { return }
-        if let generated = created.generated {
-            FileHandle.standardError.write(
-                Data("bootstrap admin created: \(created.email) with password \(generated) (shown once)\n".utf8))
-        } else {
-            logger.notice("bootstrap admin created", metadata: ["user.email": "\(created.email)"])
+        let generated =
+            settings.bootstrapAdminPassword == nil && isatty(STDERR_FILENO) == 1
+            ? TokenIssuer.randomToken().prefix(20).description : nil
+        let email = settings.bootstrapAdminEmail
+        switch try await identity.bootstrapAdmin(email: email, password: settings.bootstrapAdminPassword ?? generated) {
+        case .notNeeded:
+            break
+        case .created:
+            if let generated {
+                FileHandle.standardError.write(
+                    Data("bootstrap admin created: \(email) with password \(generated) (shown once)\n".utf8))
+            }
+            logger.notice("bootstrap admin created", metadata: ["user.email": "\(email)"])
+        case .waitingForPassword:
+            logger.warning(
+                "no users yet: set ORDERLY_BOOTSTRAP_ADMIN_PASSWORD to create the first admin (a generated password is shown on a terminal only, never where output is kept)"
+            )
         }
     }
 

@@ -18,7 +18,7 @@ public import Runtime
 /// | `auth.passwordChangesPerHour` | `ORDERLY_AUTH_PASSWORD_CHANGES_PER_HOUR` | 5 per user |
 /// | `http.trustedProxies` | `ORDERLY_HTTP_TRUSTED_PROXIES` | none (`10.0.0.0/8,fd00::/8`: believe their `X-Forwarded-For`) |
 /// | `bootstrap.admin.email` | `ORDERLY_BOOTSTRAP_ADMIN_EMAIL` | `admin@orderly.local` |
-/// | `bootstrap.admin.password` | `ORDERLY_BOOTSTRAP_ADMIN_PASSWORD` (environment only) | generated, printed once |
+/// | `bootstrap.admin.password` | `ORDERLY_BOOTSTRAP_ADMIN_PASSWORD` (environment only) | generated and shown once on a terminal; elsewhere none, and no admin until it is set |
 /// | `notifications.recheckSeconds` | `ORDERLY_NOTIFICATIONS_RECHECK_SECONDS` | 2 |
 /// | `notifications.heartbeatSeconds` | `ORDERLY_NOTIFICATIONS_HEARTBEAT_SECONDS` | 15 |
 /// | `notifications.maxWaitSeconds` | `ORDERLY_NOTIFICATIONS_MAX_WAIT_SECONDS` | 30 |

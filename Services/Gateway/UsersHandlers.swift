@@ -193,7 +193,9 @@ struct UsersHandlers: Sendable {
             throw OrderlyError(.permissionDenied, "you cannot change this user")
         }
         if let role = patch.role {
-            guard policy.canChangeRole(of: user) else { throw OrderlyError(.permissionDenied, "only admins change roles") }
+            guard policy.canChangeRole(of: user) else {
+                throw OrderlyError(.permissionDenied, "only admins change roles")
+            }
             guard role.isStoreRole == user.role.isStoreRole else {
                 throw OrderlyError.invalidFields(["role": "cannot move between store and platform roles"])
             }
@@ -216,12 +218,20 @@ struct UsersHandlers: Sendable {
         return user
     }
 
-    /// Creates the first admin when there are no users yet. Returns the password when it was
-    /// generated here, for the operator to note once.
-    func bootstrapAdmin(email: String, password: String?) async throws -> (email: String, generated: String?)? {
-        guard try await users.count() == 0 else { return nil }
-        let chosen = password ?? TokenIssuer.randomToken().prefix(20).description
-        let hash = try await passwords.hash(chosen)
+    /// What became of the first admin at start.
+    enum Bootstrap: Equatable {
+        /// There are users already.
+        case notNeeded
+        case created
+        /// There are no users, and no password to make the first admin with.
+        case waitingForPassword
+    }
+
+    /// Creates the first admin with `password` when there are no users yet.
+    func bootstrapAdmin(email: String, password: String?) async throws -> Bootstrap {
+        guard try await users.count() == 0 else { return .notNeeded }
+        guard let password else { return .waitingForPassword }
+        let hash = try await passwords.hash(password)
         let now = Date.currentMillisecond
         let admin = User(
             id: UserID(), email: email, name: "Administrator", phone: nil, role: .admin, storeID: nil, staffRole: nil,
@@ -230,7 +240,7 @@ struct UsersHandlers: Sendable {
             try await users.insert(admin, passwordHash: hash, in: transaction)
             transaction.publish(try GatewayEvents.userCreated(admin))
         }
-        return (email, password == nil ? chosen : nil)
+        return .created
     }
 
     private func requireStore(_ store: StoreID, principal: Principal) async throws {

@@ -38,7 +38,7 @@ public enum NotificationsService: ServiceDefinition {
         DevicesHandlers(devices: devices, bundleIDs: try APNsSettings.bundleIDs(from: environment.configuration))
             .register(in: &router)
         WebhooksHandlers(
-            webhooks: notifier.webhooks, destinations: WebhookDestinations(allowed: settings.allowedNetworks),
+            webhooks: notifier.webhooks, destinations: settings.destinations,
             doorbell: doorbell
         ).register(in: &router)
         let dispatcher = WebhookDispatcher(

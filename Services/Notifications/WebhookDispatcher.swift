@@ -122,10 +122,14 @@ struct WebhookDispatcher: Service {
         guard let components = URLComponents(string: claimed.endpoint.webhook.url),
             var host = components.host, !host.isEmpty
         else { return (nil, "the URL has no host") }
+        // An endpoint registered while plain http was allowed gets nothing once it is not.
+        guard settings.destinations.permits(scheme: components.scheme?.lowercased() ?? "") else {
+            return (nil, "plain http is refused: the endpoint must be https")
+        }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let address: String
         do {
-            address = try await WebhookDestinations(allowed: settings.allowedNetworks).address(of: host)
+            address = try await settings.destinations.address(of: host)
         } catch {
             return (nil, error.description)
         }

@@ -149,8 +149,8 @@ struct WebhooksHandlers: Sendable {
         return delivery
     }
 
-    /// An endpoint's URL: `http` or `https`, a host, no credentials, at most 2,048 characters;
-    /// a literal address must be one deliveries may go to.
+    /// An endpoint's URL: `https` (or `http`, where the operator allows it), a host, no
+    /// credentials, at most 2,048 characters; a literal address must be one deliveries may go to.
     private func check(url text: String?, required: Bool, into problems: inout FieldProblems) -> String? {
         guard let text = text?.trimmingWhitespace(), !text.isEmpty else {
             if required { problems.add("url", "is required") }
@@ -161,7 +161,11 @@ struct WebhooksHandlers: Sendable {
             var host = components.host, !host.isEmpty, components.user == nil, components.password == nil,
             components.fragment == nil
         else {
-            problems.add("url", "must be an http or https URL with a host, without credentials or a fragment")
+            problems.add("url", "must be an https URL with a host, without credentials or a fragment")
+            return nil
+        }
+        guard destinations.permits(scheme: scheme) else {
+            problems.add("url", "must be https: a plain http endpoint would let anyone on the way read the events")
             return nil
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }

@@ -46,9 +46,27 @@ public struct PlainLogHandler: LogHandler {
         var fields = metadata
         for (key, value) in event.metadata ?? [:] { fields[key] = value }
         var line = "\(RFC3339.format(Date())) \(event.level) \(label):"
-        for key in fields.keys.sorted() { line += " \(key)=\(fields[key]!)" }
-        line += " \(event.message)\n"
+        for key in fields.keys.sorted() { line += " \(key)=\(Self.oneLine("\(fields[key]!)"))" }
+        line += " \(Self.oneLine("\(event.message)"))\n"
         output(line)
+    }
+
+    /// `text` with its control characters (a line break, a carriage return, an escape) written
+    /// as `\n`, `\r` or `\u{1b}`: what a client sent, logged, stays on its own line and forges
+    /// no other.
+    static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case _ where scalar.properties.generalCategory == .control:
+                escaped += "\\u{\(String(scalar.value, radix: 16))}"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
     }
 }
 

@@ -23,6 +23,20 @@ public struct WireHello: Codable, Sendable, Hashable {
         self.proof = proof
     }
 
+    /// Whether `name` may name a service: 1 to 64 ASCII letters, digits, `-`, `_` and `.`. A
+    /// name is logged and echoed in refusals, so nothing else (a line break, a quote) gets that far.
+    public static func isServiceName(_ name: String) -> Bool {
+        (1...64).contains(name.utf8.count)
+            && name.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+                    true
+                default: false
+                }
+            }
+    }
+
     /// A new challenge: 16 random bytes, hex.
     public static func makeChallenge() -> String {
         var generator = SystemRandomNumberGenerator()

@@ -332,9 +332,11 @@ final class WireServerHandler: ChannelInboundHandler {
     /// with the server's name; anything else closes the connection.
     private func receiveHello(_ envelope: WireEnvelope) {
         guard envelope.type == .hello, let body = envelope.body,
-            let hello = try? WireJSON.decode(WireHello.self, from: body), !hello.service.isEmpty,
-            hello.service.utf8.count <= 64
+            let hello = try? WireJSON.decode(WireHello.self, from: body)
         else { return refuseHello(envelope, "hello required") }
+        guard WireHello.isServiceName(hello.service) else {
+            return refuseHello(envelope, "a service names itself with 1 to 64 letters, digits, '-', '_' and '.'")
+        }
         switch state {
         case .awaitingHello:
             guard router.mayConnect(hello.service) else {

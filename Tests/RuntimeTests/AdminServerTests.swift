@@ -140,4 +140,20 @@ struct LogLineTests {
         #expect(RFC3339.parse(String(parts[0])) != nil)
         #expect(parts[1] == "warning orderly.orders: event.id=e1 order.id=42 rpc.method=orders.update stuck\n")
     }
+
+    @Test("a plain log line keeps what a client sent on its own line: control characters are escaped")
+    func plainLineInjection() throws {
+        let lines = Mutex<[String]>([])
+        let handler = PlainLogHandler(label: "orderly.wire") { line in lines.withLock { $0.append(line) } }
+        let logger = Logger(label: "orderly.wire") { _ in handler }
+        logger.warning(
+            "hello refused\r\n2026-11-27T00:00:00.000Z notice forged",
+            metadata: ["wire.refusal": "x\nnotice \u{1b}[2Jforged"])
+        let line = try #require(lines.withLock { $0 }.first)
+        #expect(line.filter { $0 == "\n" || $0 == "\r" || $0 == "\u{1b}" }.count == 1)
+        #expect(
+            line.hasSuffix(
+                #" wire.refusal=x\nnotice \u{1b}[2Jforged hello refused\r\n2026-11-27T00:00:00.000Z notice forged"#
+                    + "\n"))
+    }
 }

@@ -69,9 +69,10 @@ final class InProcessSuite: Suite {
     static var providerSecrets: String { providers.map { "\($0.key)=\($0.value)" }.joined(separator: ",") }
 
     /// Settings every service reads besides the defaults: the payment providers, and webhooks
-    /// that may go to this machine and are retried within moments.
+    /// that may go to this machine over plain http and are retried within moments.
     static let settings = [
         "payment.provider.secrets": providerSecrets, "webhooks.allowedNetworks": "127.0.0.0/8",
+        "webhooks.plainHttp": "allowed",
         "webhooks.retryBaseMilliseconds": "100", "push.bundleIds": "com.example.store",
     ]
 

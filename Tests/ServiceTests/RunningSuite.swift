@@ -64,9 +64,10 @@ final class RunningSuite: Suite {
     /// connection over mutual TLS, each process with a certificate of its own from a new
     /// authority. With `catalogReplicas` above 1 (on PostgreSQL), more catalog processes
     /// (`catalog-2`, …) share the catalog's database, and its callers spread calls over all.
-    static func start(on kind: Database.Kind = .sqlite, tls: Bool = false, catalogReplicas: Int = 1) async throws
-        -> RunningSuite
-    {
+    /// Without `bootstrapPassword`, the gateway is given none for its first admin.
+    static func start(
+        on kind: Database.Kind = .sqlite, tls: Bool = false, catalogReplicas: Int = 1, bootstrapPassword: Bool = true
+    ) async throws -> RunningSuite {
         precondition(catalogReplicas == 1 || kind == .postgres, "catalog replicas share a PostgreSQL database")
         let redis = try await RedisServerProcess.start()
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("orderly-suite-\(UUID().uuidString)")
@@ -87,7 +88,7 @@ final class RunningSuite: Suite {
         environment["ORDERLY_INTERNAL_SECRET"] = "internal-secret-for-tests-0123456789"
         environment["ORDERLY_JWT_SECRET"] = "jwt-secret-for-tests-0123456789abcdef"
         environment["ORDERLY_BOOTSTRAP_ADMIN_EMAIL"] = "admin@example.com"
-        environment["ORDERLY_BOOTSTRAP_ADMIN_PASSWORD"] = "admin-password-1"
+        if bootstrapPassword { environment["ORDERLY_BOOTSTRAP_ADMIN_PASSWORD"] = "admin-password-1" }
         environment["ORDERLY_AUTH_BCRYPT_COST"] = "4"
         // Tests log many users in from one address.
         environment["ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ADDRESS"] = "10000"
@@ -100,6 +101,7 @@ final class RunningSuite: Suite {
         environment["ORDERLY_NOTIFICATIONS_HEARTBEAT_SECONDS"] = "1"
         // Webhooks may go to this machine, and are retried within moments.
         environment["ORDERLY_WEBHOOKS_ALLOWED_NETWORKS"] = "127.0.0.0/8"
+        environment["ORDERLY_WEBHOOKS_PLAIN_HTTP"] = "allowed"
         environment["ORDERLY_WEBHOOKS_RETRY_BASE_MILLISECONDS"] = "100"
         for name in names where name != "gateway" {
             environment["ORDERLY_\(name.uppercased())_ADDRESS"] = "127.0.0.1:\(wirePorts[name]!)"
@@ -235,10 +237,11 @@ final class RunningSuite: Suite {
 
     /// Runs `body` against a fresh suite, printing the services' logs when it fails.
     static func with(
-        on kind: Database.Kind = .sqlite, tls: Bool = false, catalogReplicas: Int = 1,
+        on kind: Database.Kind = .sqlite, tls: Bool = false, catalogReplicas: Int = 1, bootstrapPassword: Bool = true,
         _ body: (RunningSuite) async throws -> Void
     ) async throws {
-        let suite = try await start(on: kind, tls: tls, catalogReplicas: catalogReplicas)
+        let suite = try await start(
+            on: kind, tls: tls, catalogReplicas: catalogReplicas, bootstrapPassword: bootstrapPassword)
         do {
             try await body(suite)
         } catch {

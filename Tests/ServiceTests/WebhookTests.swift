@@ -318,7 +318,8 @@ struct WebhookTests {
         let strict = WebhookDestinations(allowed: [])
         for refused in [
             "127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1",
-            "fe80::1", "fd00:ec2::254", "::ffff:10.0.0.1", "224.0.0.1",
+            "fe80::1", "fd00:ec2::254", "::ffff:10.0.0.1", "224.0.0.1", "::", "::10.0.0.1", "2002:a00:1::1",
+            "2001:0:4136:e378::1", "fec0::1", "64:ff9b:1::a00:1",
         ] {
             #expect(!strict.permits(IPAddress(refused)!), "\(refused)")
         }

@@ -176,6 +176,22 @@ struct WireServerTests {
         try await server.stop()
     }
 
+    @Test("a hello naming its service with a line break is refused without writing the name to a log or the answer")
+    func helloNameInjection() async throws {
+        let logs = LogRecording()
+        let server = try await RunningServer.start(
+            callers: WireCallers(["tests": WireCallers.everything]), logger: logs.logger("test.server"))
+        let peer = try await RawPeer(port: server.port)
+        let forged = "gateway\nnotice orderly.payments: refund approved"  // within 64 bytes
+        let answer = try await peer.sendHello(WireHello(service: forged))
+        #expect(answer?.error?.code == .unauthenticated)
+        #expect(answer?.error?.message.contains("refund") == false)
+        try await server.stop()
+        let lines = logs.lines
+        #expect(lines.contains { $0.contains("hello refused") })
+        #expect(!lines.contains { $0.contains("refund approved") }, "\(lines)")
+    }
+
     @Test("responses come back as they finish, not in request order", .timeLimit(.minutes(1)))
     func outOfOrder() async throws {
         let (entries, entered) = AsyncStream<Void>.makeStream()

@@ -72,7 +72,7 @@ struct RunningServer {
         maximumFrameLength: Int = WireDefaults.maximumFrameLength, maximumInFlight: Int = 1024,
         maximumConnections: Int = WireDefaults.maximumConnections,
         maximumUnprovenConnections: Int = WireDefaults.maximumUnprovenConnections, router: WireRouter = TestAPI.router,
-        callers: WireCallers? = nil, tls: WireTLS? = nil
+        callers: WireCallers? = nil, tls: WireTLS? = nil, logger: Logger = Logger(label: "test.server")
     ) async throws -> RunningServer {
         var router = router
         router.callers = callers
@@ -82,7 +82,7 @@ struct RunningServer {
                 stallTimeout: stallTimeout, maximumRequestsInFlightPerConnection: maximumInFlight,
                 maximumConnections: maximumConnections, maximumUnprovenConnections: maximumUnprovenConnections,
                 shutdownGracePeriod: .seconds(5), tls: tls),
-            router: router, logger: Logger(label: "test.server"))
+            router: router, logger: logger)
         let task = Task { try await server.run() }
         let address = try await server.localAddress()
         return RunningServer(server: server, task: task, port: address.port!)
@@ -386,6 +386,35 @@ final class TCPRelay: Sendable {
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
             context.close(promise: nil)
+        }
+    }
+}
+
+/// The lines a logger wrote, each its metadata and message, for tests of what a server logs.
+final class LogRecording: Sendable {
+    private let recorded = Mutex<[String]>([])
+
+    var lines: [String] { recorded.withLock { $0 } }
+
+    /// A logger that writes here, at every level.
+    func logger(_ label: String) -> Logger {
+        Logger(label: label) { _ in Handler(recording: self) }
+    }
+
+    private struct Handler: LogHandler {
+        let recording: LogRecording
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let fields = metadata.merging(event.metadata ?? [:]) { $1 }
+            let text = fields.keys.sorted().map { "\($0)=\(fields[$0]!)" } + ["\(event.message)"]
+            recording.recorded.withLock { $0.append(text.joined(separator: " ")) }
         }
     }
 }

@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT
 status=0
 ORDERLY_BUILD=release ORDERLY_DATA_DIR="$work/suite" ORDERLY_LOG_LEVEL=warning \
     ORDERLY_AUTH_BCRYPT_COST=4 ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ADDRESS=100000 \
-    ORDERLY_WEBHOOKS_ALLOWED_NETWORKS=127.0.0.0/8 \
+    ORDERLY_WEBHOOKS_ALLOWED_NETWORKS=127.0.0.0/8 ORDERLY_WEBHOOKS_PLAIN_HTTP=allowed \
     ORDERLY_HTTP_PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')" \
     deploy/local/run.sh bash -c '"$0" loadgen --workload notifications --stores 100 --users 1000 --webhooks 50 --rate 20 --seconds 30 --url "http://127.0.0.1:$ORDERLY_HTTP_PORT" "$@"' \
     "$orderly" "$@" | tee "$work/loadgen.txt" || status=$?
