@@ -130,7 +130,8 @@ public enum GatewayService {
         OrderRoutes(orders: try upstream(OrdersAPI.service), identity: identity).add(to: v1)
         PaymentRoutes(payments: try upstream(PaymentsAPI.service)).add(to: v1)
         NotificationRoutes(
-            notifications: try upstream(NotificationsAPI.service), wakeHub: wakeHub, recheck: settings.longPollRecheck,
+            notifications: try upstream(NotificationsAPI.service), wakeHub: wakeHub, sessions: sessions,
+            recheck: settings.longPollRecheck,
             maximumWait: settings.longPollMaximumWait, heartbeat: settings.streamHeartbeat, logger: logger
         ).add(to: v1)
         WebhookRoutes(notifications: try upstream(NotificationsAPI.service)).add(to: v1)

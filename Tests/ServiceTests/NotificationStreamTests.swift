@@ -135,6 +135,31 @@ struct NotificationStreamTests {
         }
     }
 
+    @Test("a password change ends the user's open stream and held long-poll, not at the token's expiry")
+    func sessionEndsStream() async throws {
+        try await RunningSuite.with { suite in
+            let staff = try await staffMember(suite)
+            let admin = try await api.admin(suite)
+            let me = try await api.send(suite, "GET", "/v1/me", token: staff).object["id"] as! String
+            let stream = try await EventStreamClient.open(
+                port: suite.httpPort, path: "/v1/notifications/stream", headers: ["Authorization": "Bearer \(staff)"])
+            #expect(await waitUntil { stream.status == 200 })
+            let held = Task {
+                try await api.send(suite, "GET", "/v1/notifications?after=999999&wait=30", token: staff)
+            }
+            #expect(await waitUntil { await suite.longPollsWaiting() == 1 })
+            let started = ContinuousClock.now
+            let changed = try await api.send(
+                suite, "PATCH", "/v1/users/\(me)", token: admin, json: ["password": "Another-pass-123"])
+            #expect(changed.status == 200, "\(changed.text)")
+            #expect(await waitUntil(within: .seconds(20)) { stream.ended }, "\(stream.items)")
+            let answer = try await held.value
+            #expect(answer.status == 401, "\(answer.text)")
+            #expect(ContinuousClock.now - started < .seconds(20))
+            stream.close()
+        }
+    }
+
     @Test("read state: up to a seq or by ids, read_at set, unread_count follows")
     func readState() async throws {
         try await RunningSuite.with { suite in

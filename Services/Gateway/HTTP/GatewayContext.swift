@@ -21,6 +21,8 @@ public struct GatewayContext: RequestContext {
     var caller: Result<Principal, OrderlyError>?
     /// When the bearer token expires, with a valid one.
     var accessExpires: Date?
+    /// The token version the bearer token was issued under, with a valid one (`Sessions`).
+    var tokenVersion: Int64?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -25,6 +25,12 @@ struct SignedInRequest: Sendable {
         try request.pathID(name, context, as: type)
     }
 
+    /// Throws when the caller's session has ended since the request began (a password change,
+    /// deactivation): what holds a request open checks again before it reads more.
+    func checkSession(_ sessions: Sessions) async throws(OrderlyError) {
+        try await sessions.check(principal, tokenVersion: context.tokenVersion ?? -1)
+    }
+
     /// The query's parameters, for a reader that collects every bad one.
     var query: QueryReader { QueryReader(request) }
 

@@ -22,6 +22,7 @@ struct BearerAuthentication: RouterMiddleware {
                 try await sessions.check(principal, tokenVersion: version)
                 context.caller = .success(principal)
                 context.accessExpires = expires
+                context.tokenVersion = version
             } catch {
                 context.caller = .failure(error)
             }

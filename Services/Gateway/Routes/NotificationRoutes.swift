@@ -15,13 +15,16 @@ import Wire
 ///   or `maximumWait`) and answers when a wake-up for the caller arrives.
 /// - `GET /v1/notifications/stream`, server-sent events: what is waiting after `Last-Event-ID`
 ///   (or `after`), then each notification as it is stored, a comment every `heartbeat` while
-///   nothing comes; it ends when the access token that opened it expires, and at shutdown.
+///   nothing comes; it ends when the access token that opened it expires or its session
+///   ends (a password change, deactivation), and at shutdown.
 /// - `POST /v1/notifications/read`: read state.
 ///
-/// Waiting ones read the inbox again every `recheck` in case a wake-up was lost.
+/// Waiting ones read the inbox again every `recheck` in case a wake-up was lost, and check
+/// before each read that the caller's session still stands.
 struct NotificationRoutes: Sendable {
     let notifications: any WireCaller
     let wakeHub: WakeHub
+    let sessions: Sessions
     let recheck: Duration
     /// The longest a long-poll is held, whatever its `wait`.
     let maximumWait: Duration
@@ -53,6 +56,7 @@ struct NotificationRoutes: Sendable {
                 return try JSONBody.response(inbox)
             }
             await wakeHub.wait(ticket, timeout: min(remaining, recheck))
+            try await request.checkSession(sessions)
         }
     }
 
@@ -104,7 +108,9 @@ struct NotificationRoutes: Sendable {
             await wakeHub.leave(ticket)
             throw error
         }
-        let (wakeHub, recheck, heartbeat, logger) = (self.wakeHub, self.recheck, self.heartbeat, self.logger)
+        let (wakeHub, sessions, recheck, heartbeat, logger) = (
+            self.wakeHub, self.sessions, self.recheck, self.heartbeat, self.logger
+        )
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-store"
@@ -139,6 +145,8 @@ struct NotificationRoutes: Sendable {
                             await wakeHub.wait(ticket, timeout: min(recheck, heartbeat - quiet, untilEnd))
                         }
                     }
+                    // A password change or deactivation ends the stream within a recheck.
+                    try await request.checkSession(sessions)
                     inbox = try await read(after)
                 }
             } catch {
