@@ -83,11 +83,15 @@ struct ProductsRepository: Sendable {
         }
     }
 
-    /// Every active product of the store (its menu).
-    func activeProducts(of store: StoreID) async throws -> [Product] {
+    /// The store's active products (its menu), the first `limit` by category (those without one
+    /// last), then the oldest first.
+    func activeProducts(of store: StoreID, limit: Int) async throws -> [Product] {
         try await database.read { sql in
             try await sql.raw(
-                "SELECT doc FROM products WHERE store_id = \(bind: store.description) AND active = 1"
+                """
+                SELECT doc FROM products WHERE store_id = \(bind: store.description) AND active = 1
+                ORDER BY category IS NULL, category, created_at, id LIMIT \(bind: limit)
+                """
             ).all().map { try StoredDocument.decode(Product.self, from: $0) }
         }
     }

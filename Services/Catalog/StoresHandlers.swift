@@ -57,8 +57,13 @@ struct StoresHandlers: Sendable {
         return store
     }
 
+    /// The most stores one `open_now` page reads through: a page may hold fewer open stores
+    /// than asked for, even none, and still a cursor to read on from.
+    static let openNowScanLimit = 1000
+
     /// The stores the caller sees, in creation order; with `open_now`, those open now, read
-    /// through the stores after the cursor until a page is full.
+    /// through the stores after the cursor until a page is full or `openNowScanLimit` stores
+    /// were read.
     func listStores(_ request: StoreListRequest, principal: Principal) async throws -> Page<Store> {
         let limit = try KeysetCursor.limit(request.limit)
         var cursor = try request.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
@@ -66,8 +71,11 @@ struct StoresHandlers: Sendable {
         guard request.openNow == true else { return try await stores.list(scope, after: cursor, limit: limit) }
         let now = Date()
         var open: [Store] = []
+        var scanned = 0
         while true {
+            if scanned >= Self.openNowScanLimit { return Page(data: open, nextCursor: cursor?.token) }
             let page = try await stores.list(scope, after: cursor, limit: PageRequest.maximumLimit)
+            scanned += page.data.count
             for store in page.data where store.isOpen(at: now) {
                 if open.count == limit {
                     let last = open[open.count - 1]

@@ -78,6 +78,13 @@ public enum CatalogAPI {
 public struct Menu: Codable, Sendable, Hashable {
     public var store: Store
     public var categories: [Category]
+    /// Whether the store has more active products than a menu holds (`maximumItems`): those
+    /// last by category (products without one last), then the newest, are left out.
+    public var truncated: Bool
+
+    /// The most products a menu holds, so that one is always within a Wire frame (an item is
+    /// at most about 2.5 KB, its image URL included).
+    public static let maximumItems = 1000
 
     public struct Category: Codable, Sendable, Hashable {
         /// Nil for the products without a category.
@@ -103,9 +110,11 @@ public struct Menu: Codable, Sendable, Hashable {
         }
     }
 
-    /// The menu of `store` from its products; inactive ones are left out.
-    public init(store: Store, products: [Product]) {
+    /// The menu of `store` from its products; inactive ones are left out, and those beyond
+    /// `maximumItems` when `truncated`.
+    public init(store: Store, products: [Product], truncated: Bool = false) {
         self.store = store
+        self.truncated = truncated
         let active = products.filter(\.active)
         let groups = Dictionary(grouping: active, by: \.category)
         let names = groups.keys.sorted { left, right in
