@@ -11,23 +11,26 @@ import Storage
 import Synchronization
 import Wire
 
-/// Sends what is due, up to `concurrency` at once and refilled as each attempt ends: every
-/// replica runs one; each delivery is claimed by one of them for one attempt (its due time moved
-/// a minute on, so a replica that stops mid-attempt leaves it to be tried again then). A 2xx
-/// answer delivers it; anything else is tried again after a backoff, until `giveUpAfter` from
-/// its first attempt (or its redelivery) has passed: then it has failed, its endpoint is turned
-/// off, and the store's owners and managers are told.
+/// Sends what is due, up to `concurrency` at once and at most `perStore` to one store's
+/// endpoints, refilled as each attempt ends: every replica runs one; each delivery is claimed
+/// by one of them for one attempt (its due time moved a minute on, so a replica that stops
+/// mid-attempt leaves it to be tried again then). A 2xx answer delivers it; anything else is
+/// tried again after a backoff, until `giveUpAfter` from its first attempt (or its redelivery)
+/// has passed: then it has failed, its endpoint is turned off, and the store's owners and
+/// managers are told.
 struct WebhookDispatcher: Service {
     let webhooks: WebhooksRepository
     let settings: WebhookSettings
     let doorbell: Doorbell
-    /// Turns off an endpoint whose deliveries kept failing and tells those who run the store.
     /// Records a delivery given up on and turns its endpoint off (`Notifier.giveUp(on:reason:)`).
     let giveUp: @Sendable (WebhookDelivery, _ reason: String) async throws -> Void
     let logger: Logger
 
     /// At most this many attempts run at once in one replica.
     static let concurrency = 32
+    /// At most this many of them go to one store's endpoints: a store whose endpoints are slow
+    /// to answer (up to the timeout each) holds up its own deliveries, not every store's.
+    static let perStore = 4
     /// How often it looks for what is due when nothing rings.
     static let lookInterval = Duration.seconds(1)
 
@@ -37,33 +40,65 @@ struct WebhookDispatcher: Service {
             await withDiscardingTaskGroup { group in
                 while !Task.isCancelled {
                     // A slot that frees up is filled at once: a slow endpoint holds up only its own.
-                    let free = Self.concurrency - inFlight.ids.withLock { $0.count }
-                    var started = 0
+                    let (free, full) = inFlight.state.withLock { ($0.free, $0.fullStores) }
+                    var (started, skipped) = (0, 0)
                     if free > 0 {
-                        for id in await due(limit: free) where inFlight.ids.withLock({ $0.insert(id).inserted }) {
+                        for due in await due(limit: free, excluding: full) {
+                            guard inFlight.state.withLock({ $0.start(due) }) else {
+                                skipped += 1
+                                continue
+                            }
                             started += 1
                             group.addTask {
-                                await attempt(id)
-                                inFlight.ids.withLock { _ = $0.remove(id) }
+                                await attempt(due.id)
+                                inFlight.state.withLock { $0.finish(due) }
                                 doorbell.ring()
                             }
                         }
                     }
+                    // Passed over for a store that has its share, more may be due behind: look
+                    // again at once, without those stores.
+                    if skipped > 0, started > 0 { continue }
                     if started < free || free == 0 { await doorbell.wait(upTo: Self.lookInterval) }
                 }
             }
         }
     }
 
-    /// The deliveries being attempted here now.
+    /// The deliveries being attempted here now, and how many go to each store.
     private final class InFlight: Sendable {
-        let ids = Mutex(Set<WebhookDeliveryID>())
+        struct State {
+            var ids = Set<WebhookDeliveryID>()
+            var perStore: [StoreID: Int] = [:]
+
+            var free: Int { WebhookDispatcher.concurrency - ids.count }
+            var fullStores: Set<StoreID> {
+                Set(perStore.filter { $0.value >= WebhookDispatcher.perStore }.keys)
+            }
+
+            /// Takes a slot for `due`; false when it is in flight already or its store has its share.
+            mutating func start(_ due: WebhooksRepository.Due) -> Bool {
+                guard perStore[due.store, default: 0] < WebhookDispatcher.perStore, ids.insert(due.id).inserted
+                else { return false }
+                perStore[due.store, default: 0] += 1
+                return true
+            }
+
+            mutating func finish(_ due: WebhooksRepository.Due) {
+                ids.remove(due.id)
+                perStore[due.store, default: 1] -= 1
+                if perStore[due.store] == 0 { perStore[due.store] = nil }
+            }
+        }
+
+        let state = Mutex(State())
     }
 
-    /// Up to `limit` deliveries due now (some may be in flight already: their claim moves them on).
-    private func due(limit: Int) async -> [WebhookDeliveryID] {
+    /// Up to `limit` deliveries due now, none to `full` stores (some may be in flight already:
+    /// their claim moves them on).
+    private func due(limit: Int, excluding full: Set<StoreID>) async -> [WebhooksRepository.Due] {
         do {
-            return try await webhooks.due(at: Date(), limit: limit)
+            return try await webhooks.due(at: Date(), limit: limit, excluding: full)
         } catch {
             logger.warning("due webhook deliveries not read", metadata: ["error": "\(error)"])
             return []

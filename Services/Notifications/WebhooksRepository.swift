@@ -103,16 +103,30 @@ struct WebhooksRepository: Sendable {
         }
     }
 
-    /// Up to `limit` deliveries due at `now`, soonest first.
-    func due(at now: Date, limit: Int) async throws -> [WebhookDeliveryID] {
+    /// Up to `limit` deliveries due at `now`, soonest first, but none to the endpoints of
+    /// `stores`.
+    func due(at now: Date, limit: Int, excluding stores: Set<StoreID> = []) async throws -> [Due] {
         try await database.read { sql in
-            try await sql.raw(
+            var query: SQLQueryString = """
+                SELECT d.id, w.store_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+                WHERE d.status = 'pending' AND d.due_at <= \(bind: now.millisecondsSince1970)
                 """
-                SELECT id FROM webhook_deliveries WHERE status = 'pending' AND due_at <= \(bind: now.millisecondsSince1970)
-                ORDER BY due_at LIMIT \(bind: limit)
-                """
-            ).all().compactMap { WebhookDeliveryID(try $0.decode(column: "id", as: String.self)) }
+            if !stores.isEmpty {
+                query = query + " AND w.store_id NOT IN (" + .boundList(stores.map(\.description)) + ")"
+            }
+            return try await sql.raw(query + " ORDER BY d.due_at LIMIT \(bind: limit)").all().compactMap { row in
+                guard let id = WebhookDeliveryID(try row.decode(column: "id", as: String.self)),
+                    let store = StoreID(try row.decode(column: "store_id", as: String.self))
+                else { return nil }
+                return Due(id: id, store: store)
+            }
         }
+    }
+
+    /// A delivery due, and the store whose endpoint it goes to.
+    struct Due: Hashable, Sendable {
+        var id: WebhookDeliveryID
+        var store: StoreID
     }
 
     /// A delivery claimed for one attempt, with what sending it needs.

@@ -1,10 +1,11 @@
 import Contracts
 import Crypto
 import Foundation
-import Notifications
 import Runtime
 import TestSupport
 import Testing
+
+@testable import Notifications
 
 /// Webhooks: endpoints a store's owners and managers register, the signed deliveries of its
 /// events to them, retries, redelivery, giving up, and the destinations refused.
@@ -218,6 +219,37 @@ struct WebhookTests {
             // The slow endpoint still holds the first order's delivery; the quick one hears of the next at once.
             _ = try await order(suite, staff, key: "slow-2")
             #expect(await waitUntil(within: .seconds(5)) { quick.received.count == 2 })
+        }
+        slow.release()
+        await slow.stop()
+        await quick.stop()
+    }
+
+    @Test("a store whose endpoints are slow holds up no other store's deliveries, however many it has due")
+    func slowStore() async throws {
+        let (slow, quick) = (try await WebhookReceiver.start(), try await WebhookReceiver.start())
+        slow.hold()
+        try await InProcessSuite.with { suite in
+            let admin = try await api.admin(suite)
+            var staff: [String] = []
+            for (name, receiver) in [("Slow", slow), ("Quick", quick)] {
+                let store = try await api.createStore(suite, admin: admin, ["name": name])
+                let created = try await api.send(
+                    suite, "POST", "/v1/stores/\(store)/webhooks", token: admin,
+                    json: ["url": "http://127.0.0.1:\(receiver.port)/hook", "events": ["order.created"]])
+                try #require(created.status == 201, "\(created.text)")
+                _ = try await api.createUser(
+                    suite, admin: admin, ["email": "staff@\(name).com", "role": "staff", "store_id": store])
+                staff.append(try await api.token(suite, "staff@\(name).com"))
+            }
+            // More deliveries due to the slow store than the dispatcher has slots.
+            for number in 0...WebhookDispatcher.concurrency {
+                _ = try await order(suite, staff[0], key: "slow-\(number)")
+            }
+            #expect(await waitUntil { slow.received.count == WebhookDispatcher.perStore })
+            _ = try await order(suite, staff[1], key: "quick-1")
+            #expect(await waitUntil(within: .seconds(5)) { quick.received.count == 1 })
+            #expect(slow.received.count == WebhookDispatcher.perStore)
         }
         slow.release()
         await slow.stop()
