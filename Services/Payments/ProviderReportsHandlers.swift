@@ -26,7 +26,11 @@ struct ProviderReportsHandlers: Sendable {
     /// (401 when the signature is missing, wrong or stale, or the provider unknown), recorded
     /// by its event id (a repeat is `duplicate`), and applied when it moves the payment forward
     /// along `pending → confirmed → processing → completed | failed`; one that arrives after
-    /// the payment moved past it, or ended otherwise, is `ignored` and logged.
+    /// the payment moved past it, or ended otherwise, is `ignored` and logged. The first report
+    /// binds the payment to its provider and reference: another provider's (422
+    /// `other_provider`) or another reference (409 `other_reference`) changes nothing after.
+    /// A `completed` report carries the amount taken, which must be the payment's (422
+    /// `amount_mismatch`, logged: the payment stays as it was for someone to look into).
     func receive(_ signed: SignedProviderEvent) async throws -> ProviderEventOutcome {
         // The provider is read from the body only to choose the secret that checks it.
         let event: ProviderEvent
@@ -50,6 +54,11 @@ struct ProviderReportsHandlers: Sendable {
         } else if event.type == nil {
             problems.add("type", "is required")
         }
+        if event.type == .completed {
+            if event.amount == nil { problems.add("amount", "is required on a completed report") }
+            if event.currency == nil { problems.add("currency", "is required on a completed report") }
+        }
+        if let amount = event.amount, amount < 0 { problems.add("amount", "must be 0 or more") }
         try problems.check()
         guard let paymentID = event.paymentID, let type = event.type else {
             return ProviderEventOutcome(outcome: .ignored, status: .pending)
@@ -67,6 +76,24 @@ struct ProviderReportsHandlers: Sendable {
             if let handler = payment.provider, handler != provider {
                 throw OrderlyError(
                     .failedPrecondition, "the payment is handled by another provider", reason: "other_provider")
+            }
+            if let bound = payment.providerRef, let reference, reference != bound {
+                throw OrderlyError(
+                    .conflict, "the payment has another provider reference", reason: "other_reference")
+            }
+            if event.amount.map({ $0 != payment.amount }) == true
+                || event.currency.map({ $0 != payment.currency }) == true
+            {
+                logger.warning(
+                    "a provider reported another amount than the payment's; refused",
+                    metadata: [
+                        "payment.id": "\(paymentID)", "provider.name": "\(provider)",
+                        "provider.event_type": "\(type.rawValue)",
+                    ])
+                throw OrderlyError(
+                    .failedPrecondition, "the report's amount and currency are not the payment's",
+                    reason: "amount_mismatch",
+                    details: ["amount": .int(payment.amount), "currency": .string(payment.currency.description)])
             }
             guard
                 try await reports.recordProviderEvent(

@@ -236,21 +236,28 @@ public struct ProviderEvent: Codable, Sendable, Hashable {
     public var paymentID: PaymentID?
     public var type: PaymentStatus?
     public var providerRef: String?
+    /// What the provider took, in minor units of `currency`: required on `completed`, and
+    /// checked against the payment wherever it is given.
+    public var amount: Int64?
+    public var currency: CurrencyCode?
     public var at: Date?
 
     public init(
-        id: String?, provider: String?, paymentID: PaymentID?, type: PaymentStatus?, providerRef: String?, at: Date?
+        id: String?, provider: String?, paymentID: PaymentID?, type: PaymentStatus?, providerRef: String?,
+        amount: Int64? = nil, currency: CurrencyCode? = nil, at: Date?
     ) {
         self.id = id
         self.provider = provider
         self.paymentID = paymentID
         self.type = type
         self.providerRef = providerRef
+        self.amount = amount
+        self.currency = currency
         self.at = at
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, provider, type, at
+        case id, provider, type, at, amount, currency
         case paymentID = "payment_id"
         case providerRef = "provider_ref"
     }

@@ -53,16 +53,19 @@ struct PaymentFlowTests {
             suite, "POST", "/v1/payments", token: staff, json: body, headers: ["Idempotency-Key": key])
     }
 
-    /// A provider's report, signed with the provider's secret at `at` unless told otherwise.
+    /// A provider's report, signed with the provider's secret at `at` unless told otherwise,
+    /// with the provider's reference for the payment and, when given, the amount taken (ILS).
     func report(
-        _ suite: any Suite, payment: String, type: String, id: String = UUID().uuidString,
-        provider: String = "acme-pay", secret: String? = nil, at: Date = Date(), signature: String? = nil
+        _ suite: any Suite, payment: String, type: String, id: String = UUID().uuidString, amount: Int? = nil,
+        reference: String? = nil, provider: String = "acme-pay", secret: String? = nil, at: Date = Date(),
+        signature: String? = nil
     ) async throws -> Reply {
-        let body = try JSONSerialization.data(
-            withJSONObject: [
-                "id": id, "provider": provider, "payment_id": payment, "type": type,
-                "provider_ref": "ch_\(id.prefix(8))",
-            ])
+        var fields: [String: Any] = [
+            "id": id, "provider": provider, "payment_id": payment, "type": type,
+            "provider_ref": reference ?? "ch_\(payment.prefix(8))",
+        ]
+        if let amount { fields.merge(["amount": amount, "currency": "ILS"]) { $1 } }
+        let body = try JSONSerialization.data(withJSONObject: fields)
         let text = String(decoding: body, as: UTF8.self)
         let header =
             signature
@@ -166,12 +169,13 @@ struct PaymentFlowTests {
             let cancel = try await api.send(suite, "POST", "/v1/payments/\(id)/cancel", token: staff)
             #expect(cancel.status == 422 && cancel.error["reason"] as? String == "illegal_transition")
             #expect((cancel.error["details"] as? [String: Any])?["allowed"] as? [String] == ["completed", "failed"])
-            let other = try await report(suite, payment: id, type: "completed", provider: "other-pay")
+            let paid = created.object["amount"] as? Int
+            let other = try await report(suite, payment: id, type: "completed", amount: paid, provider: "other-pay")
             #expect(other.status == 422 && other.error["reason"] as? String == "other_provider")
 
             #expect(try await report(suite, payment: id, type: "failed").object["status"] as? String == "failed")
             #expect(try await waitUntil { try await stock(suite, product, staff) == (5, 0) })
-            let late = try await report(suite, payment: id, type: "completed")
+            let late = try await report(suite, payment: id, type: "completed", amount: paid)
             #expect(late.object["outcome"] as? String == "ignored" && late.object["status"] as? String == "failed")
             let read = try await api.send(suite, "GET", "/v1/payments/\(id)", token: staff)
             #expect(read.object["status"] as? String == "failed" && read.object["receipt_id"] == nil)
@@ -184,7 +188,8 @@ struct PaymentFlowTests {
             let (_, product, staff) = try await Self.setUp(api, suite, quantity: 5)
             let created = try await ringUp(suite, staff, product: product, units: 2, method: "nfc")
             let id = created.object["id"] as! String
-            let completed = try await report(suite, payment: id, type: "completed")
+            let completed = try await report(
+                suite, payment: id, type: "completed", amount: created.object["amount"] as? Int)
             #expect(completed.object["outcome"] as? String == "applied")
             let processing = try await report(suite, payment: id, type: "processing")
             #expect(processing.object["outcome"] as? String == "ignored")
@@ -634,7 +639,7 @@ extension PaymentFlowTests {
                 try await ringUp(
                     suite, staff, product: product, units: 3, method: "card", extra: ["tip": 300]
                 ).object["id"] as! String  // 27.00 + 3.00
-            _ = try await report(suite, payment: card, type: "completed")
+            _ = try await report(suite, payment: card, type: "completed", amount: 3000)
             _ = try await ringUp(suite, staff, product: product, units: 1)  // left pending: not counted
             let refund = try await api.send(
                 suite, "POST", "/v1/payments/\(first["id"] as! String)/refunds", token: staff,

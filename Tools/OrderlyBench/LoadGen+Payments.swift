@@ -181,7 +181,7 @@ final class Till: Sendable {
                 })
         case "card", "card_failed":
             for type in ["confirmed", "processing", outcome == "card" ? "completed" : "failed"] {
-                let reply = try await stats.time("provider report") { try await report(api, payment.id, type) }
+                let reply = try await stats.time("provider report") { try await report(api, payment, type) }
                 if type == "completed", reply?.status == 200 {
                     done = try await api.require([200], .GET, "/v1/payments/\(payment.id)", token: token)
                         .decode(Payment.self)
@@ -226,13 +226,13 @@ final class Till: Sendable {
         return try reply.decode(Payment.self)
     }
 
-    /// A provider's signed report.
-    private func report(_ api: API, _ payment: PaymentID, _ type: String) async throws -> API.Reply {
-        let body = String(
-            decoding: try API.encoder.encode([
-                "id": UUID().uuidString, "provider": provider, "payment_id": payment.description, "type": type,
-                "provider_ref": "ref-\(payment.description.prefix(8))",
-            ]), as: UTF8.self)
+    /// A provider's signed report, with the amount taken.
+    private func report(_ api: API, _ payment: Payment, _ type: String) async throws -> API.Reply {
+        let event = ProviderEvent(
+            id: UUID().uuidString, provider: provider, paymentID: payment.id, type: PaymentStatus(rawValue: type),
+            providerRef: "ref-\(payment.id.description.prefix(8))", amount: payment.amount, currency: payment.currency,
+            at: nil)
+        let body = String(decoding: try API.encoder.encode(event), as: UTF8.self)
         var request = HTTPClientRequest(url: api.base + "/v1/payments/provider-events")
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
