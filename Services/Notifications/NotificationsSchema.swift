@@ -113,5 +113,13 @@ enum NotificationsSchema {
                 """,
                 "CREATE INDEX devices_by_user ON devices (user_id)",
             ]),
+        // Notifications and webhook deliveries by age, for housekeeping to prune those older
+        // than their retention.
+        Migration(
+            7, "notifications and webhook deliveries by age",
+            sql: [
+                "CREATE INDEX notifications_by_creation ON notifications (created_at)",
+                "CREATE INDEX webhook_deliveries_by_creation ON webhook_deliveries (created_at)",
+            ]),
     ]
 }

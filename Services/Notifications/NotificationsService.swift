@@ -20,6 +20,7 @@ public enum NotificationsService: ServiceDefinition {
     /// The service over `environment`: what the process runs, and what tests run in-process.
     public static func parts(_ environment: ServiceEnvironment) throws -> ServiceParts {
         let settings = try WebhookSettings.read(from: environment.configuration)
+        let retention = try RetentionSettings.read(from: environment.configuration)
         let devices = DevicesRepository(database: environment.database)
         let pusher = try APNsSettings.read(from: environment.configuration).map {
             PushSender(
@@ -53,7 +54,8 @@ public enum NotificationsService: ServiceDefinition {
                 environment.follow(CatalogFollower(notifier: notifier)),
                 environment.follow(PaymentsFollower(notifier: notifier)),
                 dispatcher,
-            ] + pushes)
+            ] + pushes,
+            housekeeping: retention.jobs(environment.database))
     }
 
     /// What the service makes of the events it follows, without pushes: what tests apply

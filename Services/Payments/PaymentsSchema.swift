@@ -151,5 +151,10 @@ enum PaymentsSchema {
                 )
                 """,
             ]),
+        // The providers' reports by when they arrived, for housekeeping to prune those older
+        // than their retention.
+        Migration(
+            6, "provider reports by age",
+            sql: ["CREATE INDEX provider_events_by_time ON provider_events (received_at)"]),
     ]
 }

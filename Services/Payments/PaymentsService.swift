@@ -1,4 +1,6 @@
 import Contracts
+import Domain
+import Foundation
 public import Runtime
 public import Storage
 public import Wire
@@ -43,6 +45,18 @@ public enum PaymentsService: ServiceDefinition {
                 environment.follow(
                     PaymentsFollower(database: database, payments: payments.payments, stats: payments.stats)),
                 sweep,
-            ])
+            ],
+            housekeeping: housekeeping(database, settings: settings))
+    }
+
+    /// Deletes the providers' reports older than the settings keep them.
+    static func housekeeping(_ database: Database, settings: PaymentsSettings) -> [Housekeeping.Job] {
+        [
+            Housekeeping.Job("provider reports") {
+                let cutoff = Date().addingTimeInterval(-settings.providerEventsRetention.timeInterval)
+                return try await database.deleteRows(
+                    of: "provider_events", where: "received_at", below: cutoff.millisecondsSince1970)
+            }
+        ]
     }
 }

@@ -5,11 +5,17 @@ package import Runtime
 
 /// The payment providers the service accepts reports from, each with its signing secret:
 /// `ORDERLY_PAYMENT_PROVIDER_SECRETS=name=secret[,name=secret…]`, from the environment only.
-/// None by default, when every report is refused.
+/// None by default, when every report is refused. Their reports' ids are kept
+/// `ORDERLY_PAYMENT_PROVIDER_EVENTS_RETENTION_DAYS` (90) days, to tell a repeat: far longer
+/// than a signature holds (five minutes).
 package struct PaymentsSettings: Sendable {
     package var providerSecrets: [String: String]
+    package var providerEventsRetention: Duration
 
-    package init(providerSecrets: [String: String] = [:]) { self.providerSecrets = providerSecrets }
+    package init(providerSecrets: [String: String] = [:], providerEventsRetention: Duration = .seconds(90 * 86_400)) {
+        self.providerSecrets = providerSecrets
+        self.providerEventsRetention = providerEventsRetention
+    }
 
     static let key = "payment.provider.secrets"
 
@@ -33,8 +39,9 @@ package struct PaymentsSettings: Sendable {
                 }
             }
         }
+        let retention = reader.int("payment.providerEvents.retentionDays", default: 90, in: 1...3650)
         try reader.finish()
-        return PaymentsSettings(providerSecrets: secrets)
+        return PaymentsSettings(providerSecrets: secrets, providerEventsRetention: .seconds(retention * 86_400))
     }
 }
 

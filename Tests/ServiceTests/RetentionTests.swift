@@ -1,0 +1,101 @@
+import Domain
+import Foundation
+import Logging
+import SQLKit
+import Storage
+import TestSupport
+import Testing
+
+@testable import Notifications
+@testable import Orders
+@testable import Payments
+
+/// What each service keeps for a time only: housekeeping deletes it once older than its
+/// retention, and keeps what is newer or still in use.
+@Suite("Retention")
+struct RetentionTests {
+    static let day: Int64 = 86_400_000
+    static let logger = Logger(label: "orderly.tests.retention")
+
+    static func count(_ table: String, in database: Database, where condition: String = "1 = 1") async throws -> Int {
+        try await database.read { sql in
+            try await sql.raw("SELECT COUNT(*) AS n FROM \(unsafeRaw: table) WHERE \(unsafeRaw: condition)").first()?
+                .decode(column: "n", as: Int.self)
+        } ?? -1
+    }
+
+    @Test("notifications and finished webhook deliveries go after their retention; deliveries still tried stay")
+    func notifications() async throws {
+        try await TestDatabase.with(.sqlite) { test in
+            let database = test.database
+            try await database.migrate(scope: "notifications", NotificationsService.migrations)
+            let now = Date.nowMilliseconds
+            try await database.transaction { transaction in
+                for (seq, age) in [(1, 91), (2, 89), (3, 1)] {
+                    try await transaction.sql.raw(
+                        """
+                        INSERT INTO notifications (seq, id, user_id, created_at, doc)
+                        VALUES (\(bind: seq), \(bind: UUID().uuidString), 'u', \(bind: now - Int64(age) * Self.day), '{}')
+                        """
+                    ).run()
+                }
+                for (status, age) in [("delivered", 31), ("failed", 31), ("pending", 31), ("delivered", 29)] {
+                    try await transaction.sql.raw(
+                        """
+                        INSERT INTO webhook_deliveries (id, webhook_id, status, window_start, created_at, body, doc)
+                        VALUES (\(bind: UUID().uuidString), 'w', \(bind: status), 0, \(bind: now - Int64(age) * Self.day),
+                            '{}', '{}')
+                        """
+                    ).run()
+                }
+            }
+            let removed = await Housekeeping(jobs: RetentionSettings().jobs(database), logger: Self.logger).runOnce()
+            #expect(removed == ["notifications": 1, "webhook deliveries": 2])
+            #expect(try await Self.count("notifications", in: database) == 2)
+            #expect(try await Self.count("webhook_deliveries", in: database, where: "status = 'pending'") == 1)
+            #expect(try await Self.count("webhook_deliveries", in: database) == 2)
+        }
+    }
+
+    @Test("the providers' report ids go after their retention, the newer stay")
+    func providerReports() async throws {
+        try await TestDatabase.with(.sqlite) { test in
+            let database = test.database
+            try await database.migrate(scope: "payments", PaymentsService.migrations)
+            let now = Date.nowMilliseconds
+            try await database.transaction { transaction in
+                for age in [91, 89] {
+                    try await transaction.sql.raw(
+                        """
+                        INSERT INTO provider_events (provider, id, payment_id, received_at)
+                        VALUES ('acme-pay', \(bind: UUID().uuidString), 'p', \(bind: now - Int64(age) * Self.day))
+                        """
+                    ).run()
+                }
+            }
+            let jobs = PaymentsService.housekeeping(database, settings: PaymentsSettings())
+            #expect(await Housekeeping(jobs: jobs, logger: Self.logger).runOnce() == ["provider reports": 1])
+            #expect(try await Self.count("provider_events", in: database) == 1)
+        }
+    }
+
+    @Test("a courier's releases are forgotten after the day they count for")
+    func releases() async throws {
+        try await TestDatabase.with(.sqlite) { test in
+            let database = test.database
+            try await database.migrate(scope: "orders", OrdersService.migrations)
+            let repository = OrdersRepository(database: database)
+            let courier = UserID()
+            try await database.transaction { transaction in
+                for hours in [25.0, 23.0] {
+                    try await repository.recordRelease(
+                        by: courier, at: Date().addingTimeInterval(-hours * 3600), in: transaction)
+                }
+            }
+            let since = Date().addingTimeInterval(-OrderPool.releaseWindow)
+            #expect(try await database.read { try await repository.releases(by: courier, since: since, in: $0) } == 1)
+            #expect(try await repository.removeReleases(before: since) == 1)
+            #expect(try await Self.count("order_releases", in: database) == 1)
+        }
+    }
+}
