@@ -114,14 +114,20 @@ public enum GatewayService {
         router.add(middleware: MethodNotAllowed.Middleware(routes: methods))
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: BearerAuthentication(tokens: tokens, sessions: sessions))
+        let clients = ClientAddressResolver(trustedProxies: settings.trustedProxies)
         if settings.userRequestsPerSecond > 0 {
             router.add(
-                middleware: UserRateLimit.Middleware(
-                    limit: UserRateLimit(perSecond: settings.userRequestsPerSecond, burst: settings.userBurst)))
+                middleware: UserRateLimitMiddleware(
+                    limit: RateLimit(perSecond: settings.userRequestsPerSecond, burst: settings.userBurst)))
+        }
+        if settings.anonymousRequestsPerSecond > 0 {
+            router.add(
+                middleware: AnonymousRateLimitMiddleware(
+                    limit: RateLimit(perSecond: settings.anonymousRequestsPerSecond, burst: settings.anonymousBurst),
+                    clients: clients))
         }
         DocumentRoutes(document: try openAPIDocument()).add(to: router)
         let v1 = router.group("v1")
-        let clients = ClientAddressResolver(trustedProxies: settings.trustedProxies)
         AuthRoutes(auth: auth, clients: clients).add(to: v1)
         UserRoutes(identity: identity, payments: try upstream(PaymentsAPI.service), clients: clients, logger: logger)
             .add(to: v1)

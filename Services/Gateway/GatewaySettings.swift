@@ -9,6 +9,7 @@ public import Runtime
 /// | `http.maxConnections` | `ORDERLY_HTTP_MAX_CONNECTIONS` | 10000 |
 /// | `http.idleTimeoutSeconds` | `ORDERLY_HTTP_IDLE_TIMEOUT_SECONDS` | 75 |
 /// | `http.userRequestsPerSecond`, `http.userBurst` | `ORDERLY_HTTP_USER_REQUESTS_PER_SECOND`, `ORDERLY_HTTP_USER_BURST` | 20, 100 (0: no per-user limit) |
+/// | `http.anonymousRequestsPerSecond`, `http.anonymousBurst` | `ORDERLY_HTTP_ANONYMOUS_REQUESTS_PER_SECOND`, `ORDERLY_HTTP_ANONYMOUS_BURST` | 10, 50 per client address, for requests without a valid token (0: no limit) |
 /// | `jwt.secret` | `ORDERLY_JWT_SECRET` (environment only) | none: required, 32+ bytes |
 /// | `auth.accessTokenSeconds` | `ORDERLY_AUTH_ACCESS_TOKEN_SECONDS` | 900 |
 /// | `auth.refreshTokenDays` | `ORDERLY_AUTH_REFRESH_TOKEN_DAYS` | 30 |
@@ -35,6 +36,8 @@ public struct GatewaySettings: Sendable {
     /// burst is spent; 0 turns the limit off.
     public var userRequestsPerSecond: Int
     public var userBurst: Int
+    public var anonymousRequestsPerSecond: Int
+    public var anonymousBurst: Int
     public var jwtSecret: String
     public var accessTokenLifetime: Duration
     public var refreshTokenLifetime: Duration
@@ -66,6 +69,8 @@ public struct GatewaySettings: Sendable {
         let idle = reader.int("http.idleTimeoutSeconds", default: 75, in: 31...3600)
         let userRate = reader.int("http.userRequestsPerSecond", default: 20, in: 0...1_000_000)
         let userBurst = reader.int("http.userBurst", default: 100, in: 1...1_000_000)
+        let anonymousRate = reader.int("http.anonymousRequestsPerSecond", default: 10, in: 0...1_000_000)
+        let anonymousBurst = reader.int("http.anonymousBurst", default: 50, in: 1...1_000_000)
         let secret = reader.secret("jwt.secret")
         if let secret, secret.utf8.count < 32 { reader.report("jwt.secret", "must be at least 32 bytes long") }
         let access = reader.int("auth.accessTokenSeconds", default: 900, in: 30...86_400)
@@ -97,7 +102,8 @@ public struct GatewaySettings: Sendable {
         guard let secret, reader.isClean else { throw reader.failure }
         return GatewaySettings(
             service: service, httpHost: host, httpPort: port, maximumBodyBytes: body, maximumConnections: connections,
-            idleTimeout: .seconds(idle), userRequestsPerSecond: userRate, userBurst: userBurst, jwtSecret: secret,
+            idleTimeout: .seconds(idle), userRequestsPerSecond: userRate, userBurst: userBurst,
+            anonymousRequestsPerSecond: anonymousRate, anonymousBurst: anonymousBurst, jwtSecret: secret,
             accessTokenLifetime: .seconds(access), refreshTokenLifetime: .seconds(refresh * 86_400),
             bcryptCost: cost, loginAttemptsPerAccount: perAccount, loginAttemptsPerAddress: perAddress,
             passwordChangesPerHour: passwordChanges,

@@ -90,8 +90,8 @@ struct EdgeLimitTests {
     }
 }
 
-@Suite("Per-user rate limit")
-struct UserRateLimitTests {
+@Suite("Rate limits per user and per address")
+struct RateLimitTests {
     /// A clock the test moves by hand.
     final class ManualClock: Sendable {
         let now = Mutex<UInt64>(1_000_000_000)
@@ -102,7 +102,7 @@ struct UserRateLimitTests {
     @Test("a user gets the burst at once, then the rate; another user has a bucket of their own")
     func bucket() {
         let clock = ManualClock()
-        let limit = UserRateLimit(perSecond: 2, burst: 3, clock: clock.read)
+        let limit = RateLimit<UserID>(perSecond: 2, burst: 3, clock: clock.read)
         let (user, other) = (UserID(), UserID())
         for _ in 0..<3 { #expect(limit.take(user) == nil) }
         #expect(limit.take(user) == 1)
@@ -118,11 +118,11 @@ struct UserRateLimitTests {
     @Test("a slow rate asks for a longer wait")
     func retryAfter() {
         let clock = ManualClock()
-        let limit = UserRateLimit(perSecond: 1, burst: 1, clock: clock.read)
+        let limit = RateLimit<UserID>(perSecond: 1, burst: 1, clock: clock.read)
         let user = UserID()
         #expect(limit.take(user) == nil)
         #expect(limit.take(user) == 1)
-        let slow = UserRateLimit(perSecond: 1, burst: 1, clock: clock.read)
+        let slow = RateLimit<UserID>(perSecond: 1, burst: 1, clock: clock.read)
         _ = slow.take(user)
         clock.advance(seconds: 0.2)
         #expect(slow.take(user) == 1)  // 0.8 s left, rounded up
@@ -131,7 +131,7 @@ struct UserRateLimitTests {
     @Test("idle users' buckets are dropped once the table is large")
     func sweep() {
         let clock = ManualClock()
-        let limit = UserRateLimit(perSecond: 10, burst: 10, clock: clock.read)
+        let limit = RateLimit<UserID>(perSecond: 10, burst: 10, clock: clock.read)
         for _ in 0..<10_001 { _ = limit.take(UserID()) }
         clock.advance(seconds: 5)
         let busy = UserID()
@@ -146,7 +146,7 @@ struct UserRateLimitTests {
         router.add(middleware: ErrorEnvelopeMiddleware(maximumBodyBytes: 1024))
         router.add(middleware: SignedInAs())
         router.add(
-            middleware: UserRateLimit.Middleware(limit: UserRateLimit(perSecond: 1, burst: 2, clock: clock.read)))
+            middleware: UserRateLimitMiddleware(limit: RateLimit(perSecond: 1, burst: 2, clock: clock.read)))
         router.get("ping") { _, _ in "pong" }
         let app = Application(router: router)
         try await app.test(.router) { client in
@@ -165,6 +165,39 @@ struct UserRateLimitTests {
             for _ in 0..<5 {
                 try await client.execute(uri: "/ping", method: .get) { #expect($0.status == .ok) }
             }
+        }
+    }
+
+    @Test("requests without a valid token are limited per client address; a signed-in user's are not counted")
+    func anonymous() async throws {
+        let clock = ManualClock()
+        let router = Router(context: GatewayContext.self)
+        router.add(middleware: ErrorEnvelopeMiddleware(maximumBodyBytes: 1024))
+        router.add(middleware: SignedInAs())
+        router.add(
+            middleware: AnonymousRateLimitMiddleware(
+                limit: RateLimit(perSecond: 1, burst: 2, clock: clock.read),
+                clients: ClientAddressResolver(trustedProxies: [])))
+        router.post("payments/provider-events") { _, _ in "taken" }
+        let app = Application(router: router)
+        try await app.test(.router) { client in
+            for _ in 0..<2 {
+                try await client.execute(uri: "/payments/provider-events", method: .post) { #expect($0.status == .ok) }
+            }
+            // A forwarded address from a peer that is no trusted proxy changes nothing.
+            try await client.execute(
+                uri: "/payments/provider-events", method: .post, headers: [.xForwardedFor: "203.0.113.9"]
+            ) { response in
+                #expect(response.status == .tooManyRequests)
+                #expect(response.headers[.retryAfter] == "1")
+            }
+            for _ in 0..<5 {
+                try await client.execute(
+                    uri: "/payments/provider-events", method: .post, headers: [.userForTest: UserID().description]
+                ) { #expect($0.status == .ok) }
+            }
+            clock.advance(seconds: 1)
+            try await client.execute(uri: "/payments/provider-events", method: .post) { #expect($0.status == .ok) }
         }
     }
 

@@ -159,8 +159,8 @@ final class InProcessSuite: Suite {
         await server.stop()
     }
 
-    /// The gateway's settings for tests: cheap password hashes, many logins from one address,
-    /// with `overrides` over them.
+    /// The gateway's settings for tests: cheap password hashes, many logins and other requests
+    /// from one address, with `overrides` over them.
     static func gatewaySettings(_ overrides: [String: String] = [:]) throws -> GatewaySettings {
         let source = ConfigurationSource.fixed(
             [
@@ -169,6 +169,7 @@ final class InProcessSuite: Suite {
                 "bootstrap.admin.email": "admin@example.com", "bootstrap.admin.password": "admin-password-1",
                 "auth.bcryptCost": "4", "auth.loginAttemptsPerAddress": "10000",
                 "http.userRequestsPerSecond": "1000", "http.userBurst": "10000",
+                "http.anonymousRequestsPerSecond": "1000", "http.anonymousBurst": "10000",
             ].merging(overrides) { $1 })
         let service = try ServiceSettings.read(
             service: "gateway", defaultWirePort: 0, defaultAdminPort: 0, upstreams: [:], from: source)

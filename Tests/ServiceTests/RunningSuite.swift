@@ -92,8 +92,9 @@ final class RunningSuite: Suite {
         environment["ORDERLY_AUTH_BCRYPT_COST"] = "4"
         // Tests log many users in from one address.
         environment["ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ADDRESS"] = "10000"
-        // Tests poll as fast as they wait (the per-user limit has tests of its own).
+        // Tests poll and sign in as fast as they wait (the rate limits have tests of their own).
         environment["ORDERLY_HTTP_USER_REQUESTS_PER_SECOND"] = "0"
+        environment["ORDERLY_HTTP_ANONYMOUS_REQUESTS_PER_SECOND"] = "0"
         environment["ORDERLY_LOG_LEVEL"] = "debug"
         environment["ORDERLY_PAYMENT_PROVIDER_SECRETS"] = InProcessSuite.providerSecrets
         environment["ORDERLY_HTTP_PORT"] = "\(httpPort)"
