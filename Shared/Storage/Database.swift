@@ -70,6 +70,34 @@ public final class Database: Sendable {
                 await writer.close()
                 throw error
             }
+            // Set up before anything else touches the file (the checkpointer below included), the
+            // busy timeout first: a connection without one fails at once, rather than waits,
+            // while another holds a lock (switching to WAL needs the file to itself).
+            do {
+                for pragma in [
+                    "PRAGMA busy_timeout = 10000", "PRAGMA journal_mode = WAL",
+                    "PRAGMA synchronous = \(synchronousFull ? "FULL" : "NORMAL")", "PRAGMA foreign_keys = ON",
+                    "PRAGMA temp_store = MEMORY",
+                    // temp_store = MEMORY: each group member runs in a savepoint, whose journal
+                    // (the pages it changed, as they were) would otherwise go to a temporary file
+                    // once past 64 KiB, as an order's does, and stay there for the whole group: two
+                    // write calls per page, most of the writer's system time. The journal only
+                    // ever serves a rollback within the open transaction, so memory loses nothing.
+                    // Checkpoints (copying the WAL into the database file, with its fsyncs) are
+                    // not the writer's job here: the checkpointer below does them. A WAL a burst
+                    // left longer than 64 MiB is cut back when it starts over.
+                    "PRAGMA wal_autocheckpoint = 0", "PRAGMA journal_size_limit = 67108864",
+                ] + Self.sqliteCachePragmas {
+                    _ = try await writer.run { try $0.query(pragma, []) }
+                }
+                for pragma in ["PRAGMA busy_timeout = 10000"] + Self.sqliteCachePragmas {
+                    _ = try await reader.run { try $0.query(pragma, []) }
+                }
+            } catch {
+                await reader.close()
+                await writer.close()
+                throw error
+            }
             let commits = SQLiteGroupCommit(
                 connection: writer, sql: EmbeddedSQLDatabase(connection: writer, logger: logger))
             // Copies the WAL into the database file four times a second, from the reader's
@@ -94,35 +122,10 @@ public final class Database: Sendable {
                     if seen > 0 { commits.requestCheckpoint() }
                 }
             }
-            let database = Database(
+            return Database(
                 kind: .sqlite, location: location,
                 backend: .sqlite(writer: writer, reader: reader, commits: commits, checkpointer: checkpointer),
                 logger: logger)
-            do {
-                // busy_timeout: wait (rather than fail) while another process holds the file.
-                for pragma in [
-                    "PRAGMA journal_mode = WAL", "PRAGMA synchronous = \(synchronousFull ? "FULL" : "NORMAL")",
-                    "PRAGMA busy_timeout = 10000", "PRAGMA foreign_keys = ON", "PRAGMA temp_store = MEMORY",
-                    // temp_store = MEMORY: each group member runs in a savepoint, whose journal
-                    // (the pages it changed, as they were) would otherwise go to a temporary file
-                    // once past 64 KiB, as an order's does, and stay there for the whole group: two
-                    // write calls per page, most of the writer's system time. The journal only
-                    // ever serves a rollback within the open transaction, so memory loses nothing.
-                    // Checkpoints (copying the WAL into the database file, with its fsyncs) are
-                    // not the writer's job here: the checkpointer above does them. A WAL a burst
-                    // left longer than 64 MiB is cut back when it starts over.
-                    "PRAGMA wal_autocheckpoint = 0", "PRAGMA journal_size_limit = 67108864",
-                ] + Self.sqliteCachePragmas {
-                    _ = try await writer.run { try $0.query(pragma, []) }
-                }
-                for pragma in ["PRAGMA busy_timeout = 10000"] + Self.sqliteCachePragmas {
-                    _ = try await reader.run { try $0.query(pragma, []) }
-                }
-            } catch {
-                await database.close()
-                throw error
-            }
-            return database
         case .postgres(let settings):
             let tls: PostgresClient.Configuration.TLS =
                 switch settings.tls {

@@ -1,6 +1,9 @@
 import Foundation
+import SQLKit
 import TestSupport
 import Testing
+
+@testable import Notifications
 
 /// The notifications' three channels over one cursor, across the processes: server-sent event
 /// streams (resumed, capped, ended at shutdown), the inbox's cursor, and read state.
@@ -242,6 +245,19 @@ struct NotificationStreamTests {
             let changed = try await api.send(
                 suite, "PATCH", "/v1/users/\(staff["id"] as! String)", token: staffToken, json: ["locale": "ar-EG"])
             #expect(changed.status == 200 && changed.object["locale"] as? String == "ar-EG", "\(changed.text)")
+            // Users and their locales reach the notifications service as events of the gateway's
+            // stream, the order as one of the orders service's: nothing orders the two, so wait.
+            let learned = await waitUntil {
+                let rows = try? await suite.notifier.notifications.database.read { sql in
+                    try await sql.raw("SELECT user_id, locale FROM recipients").all()
+                }
+                let locales = (rows ?? []).reduce(into: [String: String]()) { locales, row in
+                    locales[(try? row.decode(column: "user_id", as: String.self)) ?? ""] =
+                        try? row.decode(column: "locale", as: String.self)
+                }
+                return locales[owner["id"] as! String] == "he" && locales[staff["id"] as! String] == "ar-EG"
+            }
+            #expect(learned)
 
             // Each is told of a new order in their language.
             let order = try await api.send(
