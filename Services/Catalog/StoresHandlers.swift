@@ -95,9 +95,6 @@ struct StoresHandlers: Sendable {
         guard policy.canChange(store: patch.id) else {
             throw OrderlyError(.permissionDenied, "only admins and the store's owner and managers change a store")
         }
-        if patch.changes.tier != nil, !policy.canCreateStores {
-            throw OrderlyError(.permissionDenied, "only admins change a store's tier")
-        }
         let stores = self.stores
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "catalog.stores.update:\(patch.id)", request: patch
@@ -108,6 +105,10 @@ struct StoresHandlers: Sendable {
             }
             if let expected = patch.expectedVersion, expected != store.version {
                 throw OrderlyError.versionConflict(current: store)
+            }
+            // A client that sends the store back as it read it may repeat its tier.
+            if let tier = patch.changes.tier, tier != store.tier, !policy.canCreateStores {
+                throw OrderlyError(.permissionDenied, "only admins change a store's tier")
             }
             let previousVersion = store.version
             try Self.apply(patch.changes, to: &store, creating: false)

@@ -147,8 +147,8 @@ public enum GatewayService {
     }
 
     /// Creates the first admin when there are no users yet, with the configured password. Without
-    /// one, a password is generated only when standard error is a terminal (`make run`), and
-    /// shown there once; where the output is kept (a container's log, a file) whoever reads it
+    /// one, a password is generated only when standard error is a terminal (a gateway started by
+    /// hand), and shown there once; where the output is kept (a container's log, a file) whoever reads it
     /// would have an admin's password, so no admin is made and a warning says what to set.
     private static func bootstrapAdmin(settings: GatewaySettings, identity: UsersHandlers, logger: Logger)
         async throws

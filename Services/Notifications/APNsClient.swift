@@ -65,7 +65,9 @@ final class APNsClient: Sendable {
             case (410, _):
                 let since = answer?.timestamp.map { Date(millisecondsSince1970: $0) } ?? Date()
                 return .tokenInvalid(since: since, reason: "410 \(reason)")
-            case (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"):
+            case (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"), (400, "BadTopic"),
+                (400, "TopicDisallowed"):
+                // The device's token or its app's bundle id: no push to it will ever be taken.
                 return .tokenInvalid(since: Date(), reason: "400 \(reason)")
             case (403, "ExpiredProviderToken"):
                 forget(signing)
@@ -73,6 +75,7 @@ final class APNsClient: Sendable {
             case (429, _), (500...599, _):
                 return .retry("\(status) \(reason)")
             default:
+                // The sender's fault (its key, team or payload), not the device's.
                 return .refused("\(status) \(reason)")
             }
         } catch {

@@ -117,9 +117,8 @@ final class PushSender: Service, Sendable {
                 await remove(device, since: since, reason: reason)
                 return
             case .refused(let reason):
-                // Refused for good: every later push to it would be too.
                 outcomes["refused"]?.increment()
-                await remove(device, since: Date(), reason: reason)
+                logger.error("push refused", metadata: ["device.id": "\(device.id)", "reason": "\(reason)"])
                 return
             case .retry(let why):
                 guard attempt < attempts else {
@@ -149,25 +148,35 @@ final class PushSender: Service, Sendable {
     }
 
     /// At most `capacity` of `pending`, in their order: when there are more, each user keeps as
-    /// many as every user may (the same number for all, as high as fits), their newest.
+    /// many as every user may (the same number for all, as high as fits), their newest, and what
+    /// that leaves of the capacity goes one more each to the users waiting longest.
     static func fairShare(of pending: [StoredNotification], capacity: Int) -> [StoredNotification] {
         guard pending.count > capacity else { return pending }
-        let counts = Dictionary(pending.map { ($0.userID, 1) }, uniquingKeysWith: +)
+        var counts: [UserID: Int] = [:]
+        var users: [UserID] = []  // by their oldest push waiting
+        for push in pending {
+            if counts[push.userID] == nil { users.append(push.userID) }
+            counts[push.userID, default: 0] += 1
+        }
         // The largest share every user may keep without going over the capacity.
         var share = 0
-        let sorted = counts.values.sorted()
         var kept = 0
+        let sorted = counts.values.sorted()
         for (index, count) in sorted.enumerated() {
             let rest = sorted.count - index
-            if kept + count * rest <= capacity {
-                kept += count
-                share = count
-            } else {
+            guard kept + count * rest <= capacity else {
                 share = max(share, (capacity - kept) / rest)
                 break
             }
+            kept += count
+            share = count
         }
         var keep = counts.mapValues { min($0, share) }
+        var left = capacity - keep.values.reduce(0, +)
+        for user in users where left > 0 && counts[user]! > share {
+            keep[user]! += 1
+            left -= 1
+        }
         var result: [StoredNotification] = []
         for push in pending.reversed() where keep[push.userID, default: 0] > 0 {
             keep[push.userID, default: 0] -= 1

@@ -161,7 +161,8 @@ struct WebhooksHandlers: Sendable {
             var host = components.host, !host.isEmpty, components.user == nil, components.password == nil,
             components.fragment == nil
         else {
-            problems.add("url", "must be an https URL with a host, without credentials or a fragment")
+            let schemes = destinations.permits(scheme: "http") ? "an http or https" : "an https"
+            problems.add("url", "must be \(schemes) URL with a host, without credentials or a fragment")
             return nil
         }
         guard destinations.permits(scheme: scheme) else {

@@ -260,10 +260,8 @@ package struct OrdersRepository: Sendable {
     /// How many orders `courier` carries now: claimed, not yet delivered or cancelled.
     func carried(by courier: UserID, in sql: any SQLDatabase) async throws -> Int {
         try await sql.raw(
-            """
-            SELECT COUNT(*) AS carried FROM orders WHERE courier_id = \(bind: courier.description)
-            AND status IN ('accepted', 'preparing', 'ready', 'out_for_delivery')
-            """
+            "SELECT COUNT(*) AS carried FROM orders WHERE courier_id = \(bind: courier.description) AND status IN ("
+                + .boundList(OrderPool.carriedStatuses.map(\.rawValue)) + ")"
         ).first()?.decode(column: "carried", as: Int.self) ?? 0
     }
 

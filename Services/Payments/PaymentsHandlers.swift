@@ -124,7 +124,8 @@ struct PaymentsHandlers: Sendable {
         }
         let options = WireCallOptions(principal: principal)
         let store = try await catalog.call(CatalogAPI.getStore, ResourceRef(id: storeID), options: options)
-        try await ShiftsHandlers.checkClockedIn(principal, in: store, shifts)
+        let shifts = self.shifts
+        try await database.read { try await ShiftsHandlers.checkClockedIn(principal, in: store, shifts, in: $0) }
         var order: Order?
         if let orderID = draft.orderID {
             do {
@@ -146,7 +147,6 @@ struct PaymentsHandlers: Sendable {
         }
         let hold = try await holdStock(of: items, for: paymentID, in: storeID, valid.pendingSeconds, options)
         let payments = self.payments
-        let shifts = self.shifts
         let staffName = try await database.read { try await shifts.staffMember(principal.userID, in: $0)?.name }
         let header = ReceiptHeader(store: store, staffName: staffName)
         let paidFor = order

@@ -128,7 +128,8 @@ struct PaymentsRepository: Sendable {
             if let number = request.number { query = query + " AND number = \(bind: number)" }
             if let staff {
                 query =
-                    query + " AND payment_id IN (SELECT id FROM payments WHERE staff_id = \(bind: staff.description))"
+                    query + " AND payment_id IN (SELECT id FROM payments WHERE store_id = "
+                    + "\(bind: request.storeID.description) AND staff_id = \(bind: staff.description))"
             }
             let rows = try await sql.raw(
                 query + KeysetCursor.pageClause(after: cursor, limit: limit, descending: true, key: "number")

@@ -27,8 +27,9 @@ struct ProviderReportsHandlers: Sendable {
     /// by its event id (a repeat is `duplicate`), and applied when it moves the payment forward
     /// along `pending → confirmed → processing → completed | failed`; one that arrives after
     /// the payment moved past it, or ended otherwise, is `ignored` and logged. The first report
-    /// binds the payment to its provider and reference: another provider's (422
-    /// `other_provider`) or another reference (409 `other_reference`) changes nothing after.
+    /// applied binds the payment to its provider and reference: another provider's (422
+    /// `other_provider`) or one without that reference (409 `other_reference`) changes nothing
+    /// after.
     /// A `completed` report carries the amount taken, which must be the payment's (422
     /// `amount_mismatch`, logged: the payment stays as it was for someone to look into).
     func receive(_ signed: SignedProviderEvent) async throws -> ProviderEventOutcome {
@@ -77,9 +78,9 @@ struct ProviderReportsHandlers: Sendable {
                 throw OrderlyError(
                     .failedPrecondition, "the payment is handled by another provider", reason: "other_provider")
             }
-            if let bound = payment.providerRef, let reference, reference != bound {
+            if let bound = payment.providerRef, reference != bound {
                 throw OrderlyError(
-                    .conflict, "the payment has another provider reference", reason: "other_reference")
+                    .conflict, "the report's provider_ref is not the payment's", reason: "other_reference")
             }
             if event.amount.map({ $0 != payment.amount }) == true
                 || event.currency.map({ $0 != payment.currency }) == true

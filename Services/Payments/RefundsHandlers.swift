@@ -54,14 +54,13 @@ struct RefundsHandlers: Sendable {
         let (payments, refunds, shifts) = (self.payments, self.refunds, self.shifts)
         let id = request.paymentID
         let policy = AccessPolicy(principal)
-        // Who may refund is decided by the store's settings, read before the payment is locked.
+        // Who may refund is decided by the store's settings, read before the payment is locked;
+        // they are applied in the write, so that a repeat is answered from its record.
         guard let read = try await payments.payment(id), policy.canTakePayments(in: read.storeID) else {
             throw OrderlyError(.notFound, "no payment \(id)")
         }
         let store = try await catalog.call(
             CatalogAPI.getStore, ResourceRef(id: read.storeID), options: WireCallOptions(principal: principal))
-        try Self.checkRefunder(policy, read, amount: request.amount ?? read.amount - read.refundedAmount, store)
-        try await ShiftsHandlers.checkClockedIn(principal, in: store, shifts)
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "payments.refund:\(id)", request: request
         ) { transaction in
@@ -86,6 +85,7 @@ struct RefundsHandlers: Sendable {
                     details: ["amount": .string("must be at most \(left)")])
             }
             try Self.checkRefunder(policy, payment, amount: amount, store)
+            try await ShiftsHandlers.checkClockedIn(principal, in: store, shifts, in: transaction.sql)
             var problems = FieldProblems()
             var restocked: Int64 = 0
             for (index, line) in restock.enumerated() {

@@ -1,6 +1,7 @@
 import Contracts
 import Domain
 import Foundation
+import SQLKit
 import Storage
 import Wire
 
@@ -42,10 +43,10 @@ struct ShiftsHandlers: Sendable {
         try problems.check()
         let shifts = self.shifts
         return try await idempotency.write(
-            key: idempotencyKey, caller: principal.userID, scope: "payments.shifts.clock_in", request: request
+            key: idempotencyKey, caller: principal.userID, scope: "shifts.shifts.clock_in", request: request
         ) { transaction in
             let (user, store) = try await Self.clockable(request.userID, by: principal, shifts, in: transaction)
-            try await transaction.lock("payments.shift:\(user)")
+            try await transaction.lock("shifts.shift:\(user)")
             if try await shifts.openShift(of: user, in: transaction.sql) != nil {
                 throw OrderlyError(.conflict, "the user is clocked in already", reason: "already_clocked_in")
             }
@@ -67,10 +68,10 @@ struct ShiftsHandlers: Sendable {
         try problems.check()
         let shifts = self.shifts
         return try await idempotency.write(
-            key: idempotencyKey, caller: principal.userID, scope: "payments.shifts.clock_out", request: request
+            key: idempotencyKey, caller: principal.userID, scope: "shifts.shifts.clock_out", request: request
         ) { transaction in
             let (user, _) = try await Self.clockable(request.userID, by: principal, shifts, in: transaction)
-            try await transaction.lock("payments.shift:\(user)")
+            try await transaction.lock("shifts.shift:\(user)")
             guard var shift = try await shifts.openShift(of: user, in: transaction.sql) else {
                 throw OrderlyError(.failedPrecondition, "the user is not clocked in", reason: "not_clocked_in")
             }
@@ -102,9 +103,11 @@ struct ShiftsHandlers: Sendable {
 
     /// Refuses a staff member who is not clocked in where the store requires it (422
     /// `not_clocked_in`); owners, managers and admins are not held to it.
-    static func checkClockedIn(_ principal: Principal, in store: Store, _ shifts: ShiftsRepository) async throws {
+    static func checkClockedIn(
+        _ principal: Principal, in store: Store, _ shifts: ShiftsRepository, in sql: any SQLDatabase
+    ) async throws {
         guard store.requireClockIn, principal.role == .staff else { return }
-        let shift = try await shifts.database.read { try await shifts.openShift(of: principal.userID, in: $0) }
+        let shift = try await shifts.openShift(of: principal.userID, in: sql)
         guard shift?.storeID == store.id else {
             throw OrderlyError(
                 .failedPrecondition, "the store requires staff to be clocked in to take payments",
@@ -119,7 +122,7 @@ struct ShiftsHandlers: Sendable {
         _ amount: Int64, by user: UserID, in store: StoreID, _ shifts: ShiftsRepository,
         in transaction: Transaction
     ) async throws {
-        try await transaction.lock("payments.shift:\(user)")
+        try await transaction.lock("shifts.shift:\(user)")
         guard var shift = try await shifts.openShift(of: user, in: transaction.sql), shift.storeID == store else {
             throw OrderlyError(
                 .failedPrecondition, "cash goes into the drawer of an open shift: clock in at the store first",

@@ -110,6 +110,18 @@ public struct Menu: Codable, Sendable, Hashable {
         }
     }
 
+    enum CodingKeys: String, CodingKey {
+        case store, categories, truncated
+    }
+
+    /// Read from a catalog of before `truncated` (a rolling upgrade) as not truncated.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        store = try container.decode(Store.self, forKey: .store)
+        categories = try container.decode([Category].self, forKey: .categories)
+        truncated = try container.decodeIfPresent(Bool.self, forKey: .truncated) ?? false
+    }
+
     /// The menu of `store` from its products; inactive ones are left out, and those beyond
     /// `maximumItems` when `truncated`.
     public init(store: Store, products: [Product], truncated: Bool = false) {

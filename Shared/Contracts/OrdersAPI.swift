@@ -75,7 +75,7 @@ public struct OrderListRequest: Codable, Sendable, Hashable {
     public var dueFrom: Date?
     public var dueTo: Date?
     /// Matches the order number and the recipient's or customer's name; a phone-like search
-    /// (four or more digits, spaces and `+()-`) also the phone, in the orders whose phone the caller sees.
+    /// (four or more characters, each a digit, a space or one of `+()-`) also the phone, in the orders whose phone the caller sees.
     public var search: String?
     public var sort: OrderSort?
     public var page: PageRequest

@@ -116,7 +116,6 @@ public struct WireFrameEncoder: MessageToByteEncoder {
     }
 }
 
-/// Protocol constants shared by servers and clients.
 /// Whether a connection's peer has proved who it is (its hello's proof accepted): shared by the
 /// connection's frame decoder, which holds every frame to the hello's limit until then, and its
 /// handler, which says so. Read and written on the connection's event loop only, which is what
@@ -127,6 +126,7 @@ public final class WirePeerProof: @unchecked Sendable {
     public init() {}
 }
 
+/// Protocol constants shared by servers and clients.
 public enum WireDefaults {
     /// The protocol version this build speaks (`v` in every envelope).
     public static let protocolVersion: Int64 = 1

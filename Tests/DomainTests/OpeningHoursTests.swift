@@ -76,5 +76,10 @@ struct OpeningHoursTests {
         #expect(menu.categories[1].items.map(\.canSell) == [true, false])
         let json = String(decoding: try JSONEncoder().encode(menu.categories[0].items[0]), as: UTF8.self)
         #expect(!json.contains("quantity") && json.contains("\"can_sell\":true"))
+        // A catalog of before `truncated` sends none: read as not truncated.
+        var older = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(menu)) as! [String: Any]
+        #expect(older.removeValue(forKey: "truncated") as? Bool == false)
+        let read = try JSONDecoder().decode(Menu.self, from: try JSONSerialization.data(withJSONObject: older))
+        #expect(read == menu)
     }
 }

@@ -36,8 +36,10 @@ final class APNsServer: Sendable {
         case unavailable(Int)
         /// No answer at all.
         case stall
-        /// 400 with this reason, as Apple refuses a push for good (`BadTopic`, `TopicDisallowed`).
-        case refused(String)
+        /// This status with this reason, as Apple refuses a push for good: for its device
+        /// (`400 BadTopic`, `400 TopicDisallowed`) or for the sender (`403 InvalidProviderToken`,
+        /// `413 PayloadTooLarge`).
+        case refused(Int, String)
     }
 
     private let keys: JWTKeyCollection
@@ -140,7 +142,7 @@ final class APNsServer: Sendable {
                 state.answers[token] = .unavailable(times - 1)
                 return (503, #"{"reason":"ServiceUnavailable"}"#)
             case .stall: return nil
-            case .refused(let reason): return (400, #"{"reason":"\#(reason)"}"#)
+            case .refused(let status, let reason): return (status, #"{"reason":"\#(reason)"}"#)
             }
         }
     }

@@ -57,13 +57,11 @@ struct PaymentFlowTests {
     /// with the provider's reference for the payment and, when given, the amount taken (ILS).
     func report(
         _ suite: any Suite, payment: String, type: String, id: String = UUID().uuidString, amount: Int? = nil,
-        reference: String? = nil, provider: String = "acme-pay", secret: String? = nil, at: Date = Date(),
-        signature: String? = nil
+        reference: String? = nil, withReference: Bool = true, provider: String = "acme-pay", secret: String? = nil,
+        at: Date = Date(), signature: String? = nil
     ) async throws -> Reply {
-        var fields: [String: Any] = [
-            "id": id, "provider": provider, "payment_id": payment, "type": type,
-            "provider_ref": reference ?? "ch_\(payment.prefix(8))",
-        ]
+        var fields: [String: Any] = ["id": id, "provider": provider, "payment_id": payment, "type": type]
+        if withReference { fields["provider_ref"] = reference ?? "ch_\(payment.prefix(8))" }
         if let amount { fields.merge(["amount": amount, "currency": "ILS"]) { $1 } }
         let body = try JSONSerialization.data(withJSONObject: fields)
         let text = String(decoding: body, as: UTF8.self)

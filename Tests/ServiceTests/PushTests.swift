@@ -84,12 +84,14 @@ struct PushTests {
             let gone = try await register(suite, staff, device: Self.token("cc"))
             let badToken = try await register(suite, owner, device: Self.token("dd"))
             let badTopic = try await register(suite, owner, device: Self.token("12"))
+            let revokedKey = try await register(suite, owner, device: Self.token("34"))
             _ = try await register(suite, owner, device: Self.token("ee"))
             _ = try await register(suite, staff, device: Self.token("ff"), environment: "production")
             sandbox.answer(Self.token("bb"), .busy(2))
             sandbox.answer(Self.token("cc"), .unregistered)
             sandbox.answer(Self.token("dd"), .badDeviceToken)
-            sandbox.answer(Self.token("12"), .refused("BadTopic"))
+            sandbox.answer(Self.token("12"), .refused(400, "BadTopic"))
+            sandbox.answer(Self.token("34"), .refused(403, "InvalidProviderToken"))
             sandbox.answer(Self.token("ee"), .stall)
             production.answer(Self.token("ff"), .unavailable(1))
             // Registering the same token again answers the same device.
@@ -139,9 +141,10 @@ struct PushTests {
                     && push.body["id"] as? String == stored["id"] as? String)
             #expect((push.body["data"] as? [String: String])?["order_id"] == orderID)
 
-            // 410 removed its device, and so did 400 BadDeviceToken and every other refusal for
-            // good (N6: 400 BadTopic kept it, to be pushed to in vain), without trying again; a
-            // 429'd one is kept.
+            // 410 removed its device, and so did 400 BadDeviceToken and every other refusal of the
+            // device for good (N6: 400 BadTopic kept it, to be pushed to in vain), without trying
+            // again; a 429'd one is kept, and so is one refused for the sender's fault (a revoked
+            // key would otherwise cost every user every device).
             let devices = DevicesRepository(database: suite.notifier.notifications.database)
             let goneID = try #require(DeviceID(gone["id"] as! String))
             let badID = try #require(DeviceID(badToken["id"] as! String))
@@ -153,6 +156,13 @@ struct PushTests {
                     return gone == nil && bad == nil && topic == nil
                 })
             #expect(requests("12").count == 1)
+            // The next order's push reaches the device the sender's fault kept.
+            let again = try await api.send(
+                suite, "POST", "/v1/orders", token: staff, json: API.delivery(boxes: 1),
+                headers: ["Idempotency-Key": "o2"])
+            try #require(again.status == 201, "\(again.text)")
+            #expect(await waitUntil(within: .seconds(20)) { requests("34").count == 2 })
+            #expect(try await devices.find(try #require(DeviceID(revokedKey["id"] as! String))) != nil)
             #expect(try await api.send(suite, "DELETE", "/v1/devices/\(goneID)", token: staff).status == 404)
             #expect(requests("dd").count == 1)
             // A device is its user's alone: another's is not found, and a token signed in on by
