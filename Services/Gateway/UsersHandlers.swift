@@ -102,9 +102,9 @@ struct UsersHandlers: Sendable {
     /// everyone their own name, phone, locale and password, their own password only with the current
     /// one. A new password, a deactivation or a new role ends every session of the user: their
     /// refresh tokens are revoked and their access tokens stop working (`Sessions`).
-    /// Changes a user's profile, status, role or password. Who may change what is decided from
-    /// the user as read before any password is hashed or checked (each costs a bcrypt run), and
-    /// again in the transaction that writes. A password change counts against the user's hourly
+    ///
+    /// Who may change what is decided from the user as read before any password is hashed or
+    /// checked (each costs a bcrypt run), and again in the transaction that writes. A password change counts against the user's hourly
     /// limit; checking one's current password counts as a login attempt of the account, from
     /// `address`.
     func update(

@@ -257,11 +257,15 @@ package struct OrdersRepository: Sendable {
         return SearchPattern.containing(digits(trimmed))
     }
 
-    /// How many orders `courier` carries now: claimed, not yet delivered or cancelled.
+    /// How many orders `courier` carries now: claimed, not yet delivered or cancelled. The
+    /// status condition is the partial index `orders_carried`'s word for word, literals and
+    /// all, which is what lets SQLite use it.
     func carried(by courier: UserID, in sql: any SQLDatabase) async throws -> Int {
         try await sql.raw(
-            "SELECT COUNT(*) AS carried FROM orders WHERE courier_id = \(bind: courier.description) AND status IN ("
-                + .boundList(OrderPool.carriedStatuses.map(\.rawValue)) + ")"
+            """
+            SELECT COUNT(*) AS carried FROM orders WHERE courier_id = \(bind: courier.description)
+            AND status IN ('accepted', 'preparing', 'ready', 'out_for_delivery')
+            """
         ).first()?.decode(column: "carried", as: Int.self) ?? 0
     }
 

@@ -6,8 +6,6 @@ public enum OrderPool {
     public static let fulfillment = Fulfillment.delivery
     /// The statuses a courier can claim an order from (and release it in).
     public static let statuses: Set<OrderStatus> = [.accepted, .preparing, .ready]
-    /// The statuses of an order a courier has claimed and not yet delivered.
-    public static let carriedStatuses: Set<OrderStatus> = statuses.union([.outForDelivery])
     /// The most orders one courier carries at once: claimed and not yet delivered.
     public static let maximumCarried = 3
     /// The most orders one courier releases in a day: a claim shows the recipient's phone and
