@@ -80,12 +80,12 @@ public struct APNsSettings: Sendable {
 
 extension APNsSettings {
     /// The bundle ids of the apps whose devices are taken (`push.bundleIds`,
-    /// `ORDERLY_PUSH_BUNDLE_IDS`, comma-separated): none by default, when no device is taken.
+    /// `ORDERLY_PUSH_BUNDLE_IDS`, comma-separated): `none` by default, when no device is taken.
     static func bundleIDs(from source: ConfigurationSource) throws(ConfigurationError) -> Set<String> {
         var reader = source.settings()
-        let text = reader.string("push.bundleIds", default: "")
+        let text = reader.string("push.bundleIds", default: "none")
         var ids: Set<String> = []
-        for item in text.split(separator: ",") {
+        for item in text == "none" ? [] : text.split(separator: ",") {
             let id = item.trimmingCharacters(in: .whitespaces)
             if DevicesHandlers.isBundleID(id) {
                 ids.insert(id)

@@ -244,5 +244,13 @@ struct PushTests {
             let text = error.problems.joined(separator: "\n")
             #expect(text.contains("ORDERLY_APNS_KEY ") && text.contains("ORDERLY_APNS_KEY_ID"), "\(text)")
         }
+        // The apps' bundle ids: none unset or `none` (what the deployments pass until set), each checked.
+        #expect(try APNsSettings.bundleIDs(from: .fixed([:])).isEmpty)
+        #expect(try APNsSettings.bundleIDs(from: .fixed(["push.bundleIds": "none"])).isEmpty)
+        let two = try APNsSettings.bundleIDs(from: .fixed(["push.bundleIds": "com.example.store, com.example.courier"]))
+        #expect(two == ["com.example.store", "com.example.courier"])
+        #expect(throws: ConfigurationError.self) {
+            try APNsSettings.bundleIDs(from: .fixed(["push.bundleIds": "com.example.store,a b"]))
+        }
     }
 }
