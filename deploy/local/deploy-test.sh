@@ -38,6 +38,7 @@ cleanup() {
         echo "== tearing down"
         docker-compose -p "$project" --env-file "$work/.env" down -v --remove-orphans >"$work/down.log" 2>&1 \
             || cat "$work/down.log"
+        podman volume ls -q | grep "^${project}_" | xargs -r podman volume rm -f >/dev/null
     fi
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
     podman rmi -f "$image" >/dev/null 2>&1
@@ -144,6 +145,9 @@ env -u ORDERLY_INTERNAL_SECRET ORDERLY_CLI=.build-container/bin/orderly deploy/l
     --env-file "$work/.env" --owner 10001:10001 "$work/wire" >"$work/credentials.log" 2>&1 \
     || { cat "$work/credentials.log"; exit 1; }
 compose=(docker-compose -p "$project" --env-file "$work/.env")
+# What a run cut short left behind (its database volume holds other passwords than this run's).
+"${compose[@]}" down -v --remove-orphans >/dev/null 2>&1 || true
+podman volume ls -q | grep "^${project}_" | xargs -r podman volume rm -f >/dev/null
 up_started=$(date +%s.%N)
 "${compose[@]}" up -d --no-build --scale orders=2 --scale notifications=2 >"$work/up.log" 2>&1 \
     || { cat "$work/up.log"; exit 1; }
