@@ -147,7 +147,7 @@ env -u ORDERLY_INTERNAL_SECRET ORDERLY_CLI=.build-container/bin/orderly deploy/l
 compose=(docker-compose -p "$project" --env-file "$work/.env")
 # What a run cut short left behind (its database volume holds other passwords than this run's).
 "${compose[@]}" down -v --remove-orphans >/dev/null 2>&1 || true
-podman volume ls -q | grep "^${project}_" | xargs -r podman volume rm -f >/dev/null
+podman volume ls -q | { grep "^${project}_" || true; } | xargs -r podman volume rm -f >/dev/null
 up_started=$(date +%s.%N)
 "${compose[@]}" up -d --no-build --scale orders=2 --scale notifications=2 >"$work/up.log" 2>&1 \
     || { cat "$work/up.log"; exit 1; }
