@@ -152,6 +152,13 @@ struct StoresHandlers: Sendable {
             store.lowStockDefault = threshold
         }
         if let required = draft.requireClockIn { store.requireClockIn = required }
+        if let accepting = draft.acceptingOrders { store.acceptingOrders = accepting }
+        if let automatic = draft.autoAccept { store.autoAccept = automatic }
+        if let minimum = problems.integer(
+            draft.minimumOrder, "minimum_order", in: 0...Payment.maximumAmount, required: false)
+        {
+            store.minimumOrder = minimum
+        }
         if let limit = problems.integer(
             draft.staffRefundLimit, "staff_refund_limit", in: 0...Payment.maximumAmount, required: false)
         {

@@ -15,6 +15,7 @@ struct AuthHandlers: Sendable {
     let tokens: TokenIssuer
     let passwords: PasswordHasher
     let limiter: LoginLimiter
+    let signUpsPerAddressPerHour: Int
     let logger: Logger
 
     func login(_ request: LoginRequest, address: IPAddress?) async throws -> TokenPair {
@@ -29,9 +30,23 @@ struct AuthHandlers: Sendable {
         guard let found, matches, found.user.active else {
             throw OrderlyError(.unauthenticated, "wrong e-mail address or password", reason: "invalid_credentials")
         }
+        return try await startSession(for: found.user, tokenVersion: found.tokenVersion)
+    }
+
+    /// A customer's sign-up, from `address`: every attempt counted against the address's hourly
+    /// sign-ups, the account made by `identity`, and a session started as a login starts one.
+    func signUp(_ request: SignUpRequest, identity: UsersHandlers, address: IPAddress?) async throws -> TokenPair {
+        try await limiter.admitSignUp(address: address, perHour: signUpsPerAddressPerHour)
+        let user = try await identity.signUp(request)
+        return try await startSession(for: user, tokenVersion: 0)
+    }
+
+    /// A new token family for `user`: an access token and a refresh token, the refresh token
+    /// stored.
+    private func startSession(for user: User, tokenVersion: Int64) async throws -> TokenPair {
         let (refreshTokens, tokens) = (self.refreshTokens, self.tokens)
         return try await database.transaction { transaction in
-            let pair = try await tokens.issue(for: found.user, tokenVersion: found.tokenVersion)
+            let pair = try await tokens.issue(for: user, tokenVersion: tokenVersion)
             try await refreshTokens.insert(pair.refresh, in: transaction)
             return pair.tokens
         }

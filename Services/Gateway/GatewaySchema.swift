@@ -1,7 +1,7 @@
 import Storage
 
-/// The gateway's tables: users with their password hashes and token versions, and refresh
-/// tokens by family and by expiry.
+/// The gateway's tables: users with their password hashes and token versions, refresh tokens
+/// by family and by expiry, and customers' delivery addresses.
 enum GatewaySchema {
     static let migrations = [
         Migration(
@@ -41,6 +41,19 @@ enum GatewaySchema {
             sql: [
                 "ALTER TABLE users ADD COLUMN token_version BIGINT NOT NULL DEFAULT 0",
                 "CREATE INDEX refresh_tokens_by_user ON refresh_tokens (user_id)",
+            ]),
+        Migration(
+            4, "customers' delivery addresses",
+            sql: [
+                """
+                CREATE TABLE addresses (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    doc TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX addresses_by_user ON addresses (user_id, created_at, id)",
             ]),
     ]
 }

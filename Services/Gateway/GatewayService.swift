@@ -101,7 +101,8 @@ public enum GatewayService {
             perAddress: settings.loginAttemptsPerAddress, window: .seconds(300), logger: logger)
         let auth = AuthHandlers(
             database: database, users: users, refreshTokens: RefreshTokensRepository(database: database),
-            tokens: tokens, passwords: passwords, limiter: limiter, logger: logger)
+            tokens: tokens, passwords: passwords, limiter: limiter,
+            signUpsPerAddressPerHour: settings.signUpsPerAddressPerHour, logger: logger)
         let identity = UsersHandlers(
             database: database, users: users, passwords: passwords, limiter: limiter,
             passwordChangesPerHour: settings.passwordChangesPerHour, catalog: try upstream(CatalogAPI.service),
@@ -128,7 +129,7 @@ public enum GatewayService {
         }
         DocumentRoutes(document: try openAPIDocument()).add(to: router)
         let v1 = router.group("v1")
-        AuthRoutes(auth: auth, clients: clients).add(to: v1)
+        AuthRoutes(auth: auth, identity: identity, clients: clients).add(to: v1)
         UserRoutes(identity: identity, payments: try upstream(PaymentsAPI.service), clients: clients, logger: logger)
             .add(to: v1)
         StoreRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)
@@ -141,6 +142,11 @@ public enum GatewayService {
             maximumWait: settings.longPollMaximumWait, heartbeat: settings.streamHeartbeat, logger: logger
         ).add(to: v1)
         WebhookRoutes(notifications: try upstream(NotificationsAPI.service)).add(to: v1)
+        AddressRoutes(
+            addresses: AddressesHandlers(
+                database: database, addresses: AddressesRepository(database: database),
+                idempotency: IdempotencyStore(database: database))
+        ).add(to: v1)
         DeviceRoutes(notifications: try upstream(NotificationsAPI.service)).add(to: v1)
         methods.load(from: router)
         return router

@@ -17,6 +17,7 @@ public import Runtime
 /// | `auth.loginAttemptsPerAccount` | `ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ACCOUNT` | 10 per 5 minutes |
 /// | `auth.loginAttemptsPerAddress` | `ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ADDRESS` | 50 per 5 minutes |
 /// | `auth.passwordChangesPerHour` | `ORDERLY_AUTH_PASSWORD_CHANGES_PER_HOUR` | 5 per user |
+/// | `auth.signUpsPerAddressPerHour` | `ORDERLY_AUTH_SIGN_UPS_PER_ADDRESS_PER_HOUR` | 20 |
 /// | `http.trustedProxies` | `ORDERLY_HTTP_TRUSTED_PROXIES` | none (`10.0.0.0/8,fd00::/8`: believe their `X-Forwarded-For`) |
 /// | `bootstrap.admin.email` | `ORDERLY_BOOTSTRAP_ADMIN_EMAIL` | `admin@orderly.local` |
 /// | `bootstrap.admin.password` | `ORDERLY_BOOTSTRAP_ADMIN_PASSWORD` (environment only) | generated and shown once on a terminal; elsewhere none, and no admin until it is set |
@@ -46,6 +47,8 @@ public struct GatewaySettings: Sendable {
     public var loginAttemptsPerAddress: Int
     /// Password changes of one user an hour, whoever makes them: each costs a bcrypt hash.
     public var passwordChangesPerHour: Int
+    /// Customers' sign-ups from one client address an hour: each is an account and a bcrypt hash.
+    public var signUpsPerAddressPerHour: Int
     /// Proxies whose `X-Forwarded-For` is believed (addresses or networks); none by default.
     var trustedProxies: [IPNetwork]
     public var bootstrapAdminEmail: String
@@ -79,6 +82,7 @@ public struct GatewaySettings: Sendable {
         let perAccount = reader.int("auth.loginAttemptsPerAccount", default: 10, in: 1...10_000)
         let perAddress = reader.int("auth.loginAttemptsPerAddress", default: 50, in: 1...100_000)
         let passwordChanges = reader.int("auth.passwordChangesPerHour", default: 5, in: 1...1000)
+        let signUps = reader.int("auth.signUpsPerAddressPerHour", default: 20, in: 1...1_000_000)
         let proxiesText = reader.string("http.trustedProxies", default: "none")
         var proxies: [IPNetwork] = []
         if proxiesText != "none" {
@@ -106,7 +110,7 @@ public struct GatewaySettings: Sendable {
             anonymousRequestsPerSecond: anonymousRate, anonymousBurst: anonymousBurst, jwtSecret: secret,
             accessTokenLifetime: .seconds(access), refreshTokenLifetime: .seconds(refresh * 86_400),
             bcryptCost: cost, loginAttemptsPerAccount: perAccount, loginAttemptsPerAddress: perAddress,
-            passwordChangesPerHour: passwordChanges,
+            passwordChangesPerHour: passwordChanges, signUpsPerAddressPerHour: signUps,
             trustedProxies: proxies,
             bootstrapAdminEmail: email, bootstrapAdminPassword: password, longPollRecheck: .seconds(recheck),
             longPollMaximumWait: .seconds(maximumWait), streamHeartbeat: .seconds(heartbeat))

@@ -27,18 +27,60 @@ struct UsersHandlers: Sendable {
         return user
     }
 
-    /// Admins create anyone; owners create managers and staff of their store, managers staff.
-    func create(_ draft: UserDraft, by principal: Principal, idempotencyKey: String?) async throws -> User {
-        var problems = FieldProblems()
-        let email = problems.text(draft.email, "email", maximumLength: 254).lowercased()
+    /// The fields every new user gives, each checked: e-mail, name, phone, locale and password.
+    private static func profile(
+        email: String?, name: String?, phone: String?, locale: String?, password: String?,
+        _ problems: inout FieldProblems
+    ) -> (email: String, name: String, phone: String?, password: String) {
+        let email = problems.text(email, "email", maximumLength: 254).lowercased()
         if !email.isEmpty, !User.isEmailAddress(email) { problems.add("email", "must be an e-mail address") }
-        let name = problems.text(draft.name, "name")
-        let phone = problems.optionalText(draft.phone, "phone", maximumLength: 32)
-        if let locale = draft.locale { problems.locale(locale) }
-        let password = problems.text(draft.password, "password", maximumLength: 1000)
+        let name = problems.text(name, "name")
+        let phone = problems.optionalText(phone, "phone", maximumLength: 32)
+        if let locale { problems.locale(locale) }
+        let password = problems.text(password, "password", maximumLength: 1000)
         if !password.isEmpty, !(8...72).contains(password.unicodeScalars.count) {
             problems.add("password", "must be 8 to 72 characters long")
         }
+        return (email, name, phone, password)
+    }
+
+    /// The lock that makes checking an e-mail address free and taking it one step.
+    private static func emailLock(_ email: String) -> String { "gateway.users.email:\(email)" }
+
+    /// A customer signing themselves up: the rules of any new user's fields, the role always
+    /// `customer`. An address already taken is 409 `already_exists` naming `email`.
+    func signUp(_ request: SignUpRequest) async throws -> User {
+        var problems = FieldProblems()
+        let (email, name, phone, password) = Self.profile(
+            email: request.email, name: request.name, phone: request.phone, locale: request.locale,
+            password: request.password, &problems)
+        try problems.check()
+        let hash = try await passwords.hash(password)
+        let now = Date.currentMillisecond
+        let user = User(
+            id: UserID(), email: email, name: name, phone: phone, role: .customer, storeID: nil, staffRole: nil,
+            active: true, onDuty: false, locale: request.locale ?? User.defaultLocale, version: 1, createdAt: now,
+            updatedAt: now)
+        let users = self.users
+        return try await database.transaction { transaction in
+            try await transaction.lock(Self.emailLock(email))
+            if try await users.isTaken(email: email, in: transaction.sql) {
+                throw OrderlyError(
+                    .conflict, "a user with this e-mail address exists", reason: "already_exists",
+                    details: ["email": .string("is taken")])
+            }
+            try await users.insert(user, passwordHash: hash, in: transaction)
+            transaction.publish(try GatewayEvents.userCreated(user))
+            return user
+        }
+    }
+
+    /// Admins create anyone; owners create managers and staff of their store, managers staff.
+    func create(_ draft: UserDraft, by principal: Principal, idempotencyKey: String?) async throws -> User {
+        var problems = FieldProblems()
+        let (email, name, phone, password) = Self.profile(
+            email: draft.email, name: draft.name, phone: draft.phone, locale: draft.locale, password: draft.password,
+            &problems)
         guard let role = draft.role else {
             problems.add("role", "is required")
             throw OrderlyError.invalidFields(problems.reasons)
@@ -73,7 +115,8 @@ struct UsersHandlers: Sendable {
             key: idempotencyKey, caller: principal.userID, scope: "users.create", request: hashed
         ) {
             transaction in
-            if try await users.find(email: email) != nil {
+            try await transaction.lock(Self.emailLock(email))
+            if try await users.isTaken(email: email, in: transaction.sql) {
                 throw OrderlyError(.conflict, "a user with this e-mail address exists", reason: "email_taken")
             }
             try await users.insert(user, passwordHash: hash, in: transaction)
@@ -251,6 +294,15 @@ struct UsersHandlers: Sendable {
             throw OrderlyError(.notFound, "no store \(store)")
         }
     }
+}
+
+/// The body of `POST /v1/auth/register`: a customer's own sign-up.
+struct SignUpRequest: Codable, Sendable {
+    var email: String?
+    var password: String?
+    var name: String?
+    var phone: String?
+    var locale: String?
 }
 
 /// The body of `POST /v1/users`.

@@ -100,13 +100,45 @@ public struct Menu: Codable, Sendable, Hashable {
         public var emoji: String?
         public var iconID: String?
         public var imageURL: String?
+        public var description: String?
+        /// What the customer chooses when ordering it (`option_ids` of an order's item).
+        public var optionGroups: [OptionGroup]
         public var canSell: Bool
 
         enum CodingKeys: String, CodingKey {
-            case id, name, price, currency, emoji
+            case id, name, price, currency, emoji, description
             case iconID = "icon_id"
             case imageURL = "image_url"
+            case optionGroups = "option_groups"
             case canSell = "can_sell"
+        }
+
+        /// Read from a catalog of before options as having none.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(ProductID.self, forKey: .id)
+            name = try container.decode(String.self, forKey: .name)
+            price = try container.decode(Int64.self, forKey: .price)
+            currency = try container.decode(CurrencyCode.self, forKey: .currency)
+            emoji = try container.decodeIfPresent(String.self, forKey: .emoji)
+            iconID = try container.decodeIfPresent(String.self, forKey: .iconID)
+            imageURL = try container.decodeIfPresent(String.self, forKey: .imageURL)
+            description = try container.decodeIfPresent(String.self, forKey: .description)
+            optionGroups = try container.decodeIfPresent([OptionGroup].self, forKey: .optionGroups) ?? []
+            canSell = try container.decode(Bool.self, forKey: .canSell)
+        }
+
+        init(_ product: Product) {
+            id = product.id
+            name = product.name
+            price = product.price
+            currency = product.currency
+            emoji = product.emoji
+            iconID = product.iconID
+            imageURL = product.imageURL
+            description = product.description
+            optionGroups = product.optionGroups
+            canSell = product.canSell
         }
     }
 
@@ -138,12 +170,7 @@ public struct Menu: Codable, Sendable, Hashable {
         }
         categories = names.map { name in
             let items = (groups[name] ?? []).sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
-                .map { product in
-                    Item(
-                        id: product.id, name: product.name, price: product.price, currency: product.currency,
-                        emoji: product.emoji, iconID: product.iconID, imageURL: product.imageURL,
-                        canSell: product.canSell)
-                }
+                .map(Item.init)
             return Category(name: name, items: items)
         }
     }
@@ -410,6 +437,9 @@ public struct StoreDraft: Codable, Sendable, Hashable {
     public var lowStockDefault: Int?
     public var requireClockIn: Bool?
     public var staffRefundLimit: Int64?
+    public var acceptingOrders: Bool?
+    public var autoAccept: Bool?
+    public var minimumOrder: Int64?
     public var imageURL: String?
     public var cuisine: String?
     public var openingHours: [OpeningPeriod]?
@@ -419,9 +449,13 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         currency: CurrencyCode? = nil, timezone: String? = nil, vatRates: VATRates? = nil,
         deliveryPricing: DeliveryPricing? = nil, lowStockDefault: Int? = nil, requireClockIn: Bool? = nil,
         staffRefundLimit: Int64? = nil, imageURL: String? = nil, cuisine: String? = nil,
-        openingHours: [OpeningPeriod]? = nil
+        openingHours: [OpeningPeriod]? = nil, acceptingOrders: Bool? = nil, autoAccept: Bool? = nil,
+        minimumOrder: Int64? = nil
     ) {
         self.name = name
+        self.acceptingOrders = acceptingOrders
+        self.autoAccept = autoAccept
+        self.minimumOrder = minimumOrder
         self.tier = tier
         self.address = address
         self.phone = phone
@@ -446,6 +480,9 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         case lowStockDefault = "low_stock_default"
         case requireClockIn = "require_clock_in"
         case staffRefundLimit = "staff_refund_limit"
+        case acceptingOrders = "accepting_orders"
+        case autoAccept = "auto_accept"
+        case minimumOrder = "minimum_order"
     }
 }
 

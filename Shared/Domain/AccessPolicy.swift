@@ -104,6 +104,10 @@ public struct AccessPolicy: Sendable {
     /// Going on and off duty: couriers only.
     public var canGoOnDuty: Bool { role == .courier }
 
+    /// Keeping delivery addresses: customers, each their own (another's are as if they did not
+    /// exist, as every read of them is by the caller's id).
+    public var canKeepAddresses: Bool { role == .customer }
+
     // MARK: Orders
 
     /// An order: admins see every one, store users their store's, customers the ones they

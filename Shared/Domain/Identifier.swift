@@ -51,6 +51,9 @@ public enum ShiftTag {}
 public enum WebhookTag {}
 public enum WebhookDeliveryTag {}
 public enum DeviceTag {}
+public enum AddressTag {}
+public enum OptionGroupTag {}
+public enum OptionTag {}
 
 public typealias StoreID = Identifier<StoreTag>
 public typealias UserID = Identifier<UserTag>
@@ -65,3 +68,6 @@ public typealias ShiftID = Identifier<ShiftTag>
 public typealias WebhookID = Identifier<WebhookTag>
 public typealias WebhookDeliveryID = Identifier<WebhookDeliveryTag>
 public typealias DeviceID = Identifier<DeviceTag>
+public typealias AddressID = Identifier<AddressTag>
+public typealias OptionGroupID = Identifier<OptionGroupTag>
+public typealias OptionID = Identifier<OptionTag>

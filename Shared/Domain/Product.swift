@@ -37,6 +37,8 @@ public struct Product: Hashable, Sendable {
     public var sku: String?
     public var barcode: String?
     public var category: String?
+    /// What the menu says of it beside its name.
+    public var description: String?
     /// Gross (VAT included), in `currency` minor units.
     public var price: Int64
     public var currency: CurrencyCode
@@ -44,6 +46,8 @@ public struct Product: Hashable, Sendable {
     public var emoji: String?
     public var iconID: String?
     public var imageURL: String?
+    /// The choices a customer makes when ordering it, in order.
+    public var optionGroups: [OptionGroup]
     public var trackStock: Bool
     /// On hand: always the sum of the product's ledger.
     public var quantity: Int64
@@ -67,7 +71,7 @@ public struct Product: Hashable, Sendable {
         category: String? = nil, price: Int64, currency: CurrencyCode, vatRateBP: Int, emoji: String? = nil,
         iconID: String? = nil, imageURL: String? = nil, trackStock: Bool, quantity: Int64 = 0, reserved: Int64 = 0,
         lowStockThreshold: Int64, allowNegativeStock: Bool = false, active: Bool = true, version: Int64 = 1,
-        createdAt: Date, updatedAt: Date
+        createdAt: Date, updatedAt: Date, description: String? = nil, optionGroups: [OptionGroup] = []
     ) {
         self.id = id
         self.storeID = storeID
@@ -81,6 +85,8 @@ public struct Product: Hashable, Sendable {
         self.emoji = emoji
         self.iconID = iconID
         self.imageURL = imageURL
+        self.description = description
+        self.optionGroups = optionGroups
         self.trackStock = trackStock
         self.quantity = quantity
         self.reserved = reserved
@@ -142,7 +148,9 @@ public struct Product: Hashable, Sendable {
 
 extension Product: Codable {
     enum CodingKeys: String, CodingKey {
-        case id, name, sku, barcode, category, price, currency, emoji, quantity, reserved, available, active, version
+        case id, name, sku, barcode, category, description, price, currency, emoji, quantity, reserved, available
+        case active, version
+        case optionGroups = "option_groups"
         case storeID = "store_id"
         case vatRateBP = "vat_rate_bp"
         case iconID = "icon_id"
@@ -179,7 +187,9 @@ extension Product: Codable {
             active: try container.decode(Bool.self, forKey: .active),
             version: try container.decode(Int64.self, forKey: .version),
             createdAt: try container.decode(Date.self, forKey: .createdAt),
-            updatedAt: try container.decode(Date.self, forKey: .updatedAt))
+            updatedAt: try container.decode(Date.self, forKey: .updatedAt),
+            description: try container.decodeIfPresent(String.self, forKey: .description),
+            optionGroups: try container.decodeIfPresent([OptionGroup].self, forKey: .optionGroups) ?? [])
     }
 
     /// Writes the stored fields and the derived ones (`available`, `stock_status`, `can_sell`),
@@ -192,12 +202,14 @@ extension Product: Codable {
         try container.encodeIfPresent(sku, forKey: .sku)
         try container.encodeIfPresent(barcode, forKey: .barcode)
         try container.encodeIfPresent(category, forKey: .category)
+        try container.encodeIfPresent(description, forKey: .description)
         try container.encode(price, forKey: .price)
         try container.encode(currency, forKey: .currency)
         try container.encode(vatRateBP, forKey: .vatRateBP)
         try container.encodeIfPresent(emoji, forKey: .emoji)
         try container.encodeIfPresent(iconID, forKey: .iconID)
         try container.encodeIfPresent(imageURL, forKey: .imageURL)
+        try container.encode(optionGroups, forKey: .optionGroups)
         try container.encode(trackStock, forKey: .trackStock)
         try container.encode(quantity, forKey: .quantity)
         try container.encode(reserved, forKey: .reserved)
@@ -225,11 +237,14 @@ public struct ProductDraft: Hashable, Sendable, Codable {
     public var sku: String?
     public var barcode: String?
     public var category: String?
+    public var description: String?
     public var price: Int64?
     public var vatRateBP: Int?
     public var emoji: String?
     public var iconID: String?
     public var imageURL: String?
+    /// Replaced whole; an empty list removes them.
+    public var optionGroups: [OptionGroupDraft]?
     public var trackStock: Bool?
     public var quantity: Int64?
     public var lowStockThreshold: Int64?
@@ -240,9 +255,12 @@ public struct ProductDraft: Hashable, Sendable, Codable {
         id: ProductID? = nil, name: String? = nil, sku: String? = nil, barcode: String? = nil,
         category: String? = nil, price: Int64? = nil, vatRateBP: Int? = nil, emoji: String? = nil,
         iconID: String? = nil, imageURL: String? = nil, trackStock: Bool? = nil, quantity: Int64? = nil,
-        lowStockThreshold: Int64? = nil, allowNegativeStock: Bool? = nil, active: Bool? = nil
+        lowStockThreshold: Int64? = nil, allowNegativeStock: Bool? = nil, active: Bool? = nil,
+        description: String? = nil, optionGroups: [OptionGroupDraft]? = nil
     ) {
         self.id = id
+        self.description = description
+        self.optionGroups = optionGroups
         self.name = name
         self.sku = sku
         self.barcode = barcode
@@ -260,7 +278,8 @@ public struct ProductDraft: Hashable, Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, name, sku, barcode, category, price, emoji, quantity, active
+        case id, name, sku, barcode, category, description, price, emoji, quantity, active
+        case optionGroups = "option_groups"
         case vatRateBP = "vat_rate_bp"
         case iconID = "icon_id"
         case imageURL = "image_url"
@@ -291,6 +310,12 @@ public struct ProductDraft: Hashable, Sendable, Codable {
             }
         }
         if let category { product.category = problems.optionalText(category, "category", maximumLength: 100) }
+        if let description {
+            product.description = problems.optionalText(description, "description", maximumLength: 2000)
+        }
+        if let optionGroups {
+            product.optionGroups = OptionGroupDraft.groups(optionGroups, maximumDelta: Self.maximumPrice, &problems)
+        }
         if let price = problems.integer(price, "price", in: 0...Self.maximumPrice, required: false) {
             product.price = price
         }

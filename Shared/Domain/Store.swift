@@ -163,6 +163,13 @@ public struct Store: Hashable, Sendable, Codable {
     /// The most a staff member may refund at once of a payment they took, in minor units; 0 (the
     /// default) leaves refunds to the store's owners and managers.
     public var staffRefundLimit: Int64
+    /// Whether customers may order now: the owner's pause switch (on unless turned off).
+    public var acceptingOrders: Bool
+    /// Whether customers' orders are accepted as they arrive (card orders once paid); off
+    /// unless turned on.
+    public var autoAccept: Bool
+    /// The least a customer's order may come to, items only, in minor units; 0 by default.
+    public var minimumOrder: Int64
     // The public profile customers see, beside the name, address and phone.
     public var imageURL: String?
     public var cuisine: String?
@@ -189,6 +196,9 @@ public struct Store: Hashable, Sendable, Codable {
         self.lowStockDefault = lowStockDefault
         self.requireClockIn = false
         self.staffRefundLimit = 0
+        self.acceptingOrders = true
+        self.autoAccept = false
+        self.minimumOrder = 0
         self.imageURL = nil
         self.cuisine = nil
         self.openingHours = nil
@@ -204,6 +214,9 @@ public struct Store: Hashable, Sendable, Codable {
         case lowStockDefault = "low_stock_default"
         case requireClockIn = "require_clock_in"
         case staffRefundLimit = "staff_refund_limit"
+        case acceptingOrders = "accepting_orders"
+        case autoAccept = "auto_accept"
+        case minimumOrder = "minimum_order"
         case imageURL = "image_url"
         case cuisine
         case openingHours = "opening_hours"
@@ -232,6 +245,9 @@ public struct Store: Hashable, Sendable, Codable {
         lowStockDefault = try container.decode(Int.self, forKey: .lowStockDefault)
         requireClockIn = try container.decodeIfPresent(Bool.self, forKey: .requireClockIn) ?? false
         staffRefundLimit = try container.decodeIfPresent(Int64.self, forKey: .staffRefundLimit) ?? 0
+        acceptingOrders = try container.decodeIfPresent(Bool.self, forKey: .acceptingOrders) ?? true
+        autoAccept = try container.decodeIfPresent(Bool.self, forKey: .autoAccept) ?? false
+        minimumOrder = try container.decodeIfPresent(Int64.self, forKey: .minimumOrder) ?? 0
         imageURL = try container.decodeIfPresent(String.self, forKey: .imageURL)
         cuisine = try container.decodeIfPresent(String.self, forKey: .cuisine)
         openingHours = try container.decodeIfPresent([OpeningPeriod].self, forKey: .openingHours)
@@ -256,6 +272,9 @@ public struct Store: Hashable, Sendable, Codable {
         try container.encode(lowStockDefault, forKey: .lowStockDefault)
         try container.encode(requireClockIn, forKey: .requireClockIn)
         try container.encode(staffRefundLimit, forKey: .staffRefundLimit)
+        try container.encode(acceptingOrders, forKey: .acceptingOrders)
+        try container.encode(autoAccept, forKey: .autoAccept)
+        try container.encode(minimumOrder, forKey: .minimumOrder)
         try container.encodeIfPresent(imageURL, forKey: .imageURL)
         try container.encodeIfPresent(cuisine, forKey: .cuisine)
         try container.encodeIfPresent(openingHours, forKey: .openingHours)

@@ -35,6 +35,7 @@ struct AccessPolicyTests {
         ("user.edit own profile", /*          */ "YYY   YYY    YYY    YYY    YYY     YYY"),
         ("user.list the store's", /*          */ "YYY   Y..    Y..    ...    ...     ..."),
         ("courier.go on duty", /*             */ "...   ...    ...    ...    YYY     ..."),
+        ("address.keep", /*                   */ "...   ...    ...    ...    ...     YYY"),
         ("order.see pending", /*              */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("order.see in the pool", /*          */ "YYY   Y..    Y..    Y..    YYY     ..."),
         ("order.see carried by the caller", /**/ "YYY   Y..    Y..    Y..    YYY     ..."),
@@ -140,6 +141,7 @@ struct AccessPolicyTests {
             return policy.canEditProfile(of: user(principal.role, id: me, store: principal.storeID))
         case "user.list the store's": return (try? policy.visibleUsers(store: store))?.contains(store) ?? false
         case "courier.go on duty": return policy.canGoOnDuty
+        case "address.keep": return policy.canKeepAddresses
         case "order.see pending": return policy.canSee(order: try order(.pending))
         case "order.see in the pool": return policy.canSee(order: try order(.accepted))
         case "order.see carried by the caller": return policy.canSee(order: try order(.ready, courier: me))

@@ -170,6 +170,7 @@ final class InProcessSuite: Suite {
                 "auth.bcryptCost": "4", "auth.loginAttemptsPerAddress": "10000",
                 "http.userRequestsPerSecond": "1000", "http.userBurst": "10000",
                 "http.anonymousRequestsPerSecond": "1000", "http.anonymousBurst": "10000",
+                "auth.signUpsPerAddressPerHour": "100000",
             ].merging(overrides) { $1 })
         let service = try ServiceSettings.read(
             service: "gateway", defaultWirePort: 0, defaultAdminPort: 0, upstreams: [:], from: source)

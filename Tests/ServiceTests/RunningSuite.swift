@@ -92,6 +92,7 @@ final class RunningSuite: Suite {
         environment["ORDERLY_AUTH_BCRYPT_COST"] = "4"
         // Tests log many users in from one address.
         environment["ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ADDRESS"] = "10000"
+        environment["ORDERLY_AUTH_SIGN_UPS_PER_ADDRESS_PER_HOUR"] = "100000"
         // Tests poll and sign in as fast as they wait (the rate limits have tests of their own).
         environment["ORDERLY_HTTP_USER_REQUESTS_PER_SECOND"] = "0"
         environment["ORDERLY_HTTP_ANONYMOUS_REQUESTS_PER_SECOND"] = "0"

@@ -69,10 +69,11 @@ export ORDERLY_JWT_SECRET="${ORDERLY_JWT_SECRET:-$(local_secret jwt-secret)}"
 # environment: ORDERLY_PAYMENT_PROVIDER_SECRETS=name=secret[,name=secret…].
 export ORDERLY_PAYMENT_PROVIDER_SECRETS="${ORDERLY_PAYMENT_PROVIDER_SECRETS:-local=$(local_secret payment-provider-secret)}"
 # The local suite serves development and the benchmarks, which drive thousands of requests a
-# second through one user and one address (providers' reports too): no per-user or per-address
-# rate limit unless one is asked for.
+# second through one user and one address (providers' reports and customers' sign-ups too): no
+# per-user or per-address rate limit unless one is asked for.
 export ORDERLY_HTTP_USER_REQUESTS_PER_SECOND="${ORDERLY_HTTP_USER_REQUESTS_PER_SECOND:-0}"
 export ORDERLY_HTTP_ANONYMOUS_REQUESTS_PER_SECOND="${ORDERLY_HTTP_ANONYMOUS_REQUESTS_PER_SECOND:-0}"
+export ORDERLY_AUTH_SIGN_UPS_PER_ADDRESS_PER_HOUR="${ORDERLY_AUTH_SIGN_UPS_PER_ADDRESS_PER_HOUR:-1000000}"
 export ORDERLY_BOOTSTRAP_ADMIN_EMAIL="${ORDERLY_BOOTSTRAP_ADMIN_EMAIL:-admin@orderly.local}"
 export ORDERLY_BOOTSTRAP_ADMIN_PASSWORD="${ORDERLY_BOOTSTRAP_ADMIN_PASSWORD:-$(local_secret bootstrap-admin-password | head -c 20)}"
 

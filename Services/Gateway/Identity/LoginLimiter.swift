@@ -68,17 +68,31 @@ struct LoginLimiter: Sendable {
     /// bcrypt hash the gateway computes); throws `resource_exhausted` (429, with
     /// `retry_after_seconds`) past it. Like logins, let through when Redis cannot be reached.
     func admitPasswordChange(of user: UserID, perHour: Int) async throws(OrderlyError) {
-        let key = "orderly:ratelimit:password:\(Self.digest(user.description))"
+        try await count(
+            "orderly:ratelimit:password:\(Self.digest(user.description))", perHour: perHour,
+            what: "password changes")
+    }
+
+    /// Counts a sign-up from `address`, allowed `perHour` times an hour from one address (each
+    /// is a new account and a bcrypt hash); throws `resource_exhausted` past it.
+    func admitSignUp(address: IPAddress?, perHour: Int) async throws(OrderlyError) {
+        try await count(
+            "orderly:ratelimit:signup:\(Self.digest(address?.rateLimitKey ?? "unknown"))", perHour: perHour,
+            what: "sign-ups from this address")
+    }
+
+    /// Counts one at `key` in an hour's window; throws once the window holds more than `perHour`.
+    private func count(_ key: String, perHour: Int, what: String) async throws(OrderlyError) {
         let reply: RedisValue
         do {
             reply = try await redis.send("EVAL", RedisArgument(Self.windowScript), 1, RedisArgument(key), 3600)
         } catch {
-            logger.warning("password change limit not checked: Redis unavailable", metadata: ["error": "\(error)"])
+            logger.warning("limit of \(what) not checked: Redis unavailable", metadata: ["error": "\(error)"])
             return
         }
         guard let counts = reply.elements?.compactMap(\.integer), counts.count == 2, counts[0] > perHour else { return }
         throw OrderlyError(
-            .resourceExhausted, "too many password changes; try again in \(counts[1]) seconds", reason: "rate_limited",
+            .resourceExhausted, "too many \(what); try again in \(counts[1]) seconds", reason: "rate_limited",
             details: ["retry_after_seconds": .int(max(1, counts[1]))])
     }
 

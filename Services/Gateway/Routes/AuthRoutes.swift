@@ -1,13 +1,15 @@
 import Domain
 import Hummingbird
 
-/// `/v1/auth/…`: signing in and out, and refreshing tokens.
+/// `/v1/auth/…`: signing up, in and out, and refreshing tokens.
 struct AuthRoutes: Sendable {
     let auth: AuthHandlers
+    let identity: UsersHandlers
     let clients: ClientAddressResolver
 
     func add(to v1: RouterGroup<GatewayContext>) {
-        v1.post("auth/login", use: login)
+        v1.post("auth/register", use: register)
+            .post("auth/login", use: login)
             .post("auth/refresh", use: refresh)
             .post("auth/logout", use: signedIn(logout))
     }
@@ -16,6 +18,13 @@ struct AuthRoutes: Sendable {
         let login = try await JSONBody.decode(LoginRequest.self, from: request, context: context)
         let client = clients.client(peer: context.clientAddress, forwardedFor: request.headers[values: .xForwardedFor])
         return try JSONBody.response(try await auth.login(login, address: client))
+    }
+
+    @Sendable func register(_ request: Request, context: GatewayContext) async throws -> Response {
+        let signUp = try await JSONBody.decode(SignUpRequest.self, from: request, context: context)
+        let client = clients.client(peer: context.clientAddress, forwardedFor: request.headers[values: .xForwardedFor])
+        let pair = try await auth.signUp(signUp, identity: identity, address: client)
+        return try JSONBody.response(pair, status: .created)
     }
 
     @Sendable func refresh(_ request: Request, context: GatewayContext) async throws -> Response {

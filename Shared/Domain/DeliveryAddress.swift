@@ -1,0 +1,118 @@
+public import Foundation
+
+/// A place a customer has their orders delivered, kept with their profile; only they see it.
+/// Exactly one of a customer's addresses is their default: the first they save, or the one
+/// they last made so.
+public struct DeliveryAddress: Hashable, Sendable, Codable {
+    public var id: AddressID
+    /// A name of the customer's own for it ("Home", "Work").
+    public var label: String?
+    public var street: String
+    public var buildingNo: String
+    public var floor: String?
+    public var apartment: String?
+    public var city: String?
+    public var deliveryNotes: String?
+    /// Who couriers call there; the customer's own phone when nil.
+    public var phone: String?
+    public var isDefault: Bool
+    public var version: Int64
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    /// The most addresses one customer keeps.
+    public static let maximumPerUser = 20
+
+    public init(
+        id: AddressID, label: String?, street: String, buildingNo: String, floor: String?, apartment: String?,
+        city: String?, deliveryNotes: String?, phone: String?, isDefault: Bool, version: Int64, createdAt: Date,
+        updatedAt: Date
+    ) {
+        self.id = id
+        self.label = label
+        self.street = street
+        self.buildingNo = buildingNo
+        self.floor = floor
+        self.apartment = apartment
+        self.city = city
+        self.deliveryNotes = deliveryNotes
+        self.phone = phone
+        self.isDefault = isDefault
+        self.version = version
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, label, street, floor, apartment, city, phone, version
+        case buildingNo = "building_no"
+        case deliveryNotes = "delivery_notes"
+        case isDefault = "is_default"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+}
+
+/// The fields of an address as a client sends them: all of them to save one, those to change
+/// in a change (a blank optional text clears it).
+public struct AddressFields: Codable, Sendable, Hashable {
+    public var label: String?
+    public var street: String?
+    public var buildingNo: String?
+    public var floor: String?
+    public var apartment: String?
+    public var city: String?
+    public var deliveryNotes: String?
+    public var phone: String?
+    public var isDefault: Bool?
+
+    public init(
+        label: String? = nil, street: String? = nil, buildingNo: String? = nil, floor: String? = nil,
+        apartment: String? = nil, city: String? = nil, deliveryNotes: String? = nil, phone: String? = nil,
+        isDefault: Bool? = nil
+    ) {
+        self.label = label
+        self.street = street
+        self.buildingNo = buildingNo
+        self.floor = floor
+        self.apartment = apartment
+        self.city = city
+        self.deliveryNotes = deliveryNotes
+        self.phone = phone
+        self.isDefault = isDefault
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case label, street, floor, apartment, city, phone
+        case buildingNo = "building_no"
+        case deliveryNotes = "delivery_notes"
+        case isDefault = "is_default"
+    }
+
+    /// Applies the fields given to `address`, checking each (the limits of an order's
+    /// address); on creation `street` and `building_no` are required. Every problem is
+    /// reported. `is_default` is the caller's to apply, as it changes the other addresses.
+    public func apply(to address: inout DeliveryAddress, creating: Bool) throws(OrderlyError) {
+        var problems = FieldProblems()
+        if creating || label != nil { address.label = problems.optionalText(label, "label", maximumLength: 100) }
+        if creating || street != nil { address.street = problems.text(street, "street") }
+        if creating || buildingNo != nil {
+            address.buildingNo = problems.text(buildingNo, "building_no", maximumLength: 20)
+        }
+        if creating || floor != nil { address.floor = problems.optionalText(floor, "floor", maximumLength: 20) }
+        if creating || apartment != nil {
+            address.apartment = problems.optionalText(apartment, "apartment", maximumLength: 20)
+        }
+        if creating || city != nil { address.city = problems.optionalText(city, "city", maximumLength: 100) }
+        if creating || deliveryNotes != nil {
+            address.deliveryNotes = problems.optionalText(deliveryNotes, "delivery_notes", maximumLength: 1000)
+        }
+        if creating || phone != nil {
+            address.phone = problems.optionalText(phone, "phone", maximumLength: 32)
+            if let number = address.phone, !OrderDraft.isPhoneNumber(number) {
+                problems.add("phone", "must be a phone number: digits, spaces, and + ( ) - only")
+            }
+        }
+        try problems.check()
+    }
+}
