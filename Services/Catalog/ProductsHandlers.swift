@@ -49,10 +49,9 @@ struct ProductsHandlers: Sendable {
         guard AccessPolicy(principal).canSeeMenu(of: id),
             let store = try await database.read({ try await stores.find(id, in: $0) })
         else { throw OrderlyError(.notFound, "no store \(id)") }
-        let active = try await products.activeProducts(of: id, limit: Menu.maximumItems + 1)
-        return Menu(
-            store: store, products: Array(active.prefix(Menu.maximumItems)),
-            truncated: active.count > Menu.maximumItems)
+        let active = try await products.activeProducts(
+            of: id, limit: Menu.maximumItems, maximumBytes: Menu.maximumBytes)
+        return Menu(store: store, products: active.products, truncated: active.more)
     }
 
     /// A new product of a store, with the store's currency, product VAT rate and low-stock

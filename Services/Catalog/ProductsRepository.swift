@@ -83,16 +83,27 @@ struct ProductsRepository: Sendable {
         }
     }
 
-    /// The store's active products (its menu), the first `limit` by category (those without one
-    /// last), then the oldest first.
-    func activeProducts(of store: StoreID, limit: Int) async throws -> [Product] {
+    /// The store's active products (its menu) by category (those without one last), then the
+    /// oldest first: the first `limit` of them, while they take no more than `maximumBytes` as
+    /// stored; and whether there are more.
+    func activeProducts(of store: StoreID, limit: Int, maximumBytes: Int) async throws
+        -> (products: [Product], more: Bool)
+    {
         try await database.read { sql in
-            try await sql.raw(
+            let rows = try await sql.raw(
                 """
                 SELECT doc FROM products WHERE store_id = \(bind: store.description) AND active = 1
-                ORDER BY category IS NULL, category, created_at, id LIMIT \(bind: limit)
+                ORDER BY category IS NULL, category, created_at, id LIMIT \(bind: limit + 1)
                 """
-            ).all().map { try StoredDocument.decode(Product.self, from: $0) }
+            ).all()
+            var (products, bytes): ([Product], Int) = ([], 0)
+            for row in rows.prefix(limit) {
+                let doc = try row.decode(column: "doc", as: String.self)
+                bytes += doc.utf8.count
+                guard bytes <= maximumBytes else { return (products, true) }
+                products.append(try StoredDocument.decode(Product.self, from: doc))
+            }
+            return (products, rows.count > limit)
         }
     }
 

@@ -2,36 +2,38 @@ import Domain
 import Foundation
 import Storage
 
-/// A customer's delivery addresses (`/v1/me/addresses`): theirs alone (every read is by the
-/// caller's id, so another's is not found), at most `DeliveryAddress.maximumPerUser`, exactly
-/// one of them the default. One customer's changes take their lock one at a time.
+/// A customer's delivery addresses (`/v1/me/addresses`): theirs alone (`AccessPolicy.addressOwner`:
+/// every statement names them, so another's is not found), at most
+/// `DeliveryAddress.maximumPerUser`, exactly one of them the default. One customer's changes
+/// take their lock one at a time.
 struct AddressesHandlers: Sendable {
     let database: Database
     let addresses: AddressesRepository
     let idempotency: IdempotencyStore
 
     func list(by principal: Principal) async throws -> [DeliveryAddress] {
-        try Self.check(principal)
-        let addresses = self.addresses
-        return try await database.read { try await addresses.addresses(of: principal.userID, in: $0) }
+        let (owner, addresses) = (try AccessPolicy(principal).addressOwner(), self.addresses)
+        return try await database.read { try await addresses.addresses(of: owner, in: $0) }
     }
 
     /// Saves a new address: the default when it is the first, or when `is_default` asks.
     func create(_ fields: AddressFields, by principal: Principal, idempotencyKey: String?) async throws
         -> DeliveryAddress
     {
-        try Self.check(principal)
+        let owner = try AccessPolicy(principal).addressOwner()
         let now = Date.currentMillisecond
         var address = DeliveryAddress(
             id: AddressID(), label: nil, street: "", buildingNo: "", floor: nil, apartment: nil, city: nil,
             deliveryNotes: nil, phone: nil, isDefault: false, version: 1, createdAt: now, updatedAt: now)
-        try fields.apply(to: &address, creating: true)
-        let (addresses, user, checked) = (self.addresses, principal.userID, address)
+        var problems = FieldProblems()
+        fields.apply(to: &address, creating: true, &problems)
+        try problems.check()
+        let (addresses, checked) = (self.addresses, address)
         return try await idempotency.write(
-            key: idempotencyKey, caller: user, scope: "gateway.addresses.create", request: fields
+            key: idempotencyKey, caller: owner, scope: "gateway.addresses.create", request: fields
         ) { transaction in
-            try await transaction.lock(Self.lock(user))
-            let existing = try await addresses.addresses(of: user, in: transaction.sql)
+            try await transaction.lock(Self.lock(owner))
+            let existing = try await addresses.addresses(of: owner, in: transaction.sql)
             guard existing.count < DeliveryAddress.maximumPerUser else {
                 throw OrderlyError(
                     .failedPrecondition,
@@ -40,8 +42,10 @@ struct AddressesHandlers: Sendable {
             }
             var address = checked
             address.isDefault = existing.isEmpty || fields.isDefault == true
-            if address.isDefault { try await Self.makeDefault(address.id, among: existing, addresses, transaction) }
-            try await addresses.insert(address, of: user, in: transaction)
+            if address.isDefault {
+                try await Self.unmakeDefault(but: address.id, of: owner, existing, addresses, transaction)
+            }
+            try await addresses.insert(address, of: owner, in: transaction)
             return address
         }
     }
@@ -51,70 +55,67 @@ struct AddressesHandlers: Sendable {
     func update(_ id: AddressID, _ fields: AddressFields, expectedVersion: Int64?, by principal: Principal)
         async throws -> DeliveryAddress
     {
-        try Self.check(principal)
-        let (addresses, user) = (self.addresses, principal.userID)
+        let (owner, addresses) = (try AccessPolicy(principal).addressOwner(), self.addresses)
         return try await database.transaction { transaction in
-            try await transaction.lock(Self.lock(user))
-            let existing = try await addresses.addresses(of: user, in: transaction.sql)
+            try await transaction.lock(Self.lock(owner))
+            let existing = try await addresses.addresses(of: owner, in: transaction.sql)
             guard var address = existing.first(where: { $0.id == id }) else {
                 throw OrderlyError(.notFound, "no address \(id)")
             }
             if let expectedVersion, expectedVersion != address.version {
                 throw OrderlyError.versionConflict(current: address)
             }
-            try fields.apply(to: &address, creating: false)
+            var problems = FieldProblems()
+            fields.apply(to: &address, creating: false, &problems)
             if fields.isDefault == false, address.isDefault {
-                throw OrderlyError.invalidFields(["is_default": "make another address the default instead"])
+                problems.add("is_default", "make another address the default instead")
             }
+            try problems.check()
             if fields.isDefault == true, !address.isDefault {
                 address.isDefault = true
-                try await Self.makeDefault(id, among: existing, addresses, transaction)
+                try await Self.unmakeDefault(but: id, of: owner, existing, addresses, transaction)
             }
-            address.version += 1
-            address.updatedAt = Date.currentMillisecond
-            try await addresses.update(address, in: transaction)
-            return address
+            let saved = Self.changed(address)
+            try await addresses.update(saved, of: owner, in: transaction)
+            return saved
         }
     }
 
     /// Deletes an address; when it was the default, the oldest left becomes the default.
     func delete(_ id: AddressID, by principal: Principal) async throws {
-        try Self.check(principal)
-        let (addresses, user) = (self.addresses, principal.userID)
+        let (owner, addresses) = (try AccessPolicy(principal).addressOwner(), self.addresses)
         try await database.transaction { transaction in
-            try await transaction.lock(Self.lock(user))
-            let existing = try await addresses.addresses(of: user, in: transaction.sql)
+            try await transaction.lock(Self.lock(owner))
+            let existing = try await addresses.addresses(of: owner, in: transaction.sql)
             guard let address = existing.first(where: { $0.id == id }) else {
                 throw OrderlyError(.notFound, "no address \(id)")
             }
-            try await addresses.delete(id, in: transaction)
+            try await addresses.delete(id, of: owner, in: transaction)
             if address.isDefault, var next = existing.first(where: { $0.id != id }) {
                 next.isDefault = true
-                next.version += 1
-                next.updatedAt = Date.currentMillisecond
-                try await addresses.update(next, in: transaction)
+                try await addresses.update(Self.changed(next), of: owner, in: transaction)
             }
         }
     }
 
-    private static func check(_ principal: Principal) throws(OrderlyError) {
-        guard AccessPolicy(principal).canKeepAddresses else {
-            throw OrderlyError(.permissionDenied, "only customers keep delivery addresses")
-        }
+    private static func lock(_ owner: UserID) -> String { "gateway.addresses:\(owner)" }
+
+    /// `address` as a change stores it: its version moved on, changed now.
+    private static func changed(_ address: DeliveryAddress) -> DeliveryAddress {
+        var changed = address
+        changed.version += 1
+        changed.updatedAt = Date.currentMillisecond
+        return changed
     }
 
-    private static func lock(_ user: UserID) -> String { "gateway.addresses:\(user)" }
-
     /// Makes every address of `existing` but `id` no longer the default.
-    private static func makeDefault(
-        _ id: AddressID, among existing: [DeliveryAddress], _ addresses: AddressesRepository,
+    private static func unmakeDefault(
+        but id: AddressID, of owner: UserID, _ existing: [DeliveryAddress], _ addresses: AddressesRepository,
         _ transaction: Transaction
     ) async throws {
         for var other in existing where other.isDefault && other.id != id {
             other.isDefault = false
-            other.version += 1
-            other.updatedAt = Date.currentMillisecond
-            try await addresses.update(other, in: transaction)
+            try await addresses.update(changed(other), of: owner, in: transaction)
         }
     }
 }

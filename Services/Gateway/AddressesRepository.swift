@@ -4,9 +4,8 @@ import SQLKit
 import Storage
 
 /// Customers' delivery addresses: a row each, by its customer, the address whole in `doc`.
+/// Every statement names the customer, so none reaches another's.
 struct AddressesRepository: Sendable {
-    let database: Database
-
     /// `user`'s addresses, oldest first.
     func addresses(of user: UserID, in sql: any SQLDatabase) async throws -> [DeliveryAddress] {
         try await sql.raw(
@@ -24,16 +23,18 @@ struct AddressesRepository: Sendable {
         ).run()
     }
 
-    func update(_ address: DeliveryAddress, in transaction: Transaction) async throws {
+    func update(_ address: DeliveryAddress, of user: UserID, in transaction: Transaction) async throws {
         try await transaction.sql.raw(
             """
             UPDATE addresses SET doc = \(bind: try StoredDocument.text(address))
-            WHERE id = \(bind: address.id.description)
+            WHERE id = \(bind: address.id.description) AND user_id = \(bind: user.description)
             """
         ).run()
     }
 
-    func delete(_ id: AddressID, in transaction: Transaction) async throws {
-        try await transaction.sql.raw("DELETE FROM addresses WHERE id = \(bind: id.description)").run()
+    func delete(_ id: AddressID, of user: UserID, in transaction: Transaction) async throws {
+        try await transaction.sql.raw(
+            "DELETE FROM addresses WHERE id = \(bind: id.description) AND user_id = \(bind: user.description)"
+        ).run()
     }
 }

@@ -16,6 +16,8 @@ struct AuthHandlers: Sendable {
     let passwords: PasswordHasher
     let limiter: LoginLimiter
     let signUpsPerAddressPerHour: Int
+    /// Makes the accounts customers sign up for.
+    let identity: UsersHandlers
     let logger: Logger
 
     func login(_ request: LoginRequest, address: IPAddress?) async throws -> TokenPair {
@@ -35,7 +37,7 @@ struct AuthHandlers: Sendable {
 
     /// A customer's sign-up, from `address`: every attempt counted against the address's hourly
     /// sign-ups, the account made by `identity`, and a session started as a login starts one.
-    func signUp(_ request: SignUpRequest, identity: UsersHandlers, address: IPAddress?) async throws -> TokenPair {
+    func signUp(_ request: SignUpRequest, address: IPAddress?) async throws -> TokenPair {
         try await limiter.admitSignUp(address: address, perHour: signUpsPerAddressPerHour)
         let user = try await identity.signUp(request)
         return try await startSession(for: user, tokenVersion: 0)

@@ -99,14 +99,14 @@ public enum GatewayService {
         let limiter = LoginLimiter(
             redis: environment.redis, perAccount: settings.loginAttemptsPerAccount,
             perAddress: settings.loginAttemptsPerAddress, window: .seconds(300), logger: logger)
-        let auth = AuthHandlers(
-            database: database, users: users, refreshTokens: RefreshTokensRepository(database: database),
-            tokens: tokens, passwords: passwords, limiter: limiter,
-            signUpsPerAddressPerHour: settings.signUpsPerAddressPerHour, logger: logger)
         let identity = UsersHandlers(
             database: database, users: users, passwords: passwords, limiter: limiter,
             passwordChangesPerHour: settings.passwordChangesPerHour, catalog: try upstream(CatalogAPI.service),
             idempotency: IdempotencyStore(database: database), sessions: sessions)
+        let auth = AuthHandlers(
+            database: database, users: users, refreshTokens: RefreshTokensRepository(database: database),
+            tokens: tokens, passwords: passwords, limiter: limiter,
+            signUpsPerAddressPerHour: settings.signUpsPerAddressPerHour, identity: identity, logger: logger)
         try await bootstrapAdmin(settings: settings, identity: identity, logger: logger)
 
         let router = Router(context: GatewayContext.self)
@@ -129,7 +129,7 @@ public enum GatewayService {
         }
         DocumentRoutes(document: try openAPIDocument()).add(to: router)
         let v1 = router.group("v1")
-        AuthRoutes(auth: auth, identity: identity, clients: clients).add(to: v1)
+        AuthRoutes(auth: auth, clients: clients).add(to: v1)
         UserRoutes(identity: identity, payments: try upstream(PaymentsAPI.service), clients: clients, logger: logger)
             .add(to: v1)
         StoreRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)
@@ -144,7 +144,7 @@ public enum GatewayService {
         WebhookRoutes(notifications: try upstream(NotificationsAPI.service)).add(to: v1)
         AddressRoutes(
             addresses: AddressesHandlers(
-                database: database, addresses: AddressesRepository(database: database),
+                database: database, addresses: AddressesRepository(),
                 idempotency: IdempotencyStore(database: database))
         ).add(to: v1)
         DeviceRoutes(notifications: try upstream(NotificationsAPI.service)).add(to: v1)

@@ -17,7 +17,7 @@ public import Runtime
 /// | `auth.loginAttemptsPerAccount` | `ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ACCOUNT` | 10 per 5 minutes |
 /// | `auth.loginAttemptsPerAddress` | `ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ADDRESS` | 50 per 5 minutes |
 /// | `auth.passwordChangesPerHour` | `ORDERLY_AUTH_PASSWORD_CHANGES_PER_HOUR` | 5 per user |
-/// | `auth.signUpsPerAddressPerHour` | `ORDERLY_AUTH_SIGN_UPS_PER_ADDRESS_PER_HOUR` | 20 |
+/// | `auth.signUpsPerAddressPerHour` | `ORDERLY_AUTH_SIGN_UPS_PER_ADDRESS_PER_HOUR` | 20 per client address |
 /// | `http.trustedProxies` | `ORDERLY_HTTP_TRUSTED_PROXIES` | none (`10.0.0.0/8,fd00::/8`: believe their `X-Forwarded-For`) |
 /// | `bootstrap.admin.email` | `ORDERLY_BOOTSTRAP_ADMIN_EMAIL` | `admin@orderly.local` |
 /// | `bootstrap.admin.password` | `ORDERLY_BOOTSTRAP_ADMIN_PASSWORD` (environment only) | generated and shown once on a terminal; elsewhere none, and no admin until it is set |

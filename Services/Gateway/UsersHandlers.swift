@@ -44,8 +44,23 @@ struct UsersHandlers: Sendable {
         return (email, name, phone, password)
     }
 
-    /// The lock that makes checking an e-mail address free and taking it one step.
-    private static func emailLock(_ email: String) -> String { "gateway.users.email:\(email)" }
+    /// Stores a new user and publishes `user.created`, unless their e-mail address is taken:
+    /// then 409 with `reason` (`email_taken` for a user made by another, as ever;
+    /// `already_exists` for a sign-up, as its contract names it), naming `email`. The address
+    /// is checked and taken under its lock, so two requests for one cannot both pass the check.
+    private static func insertNew(
+        _ user: User, passwordHash: String, takenReason reason: String, _ users: UsersRepository,
+        in transaction: Transaction
+    ) async throws {
+        try await transaction.lock("gateway.users.email:\(user.email)")
+        if try await users.isTaken(email: user.email, in: transaction.sql) {
+            throw OrderlyError(
+                .conflict, "a user with this e-mail address exists", reason: reason,
+                details: ["email": .string("is taken")])
+        }
+        try await users.insert(user, passwordHash: passwordHash, in: transaction)
+        transaction.publish(try GatewayEvents.userCreated(user))
+    }
 
     /// A customer signing themselves up: the rules of any new user's fields, the role always
     /// `customer`. An address already taken is 409 `already_exists` naming `email`.
@@ -63,14 +78,7 @@ struct UsersHandlers: Sendable {
             updatedAt: now)
         let users = self.users
         return try await database.transaction { transaction in
-            try await transaction.lock(Self.emailLock(email))
-            if try await users.isTaken(email: email, in: transaction.sql) {
-                throw OrderlyError(
-                    .conflict, "a user with this e-mail address exists", reason: "already_exists",
-                    details: ["email": .string("is taken")])
-            }
-            try await users.insert(user, passwordHash: hash, in: transaction)
-            transaction.publish(try GatewayEvents.userCreated(user))
+            try await Self.insertNew(user, passwordHash: hash, takenReason: "already_exists", users, in: transaction)
             return user
         }
     }
@@ -115,12 +123,7 @@ struct UsersHandlers: Sendable {
             key: idempotencyKey, caller: principal.userID, scope: "users.create", request: hashed
         ) {
             transaction in
-            try await transaction.lock(Self.emailLock(email))
-            if try await users.isTaken(email: email, in: transaction.sql) {
-                throw OrderlyError(.conflict, "a user with this e-mail address exists", reason: "email_taken")
-            }
-            try await users.insert(user, passwordHash: hash, in: transaction)
-            transaction.publish(try GatewayEvents.userCreated(user))
+            try await Self.insertNew(user, passwordHash: hash, takenReason: "email_taken", users, in: transaction)
             return user
         }
     }

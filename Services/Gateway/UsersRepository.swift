@@ -38,12 +38,12 @@ struct UsersRepository: Sendable {
             .map { try StoredDocument.decode(User.self, from: $0) }
     }
 
-    /// The user with this e-mail address, their password hash and token version.
     /// Whether a user has `email`.
     func isTaken(email: String, in sql: any SQLDatabase) async throws -> Bool {
         try await sql.raw("SELECT id FROM users WHERE email = \(bind: email)").first() != nil
     }
 
+    /// The user with this e-mail address, their password hash and token version.
     func find(email: String) async throws -> (user: User, passwordHash: String, tokenVersion: Int64)? {
         try await database.read { sql in
             guard

@@ -78,13 +78,17 @@ public enum CatalogAPI {
 public struct Menu: Codable, Sendable, Hashable {
     public var store: Store
     public var categories: [Category]
-    /// Whether the store has more active products than a menu holds (`maximumItems`): those
-    /// last by category (products without one last), then the newest, are left out.
+    /// Whether the store has more active products than a menu holds (`maximumItems`, or
+    /// `maximumBytes` of them): those last by category (products without one last), then the
+    /// newest, are left out.
     public var truncated: Bool
 
-    /// The most products a menu holds, so that one is always within a Wire frame (an item is
-    /// at most about 2.5 KB, its image URL included).
+    /// The most products a menu holds.
     public static let maximumItems = 1000
+    /// The most the products of a menu take as stored, so that a menu is always within a Wire
+    /// frame: a product takes up to `Product.maximumBytes` (its options and description), and an
+    /// item of the menu no more than its product.
+    public static let maximumBytes = 3 * 1024 * 1024
 
     public struct Category: Codable, Sendable, Hashable {
         /// Nil for the products without a category.
@@ -101,7 +105,7 @@ public struct Menu: Codable, Sendable, Hashable {
         public var iconID: String?
         public var imageURL: String?
         public var description: String?
-        /// What the customer chooses when ordering it (`option_ids` of an order's item).
+        /// What the customer chooses when ordering it.
         public var optionGroups: [OptionGroup]
         public var canSell: Bool
 

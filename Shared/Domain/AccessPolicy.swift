@@ -104,9 +104,14 @@ public struct AccessPolicy: Sendable {
     /// Going on and off duty: couriers only.
     public var canGoOnDuty: Bool { role == .courier }
 
-    /// Keeping delivery addresses: customers, each their own (another's are as if they did not
-    /// exist, as every read of them is by the caller's id).
-    public var canKeepAddresses: Bool { role == .customer }
+    /// Whose delivery addresses the caller reads and writes: a customer their own (another's
+    /// are as if they did not exist); nobody else keeps any (403).
+    public func addressOwner() throws(OrderlyError) -> UserID {
+        guard role == .customer else {
+            throw OrderlyError(.permissionDenied, "only customers keep delivery addresses")
+        }
+        return principal.userID
+    }
 
     // MARK: Orders
 

@@ -90,10 +90,9 @@ public struct AddressFields: Codable, Sendable, Hashable {
     }
 
     /// Applies the fields given to `address`, checking each (the limits of an order's
-    /// address); on creation `street` and `building_no` are required. Every problem is
-    /// reported. `is_default` is the caller's to apply, as it changes the other addresses.
-    public func apply(to address: inout DeliveryAddress, creating: Bool) throws(OrderlyError) {
-        var problems = FieldProblems()
+    /// address) into `problems`; on creation `street` and `building_no` are required.
+    /// `is_default` is the caller's to apply, as it changes the other addresses.
+    public func apply(to address: inout DeliveryAddress, creating: Bool, _ problems: inout FieldProblems) {
         if creating || label != nil { address.label = problems.optionalText(label, "label", maximumLength: 100) }
         if creating || street != nil { address.street = problems.text(street, "street") }
         if creating || buildingNo != nil {
@@ -107,12 +106,6 @@ public struct AddressFields: Codable, Sendable, Hashable {
         if creating || deliveryNotes != nil {
             address.deliveryNotes = problems.optionalText(deliveryNotes, "delivery_notes", maximumLength: 1000)
         }
-        if creating || phone != nil {
-            address.phone = problems.optionalText(phone, "phone", maximumLength: 32)
-            if let number = address.phone, !OrderDraft.isPhoneNumber(number) {
-                problems.add("phone", "must be a phone number: digits, spaces, and + ( ) - only")
-            }
-        }
-        try problems.check()
+        if creating || phone != nil { address.phone = problems.phone(phone, "phone") }
     }
 }

@@ -59,6 +59,16 @@ public struct FieldProblems: Sendable {
         return trimmed
     }
 
+    /// An optional phone number of at most 32 characters: digits, spaces and `+()-`, three
+    /// digits at least; blank counts as absent.
+    public mutating func phone(_ value: String?, _ field: String, required: Bool = false) -> String? {
+        let phone = optionalText(value, field, maximumLength: 32, required: required)
+        if let phone, !OrderDraft.isPhoneNumber(phone) {
+            add(field, "must be a phone number: digits, spaces, and + ( ) - only")
+        }
+        return phone
+    }
+
     /// An optional http or https address of at most 2048 characters; blank counts as absent.
     public mutating func webAddress(_ value: String?, _ field: String) -> String? {
         guard let text = optionalText(value, field, maximumLength: 2048) else { return nil }

@@ -46,7 +46,7 @@ public struct OptionGroup: Hashable, Sendable, Codable {
 }
 
 /// A product's option group as a client sends it. Ids given are kept (so that a change keeps
-/// the options carts already name), absent ones are made; `min_select` is 0 and `max_select` 1
+/// the ids clients hold), absent ones are made; `min_select` is 0 and `max_select` 1
 /// when absent.
 public struct OptionGroupDraft: Hashable, Sendable, Codable {
     public var id: OptionGroupID?
@@ -92,7 +92,7 @@ public struct OptionGroupDraft: Hashable, Sendable, Codable {
     /// The groups `drafts` describe, every problem added to `problems` under `option_groups`:
     /// at most `OptionGroup.maximumGroups` groups of 1 to `OptionGroup.maximumOptions` options,
     /// `0 ≤ min_select ≤ max_select`, `1 ≤ max_select ≤` the options, ids unique in the product
-    /// (options across groups too, as an order names options alone), deltas from 0 to
+    /// (options' across groups too, so that an option's id alone names it), deltas from 0 to
     /// `maximumDelta`.
     public static func groups(
         _ drafts: [OptionGroupDraft], maximumDelta: Int64, _ problems: inout FieldProblems
@@ -112,10 +112,13 @@ public struct OptionGroupDraft: Hashable, Sendable, Codable {
                 problems.add("\(field).options", "must hold 1 to \(OptionGroup.maximumOptions) options")
             }
             let count = max(1, options.count)
-            let maxSelect =
-                problems.integer(draft.maxSelect, "\(field).max_select", in: 1...count, required: false) ?? 1
+            let checkedMax = problems.integer(draft.maxSelect, "\(field).max_select", in: 1...count, required: false)
+            let maxSelect = checkedMax ?? 1
+            // Against the options alone when max_select was refused, so that a good min_select
+            // is not reported for a bad max_select.
+            let minBound = draft.maxSelect != nil && checkedMax == nil ? count : maxSelect
             let minSelect =
-                problems.integer(draft.minSelect, "\(field).min_select", in: 0...maxSelect, required: false) ?? 0
+                problems.integer(draft.minSelect, "\(field).min_select", in: 0...minBound, required: false) ?? 0
             let built = options.prefix(OptionGroup.maximumOptions).enumerated().map { position, option in
                 let optionField = "\(field).options[\(position)]"
                 let optionID = option.id ?? OptionID()

@@ -284,10 +284,7 @@ public struct OrderDraft: Hashable, Sendable, Codable {
         let delivery = fulfillment == .delivery
         let first = problems.optionalText(recipientFirstName, "recipient_first_name", required: delivery)
         let last = problems.optionalText(recipientLastName, "recipient_last_name", required: delivery)
-        let phone = problems.optionalText(phone, "phone", maximumLength: 32, required: delivery)
-        if let phone, !Self.isPhoneNumber(phone) {
-            problems.add("phone", "must be a phone number: digits, spaces, and + ( ) - only")
-        }
+        let phone = problems.phone(phone, "phone", required: delivery)
         let street = problems.optionalText(street, "street", required: delivery)
         let building = problems.optionalText(buildingNo, "building_no", maximumLength: 20, required: delivery)
         let boxes = problems.integer(boxesCount, "boxes_count", in: 1...10_000, required: delivery)

@@ -144,6 +144,20 @@ public struct Product: Hashable, Sendable {
 
     /// The largest quantity on hand, reserved or adjusted at once.
     public static let maximumQuantity: Int64 = 1_000_000_000
+
+    /// The most a product's JSON may take, in bytes, so that a page of the most products a
+    /// page holds (200) fits a Wire frame with room to spare. Only long option names and
+    /// descriptions come near it.
+    public static let maximumBytes = 16 * 1024
+
+    /// Refuses a product whose JSON exceeds `maximumBytes`, naming what makes it so large.
+    func checkSize() throws(OrderlyError) {
+        guard let bytes = try? JSONEncoder().encode(self).count, bytes > Self.maximumBytes else { return }
+        throw OrderlyError.invalidFields([
+            optionGroups.isEmpty ? "description" : "option_groups":
+                "make the product \(bytes) bytes; a product takes at most \(Self.maximumBytes)"
+        ])
+    }
 }
 
 extension Product: Codable {
@@ -343,6 +357,7 @@ public struct ProductDraft: Hashable, Sendable, Codable {
         if let allowNegativeStock { product.allowNegativeStock = allowNegativeStock }
         if let active { product.active = active }
         try problems.check()
+        try product.checkSize()
     }
 
     static func isBarcode(_ text: String) -> Bool {

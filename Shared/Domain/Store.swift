@@ -165,8 +165,7 @@ public struct Store: Hashable, Sendable, Codable {
     public var staffRefundLimit: Int64
     /// Whether customers may order now: the owner's pause switch (on unless turned off).
     public var acceptingOrders: Bool
-    /// Whether customers' orders are accepted as they arrive (card orders once paid); off
-    /// unless turned on.
+    /// Whether the store accepts customers' orders as they arrive; off unless turned on.
     public var autoAccept: Bool
     /// The least a customer's order may come to, items only, in minor units; 0 by default.
     public var minimumOrder: Int64

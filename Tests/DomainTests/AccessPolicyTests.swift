@@ -141,7 +141,7 @@ struct AccessPolicyTests {
             return policy.canEditProfile(of: user(principal.role, id: me, store: principal.storeID))
         case "user.list the store's": return (try? policy.visibleUsers(store: store))?.contains(store) ?? false
         case "courier.go on duty": return policy.canGoOnDuty
-        case "address.keep": return policy.canKeepAddresses
+        case "address.keep": return (try? policy.addressOwner()) == me
         case "order.see pending": return policy.canSee(order: try order(.pending))
         case "order.see in the pool": return policy.canSee(order: try order(.accepted))
         case "order.see carried by the caller": return policy.canSee(order: try order(.ready, courier: me))

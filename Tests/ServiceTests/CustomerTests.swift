@@ -197,7 +197,11 @@ struct CustomerTests {
                 json: [
                     "name": "Broken", "price": 100,
                     "option_groups": [
-                        ["name": "Too many", "max_select": 3, "options": [["name": "A"], ["name": "B"]]],
+                        // A min_select good for its options is not blamed for the bad max_select.
+                        [
+                            "name": "Too many", "min_select": 2, "max_select": 3,
+                            "options": [["name": "A"], ["name": "B"]],
+                        ],
                         ["name": "Upside down", "min_select": 2, "max_select": 1, "options": [["name": "A"]]],
                         ["name": "Empty", "options": []],
                         ["name": "Taken", "options": [option, option]],

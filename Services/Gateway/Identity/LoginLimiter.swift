@@ -7,7 +7,7 @@ import Runtime
 
 /// Counts login attempts per account and per client address (an IPv6 client by its /64) in
 /// Redis, in windows, and refuses once either passes its limit, telling the client when to try
-/// again. An account that passes its limit again soon after waits longer each time: the window
+/// again; and, in hourly windows, each user's password changes and each address's sign-ups. An account that passes its limit again soon after waits longer each time: the window
 /// doubles with each strike in the last day, up to 64 windows. One script counts and sets every
 /// expiry, so no counter is ever left without one (an account locked for good). When Redis
 /// cannot be reached logins are let through (and a warning logged): a Redis outage should not

@@ -4,7 +4,6 @@ import Hummingbird
 /// `/v1/auth/…`: signing up, in and out, and refreshing tokens.
 struct AuthRoutes: Sendable {
     let auth: AuthHandlers
-    let identity: UsersHandlers
     let clients: ClientAddressResolver
 
     func add(to v1: RouterGroup<GatewayContext>) {
@@ -23,7 +22,7 @@ struct AuthRoutes: Sendable {
     @Sendable func register(_ request: Request, context: GatewayContext) async throws -> Response {
         let signUp = try await JSONBody.decode(SignUpRequest.self, from: request, context: context)
         let client = clients.client(peer: context.clientAddress, forwardedFor: request.headers[values: .xForwardedFor])
-        let pair = try await auth.signUp(signUp, identity: identity, address: client)
+        let pair = try await auth.signUp(signUp, address: client)
         return try JSONBody.response(pair, status: .created)
     }
 
