@@ -13,11 +13,12 @@ import Wire
 
 /// Sends what is due, up to `concurrency` at once and at most `perStore` to one store's
 /// endpoints, refilled as each attempt ends: every replica runs one; each delivery is claimed
-/// by one of them for one attempt (its due time moved a minute on, so a replica that stops
-/// mid-attempt leaves it to be tried again then). A 2xx answer delivers it; anything else is
-/// tried again after a backoff, until `giveUpAfter` from its first attempt (or its redelivery)
-/// has passed: then it has failed, its endpoint is turned off, and the store's owners and
-/// managers are told.
+/// by one of them for one attempt, its due time moved on past the longest an attempt takes
+/// (twice the timeout, for the address and the answer, and five seconds more), so that one a
+/// replica stops in the middle of, a restart included, is tried again soon after. A 2xx answer
+/// delivers it; anything else is tried again after a backoff, until `giveUpAfter` from its
+/// first attempt (or its redelivery) has passed: then it has failed, its endpoint is turned
+/// off, and the store's owners and managers are told.
 struct WebhookDispatcher: Service {
     let webhooks: WebhooksRepository
     let settings: WebhookSettings
@@ -108,7 +109,8 @@ struct WebhookDispatcher: Service {
     private func attempt(_ id: WebhookDeliveryID) async {
         do {
             let now = Date.currentMillisecond
-            guard let claimed = try await webhooks.claim(id, at: now, lease: now.addingTimeInterval(60)) else { return }
+            let lease = now.addingTimeInterval((settings.timeout * 2 + .seconds(5)).timeInterval)
+            guard let claimed = try await webhooks.claim(id, at: now, lease: lease) else { return }
             var delivery = claimed.delivery
             guard claimed.endpoint.webhook.active else {
                 // Turned off by its owners: nothing goes out; they send it again once it is on.
