@@ -1,4 +1,3 @@
-import Foundation
 public import Runtime
 import Storage
 
@@ -31,19 +30,13 @@ public struct RetentionSettings: Sendable {
     func jobs(_ database: Database) -> [Housekeeping.Job] {
         [
             Housekeeping.Job("notifications") {
-                try await database.deleteRows(
-                    of: "notifications", where: "created_at", below: Self.cutoff(notifications))
+                try await database.deleteRows(of: "notifications", where: "created_at", olderThan: notifications)
             },
             Housekeeping.Job("webhook deliveries") {
                 try await database.deleteRows(
-                    of: "webhook_deliveries", where: "created_at", below: Self.cutoff(webhookDeliveries),
+                    of: "webhook_deliveries", where: "created_at", olderThan: webhookDeliveries,
                     and: "status <> 'pending'")
             },
         ]
-    }
-
-    /// Now less `retention`, in milliseconds.
-    static func cutoff(_ retention: Duration) -> Int64 {
-        Date().addingTimeInterval(-retention.timeInterval).millisecondsSince1970
     }
 }

@@ -1,6 +1,4 @@
 import Contracts
-import Domain
-import Foundation
 public import Runtime
 public import Storage
 public import Wire
@@ -53,9 +51,8 @@ public enum PaymentsService: ServiceDefinition {
     static func housekeeping(_ database: Database, settings: PaymentsSettings) -> [Housekeeping.Job] {
         [
             Housekeeping.Job("provider reports") {
-                let cutoff = Date().addingTimeInterval(-settings.providerEventsRetention.timeInterval)
-                return try await database.deleteRows(
-                    of: "provider_events", where: "received_at", below: cutoff.millisecondsSince1970)
+                try await database.deleteRows(
+                    of: "provider_events", where: "received_at", olderThan: settings.providerEventsRetention)
             }
         ]
     }

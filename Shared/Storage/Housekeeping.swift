@@ -75,6 +75,17 @@ public struct Housekeeping: Service {
 }
 
 extension Database {
+    /// The same for the rows older than `age`: whose `column` is more than `age` before now.
+    @discardableResult
+    public func deleteRows(
+        of table: String, where column: String, olderThan age: Duration, and condition: String? = nil
+    )
+        async throws -> Int
+    {
+        try await deleteRows(
+            of: table, where: column, below: Date.nowMilliseconds - Int64(age.wholeMilliseconds), and: condition)
+    }
+
     /// Deletes the rows of `table` whose `column` (an indexed time in milliseconds) is below
     /// `cutoff` and that meet `condition` (SQL over the table's columns, when given), about
     /// `batchSize` per transaction so that a large backlog never holds the writer long; returns

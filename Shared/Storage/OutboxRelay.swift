@@ -260,9 +260,7 @@ public struct OutboxRelay: Service {
     }
 
     private func pruneSent() async throws {
-        try await database.deleteRows(
-            of: "orderly_outbox", where: "sent_at",
-            below: Date.nowMilliseconds - Int64(configuration.sentRetention.wholeMilliseconds))
+        try await database.deleteRows(of: "orderly_outbox", where: "sent_at", olderThan: configuration.sentRetention)
     }
 
     /// How many rows wait to be published.

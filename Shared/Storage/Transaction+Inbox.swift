@@ -51,7 +51,6 @@ extension Database {
     /// in a stream or pending; returns how many.
     @discardableResult
     public func pruneInbox(olderThan retention: Duration) async throws -> Int {
-        try await deleteRows(
-            of: "orderly_inbox", where: "applied_at", below: Date.nowMilliseconds - Int64(retention.wholeMilliseconds))
+        try await deleteRows(of: "orderly_inbox", where: "applied_at", olderThan: retention)
     }
 }
