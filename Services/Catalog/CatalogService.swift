@@ -17,8 +17,8 @@ public enum CatalogService: ServiceDefinition {
         GatewayAPI.service: WireCallers.everything, OrdersAPI.service: selling, PaymentsAPI.service: selling,
     ])
     private static let selling = WireCallers.only(
-        CatalogAPI.getStore.name, CatalogAPI.getProduct.name, CatalogAPI.reserve.name, CatalogAPI.getReservation.name,
-        CatalogAPI.commitReservation.name, CatalogAPI.releaseReservation.name)
+        CatalogAPI.getStore.name, CatalogAPI.getProduct.name, CatalogAPI.checkoutProducts.name, CatalogAPI.reserve.name,
+        CatalogAPI.getReservation.name, CatalogAPI.commitReservation.name, CatalogAPI.releaseReservation.name)
 
     /// How often held reservations are checked for expiry: the longest one outlives its time.
     public static let reservationSweepInterval = Duration.seconds(1)

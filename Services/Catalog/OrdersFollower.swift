@@ -26,10 +26,10 @@ struct OrdersFollower: EventFollower {
 
     /// The name its applied events are recorded under (the inbox).
     static let consumer = "catalog.order-holds"
-    /// The order events that can change what an order holds: its lines changed, or its status
-    /// (cancelled, delivered, collected). A new order has no lines; a claim or a release changes
-    /// neither, so the hot path of order creation costs nothing here.
-    static let types = [OrdersAPI.Events.updated, OrdersAPI.Events.statusChanged]
+    /// The order events that can change what an order holds: a customer's new order (whose
+    /// lines list their reservations), its lines changed, or its status (cancelled, delivered,
+    /// collected). A claim or a release changes neither.
+    static let types = [OrdersAPI.Events.created, OrdersAPI.Events.updated, OrdersAPI.Events.statusChanged]
 
     /// How reservations end and are held again, over the catalog's database.
     let holds: ReservationsHandlers
@@ -38,6 +38,16 @@ struct OrdersFollower: EventFollower {
     /// Brings the stock held for the event's order in line with it, once per event. An order
     /// that lists no reservation and has none is passed over without a write.
     func apply(_ event: DomainEvent) async throws {
+        if event.type == OrdersAPI.Events.created {
+            // A store's new order has no lines, so the hot path of its creation costs a scan of
+            // the payload here; a customer's lists the reservations of its tracked products.
+            guard event.payload.json.contains("\"reservation_ids\"") else { return }
+            let order = try event.payload.decode(as: OrderStock.self)
+            try await holds.database.applyOnce(event, consumer: Self.consumer) { transaction in
+                try await reconcile(order, in: transaction)
+            }
+            return
+        }
         let change = try event.payload.decode(as: OrderStockChange.self)
         let order = change.order
         let listed = order.items.contains { !($0.reservationIDs ?? []).isEmpty }
@@ -115,6 +125,8 @@ struct OrdersFollower: EventFollower {
                     metadata: ["order.id": "\(order.id)", "reservation.id": "\(id)"])
                 continue
             }
+            // Sold already: a change after delivery (its cash payment, say) has nothing to hold.
+            if reservation.status == .committed { continue }
             if reservation.status != .held {
                 guard try await holds.holdAgain(&reservation, in: transaction) else {
                     logger.error(

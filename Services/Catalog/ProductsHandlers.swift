@@ -26,6 +26,27 @@ struct ProductsHandlers: Sendable {
         router.register(CatalogAPI.getProduct) { ref, context in
             try await product(ref.id, principal: context.requirePrincipal())
         }
+        router.register(CatalogAPI.checkoutProducts) { request, context in
+            guard context.callerService == OrdersAPI.service else {
+                throw OrderlyError(.permissionDenied, "only the orders service prices a checkout")
+            }
+            guard AccessPolicy(try context.requirePrincipal()).canSeeMenu(of: request.storeID) else {
+                throw OrderlyError(.notFound, "no store \(request.storeID)")
+            }
+            guard request.ids.count <= CheckoutDraft.maximumLines else {
+                throw OrderlyError.invalidFields(["ids": "must name at most \(CheckoutDraft.maximumLines) products"])
+            }
+            let products = self.products
+            return try await database.read { sql in
+                var found: [Product] = []
+                for id in Set(request.ids) {
+                    if let product = try await products.find(id, in: sql), product.storeID == request.storeID {
+                        found.append(product)
+                    }
+                }
+                return found
+            }
+        }
         router.register(CatalogAPI.updateProduct) { patch, context in
             try await updateProduct(
                 patch, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)

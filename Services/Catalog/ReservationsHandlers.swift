@@ -41,7 +41,8 @@ struct ReservationsHandlers: Sendable {
         _ request: NewReservation, principal: Principal, idempotencyKey: String?,
         caller: String = GatewayAPI.service
     ) async throws -> Reservation {
-        guard AccessPolicy(principal).canReserveStock(of: request.storeID) else {
+        let forAnOrder = request.orderID != nil && caller == OrdersAPI.service
+        guard AccessPolicy(principal).canReserveStock(of: request.storeID, forAnOrder: forAnOrder) else {
             throw OrderlyError(.notFound, "no store \(request.storeID)")
         }
         if request.orderID != nil, caller != OrdersAPI.service {
@@ -128,7 +129,10 @@ struct ReservationsHandlers: Sendable {
         return try await database.transaction { transaction in
             try await transaction.lock("catalog.reservation:\(id)")
             guard var reservation = try await reservations.find(id, in: transaction.sql),
-                principal.map({ AccessPolicy($0).canReserveStock(of: reservation.storeID) }) ?? true
+                principal.map({
+                    AccessPolicy($0).canReserveStock(
+                        of: reservation.storeID, forAnOrder: reservation.orderID != nil && caller == OrdersAPI.service)
+                }) ?? true
             else { throw OrderlyError(.notFound, "no reservation \(id)") }
             if let order = reservation.orderID, principal != nil,
                 !(caller == OrdersAPI.service && outcome == .released)

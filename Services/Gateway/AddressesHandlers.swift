@@ -16,6 +16,11 @@ struct AddressesHandlers: Sendable {
         return try await database.read { try await addresses.addresses(of: owner, in: $0) }
     }
 
+    /// One of the caller's addresses; nil when they have none of that id.
+    func address(_ id: AddressID, by principal: Principal) async throws -> DeliveryAddress? {
+        try await list(by: principal).first { $0.id == id }
+    }
+
     /// Saves a new address: the default when it is the first, or when `is_default` asks.
     func create(_ fields: AddressFields, by principal: Principal, idempotencyKey: String?) async throws
         -> DeliveryAddress

@@ -134,7 +134,9 @@ public enum GatewayService {
             .add(to: v1)
         StoreRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)
         ProductRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)
-        OrderRoutes(orders: try upstream(OrdersAPI.service), identity: identity).add(to: v1)
+        let addresses = AddressesHandlers(
+            database: database, addresses: AddressesRepository(), idempotency: IdempotencyStore(database: database))
+        OrderRoutes(orders: try upstream(OrdersAPI.service), identity: identity, addresses: addresses).add(to: v1)
         PaymentRoutes(payments: try upstream(PaymentsAPI.service)).add(to: v1)
         NotificationRoutes(
             notifications: try upstream(NotificationsAPI.service), wakeHub: wakeHub, sessions: sessions,
@@ -142,11 +144,7 @@ public enum GatewayService {
             maximumWait: settings.longPollMaximumWait, heartbeat: settings.streamHeartbeat, logger: logger
         ).add(to: v1)
         WebhookRoutes(notifications: try upstream(NotificationsAPI.service)).add(to: v1)
-        AddressRoutes(
-            addresses: AddressesHandlers(
-                database: database, addresses: AddressesRepository(),
-                idempotency: IdempotencyStore(database: database))
-        ).add(to: v1)
+        AddressRoutes(addresses: addresses).add(to: v1)
         DeviceRoutes(notifications: try upstream(NotificationsAPI.service)).add(to: v1)
         methods.load(from: router)
         return router

@@ -22,6 +22,11 @@ struct OrdersHandlers: Sendable {
                 draft, principal: context.requirePrincipal(),
                 idempotencyKey: context.requireIdempotencyKey(for: "creating an order"))
         }
+        router.register(OrdersAPI.checkout) { request, context in
+            try await checkout(
+                request, principal: context.requirePrincipal(),
+                idempotencyKey: context.requireIdempotencyKey(for: "checking out"))
+        }
         router.register(OrdersAPI.getOrder) { ref, context in
             let policy = AccessPolicy(try context.requirePrincipal())
             return policy.present(try await visibleOrder(ref.id, policy))
@@ -100,7 +105,7 @@ struct OrdersHandlers: Sendable {
     /// `not_found`, since what they were told then (a claimed order's phone, say) may no longer
     /// be theirs to see. The record keeps only `{"id": …}`; a record that kept the whole order
     /// reads the same way.
-    private func replay(for policy: AccessPolicy) -> Replay<Order, ResourceRef<OrderID>> {
+    func replay(for policy: AccessPolicy) -> Replay<Order, ResourceRef<OrderID>> {
         Replay(reference: { ResourceRef(id: $0.id) }) { [self] stored in
             policy.present(try await visibleOrder(stored.id, policy))
         }
@@ -175,11 +180,24 @@ struct OrdersHandlers: Sendable {
             throw OrderlyError(.permissionDenied, "only couriers have earnings")
         }
         guard request.from < request.to else { throw OrderlyError.invalidFields(["to": "must be after from"]) }
-        let totals = try await orders.earnings(
+        let days = try await orders.earnings(
             of: principal.userID, from: request.from.millisecondsSince1970, to: request.to.millisecondsSince1970)
+        var totals: [CurrencyCode: Earnings.Total] = [:]
+        for total in days.flatMap(\.totals) {
+            var sum =
+                totals[total.currency]
+                ?? Earnings.Total(
+                    currency: total.currency, deliveries: 0, deliveryFees: 0, tips: 0, cashCollected: 0)
+            sum.deliveries += total.deliveries
+            sum.deliveryFees += total.deliveryFees
+            sum.tips += total.tips
+            sum.cashCollected += total.cashCollected
+            totals[total.currency] = sum
+        }
+        let sums = totals.values.sorted { $0.currency.code < $1.currency.code }
         return Earnings(
             courierID: principal.userID, from: request.from, to: request.to,
-            deliveries: totals.reduce(0) { $0 + $1.deliveries }, totals: totals)
+            deliveries: sums.reduce(0) { $0 + $1.deliveries }, totals: sums, days: days)
     }
 
     // MARK: Changing
@@ -262,6 +280,9 @@ struct OrdersHandlers: Sendable {
         var problems = FieldProblems()
         let reason = problems.optionalText(
             request.reason, "reason", maximumLength: 500, required: request.action == .cancel)
+        let cash = problems.integer(
+            request.cashCollected, "cash_collected", in: 0...Payment.maximumAmount, required: false)
+        if cash != nil, request.action != .deliver { problems.add("cash_collected", "is only for deliver") }
         try problems.check()
         let action = request.action
         let policy = AccessPolicy(principal)
@@ -282,7 +303,8 @@ struct OrdersHandlers: Sendable {
                 guard policy.canSee(order: order) else { throw OrderlyError(.notFound, "no order \(order.id)") }
                 if action == .release {
                     let released = try await orders.releases(
-                        by: principal.userID, since: Date().addingTimeInterval(-OrderPool.releaseWindow), in: transaction.sql)
+                        by: principal.userID, since: Date().addingTimeInterval(-OrderPool.releaseWindow),
+                        in: transaction.sql)
                     if let refusal = policy.checkRelease(releasedToday: released) { throw refusal.error }
                 }
                 return nil
@@ -294,9 +316,15 @@ struct OrdersHandlers: Sendable {
             order.status = transition.to
             order.courierID = transition.courierID
             switch action {
-            case .claim: order.claimedAt = now
-            case .release: order.claimedAt = nil
-            case .deliver: order.deliveredAt = now
+            case .claim:
+                order.claimedAt = now
+                order.courierFirstName = request.courierFirstName
+            case .release:
+                order.claimedAt = nil
+                order.courierFirstName = nil
+            case .deliver:
+                order.deliveredAt = now
+                order.cashCollected = try Self.cashCollected(cash, for: order)
             case .cancel: order.cancellationReason = reason
             default: break
             }
@@ -308,6 +336,7 @@ struct OrdersHandlers: Sendable {
             }
             var details: [String: JSONValue] = [:]
             if let reason { details["reason"] = .string(reason) }
+            if let cash = order.cashCollected, action == .deliver { details["cash_collected"] = .int(cash) }
             if action == .claim || action == .release, let courier = transition.courierID ?? previousCourier {
                 details["courier_id"] = .string(courier.description)
             }
@@ -315,6 +344,26 @@ struct OrdersHandlers: Sendable {
                 name: action.rawValue, event: event, from: transition.from, to: transition.to,
                 details: details.isEmpty ? nil : details, releasedBy: action == .release ? previousCourier : nil)
         }
+    }
+
+    /// What a courier collected delivering `order`: for a cash-on-delivery order not paid yet,
+    /// at least what is left to pay and the tip (422 naming `cash_collected` otherwise);
+    /// nothing for any other order.
+    static func cashCollected(_ cash: Int64?, for order: Order) throws(OrderlyError) -> Int64? {
+        guard order.paymentMethod == .cashOnDelivery, order.leftToPay > 0 else {
+            guard cash == nil else {
+                throw OrderlyError.invalidFields(["cash_collected": "is only for an unpaid cash-on-delivery order"])
+            }
+            return nil
+        }
+        let owed = order.leftToPay + (order.tip ?? 0)
+        guard let cash, cash >= owed else {
+            throw OrderlyError(
+                .failedPrecondition, "collect \(owed) in cash for this order before delivering it",
+                reason: "cash_required",
+                details: ["cash_collected": .string("must be at least \(owed), what is left to pay and the tip")])
+        }
+        return cash
     }
 
     func update(_ patch: OrderPatch, principal: Principal, idempotencyKey: String?) async throws -> Order {
@@ -495,7 +544,7 @@ struct OrdersHandlers: Sendable {
     }
 
     /// Gives back a reservation a change did not store; if that fails too, it expires.
-    private func giveBack(_ hold: Reservation, _ principal: Principal) async {
+    func giveBack(_ hold: Reservation, _ principal: Principal) async {
         _ = try? await catalog.call(
             CatalogAPI.releaseReservation, ResourceRef(id: hold.id), options: WireCallOptions(principal: principal))
     }

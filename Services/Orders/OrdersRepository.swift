@@ -19,14 +19,15 @@ package struct OrdersRepository: Sendable {
         try await transaction.sql.raw(
             """
             INSERT INTO orders (id, store_id, number, fulfillment, status, courier_id, created_by, created_at,
-                updated_at, due_key, delivered_at, delivery_fee, currency, search, search_phone, change_seq, version,
-                doc)
+                updated_at, due_key, delivered_at, delivery_fee, tip, cash_collected, pay_by, currency, search,
+                search_phone, change_seq, version, doc)
             VALUES (\(bind: order.id.description), \(bind: order.storeID.description), \(bind: order.number),
                 \(bind: order.fulfillment.rawValue), \(bind: order.status.rawValue),
                 \(bind: order.courierID?.description), \(bind: order.createdBy.description),
                 \(bind: order.createdAt.millisecondsSince1970), \(bind: order.updatedAt.millisecondsSince1970),
                 \(bind: Self.dueKey(order)), \(bind: order.deliveredAt?.millisecondsSince1970),
-                \(bind: order.deliveryFee), \(bind: order.currency.description), \(bind: Self.searchText(order)),
+                \(bind: order.deliveryFee), \(bind: order.tip ?? 0), \(bind: order.cashCollected ?? 0),
+                \(bind: Self.payBy(order)), \(bind: order.currency.description), \(bind: Self.searchText(order)),
                 \(bind: Self.searchPhone(order)), \(bind: changeSequence), \(bind: order.version), \(bind: document))
             """
         ).run()
@@ -45,7 +46,9 @@ package struct OrdersRepository: Sendable {
                 courier_id = \(bind: order.courierID?.description),
                 updated_at = \(bind: order.updatedAt.millisecondsSince1970), due_key = \(bind: Self.dueKey(order)),
                 delivered_at = \(bind: order.deliveredAt?.millisecondsSince1970),
-                delivery_fee = \(bind: order.deliveryFee), search = \(bind: Self.searchText(order)),
+                delivery_fee = \(bind: order.deliveryFee), tip = \(bind: order.tip ?? 0),
+                cash_collected = \(bind: order.cashCollected ?? 0), pay_by = \(bind: Self.payBy(order)),
+                search = \(bind: Self.searchText(order)),
                 search_phone = \(bind: Self.searchPhone(order)),
                 change_seq = \(bind: changeSequence), version = \(bind: order.version),
                 doc = \(bind: try StoredDocument.text(order))
@@ -204,27 +207,73 @@ package struct OrdersRepository: Sendable {
     }
 
     /// A courier's delivered orders in [`from`, `to`): count and fees per currency.
-    func earnings(of courier: UserID, from: Int64, to: Int64) async throws -> [Earnings.Total] {
+    /// A courier's deliveries between `from` and `to` per UTC day and currency, oldest first.
+    func earnings(of courier: UserID, from: Int64, to: Int64) async throws -> [Earnings.Day] {
+        let rows = try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT delivered_at / 86400000 AS day, currency, COUNT(*) AS deliveries,
+                    CAST(SUM(delivery_fee) AS BIGINT) AS fees, CAST(SUM(tip) AS BIGINT) AS tips,
+                    CAST(SUM(cash_collected) AS BIGINT) AS cash
+                FROM orders
+                WHERE courier_id = \(bind: courier.description) AND delivered_at >= \(bind: from)
+                    AND delivered_at < \(bind: to) AND status = 'delivered'
+                GROUP BY delivered_at / 86400000, currency ORDER BY day, currency
+                """
+            ).all()
+        }
+        var days: [Earnings.Day] = []
+        for row in rows {
+            guard let currency = CurrencyCode(try row.decode(column: "currency", as: String.self)) else {
+                throw StorageError.unexpected("an order's currency could not be read")
+            }
+            let date = Self.utcDate(ofDay: try row.decode(column: "day", as: Int64.self))
+            let total = Earnings.Total(
+                currency: currency, deliveries: try row.decode(column: "deliveries", as: Int.self),
+                deliveryFees: try row.decode(column: "fees", as: Int64.self),
+                tips: try row.decode(column: "tips", as: Int64.self),
+                cashCollected: try row.decode(column: "cash", as: Int64.self))
+            if days.last?.date == date {
+                days[days.count - 1].totals.append(total)
+            } else {
+                days.append(Earnings.Day(date: date, totals: [total]))
+            }
+        }
+        return days
+    }
+
+    /// `YYYY-MM-DD` of the UTC day `day` days after 1970-01-01.
+    static func utcDate(ofDay day: Int64) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let parts = calendar.dateComponents(
+            [.year, .month, .day], from: Date(timeIntervalSince1970: TimeInterval(day) * 86_400))
+        return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
+    }
+
+    /// The unpaid card orders whose time to be paid ran out by `now`, at most `limit`.
+    func unpaid(at now: Date, limit: Int) async throws -> [OrderID] {
         try await database.read { sql in
             try await sql.raw(
                 """
-                SELECT currency, COUNT(*) AS deliveries, CAST(SUM(delivery_fee) AS BIGINT) AS fees FROM orders
-                WHERE courier_id = \(bind: courier.description) AND delivered_at >= \(bind: from)
-                    AND delivered_at < \(bind: to) AND status = 'delivered'
-                GROUP BY currency ORDER BY currency
+                SELECT id FROM orders WHERE pay_by IS NOT NULL AND pay_by <= \(bind: now.millisecondsSince1970)
+                ORDER BY pay_by LIMIT \(bind: limit)
                 """
             ).all().map { row in
-                guard let currency = CurrencyCode(try row.decode(column: "currency", as: String.self)) else {
-                    throw StorageError.unexpected("an order's currency could not be read")
+                guard let id = OrderID(try row.decode(column: "id", as: String.self)) else {
+                    throw StorageError.unexpected("an order's id could not be read")
                 }
-                return Earnings.Total(
-                    currency: currency, deliveries: try row.decode(column: "deliveries", as: Int.self),
-                    deliveryFees: try row.decode(column: "fees", as: Int64.self))
+                return id
             }
         }
     }
 
     // MARK: Columns
+
+    /// When a pending card order not paid yet is cancelled, in milliseconds; nil for every other.
+    static func payBy(_ order: Order) -> Int64? {
+        order.status == .pending && order.awaitsPayment ? order.payBy?.millisecondsSince1970 : nil
+    }
 
     /// `due_at` in milliseconds; orders without one sort after every dated one.
     static func dueKey(_ order: Order) -> Int64 { order.dueAt?.millisecondsSince1970 ?? Int64.max }
@@ -316,7 +365,7 @@ package struct OrdersRepository: Sendable {
             """
         ).run()
         return try await transaction.sql.raw(
-            "SELECT SUM(amount) AS paid FROM order_payments WHERE order_id = \(bind: order.description)"
+            "SELECT CAST(SUM(amount) AS BIGINT) AS paid FROM order_payments WHERE order_id = \(bind: order.description)"
         ).first()?.decode(column: "paid", as: Int64?.self) ?? 0
     }
 }

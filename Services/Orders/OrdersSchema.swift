@@ -114,5 +114,15 @@ enum OrdersSchema {
                 after = try last.decode(column: "id", as: String.self)
             }
         },
+        // Customers' orders: the tip and the cash a courier collected, summed in their earnings,
+        // and when an unpaid card order is cancelled, found by the sweep.
+        Migration(
+            6, "tips, cash collected and unpaid card orders",
+            sql: [
+                "ALTER TABLE orders ADD COLUMN tip BIGINT NOT NULL DEFAULT 0",
+                "ALTER TABLE orders ADD COLUMN cash_collected BIGINT NOT NULL DEFAULT 0",
+                "ALTER TABLE orders ADD COLUMN pay_by BIGINT",
+                "CREATE INDEX orders_unpaid ON orders (pay_by) WHERE pay_by IS NOT NULL",
+            ]),
     ]
 }

@@ -14,6 +14,8 @@ public enum OrdersService: ServiceDefinition {
     public static let upstreams = [CatalogAPI.service: "127.0.0.1:7202"]
     /// The schema, applied at start before anything is served.
     public static let migrations = OrdersSchema.migrations
+    /// How often card orders nobody paid for in time are looked for.
+    public static let unpaidSweepInterval = Duration.seconds(5)
     /// The gateway calls everything; payments reads the order a payment is for.
     public static let callers = WireCallers([
         GatewayAPI.service: WireCallers.everything, PaymentsAPI.service: WireCallers.only(OrdersAPI.getOrder.name),
@@ -26,12 +28,16 @@ public enum OrdersService: ServiceDefinition {
         let stores = StoreDirectory(catalog: catalog)
         let orders = OrdersRepository(database: environment.database)
         var router = WireRouter()
-        OrdersHandlers(database: environment.database, stores: stores, catalog: catalog).register(in: &router)
+        let handlers = OrdersHandlers(database: environment.database, stores: stores, catalog: catalog)
+        handlers.register(in: &router)
         return ServiceParts(
             router: router,
             consumers: [
                 environment.follow(CatalogFollower(stores: stores)),
                 environment.follow(PaymentsFollower(database: environment.database, orders: orders)),
+                DueSweep("unpaid card orders", every: unpaidSweepInterval, logger: environment.logger) {
+                    try await handlers.cancelUnpaid(limit: $0)
+                },
             ],
             housekeeping: [
                 // A release counts against the courier's limit for a day, and no longer.

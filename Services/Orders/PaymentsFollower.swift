@@ -21,6 +21,13 @@ struct PaymentsFollower: EventFollower {
     let database: Database
     let orders: OrdersRepository
 
+    /// Who took `payment`: the customer paying online, the courier collecting cash at the door,
+    /// or the store's staff.
+    static func role(of payment: Payment, for order: Order) -> Role {
+        if payment.staffID == payment.customerID { return .customer }
+        return payment.staffID == order.courierID ? .courier : .staff
+    }
+
     func apply(_ event: DomainEvent) async throws {
         let refunded = event.type == PaymentsAPI.Events.refunded
         let payment =
@@ -39,6 +46,7 @@ struct PaymentsFollower: EventFollower {
                 guard var order = try await orders.find(orderID, in: transaction.sql) else { return }
                 let previousVersion = order.version
                 order.setPaid(paid, anyPayment: true)
+                if !order.awaitsPayment { order.payBy = nil }
                 order.version += 1
                 order.updatedAt = Date.currentMillisecond
                 guard
@@ -47,11 +55,18 @@ struct PaymentsFollower: EventFollower {
                 else { continue }
                 let entry = OrderHistoryEntry(
                     seq: order.version, orderID: orderID, at: order.updatedAt, actorID: payment.staffID,
-                    actorRole: .staff, change: refunded ? "payment_refunded" : "payment_completed",
+                    actorRole: Self.role(of: payment, for: order),
+                    change: refunded ? "payment_refunded" : "payment_completed",
                     details: ["payment_id": .string(payment.id.description), "paid_amount": .int(paid)])
                 try await orders.appendHistory(entry, in: transaction)
                 transaction.publish(
                     try OrdersEvents.changed(OrdersAPI.Events.updated, OrderChange(order: order, change: entry)))
+                // A card order paid in full reaches its store now, which may accept it by itself.
+                if !refunded, order.paymentMethod == .card, order.autoAccept == true, !order.awaitsPayment,
+                    try await !OrdersHandlers.acceptForStore(&order, orders, in: transaction)
+                {
+                    throw OrderlyError(.internal, "an order changed within its own transaction")
+                }
                 return
             }
             throw OrderlyError(.conflict, "the order kept changing; trying again later", reason: "version_conflict")

@@ -111,6 +111,9 @@ struct PaymentsHandlers: Sendable {
     /// Rings up a payment: prices catalog items from the catalog, holds the stock of those that
     /// track it, and stores the payment `pending` until `expires_at`.
     func create(_ draft: PaymentDraft, principal: Principal, idempotencyKey: String) async throws -> Payment {
+        if principal.role == .customer {
+            return try await createOnline(draft, principal: principal, idempotencyKey: idempotencyKey)
+        }
         let storeID = try AccessPolicy(principal).storeForWriting(draft.storeID)
         let valid = try draft.validated()
         let scope = "payments.create:\(storeID)"
@@ -182,6 +185,69 @@ struct PaymentsHandlers: Sendable {
         // A request replayed meanwhile answers as the first time, which holds another reservation.
         if let hold, payment.reservationID != hold.id { await giveBack(hold, principal) }
         return payment
+    }
+
+    /// A customer's card payment for their card order (`order_id`, `method: card`, nothing
+    /// else): what is left to pay of it and its tip, pending until the provider's signed report
+    /// completes or fails it, and expiring when the order's time to be paid runs out.
+    private func createOnline(_ draft: PaymentDraft, principal: Principal, idempotencyKey: String) async throws
+        -> Payment
+    {
+        var problems = FieldProblems()
+        let orderID = problems.required(draft.orderID, "order_id")
+        if draft.method != .card { problems.add("method", "must be card: a customer pays online by card") }
+        for (field, given) in [
+            ("items", draft.items != nil), ("amount", draft.amount != nil), ("tip", draft.tip != nil),
+            ("customer_id", draft.customerID != nil), ("expires_in_seconds", draft.expiresInSeconds != nil),
+        ] where given {
+            problems.add(field, "is the order's: a customer pays what is left of it")
+        }
+        guard let orderID, problems.isEmpty else { throw problems.failure }
+        let scope = "payments.online:\(orderID)"
+        if try await idempotency.isRepeat(key: idempotencyKey, caller: principal.userID, scope: scope, request: draft) {
+            return try await idempotency.write(
+                key: idempotencyKey, caller: principal.userID, scope: scope, request: draft
+            ) { _ in throw OrderlyError(.unavailable, "the request's record lapsed meanwhile; send it again") }
+        }
+        let options = WireCallOptions(principal: principal)
+        let order: Order
+        do {
+            order = try await orders.call(OrdersAPI.getOrder, ResourceRef(id: orderID), options: options)
+        } catch let error as OrderlyError where error.code == .notFound {
+            throw OrderlyError.invalidFields(["order_id": "is not one of your orders"])
+        }
+        guard AccessPolicy(principal).canPay(order), draft.storeID.map({ $0 == order.storeID }) ?? true else {
+            throw OrderlyError.invalidFields(["order_id": "is not one of your orders"])
+        }
+        guard order.paymentMethod == .card else {
+            throw OrderlyError(
+                .failedPrecondition, "a cash-on-delivery order is paid to the courier", reason: "not_card_order")
+        }
+        guard order.status != .cancelled else {
+            throw OrderlyError(.failedPrecondition, "the order is cancelled", reason: "order_cancelled")
+        }
+        let store = try await catalog.call(CatalogAPI.getStore, ResourceRef(id: order.storeID), options: options)
+        let payments = self.payments
+        let paymentID = draft.id ?? PaymentID()
+        return try await idempotency.write(
+            key: idempotencyKey, caller: principal.userID, scope: scope, request: draft
+        ) { transaction in
+            try await transaction.lock("payments.payment:\(paymentID)")
+            if try await payments.payment(paymentID, in: transaction.sql) != nil {
+                throw OrderlyError(
+                    .conflict, "a payment \(paymentID) exists already", details: ["id": .string("is taken")])
+            }
+            let subtotal = try await Self.orderShare(nil, of: order, payments, in: transaction)
+            let now = Date.currentMillisecond
+            let payment = Payment(
+                id: paymentID, storeID: order.storeID, orderID: order.id, customerID: principal.userID,
+                subtotal: subtotal, tip: order.tip ?? 0, currency: order.currency, method: .card, status: .pending,
+                staffID: principal.userID,
+                expiresAt: order.payBy ?? now.addingTimeInterval(Order.cardPaymentWindow), createdAt: now)
+            try await payments.insert(payment, header: ReceiptHeader(store: store, staffName: nil), in: transaction)
+            transaction.publish(try PaymentsEvents.reached(payment))
+            return payment
+        }
     }
 
     /// What a payment for `order` pays of it: `requested`, or what is left when absent. What is

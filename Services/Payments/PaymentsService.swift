@@ -40,6 +40,7 @@ public enum PaymentsService: ServiceDefinition {
             router: router,
             consumers: [
                 environment.follow(GatewayFollower(database: database, shifts: payments.shifts)),
+                environment.follow(OrdersFollower(database: database, catalog: payments.catalog, logger: logger)),
                 environment.follow(
                     PaymentsFollower(database: database, payments: payments.payments, stats: payments.stats)),
                 sweep,

@@ -108,31 +108,43 @@ struct RefundsHandlers: Sendable {
                     "restock_lines", "are worth \(restocked) at the prices paid, more than the \(amount) refunded")
             }
             try problems.check()
-            let now = Date.currentMillisecond
-            payment.refundedAmount += amount
-            try payment.move(to: payment.refundedAmount == payment.amount ? .refunded : .partiallyRefunded, at: now)
-            let number = try await transaction.nextSequence("receipts.number.\(payment.storeID)")
-            let refund = Refund(
-                id: RefundID(), paymentID: id, storeID: payment.storeID, amount: amount, currency: payment.currency,
-                reason: reason, restockLines: restock, receiptID: ReceiptID(), staffID: principal.userID, createdAt: now
-            )
-            let header = try await payments.header(of: id, in: transaction.sql)
-            var saleNumber: Int64?
-            if let sale = payment.receiptID {
-                saleNumber = try await payments.receipt(sale, in: transaction.sql)?.number
-            }
-            try await payments.insert(
-                Receipt(refund: refund, of: payment, number: number, saleNumber: saleNumber, header: header),
+            let refund = try await Self.record(
+                amount, of: &payment, reason: reason, restock: restock, by: principal.userID, payments, refunds,
                 in: transaction)
-            try await refunds.insert(refund, in: transaction)
-            try await payments.update(payment, in: transaction)
             if payment.method == .cash {
                 try await ShiftsHandlers.countCash(
                     -amount, by: principal.userID, in: payment.storeID, shifts, in: transaction)
             }
-            transaction.publish(try PaymentsEvents.refunded(payment, refund))
             return refund
         }
+    }
+
+    /// Writes a refund of `amount` of `payment` (held under its lock, the amount and lines
+    /// checked): the payment's refunded amount and status, the refund with its receipt, and
+    /// `payment.refunded`.
+    static func record(
+        _ amount: Int64, of payment: inout Payment, reason: String, restock: [Reservation.Line], by staff: UserID,
+        _ payments: PaymentsRepository, _ refunds: RefundsRepository, in transaction: Transaction
+    ) async throws -> Refund {
+        let now = Date.currentMillisecond
+        payment.refundedAmount += amount
+        try payment.move(to: payment.refundedAmount == payment.amount ? .refunded : .partiallyRefunded, at: now)
+        let number = try await transaction.nextSequence("receipts.number.\(payment.storeID)")
+        let refund = Refund(
+            id: RefundID(), paymentID: payment.id, storeID: payment.storeID, amount: amount, currency: payment.currency,
+            reason: reason, restockLines: restock, receiptID: ReceiptID(), staffID: staff, createdAt: now)
+        let header = try await payments.header(of: payment.id, in: transaction.sql)
+        var saleNumber: Int64?
+        if let sale = payment.receiptID {
+            saleNumber = try await payments.receipt(sale, in: transaction.sql)?.number
+        }
+        try await payments.insert(
+            Receipt(refund: refund, of: payment, number: number, saleNumber: saleNumber, header: header),
+            in: transaction)
+        try await refunds.insert(refund, in: transaction)
+        try await payments.update(payment, in: transaction)
+        transaction.publish(try PaymentsEvents.refunded(payment, refund))
+        return refund
     }
 
     /// Refuses a refund of `amount` of `payment` by `policy`'s caller beyond what `store` lets

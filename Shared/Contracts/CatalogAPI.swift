@@ -39,6 +39,11 @@ public enum CatalogAPI {
 
     /// Admins and the store's users, and services selling for them: every line held, or none
     /// (`409 insufficient_stock` naming each short product).
+    /// The products of a store's menu a customer is checking out with, for the orders service
+    /// alone: those of `ids` that are the store's (inactive ones too, so that the orders service
+    /// names them).
+    public static let checkoutProducts = WireMethod<CheckoutProductsRequest, [Product]>(
+        "catalog.products.checkout", safeToRetry: true)
     public static let reserve = WireMethod<NewReservation, Reservation>(
         "catalog.reservations.create", safeToRetry: false)
     public static let getReservation = WireMethod<ResourceRef<ReservationID>, Reservation>(
@@ -277,6 +282,22 @@ public struct ProductChangesPage: Codable, Sendable {
 /// keeps it held until the order ends once the line is stored (the catalog's `OrdersFollower`).
 /// `paymentID` is the payments service's alone: the payment whose items the stock is for, which it
 /// then follows (the catalog's `PaymentsFollower`).
+/// The products a checkout names, of one store.
+public struct CheckoutProductsRequest: Codable, Sendable, Hashable {
+    public var storeID: StoreID
+    public var ids: [ProductID]
+
+    public init(storeID: StoreID, ids: [ProductID]) {
+        self.storeID = storeID
+        self.ids = ids
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case ids
+        case storeID = "store_id"
+    }
+}
+
 public struct NewReservation: Codable, Sendable, Hashable {
     public var id: ReservationID?
     public var storeID: StoreID

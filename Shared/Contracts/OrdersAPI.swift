@@ -9,6 +9,8 @@ public enum OrdersAPI {
     public static let service = "orders"
     /// Store users in their store, admins in any (`store_id`); needs an idempotency key.
     public static let createOrder = WireMethod<OrderDraft, Order>("orders.create", safeToRetry: false)
+    /// A customer's order from their cart, priced from the catalog; needs an idempotency key.
+    public static let checkout = WireMethod<CheckoutRequest, Order>("orders.checkout", safeToRetry: false)
     public static let getOrder = WireMethod<ResourceRef<OrderID>, Order>("orders.get", safeToRetry: true)
     public static let listOrders = WireMethod<OrderListRequest, Page<Order>>("orders.list", safeToRetry: true)
     /// The change feed for offline sync: what changed in the caller's scope after a cursor.
@@ -35,6 +37,18 @@ public enum OrdersAPI {
         public static let statusChanged = "order.status_changed"
         /// The order's own fields or its items changed.
         public static let updated = "order.updated"
+    }
+}
+
+/// A customer's checkout as the gateway forwards it: the draft (a saved address already put in
+/// place of `address_id`) and the customer, from their profile.
+public struct CheckoutRequest: Codable, Sendable, Hashable {
+    public var draft: CheckoutDraft
+    public var customer: CheckoutCustomer
+
+    public init(draft: CheckoutDraft, customer: CheckoutCustomer) {
+        self.draft = draft
+        self.customer = customer
     }
 }
 
@@ -162,17 +176,28 @@ public struct OrderActionRequest: Codable, Sendable, Hashable {
     public var action: OrderAction
     public var reason: String?
     public var expectedVersion: Int64?
+    /// On `deliver`: the cash the courier collected for a cash-on-delivery order.
+    public var cashCollected: Int64?
+    /// On a courier's `claim`: their first name, which the gateway knows, for the customer.
+    public var courierFirstName: String?
 
-    public init(id: OrderID, action: OrderAction, reason: String? = nil, expectedVersion: Int64? = nil) {
+    public init(
+        id: OrderID, action: OrderAction, reason: String? = nil, expectedVersion: Int64? = nil,
+        cashCollected: Int64? = nil, courierFirstName: String? = nil
+    ) {
         self.id = id
         self.action = action
         self.reason = reason
         self.expectedVersion = expectedVersion
+        self.cashCollected = cashCollected
+        self.courierFirstName = courierFirstName
     }
 
     enum CodingKeys: String, CodingKey {
         case id, action, reason
         case expectedVersion = "expected_version"
+        case cashCollected = "cash_collected"
+        case courierFirstName = "courier_first_name"
     }
 }
 
@@ -230,22 +255,40 @@ public struct EarningsRequest: Codable, Sendable, Hashable {
     }
 }
 
-/// The delivery fees of the orders a courier delivered in a time range, per currency.
+/// What a courier earned by the orders they delivered in a time range, per currency: the
+/// stores' delivery fees and the customers' tips, with the cash they collected at the door (which
+/// they owe); in total and per day (UTC).
 public struct Earnings: Codable, Sendable, Hashable {
     public struct Total: Codable, Sendable, Hashable {
         public var currency: CurrencyCode
         public var deliveries: Int
         public var deliveryFees: Int64
+        public var tips: Int64
+        public var cashCollected: Int64
 
-        public init(currency: CurrencyCode, deliveries: Int, deliveryFees: Int64) {
+        public init(currency: CurrencyCode, deliveries: Int, deliveryFees: Int64, tips: Int64, cashCollected: Int64) {
             self.currency = currency
             self.deliveries = deliveries
             self.deliveryFees = deliveryFees
+            self.tips = tips
+            self.cashCollected = cashCollected
         }
 
         enum CodingKeys: String, CodingKey {
-            case currency, deliveries
+            case currency, deliveries, tips
             case deliveryFees = "delivery_fees"
+            case cashCollected = "cash_collected"
+        }
+    }
+
+    /// One day's totals (a UTC day, `YYYY-MM-DD`), per currency.
+    public struct Day: Codable, Sendable, Hashable {
+        public var date: String
+        public var totals: [Total]
+
+        public init(date: String, totals: [Total]) {
+            self.date = date
+            self.totals = totals
         }
     }
 
@@ -254,17 +297,20 @@ public struct Earnings: Codable, Sendable, Hashable {
     public var to: Date
     public var deliveries: Int
     public var totals: [Total]
+    /// The days with deliveries, oldest first.
+    public var days: [Day]
 
-    public init(courierID: UserID, from: Date, to: Date, deliveries: Int, totals: [Total]) {
+    public init(courierID: UserID, from: Date, to: Date, deliveries: Int, totals: [Total], days: [Day]) {
         self.courierID = courierID
         self.from = from
         self.to = to
         self.deliveries = deliveries
         self.totals = totals
+        self.days = days
     }
 
     enum CodingKeys: String, CodingKey {
-        case from, to, deliveries, totals
+        case from, to, deliveries, totals, days
         case courierID = "courier_id"
     }
 }

@@ -169,6 +169,20 @@ public struct AccessPolicy: Sendable {
         }
     }
 
+    /// Checking out (`POST /v1/orders` with a cart): customers only, in any store they see; a
+    /// store's users create orders with their recipient's details instead.
+    public func checkCheckout() throws(OrderlyError) {
+        guard role == .customer else {
+            throw OrderlyError(.permissionDenied, "only customers check out; a \(role.rawValue) creates orders")
+        }
+    }
+
+    /// Paying for `order` online (`POST /v1/payments` by a customer): the customer whose order it
+    /// is; another's order is as if it did not exist.
+    public func canPay(_ order: Order) -> Bool {
+        role == .customer && order.customerID == principal.userID && order.createdBy == principal.userID
+    }
+
     /// Changing an order's own fields and its items: admins, and the users of the order's store.
     /// Whether the order still takes changes is its own rule (`Order.isEditable`).
     public func mayEdit(_ order: Order) -> Bool { isAdmin || worksIn(order.storeID) }
@@ -212,6 +226,7 @@ public struct AccessPolicy: Sendable {
     /// only while the order is pending.
     private func statusAllows(_ action: OrderAction, on order: Order) -> Bool {
         order.fits(action) && (role != .customer || action != .cancel || order.status == .pending)
+            && (action != .accept || !order.awaitsPayment)
     }
 
     /// What the caller can do to `order` now, in the order of `OrderAction.allCases`: the
@@ -220,10 +235,12 @@ public struct AccessPolicy: Sendable {
         OrderAction.allCases.filter { permits($0, on: order) && statusAllows($0, on: order) }
     }
 
-    /// The change `action` by the caller makes to `order`, or why it is refused.
+    /// The change `action` by the caller makes to `order`, or why it is refused. A card order is
+    /// accepted only once paid.
     public func transition(_ action: OrderAction, on order: Order) -> Result<OrderTransition, OrderActionRefusal> {
         if action == .claim { return claim(order) }
         guard permits(action, on: order) else { return .failure(.notPermitted(action, role)) }
+        if action == .accept, order.status == .pending, order.awaitsPayment { return .failure(.paymentRequired) }
         guard statusAllows(action, on: order) else {
             return .failure(.illegal(action, order.status, allowed: allowedActions(on: order)))
         }
@@ -231,8 +248,8 @@ public struct AccessPolicy: Sendable {
     }
 
     /// The order as the caller receives it: with the actions open to them and whether they may
-    /// edit it, and, for a courier who has not claimed it, without the recipient's phone and
-    /// apartment.
+    /// edit it; for a courier who has not claimed it, without the recipient's phone and
+    /// apartment; for its customer, without the store's own notes.
     public func present(_ order: Order) -> Order {
         var presented = order
         presented.allowedActions = allowedActions(on: order)
@@ -244,6 +261,7 @@ public struct AccessPolicy: Sendable {
             presented.apartment = nil
             presented.deliveryAddress = presented.formattedDeliveryAddress
         }
+        if role == .customer { presented.notes = nil }
         return presented
     }
 
@@ -268,6 +286,12 @@ public struct AccessPolicy: Sendable {
     /// Holding and selling stock (reservations, their commit and release): admins and the
     /// store's users, who sell at the counter.
     public func canReserveStock(of store: StoreID) -> Bool { isAdmin || worksIn(store) }
+
+    /// Holding stock for an order's lines, which only the orders service asks for: whoever may
+    /// sell the store's stock, and a customer for the order they are checking out.
+    public func canReserveStock(of store: StoreID, forAnOrder: Bool) -> Bool {
+        canReserveStock(of: store) || (forAnOrder && role == .customer && canSeeMenu(of: store))
+    }
 
     /// A store's menu, its active products as customers see them: every signed-in user who may
     /// see the store.

@@ -82,6 +82,14 @@ public struct AddressFields: Codable, Sendable, Hashable {
         self.isDefault = isDefault
     }
 
+    /// The fields of a saved address, to check out with.
+    public init(_ address: DeliveryAddress) {
+        self.init(
+            label: address.label, street: address.street, buildingNo: address.buildingNo, floor: address.floor,
+            apartment: address.apartment, city: address.city, deliveryNotes: address.deliveryNotes,
+            phone: address.phone)
+    }
+
     enum CodingKeys: String, CodingKey {
         case label, street, floor, apartment, city, phone
         case buildingNo = "building_no"

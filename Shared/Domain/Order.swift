@@ -69,6 +69,25 @@ public struct Order: Hashable, Sendable, Codable {
     public var createdBy: UserID
     public var createdAt: Date
     public var updatedAt: Date
+    /// A customer's order (`POST /v1/orders` by a customer): the customer, who is its recipient.
+    public var customerID: UserID?
+    /// How a customer's order is paid; nil for a store's order.
+    public var paymentMethod: OrderPaymentMethod?
+    /// A customer's tip for the courier who delivers it, paid with the order beside `total`.
+    public var tip: Int64?
+    /// A customer's note to the store.
+    public var customerNotes: String?
+    /// The store's name and phone when the customer ordered, for their tracking screen.
+    public var storeName: String?
+    public var storePhone: String?
+    /// The first name of the courier who claimed it, for the customer's tracking screen.
+    public var courierFirstName: String?
+    /// Whether the store accepts it by itself: at once, or for a card order once it is paid.
+    public var autoAccept: Bool?
+    /// What the courier collected in cash at the door, for a cash-on-delivery order.
+    public var cashCollected: Int64?
+    /// When an unpaid card order is cancelled by the server; nil once paid.
+    public var payBy: Date?
     /// What the caller can do now; set on the copy a caller receives, never stored.
     public var allowedActions: [OrderAction]?
     /// Whether the caller may change the order's fields and items now; set on the copy a
@@ -187,7 +206,28 @@ public struct Order: Hashable, Sendable, Codable {
         case canEdit = "can_edit"
         case paidAmount = "paid_amount"
         case paymentStatus = "payment_status"
+        case customerID = "customer_id"
+        case paymentMethod = "payment_method"
+        case tip
+        case customerNotes = "customer_notes"
+        case storeName = "store_name"
+        case storePhone = "store_phone"
+        case courierFirstName = "courier_first_name"
+        case autoAccept = "auto_accept"
+        case cashCollected = "cash_collected"
+        case payBy = "pay_by"
     }
+
+    /// How long a customer has to pay for a card order before the server cancels it.
+    public static let cardPaymentWindow: TimeInterval = 15 * 60
+
+    /// Whether it is a card order not paid in full yet, which the store cannot accept.
+    public var awaitsPayment: Bool {
+        paymentMethod == .card && (paymentStatus ?? .unpaid) != .paid
+    }
+
+    /// What is left to pay of `total` (the tip aside).
+    public var leftToPay: Int64 { max(0, total - (paidAmount ?? 0)) }
 
     /// Sets what the order's payments pay of it now; `refunded` when payments were made and
     /// refunds took them back to nothing.

@@ -35,6 +35,8 @@ public enum OrderActionRefusal: Error, Hashable, Sendable {
     case carryingEnough
     /// A courier released `OrderPool.maximumReleasesPerDay` orders in the last day (422).
     case releasedEnough
+    /// A card order not paid yet cannot be accepted (422).
+    case paymentRequired
 
     /// The error a service answers with.
     public var error: OrderlyError {
@@ -63,6 +65,9 @@ public enum OrderActionRefusal: Error, Hashable, Sendable {
                 .failedPrecondition,
                 "a courier releases at most \(OrderPool.maximumReleasesPerDay) orders a day",
                 reason: "too_many_releases")
+        case .paymentRequired:
+            return OrderlyError(
+                .failedPrecondition, "the customer has not paid for this card order yet", reason: "payment_required")
         }
     }
 }

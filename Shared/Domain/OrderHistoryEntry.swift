@@ -7,8 +7,10 @@ public struct OrderHistoryEntry: Hashable, Sendable, Codable {
     public var seq: Int64
     public var orderID: OrderID
     public var at: Date
-    public var actorID: UserID
-    public var actorRole: Role
+    /// Who made the change; nil for the server's own (accepting an order for a store that
+    /// accepts by itself, cancelling a card order nobody paid for).
+    public var actorID: UserID?
+    public var actorRole: Role?
     /// `created`, an action (`accept`, `claim`, …), `updated`, `item_added`, `item_changed` or
     /// `item_removed`.
     public var change: String
@@ -18,7 +20,7 @@ public struct OrderHistoryEntry: Hashable, Sendable, Codable {
     public var details: [String: JSONValue]?
 
     public init(
-        seq: Int64, orderID: OrderID, at: Date, actorID: UserID, actorRole: Role, change: String,
+        seq: Int64, orderID: OrderID, at: Date, actorID: UserID?, actorRole: Role?, change: String,
         from: OrderStatus? = nil, to: OrderStatus? = nil, details: [String: JSONValue]? = nil
     ) {
         self.seq = seq

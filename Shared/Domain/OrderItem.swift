@@ -19,9 +19,34 @@ public struct OrderItem: Hashable, Sendable, Codable {
     /// For a line of a stock-tracked catalog product: the reservations holding its units, the
     /// first for the quantity it was added with and one more for each increase since.
     public var reservationIDs: [ReservationID]? = nil
+    /// For a line a customer ordered: the options they chose, each priced into the unit price.
+    public var options: [ChosenOption]? = nil
+    /// For a line a customer ordered: their note for the kitchen.
+    public var notes: String? = nil
+
+    /// An option chosen for a line, as it was when the line was ordered.
+    public struct ChosenOption: Hashable, Sendable, Codable {
+        public var groupID: OptionGroupID
+        public var id: OptionID
+        public var name: String
+        public var priceDelta: Int64
+
+        public init(groupID: OptionGroupID, id: OptionID, name: String, priceDelta: Int64) {
+            self.groupID = groupID
+            self.id = id
+            self.name = name
+            self.priceDelta = priceDelta
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, name
+            case groupID = "group_id"
+            case priceDelta = "price_delta"
+        }
+    }
 
     enum CodingKeys: String, CodingKey {
-        case id, type, description, quantity
+        case id, type, description, quantity, options, notes
         case productID = "product_id"
         case reservationIDs = "reservation_ids"
         case deviceID = "device_id"
@@ -98,9 +123,11 @@ public struct OrderItemDraft: Hashable, Sendable, Codable {
     /// A new line of catalog product `product`, in an order of `currency`: its name, price and
     /// VAT rate as they are now, which later changes of the product leave as they are. The draft
     /// names only the product, the quantity and the warranty fields; `reservation` holds its units.
-    public func newItem(of product: Product, currency: CurrencyCode, holding reservation: ReservationID?)
-        throws(OrderlyError) -> OrderItem
-    {
+    /// A customer's `options` add their price deltas to the price and their names to the name.
+    public func newItem(
+        of product: Product, currency: CurrencyCode, holding reservation: ReservationID?,
+        options: [OrderItem.ChosenOption] = []
+    ) throws(OrderlyError) -> OrderItem {
         var problems = FieldProblems()
         if description != nil { problems.add("description", "is the product's name") }
         if unitPriceGross != nil { problems.add("unit_price_gross", "is the product's price") }
@@ -118,11 +145,14 @@ public struct OrderItemDraft: Hashable, Sendable, Codable {
         var item = try priced(
             OrderItem(
                 id: id ?? OrderItemID(), type: .product, productID: product.id, deviceID: nil,
-                description: product.name, quantity: quantity ?? 1, unitPriceGross: product.price,
+                description: options.isEmpty
+                    ? product.name : "\(product.name) (\(options.map(\.name).joined(separator: ", ")))",
+                quantity: quantity ?? 1, unitPriceGross: options.reduce(product.price) { $0 + $1.priceDelta },
                 vatRateBasisPoints: product.vatRateBP, unitPriceNet: 0, lineGross: 0, lineNet: 0, lineVAT: 0,
                 isWarrantyItem: isWarrantyItem ?? false, warrantyNotes: nil),
             changingType: false, rates: .standard)
         item.reservationIDs = reservation.map { [$0] }
+        item.options = options.isEmpty ? nil : options
         return item
     }
 

@@ -10,18 +10,23 @@ extension Order: JSONWritable {
                 writer.array(allowedActions) { writer, action in writer.string(action.rawValue) }
             }
             writer.field("apartment", apartment)
+            writer.field("auto_accept", autoAccept)
             writer.field("boxes_count", boxesCount)
             writer.field("boxes_multiplier", boxesMultiplier)
             writer.field("building_no", buildingNo)
             writer.field("can_edit", canEdit)
             writer.field("cancellation_reason", cancellationReason)
+            writer.field("cash_collected", cashCollected)
             writer.field("city", city)
             writer.field("claimed_at", claimedAt)
+            writer.field("courier_first_name", courierFirstName)
             writer.field("courier_id", courierID?.description)
             writer.field("created_at", createdAt)
             writer.field("created_by", createdBy.description)
             writer.field("currency", currency.code)
+            writer.field("customer_id", customerID?.description)
             writer.field("customer_name", customerName)
+            writer.field("customer_notes", customerNotes)
             writer.field("delivered_at", deliveredAt)
             writer.field("delivery_address", deliveryAddress)
             writer.field("delivery_fee", deliveryFee)
@@ -38,6 +43,8 @@ extension Order: JSONWritable {
             writer.field("notes", notes)
             writer.field("number", number)
             writer.field("paid_amount", paidAmount)
+            writer.field("pay_by", payBy)
+            writer.field("payment_method", paymentMethod?.rawValue)
             writer.field("payment_status", paymentStatus?.rawValue)
             writer.field("phone", phone)
             writer.field("pickup_address", pickupAddress)
@@ -45,7 +52,10 @@ extension Order: JSONWritable {
             writer.field("recipient_last_name", recipientLastName)
             writer.field("status", status.rawValue)
             writer.field("store_id", storeID.description)
+            writer.field("store_name", storeName)
+            writer.field("store_phone", storePhone)
             writer.field("street", street)
+            writer.field("tip", tip)
             writer.field("total", total)
             writer.field("updated_at", updatedAt)
             writer.field("version", version)
@@ -63,6 +73,18 @@ extension OrderItem: JSONWritable {
             writer.field("line_gross", lineGross)
             writer.field("line_net", lineNet)
             writer.field("line_vat", lineVAT)
+            writer.field("notes", notes)
+            if let options {
+                writer.key("options")
+                writer.array(options) { writer, option in
+                    writer.object { writer in
+                        writer.field("group_id", option.groupID.description)
+                        writer.field("id", option.id.description)
+                        writer.field("name", option.name)
+                        writer.field("price_delta", option.priceDelta)
+                    }
+                }
+            }
             writer.field("product_id", productID?.description)
             writer.field("quantity", quantity)
             if let reservationIDs {
@@ -82,8 +104,8 @@ extension OrderHistoryEntry: JSONWritable {
     /// `details`, when there are any, are Foundation's, spliced in: they are free-form.
     public func write(to writer: inout JSONWriter) {
         writer.object { writer in
-            writer.field("actor_id", actorID.description)
-            writer.field("actor_role", actorRole.rawValue)
+            writer.field("actor_id", actorID?.description)
+            writer.field("actor_role", actorRole?.rawValue)
             writer.field("at", at)
             writer.field("change", change)
             if let details {

@@ -95,8 +95,9 @@ struct OrderStatusMachineTests {
                             case .failure(.illegal(_, _, let legal)):
                                 #expect(!allowed.contains(action))
                                 #expect(legal == allowed)
-                            case .failure(.notPermitted), .failure(.alreadyClaimed), .failure(.unseen), .failure(.carryingEnough),
-                                .failure(.releasedEnough):
+                            case .failure(.notPermitted), .failure(.alreadyClaimed), .failure(.unseen),
+                                .failure(.carryingEnough),
+                                .failure(.releasedEnough), .failure(.paymentRequired):
                                 #expect(!allowed.contains(action))
                             case .failure(.offDuty):
                                 Issue.record("a courier on duty was refused as off duty")

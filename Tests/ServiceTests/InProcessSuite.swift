@@ -34,15 +34,19 @@ final class InProcessSuite: Suite {
     let notifier: Notifier
     /// The payments service's database, for checks that read behind its methods.
     let paymentsDatabase: Database
+    /// The orders service's database, to move a due time into the past.
+    let ordersDatabase: Database
     /// The gateway's password hasher: how many bcrypt runs requests cost.
     let passwords: PasswordHasher
     private let client: any TestClientProtocol
 
     private init(
         catalog: WireRouter, orders: WireRouter, payments: WireRouter, notifications: WireRouter,
-        notifier: Notifier, paymentsDatabase: Database, passwords: PasswordHasher, client: any TestClientProtocol
+        notifier: Notifier, paymentsDatabase: Database, ordersDatabase: Database, passwords: PasswordHasher,
+        client: any TestClientProtocol
     ) {
         self.paymentsDatabase = paymentsDatabase
+        self.ordersDatabase = ordersDatabase
         self.passwords = passwords
         self.catalog = catalog
         self.orders = orders
@@ -132,6 +136,7 @@ final class InProcessSuite: Suite {
             }
             let notifier = NotificationsService.notifier(environment("notifications"))
             let paymentsDatabase = databases["payments"]!.database
+            let ordersDatabase = databases["orders"]!.database
             let app = Application(
                 router: router,
                 services: relays + catalog.consumers + orders.consumers + payments.consumers + notifications.consumers,
@@ -141,7 +146,8 @@ final class InProcessSuite: Suite {
                     InProcessSuite(
                         catalog: catalog.router, orders: orders.router, payments: payments.router,
                         notifications: notifications.router,
-                        notifier: notifier, paymentsDatabase: paymentsDatabase, passwords: passwords,
+                        notifier: notifier, paymentsDatabase: paymentsDatabase,
+                        ordersDatabase: ordersDatabase, passwords: passwords,
                         client: client))
             }
         } catch {

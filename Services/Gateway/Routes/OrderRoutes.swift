@@ -11,6 +11,8 @@ import Wire
 struct OrderRoutes: Sendable {
     let orders: any WireCaller
     let identity: UsersHandlers
+    /// A customer's saved addresses, which a checkout may name by id.
+    let addresses: AddressesHandlers
 
     func add(to v1: RouterGroup<GatewayContext>) {
         v1.post("orders", use: withDuty(create))
@@ -40,8 +42,27 @@ struct OrderRoutes: Sendable {
         }
     }
 
+    /// A store's new order, or a customer's checkout: their cart with the saved address it names
+    /// put in place of `address_id`, and their name and phone as the recipient's.
     @Sendable func create(_ request: SignedInRequest) async throws -> Response {
         let draft = try await request.body()
+        if request.principal.role == .customer {
+            var checkout = try JSONBody.decode(CheckoutDraft.self, from: draft)
+            if let id = checkout.addressID {
+                guard checkout.address == nil else {
+                    throw OrderlyError.invalidFields(["address": "give address_id or address, not both"])
+                }
+                guard let saved = try await addresses.address(id, by: request.principal) else {
+                    throw OrderlyError.invalidFields(["address_id": "is not one of your addresses"])
+                }
+                checkout.address = AddressFields(saved)
+            }
+            let me = try await identity.me(request.principal)
+            let forwarded = CheckoutRequest(draft: checkout, customer: CheckoutCustomer(name: me.name, phone: me.phone))
+            return JSONBody.forwarded(
+                try await orders.forward(OrdersAPI.checkout, forwarded, options: request.options), status: .created,
+                versioned: true)
+        }
         return JSONBody.forwarded(
             try await orders.forward(OrdersAPI.createOrder, json: draft, options: request.options), status: .created,
             versioned: true)
@@ -92,9 +113,14 @@ struct OrderRoutes: Sendable {
         }
         let buffer = try await request.body()
         let details = buffer.readableBytes == 0 ? ActionBody() : try JSONBody.decode(ActionBody.self, from: buffer)
+        // The customer following their order sees the first name of the courier who claims it.
+        let courierName =
+            action == .claim && request.principal.role == .courier
+            ? try await identity.me(request.principal).name.split(separator: " ").first.map(String.init) : nil
         let perform = OrderActionRequest(
             id: id, action: action, reason: details.reason,
-            expectedVersion: try request.request.expectedVersion() ?? details.expectedVersion)
+            expectedVersion: try request.request.expectedVersion() ?? details.expectedVersion,
+            cashCollected: details.cashCollected, courierFirstName: courierName)
         return JSONBody.forwarded(
             try await orders.forward(OrdersAPI.performAction, perform, options: request.options), versioned: true)
     }
@@ -156,9 +182,11 @@ struct OrderRoutes: Sendable {
 struct ActionBody: Decodable, Sendable {
     var reason: String?
     var expectedVersion: Int64?
+    var cashCollected: Int64?
 
     enum CodingKeys: String, CodingKey {
         case reason
         case expectedVersion = "expected_version"
+        case cashCollected = "cash_collected"
     }
 }

@@ -1,0 +1,98 @@
+import Contracts
+import Domain
+import Events
+import Foundation
+import Logging
+import Runtime
+import Storage
+import Wire
+
+/// The money of customers' orders, as the orders service's status changes tell it: the cash a
+/// courier collected for a cash-on-delivery order becomes a completed cash payment taken by the
+/// courier (numbered receipt, the store's statistics), and a cancelled customer's order gets its
+/// completed card payments refunded in full and its pending ones cancelled. Each event is
+/// applied once, in one transaction with its inbox record.
+struct OrdersFollower: EventFollower {
+    static let producer = OrdersAPI.service
+    static let types = [OrdersAPI.Events.statusChanged]
+    /// The name its applied events are recorded under (the inbox).
+    static let consumer = "payments.orders"
+
+    let database: Database
+    /// The order's store, for the receipt's header.
+    let catalog: any WireCaller
+    let logger: Logger
+
+    var payments: PaymentsRepository { PaymentsRepository(database: database) }
+    var refunds: RefundsRepository { RefundsRepository(database: database) }
+
+    func apply(_ event: DomainEvent) async throws {
+        // A store's order has no customer, and nothing to do here: passed over undecoded.
+        guard event.payload.json.contains("\"customer_id\"") else { return }
+        let order = try event.payload.decode(as: OrderChange.self).order
+        guard let customer = order.customerID else { return }
+        switch order.status {
+        case .delivered where order.cashCollected != nil:
+            // The customer's own view of the store names it on the receipt.
+            let store = try await catalog.call(
+                CatalogAPI.getStore, ResourceRef(id: order.storeID),
+                options: WireCallOptions(principal: Principal(userID: customer, role: .customer, storeID: nil)))
+            try await database.applyOnce(event, consumer: Self.consumer) { transaction in
+                try await recordCash(of: order, header: ReceiptHeader(store: store, staffName: nil), in: transaction)
+            }
+        case .cancelled:
+            try await database.applyOnce(event, consumer: Self.consumer) { transaction in
+                try await giveBack(order, in: transaction)
+            }
+        default:
+            return
+        }
+    }
+
+    /// A completed cash payment of what was left to pay and the tip, taken by the courier, with
+    /// what they collected as tendered and the rest as change.
+    private func recordCash(of order: Order, header: ReceiptHeader, in transaction: Transaction) async throws {
+        guard let courier = order.courierID, let collected = order.cashCollected else { return }
+        let payments = self.payments
+        try await transaction.lock("payments.order:\(order.id)")
+        let taken = try await payments.payments(of: order.id, in: transaction.sql).reduce(0) { $0 + $1.orderShare }
+        let left = order.total - taken
+        guard left > 0 else { return }
+        let tip = order.tip ?? 0
+        let now = Date.currentMillisecond
+        var payment = Payment(
+            id: PaymentID(), storeID: order.storeID, orderID: order.id, customerID: order.customerID, items: [],
+            subtotal: left, vat: 0, tip: tip, currency: order.currency, method: .cash, status: .pending,
+            staffID: courier, reservationID: nil, expiresAt: nil, createdAt: now)
+        try await payments.insert(payment, header: header, in: transaction)
+        try payment.move(to: .completed, at: now)
+        payment.amountTendered = collected
+        payment.changeDue = max(0, collected - payment.amount)
+        try await PaymentsHandlers.save(&payment, payments, in: transaction)
+    }
+
+    /// Refunds in full what completed card payments of the cancelled `order` paid, and cancels
+    /// those still pending, under each payment's lock.
+    private func giveBack(_ order: Order, in transaction: Transaction) async throws {
+        let (payments, refunds) = (self.payments, self.refunds)
+        for found in try await payments.payments(of: order.id, in: transaction.sql) where found.method != .cash {
+            try await transaction.lock("payments.payment:\(found.id)")
+            guard var payment = try await payments.payment(found.id, in: transaction.sql) else { continue }
+            switch payment.status {
+            case .completed, .partiallyRefunded:
+                _ = try await RefundsHandlers.record(
+                    payment.amount - payment.refundedAmount, of: &payment, reason: "the order was cancelled",
+                    restock: [], by: payment.staffID, payments, refunds, in: transaction)
+            case .pending, .confirmed:
+                try payment.move(to: .cancelled, at: Date.currentMillisecond)
+                try await PaymentsHandlers.save(&payment, payments, in: transaction)
+            case .processing:
+                logger.warning(
+                    "a card payment of a cancelled order is still with its provider; refund it once it completes",
+                    metadata: ["payment.id": "\(payment.id)", "order.id": "\(order.id)"])
+            case .failed, .cancelled, .expired, .refunded:
+                continue
+            }
+        }
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+
+/// How a customer pays for their order: by card in the app, before the store hears of it, or in
+/// cash to the courier at the door.
+public enum OrderPaymentMethod: String, Hashable, Sendable, Codable, CaseIterable {
+    case card
+    case cashOnDelivery = "cash_on_delivery"
+}
+
+/// A customer's order as their app sends it (`POST /v1/orders` by a customer): every field
+/// optional here, so that one answer names every problem. The gateway replaces `address_id`
+/// with the saved address itself (`address`), so the orders service reads one address either way.
+public struct CheckoutDraft: Hashable, Sendable, Codable {
+    public var id: OrderID?
+    public var storeID: StoreID?
+    public var fulfillment: Fulfillment?
+    public var addressID: AddressID?
+    public var address: AddressFields?
+    public var items: [CheckoutLine]?
+    /// For the courier, in minor units; deliveries only.
+    public var tip: Int64?
+    /// The customer's note to the store.
+    public var notes: String?
+    public var paymentMethod: OrderPaymentMethod?
+
+    public init(
+        id: OrderID? = nil, storeID: StoreID? = nil, fulfillment: Fulfillment? = nil, addressID: AddressID? = nil,
+        address: AddressFields? = nil, items: [CheckoutLine]? = nil, tip: Int64? = nil, notes: String? = nil,
+        paymentMethod: OrderPaymentMethod? = nil
+    ) {
+        self.id = id
+        self.storeID = storeID
+        self.fulfillment = fulfillment
+        self.addressID = addressID
+        self.address = address
+        self.items = items
+        self.tip = tip
+        self.notes = notes
+        self.paymentMethod = paymentMethod
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, fulfillment, address, items, tip, notes
+        case storeID = "store_id"
+        case addressID = "address_id"
+        case paymentMethod = "payment_method"
+    }
+
+    /// The most lines a customer's order holds.
+    public static let maximumLines = 50
+    /// The most units of one line.
+    public static let maximumQuantity = 99
+}
+
+/// A line of a customer's order: a product of the store's menu, how many, the options chosen
+/// and a note for the kitchen.
+public struct CheckoutLine: Hashable, Sendable, Codable {
+    public var productID: ProductID?
+    public var quantity: Int?
+    public var optionIDs: [OptionID]?
+    public var notes: String?
+
+    public init(productID: ProductID? = nil, quantity: Int? = nil, optionIDs: [OptionID]? = nil, notes: String? = nil) {
+        self.productID = productID
+        self.quantity = quantity
+        self.optionIDs = optionIDs
+        self.notes = notes
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case quantity, notes
+        case productID = "product_id"
+        case optionIDs = "option_ids"
+    }
+}
+
+/// Who is checking out, as the gateway knows them: the recipient of their order.
+public struct CheckoutCustomer: Hashable, Sendable, Codable {
+    public var name: String
+    public var phone: String?
+
+    public init(name: String, phone: String?) {
+        self.name = name
+        self.phone = phone
+    }
+}
+
+/// A checkout that passed validation: the order's own fields as a store's draft has them, and
+/// the lines still to be priced against the catalog.
+public struct ValidCheckout: Hashable, Sendable {
+    public var storeID: StoreID
+    public var order: ValidOrderDraft
+    public var lines: [Line]
+    public var tip: Int64
+    public var customerNotes: String?
+    public var paymentMethod: OrderPaymentMethod
+
+    public struct Line: Hashable, Sendable {
+        public var productID: ProductID
+        public var quantity: Int
+        public var optionIDs: [OptionID]
+        public var notes: String?
+
+        public init(productID: ProductID, quantity: Int, optionIDs: [OptionID], notes: String?) {
+            self.productID = productID
+            self.quantity = quantity
+            self.optionIDs = optionIDs
+            self.notes = notes
+        }
+    }
+}
+
+extension CheckoutDraft {
+    /// Checks the draft as a whole for `customer`: the store, a fulfillment, the address of a
+    /// delivery (its fields named `address.…`), one to `maximumLines` lines, a tip only for a
+    /// delivery, and the payment method. The recipient is the customer: their name, and the
+    /// address's phone or theirs. Every problem is reported.
+    public func validated(for customer: CheckoutCustomer) throws(OrderlyError) -> ValidCheckout {
+        var problems = FieldProblems()
+        let storeID = problems.required(storeID, "store_id")
+        let fulfillment = self.fulfillment ?? .delivery
+        let method = problems.required(paymentMethod, "payment_method")
+        var place = DeliveryAddress(
+            id: AddressID(), label: nil, street: "", buildingNo: "", floor: nil, apartment: nil, city: nil,
+            deliveryNotes: nil, phone: nil, isDefault: false, version: 1, createdAt: Date(), updatedAt: Date())
+        switch (fulfillment, address) {
+        case (.delivery, let address?):
+            var found = FieldProblems()
+            address.apply(to: &place, creating: true, &found)
+            for (field, reason) in found.reasons { problems.add("address.\(field)", reason) }
+        case (.delivery, nil):
+            problems.add("address", "is required for a delivery: give address_id or address")
+        case (.pickup, let address):
+            if address != nil || addressID != nil { problems.add("address", "is only for a delivery") }
+        }
+        let tip = problems.integer(tip, "tip", in: 0...Payment.maximumAmount, required: false) ?? 0
+        if tip > 0, fulfillment == .pickup { problems.add("tip", "is for the courier of a delivery") }
+        let notes = problems.optionalText(notes, "notes", maximumLength: 1000)
+        var lines: [ValidCheckout.Line] = []
+        if let items, !items.isEmpty {
+            if items.count > Self.maximumLines {
+                problems.add("items", "must hold at most \(Self.maximumLines) lines")
+            }
+            for (index, item) in items.prefix(Self.maximumLines).enumerated() {
+                let field = "items[\(index)]"
+                let product = problems.required(item.productID, "\(field).product_id")
+                let quantity =
+                    problems.integer(item.quantity, "\(field).quantity", in: 1...Self.maximumQuantity, required: false)
+                    ?? 1
+                let options = item.optionIDs ?? []
+                if Set(options).count != options.count {
+                    problems.add("\(field).option_ids", "names an option twice")
+                }
+                if options.count > OptionGroup.maximumOptions {
+                    problems.add("\(field).option_ids", "must name at most \(OptionGroup.maximumOptions) options")
+                }
+                let lineNotes = problems.optionalText(item.notes, "\(field).notes", maximumLength: 500)
+                if let product {
+                    lines.append(.init(productID: product, quantity: quantity, optionIDs: options, notes: lineNotes))
+                }
+            }
+        } else {
+            problems.add("items", "must hold at least one line")
+        }
+        let phone = fulfillment == .delivery ? place.phone ?? customer.phone : customer.phone
+        if fulfillment == .delivery, phone == nil {
+            problems.add("address.phone", "is required: your profile has no phone")
+        }
+        guard let storeID, let method, problems.isEmpty else { throw problems.failure }
+        let delivery = fulfillment == .delivery
+        let name = customer.name.split(separator: " ", maxSplits: 1).map(String.init)
+        let order = ValidOrderDraft(
+            id: id, storeID: storeID, fulfillment: fulfillment, recipientFirstName: name.first,
+            recipientLastName: name.count > 1 ? name[1] : nil, phone: phone,
+            street: delivery ? place.street : nil, buildingNo: delivery ? place.buildingNo : nil,
+            floor: delivery ? place.floor : nil, apartment: delivery ? place.apartment : nil,
+            city: delivery ? place.city : nil, deliveryNotes: delivery ? place.deliveryNotes : nil,
+            boxesCount: delivery ? 1 : 0, customerName: customer.name, dueAt: nil, notes: nil)
+        return ValidCheckout(
+            storeID: storeID, order: order, lines: lines, tip: tip, customerNotes: notes, paymentMethod: method)
+    }
+}
+
+extension ValidCheckout.Line {
+    /// The order line of this choice of `product` (looked up by the line's id), in an order of
+    /// `currency`: the product's price plus the chosen options' deltas, its VAT rate, and its
+    /// name with the options' names. `field` (`items[2]`) names what is wrong: a product that is
+    /// not on the store's menu, options that are not the product's or outside a group's
+    /// `min_select…max_select`; an inactive product is 422 `product_inactive`.
+    public func item(of product: Product?, in store: StoreID, currency: CurrencyCode, field: String)
+        throws(OrderlyError) -> OrderItem
+    {
+        guard let product, product.storeID == store else {
+            throw OrderlyError.invalidFields(["\(field).product_id": "is not a product of the store"])
+        }
+        guard product.active else {
+            throw OrderlyError(
+                .failedPrecondition, "\(product.name) is not for sale now", reason: "product_inactive",
+                details: ["\(field).product_id": .string("is not for sale now")])
+        }
+        var chosen: [OrderItem.ChosenOption] = []
+        var problems = FieldProblems()
+        for id in optionIDs {
+            guard let group = product.optionGroups.first(where: { $0.options.contains { $0.id == id } }),
+                let option = group.options.first(where: { $0.id == id })
+            else {
+                problems.add("\(field).option_ids", "names \(id), not an option of \(product.name)")
+                continue
+            }
+            chosen.append(.init(groupID: group.id, id: option.id, name: option.name, priceDelta: option.priceDelta))
+        }
+        for group in product.optionGroups {
+            let count = chosen.count { $0.groupID == group.id }
+            guard count < group.minSelect || count > group.maxSelect else { continue }
+            let range =
+                group.minSelect == group.maxSelect
+                ? "exactly \(group.minSelect)" : "from \(group.minSelect) to \(group.maxSelect)"
+            problems.add("\(field).option_ids", "must choose \(range) of \(group.name), not \(count)")
+        }
+        try problems.check()
+        var item = try OrderItemDraft(quantity: quantity).newItem(
+            of: product, currency: currency, holding: nil, options: chosen)
+        item.notes = notes
+        return item
+    }
+}
