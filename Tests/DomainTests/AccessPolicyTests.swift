@@ -42,6 +42,12 @@ struct AccessPolicyTests {
         ("order.see created by the caller", /**/ "YYY   Y..    Y..    Y..    ...     YYY"),
         ("order.list shows the pool", /*      */ "YYY   Y..    Y..    Y..    YYY     ..."),
         ("order.create in the store", /*      */ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("order.check out", /*                */ "...   ...    ...    ...    ...     YYY"),
+        ("order.pay own card order", /*       */ "...   ...    ...    ...    ...     YYY"),
+        ("order.pay another's card order", /* */ "...   ...    ...    ...    ...     ..."),
+        ("order.store notes shown", /*        */ "YYY   YYY    YYY    YYY    YYY     ..."),
+        ("action.accept unpaid card order", /**/ "...   ...    ...    ...    ...     ..."),
+        ("action.accept paid card order", /*  */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("order.edit fields and items", /*    */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("order.edit when delivered", /*      */ "...   ...    ...    ...    ...     ..."),
         ("action.accept", /*                  */ "YYY   Y..    Y..    Y..    ...     ..."),
@@ -55,6 +61,7 @@ struct AccessPolicyTests {
         ("product.see", /*                    */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("product.change", /*                 */ "YYY   Y..    Y..    ...    ...     ..."),
         ("stock.reserve", /*                  */ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("stock.reserve for a checkout", /*   */ "YYY   Y..    Y..    Y..    ...     YYY"),
         ("menu.see", /*                       */ "YYY   Y..    Y..    Y..    YYY     YYY"),
         ("payment.see", /*                    */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("payment.record in the store", /*    */ "YYY   Y..    Y..    Y..    ...     ..."),
@@ -149,6 +156,22 @@ struct AccessPolicyTests {
         case "order.list shows the pool": return policy.visibleOrders(store: nil).contains(try order(.accepted))
         case "order.create in the store", "payment.record in the store":
             return (try? policy.storeForWriting(store)) == store
+        case "order.check out": return (try? policy.checkCheckout()) != nil
+        case "order.pay own card order", "order.pay another's card order":
+            var card = try order(.pending, createdBy: operation.contains("own") ? me : someone)
+            card.customerID = card.createdBy
+            card.paymentMethod = .card
+            return policy.canPay(card)
+        case "order.store notes shown":
+            var noted = try order(.pending, createdBy: me)
+            noted.notes = "ring twice"
+            return policy.present(noted).notes != nil
+        case "action.accept unpaid card order", "action.accept paid card order":
+            var card = try order(.pending)
+            card.paymentMethod = .card
+            card.total = 1000
+            if operation.contains("paid card") && !operation.contains("unpaid") { card.setPaid(1000, anyPayment: true) }
+            return policy.allowedActions(on: card).contains(.accept)
         case "order.edit fields and items": return policy.canEdit(try order(.accepted))
         case "order.edit when delivered": return policy.canEdit(try order(.delivered, courier: someone))
         case "action.accept": return policy.allowedActions(on: try order(.pending)).contains(.accept)
@@ -165,6 +188,7 @@ struct AccessPolicyTests {
         case "product.see": return policy.canSeeProducts(of: store)
         case "product.change": return policy.canChangeProducts(of: store)
         case "stock.reserve": return policy.canReserveStock(of: store)
+        case "stock.reserve for a checkout": return policy.canReserveStock(of: store, forAnOrder: true)
         case "menu.see": return policy.canSeeMenu(of: store)
         case "payment.see": return policy.canSee(payment: payment)
         case "payment.see made out to them":
