@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build run test deploy-test bench-wire bench-storage bench-orders bench-catalog bench-payments bench-notifications profile-orders chaos fuzz-wire fuzz-api format clean
+.PHONY: help deps build run test deploy-test bench-wire bench-storage bench-orders bench-catalog bench-payments bench-notifications bench-marketplace profile-orders chaos fuzz-wire fuzz-api format clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -37,6 +37,9 @@ bench-catalog: deps ## Reservations per second (hot product, 1,000 products) bes
 
 bench-payments: deps ## Payments completed per second (cash, card, refunds) beside order creation; 90-day stats p99; invariants (release)
 	@deploy/local/bench-payments.sh
+
+bench-marketplace: deps ## Customers check out and pay (card, cash on delivery), stores and couriers serve them; checkouts/s, p99, CPU per checkout; invariants (release)
+	@deploy/local/bench-marketplace.sh
 
 bench-notifications: deps ## A new order's way to 1,000 users' streams and long-polls: p50/p99 per channel, nothing lost (release)
 	@deploy/local/bench-notifications.sh

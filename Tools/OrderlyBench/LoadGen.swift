@@ -38,7 +38,7 @@ struct LoadGen: AsyncParsableCommand {
 
     @Option(
         help:
-            "What to drive: orders (creation, the mix, couriers), catalog (reservations), pos (payments) or notifications (streams and long-polls)."
+            "What to drive: orders (creation, the mix, couriers), catalog (reservations), pos (payments), notifications (streams and long-polls) or marketplace (customers check out and pay, stores and couriers serve them)."
     )
     var workload: Workload = .orders
 
@@ -105,6 +105,7 @@ struct LoadGen: AsyncParsableCommand {
                 case .catalog: try await driveCatalog(api)
                 case .pos: try await drivePayments(api)
                 case .notifications: try await driveNotifications(api)
+                case .marketplace: try await driveMarketplace(api)
                 }
             try await http.shutdown()
             if failures > 0 { throw ExitCode(1) }
@@ -237,7 +238,7 @@ struct LoadGen: AsyncParsableCommand {
 
 /// What `orderly loadgen` drives.
 enum Workload: String, ExpressibleByArgument, CaseIterable {
-    case orders, catalog, pos, notifications
+    case orders, catalog, pos, notifications, marketplace
 }
 
 /// Operations done and unexpected answers so far in a phase, for its progress line.

@@ -1,0 +1,506 @@
+import AsyncHTTPClient
+import Contracts
+import Domain
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Payments
+import Runtime
+import Synchronization
+
+/// `orderly loadgen --workload marketplace`: the food-delivery app's customers against the
+/// suite, then the stores and couriers who serve them, then the invariants.
+///
+/// Setup: stores open all week (every other one accepting orders by itself) with five products
+/// each, stock-tracked, with a size (exactly one) and extras (up to two); couriers on duty; one
+/// customer per client, signed up with a saved address. Phase 1, measured: each step browses
+/// (the open stores now and then, a store's menu each time) and checks out one to three lines
+/// with options, paying by card (the payment, then the provider's signed report) or in cash on
+/// delivery, with a tip. Phase 2: the stores accept (where they do not by themselves), prepare
+/// and mark ready; couriers claim, pick up and deliver, collecting cash. The invariants, read back
+/// through the API: every order delivered and paid exactly its total, by one completed payment
+/// of its total and tip; each store's statistics revenue is its completed payments; no stock
+/// oversold nor left held (each product's quantity is its opening stock less what its delivered
+/// lines sold); each customer heard each of the five status changes of each order exactly once.
+extension LoadGen {
+    func driveMarketplace(_ api: API) async throws -> Int {
+        let password = ProcessInfo.processInfo.environment[adminPasswordVariable]!
+        let providers = try PaymentsSettings.read(from: try await ConfigurationSource.load(arguments: []))
+        guard let (provider, secret) = providers.providerSecrets.min(by: { $0.key < $1.key }) else {
+            throw LoadGenError(
+                "set ORDERLY_PAYMENT_PROVIDER_SECRETS (make run sets one) to sign the provider's reports")
+        }
+        say("setting up \(stores) stores, \(couriers) couriers on duty and \(clients) customers")
+        let cast = try await Cast.create(api, admin: adminEmail, password: password, stores: stores, couriers: couriers)
+        let market = try await Marketplace.open(api, cast: cast, customers: clients, provider: provider, secret: secret)
+
+        say("phase 1/2: customers browse and check out, \(clients) clients, \(seconds)s")
+        let suite = ProcessCPUTimes.parse(processes)
+        let cpuBefore = ProcessCPUTimes.now(suite)
+        let machine = CPUTimes.now()
+        let checkouts = try await phase("checkout", cast: cast) { worker, stats in
+            try await market.checkout(api, customer: worker.index, stats: &stats)
+        }
+        let cpuAfter = ProcessCPUTimes.now(suite)
+        say("  " + (machine.machineShares(until: CPUTimes.now()) ?? "no /proc/stat"))
+        let placed = market.placedCount
+        let perCheckout = cpuBefore.perOperation(until: cpuAfter, operations: placed)
+        if !suite.isEmpty {
+            let each = perCheckout.each.map { String(format: "%@ %.3f", $0.0, $0.1) }.joined(separator: ", ")
+            say(String(format: "  CPU per checkout (with its payment): %.3f ms (", perCheckout.total) + each + ")")
+        }
+
+        say("phase 2/2: stores accept and prepare, couriers claim and deliver \(placed) orders")
+        let started = ContinuousClock.now
+        try await market.fulfil(api, cast: cast, within: .seconds(Int(inboxWait)))
+        say(String(format: "  done in %.1fs", (ContinuousClock.now - started).timeInterval))
+
+        say("checking the invariants")
+        let failures = try await market.check(api, cast.admin, wait: .seconds(Int(inboxWait)))
+        for failure in failures.prefix(20) { say("  FAILED: \(failure)") }
+        if failures.count > 20 { say("  … and \(failures.count - 20) more") }
+        if failures.isEmpty { say("  every invariant holds") }
+        var report = Report()
+        report.add(checkouts)
+        report.print()
+        say(market.summary)
+        let p99 = checkouts.histograms[Marketplace.checkoutOperation].map { Double($0.valueAtPercentile(99)) / 1000 }
+        say(
+            String(
+                format: "checkouts_per_s=%.1f p99_ms=%.1f cpu_ms_per_checkout=%@ invariant_failures=%d",
+                Double(placed) / checkouts.duration, p99 ?? 0,
+                suite.isEmpty ? "unmeasured" : String(format: "%.3f", perCheckout.total), failures.count))
+        return failures.count
+    }
+}
+
+/// The stores, their menus and customers of a marketplace run, and what each checkout placed.
+final class Marketplace: Sendable {
+    static let checkoutOperation = "POST /v1/orders (checkout)"
+
+    struct Item: Sendable {
+        var id: ProductID
+        /// The option ids of each group, with how many of it a line chooses at least and at most.
+        var groups: [(options: [OptionID], min: Int, max: Int)]
+    }
+
+    struct Customer: Sendable {
+        var token: String
+        var address: AddressID
+    }
+
+    /// An order as its checkout was acknowledged.
+    struct Placed: Sendable {
+        var store: Int
+        var customer: Int
+        var method: OrderPaymentMethod
+        var total: Int64
+        var tip: Int64
+        var units: [ProductID: Int64]
+    }
+
+    let stores: [StoreID]
+    let menus: [[Item]]
+    let customers: [Customer]
+    let openingStock: Int64
+    let provider: String
+    let secret: String
+
+    private struct State {
+        var placed: [OrderID: Placed] = [:]
+        var outcomes: [String: Int] = [:]
+        var delivered: Set<OrderID> = []
+    }
+
+    private let state = Mutex(State())
+
+    init(
+        stores: [StoreID], menus: [[Item]], customers: [Customer], openingStock: Int64, provider: String,
+        secret: String
+    ) {
+        self.stores = stores
+        self.menus = menus
+        self.customers = customers
+        self.openingStock = openingStock
+        self.provider = provider
+        self.secret = secret
+    }
+
+    var placedCount: Int { state.withLock { $0.placed.count } }
+
+    var summary: String {
+        state.withLock { state in
+            "marketplace: placed=\(state.placed.count) delivered=\(state.delivered.count) "
+                + state.outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        }
+    }
+
+    private func count(_ outcome: String) { state.withLock { $0.outcomes[outcome, default: 0] += 1 } }
+
+    /// Opens the stores (all week; every other one accepting by itself) with their menus, and
+    /// signs `customers` customers up, each with a saved address.
+    static func open(_ api: API, cast: Cast, customers: Int, provider: String, secret: String) async throws
+        -> Marketplace
+    {
+        let allWeek = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map {
+            OpeningPeriodBody(day: $0, open: "00:00", close: "24:00")
+        }
+        let openingStock: Int64 = 5_000
+        var menus: [[Item]] = []
+        for (index, store) in cast.stores.enumerated() {
+            _ = try await api.require(
+                [200], .PATCH, "/v1/stores/\(store)", token: cast.admin,
+                body: StoreSwitches(openingHours: allWeek, autoAccept: index % 2 == 1))
+            var menu: [Item] = []
+            for number in 0..<5 {
+                let product = try await api.require(
+                    [201], .POST, "/v1/stores/\(store)/products", token: cast.admin,
+                    body: ProductDraft(
+                        name: "Dish \(number)", price: Int64(1500 + 500 * number), trackStock: true,
+                        quantity: openingStock,
+                        optionGroups: [
+                            OptionGroupDraft(
+                                name: "Size", minSelect: 1, maxSelect: 1,
+                                options: [.init(name: "Regular"), .init(name: "Large", priceDelta: 600)]),
+                            OptionGroupDraft(
+                                name: "Extras", minSelect: 0, maxSelect: 2,
+                                options: [
+                                    .init(name: "Cheese", priceDelta: 300), .init(name: "Sauce", priceDelta: 100),
+                                    .init(name: "Salad"),
+                                ]),
+                        ])
+                ).decode(Product.self)
+                menu.append(
+                    Item(
+                        id: product.id,
+                        groups: product.optionGroups.map { ($0.options.map(\.id), $0.minSelect, $0.maxSelect) }))
+            }
+            menus.append(menu)
+        }
+        let run = UUID().uuidString.prefix(8).lowercased()
+        var people: [Customer] = []
+        for index in 0..<customers {
+            let signedUp = try await api.require(
+                [201], .POST, "/v1/auth/register",
+                body: [
+                    "email": "loadgen-\(run)-customer-\(index)@orderly.test", "password": "loadgen-password",
+                    "name": "Customer \(index)", "phone": "050-\(1_000_000 + index)",
+                ]
+            ).decode(Cast.Tokens.self)
+            let address = try await api.require(
+                [201], .POST, "/v1/me/addresses", token: signedUp.accessToken,
+                body: AddressFields(street: "Loadgen Street", buildingNo: "\(index + 1)", city: "Tel Aviv")
+            ).decode(DeliveryAddress.self)
+            people.append(Customer(token: signedUp.accessToken, address: address.id))
+        }
+        return Marketplace(
+            stores: cast.stores, menus: menus, customers: people, openingStock: openingStock, provider: provider,
+            secret: secret)
+    }
+
+    // MARK: Customers
+
+    /// One customer's visit: the open stores now and then, a store's menu, and a checkout of one
+    /// to three lines with options, paid by card (the payment and the provider's report) or
+    /// cash on delivery.
+    func checkout(_ api: API, customer index: Int, stats: inout Stats) async throws {
+        let customer = customers[index % customers.count]
+        let store = Int.random(in: 0..<stores.count)
+        if Int.random(in: 0..<10) == 0 {
+            try await stats.time("GET /v1/stores?open_now=true") {
+                try await api.send(.GET, "/v1/stores?open_now=true", token: customer.token)
+            }
+        }
+        try await stats.time("GET /v1/stores/{id}/menu") {
+            try await api.send(.GET, "/v1/stores/\(stores[store])/menu", token: customer.token)
+        }
+        let lines = (0..<Int.random(in: 1...3)).map { _ -> CheckoutLine in
+            let item = menus[store].randomElement()!
+            let options = item.groups.flatMap { group in
+                group.options.shuffled().prefix(Int.random(in: group.min...group.max))
+            }
+            return CheckoutLine(productID: item.id, quantity: Int.random(in: 1...2), optionIDs: options)
+        }
+        let method: OrderPaymentMethod = Bool.random() ? .card : .cashOnDelivery
+        let draft = CheckoutDraft(
+            storeID: stores[store], addressID: customer.address, items: lines, tip: Int64.random(in: 0...10) * 100,
+            paymentMethod: method)
+        guard
+            let reply = try await stats.time(
+                Self.checkoutOperation, expected: [201, 409],
+                {
+                    try await api.send(
+                        .POST, "/v1/orders", token: customer.token, body: draft,
+                        headers: [("Idempotency-Key", UUID().uuidString)])
+                })
+        else {
+            count("checkout_unanswered")
+            return
+        }
+        guard reply.status == 201 else {
+            count("out_of_stock")
+            return
+        }
+        let order = try reply.decode(Order.self)
+        var units: [ProductID: Int64] = [:]
+        for item in order.items {
+            if let product = item.productID { units[product, default: 0] += Int64(item.quantity) }
+        }
+        state.withLock {
+            $0.placed[order.id] = Placed(
+                store: store, customer: index % customers.count, method: method, total: order.total,
+                tip: order.tip ?? 0, units: units)
+            $0.outcomes[method.rawValue, default: 0] += 1
+        }
+        guard method == .card else { return }
+        let paid = try await stats.time("POST /v1/payments (card)") {
+            try await api.send(
+                .POST, "/v1/payments", token: customer.token,
+                body: PaymentDraft(orderID: order.id, method: .card), headers: [("Idempotency-Key", UUID().uuidString)])
+        }
+        guard let paid, paid.status == 201 else { return }
+        let payment = try paid.decode(Payment.self)
+        try await stats.time("POST /v1/payments/provider-events") { try await report(api, payment) }
+    }
+
+    /// The provider's signed report that `payment` completed.
+    private func report(_ api: API, _ payment: Payment) async throws -> API.Reply {
+        let event = ProviderEvent(
+            id: UUID().uuidString, provider: provider, paymentID: payment.id, type: .completed,
+            providerRef: "ref-\(payment.id.description.prefix(8))", amount: payment.amount, currency: payment.currency,
+            at: nil)
+        let body = String(decoding: try API.encoder.encode(event), as: UTF8.self)
+        var request = HTTPClientRequest(url: api.base + "/v1/payments/provider-events")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(
+            name: OrderlySignature.headerName, value: OrderlySignature.header(body: body, secret: secret, at: Date()))
+        request.body = .bytes(ByteBuffer(string: body))
+        let response = try await api.http.execute(request, timeout: .seconds(60))
+        return API.Reply(status: Int(response.status.code), body: try await response.body.collect(upTo: 1 << 20))
+    }
+
+    // MARK: Stores and couriers
+
+    /// Serves every placed order: each store's staff accept (where the store does not by itself;
+    /// a card order once paid), prepare and mark ready; each courier claims up to three at a
+    /// time, picks them up and delivers them, collecting what is owed in cash on delivery.
+    func fulfil(_ api: API, cast: Cast, within limit: Duration) async throws {
+        let deadline = ContinuousClock.now + limit
+        let total = placedCount
+        let done: @Sendable () -> Bool = { [self] in
+            state.withLock { $0.delivered.count } >= total || ContinuousClock.now > deadline
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, staff) in cast.staff.enumerated() {
+                group.addTask { [self] in
+                    while !done() {
+                        let moved = try await kitchen(api, store: cast.stores[index], staff: staff)
+                        if !moved { try await Task.sleep(for: .milliseconds(50)) }
+                    }
+                }
+            }
+            for (index, courier) in cast.couriers.enumerated() {
+                group.addTask { [self] in
+                    while !done() {
+                        let moved = try await deliveries(api, courier: courier, id: cast.courierIDs[index])
+                        if !moved { try await Task.sleep(for: .milliseconds(50)) }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// A store's next step on each open order; whether anything moved.
+    private func kitchen(_ api: API, store: StoreID, staff: String) async throws -> Bool {
+        let open = try await api.require(
+            [200], .GET, "/v1/orders?status=pending,accepted,preparing&sort=created_at&limit=100", token: staff
+        ).decode(Page<Order>.self).data
+        var moved = false
+        for order in open {
+            let action: OrderAction? =
+                switch order.status {
+                case .pending: order.awaitsPayment ? nil : .accept
+                case .accepted: .startPreparing
+                case .preparing: .markReady
+                default: nil
+                }
+            guard let action else { continue }
+            let reply = try await api.send(
+                .POST, "/v1/orders/\(order.id)/actions/\(action.rawValue)", token: staff, body: [String: String]())
+            if reply.status == 200 { moved = true }
+        }
+        return moved
+    }
+
+    /// A courier's next steps: deliver what is out, pick up what is ready, claim from the pool
+    /// while carrying fewer than three; whether anything moved.
+    private func deliveries(_ api: API, courier: String, id: UserID) async throws -> Bool {
+        let seen = try await api.require([200], .GET, "/v1/orders?limit=100", token: courier)
+            .decode(Page<Order>.self).data
+        var carried = seen.filter {
+            $0.courierID == id && [.accepted, .preparing, .ready, .outForDelivery].contains($0.status)
+        }
+        var moved = false
+        for order in carried {
+            switch order.status {
+            case .outForDelivery:
+                let owed =
+                    order.paymentMethod == .cashOnDelivery && order.leftToPay > 0
+                    ? order.leftToPay + (order.tip ?? 0) : nil
+                let reply = try await api.send(
+                    .POST, "/v1/orders/\(order.id)/actions/deliver", token: courier,
+                    body: DeliverBody(cashCollected: owed))
+                if reply.status == 200 {
+                    moved = true
+                    _ = state.withLock { $0.delivered.insert(order.id) }
+                } else {
+                    count("deliver_refused_\(reply.status)")
+                }
+            case .ready:
+                let reply = try await api.send(
+                    .POST, "/v1/orders/\(order.id)/actions/pick_up", token: courier, body: [String: String]())
+                moved = moved || reply.status == 200
+            default:
+                break
+            }
+        }
+        carried = carried.filter { $0.status != .outForDelivery }
+        for order in seen where order.courierID == nil && order.isInPool && carried.count < OrderPool.maximumCarried {
+            let reply = try await api.send(
+                .POST, "/v1/orders/\(order.id)/actions/claim", token: courier, body: [String: String]())
+            if reply.status == 200 {
+                moved = true
+                carried.append(order)
+            }
+        }
+        return moved
+    }
+
+    // MARK: Invariants
+
+    func check(_ api: API, _ admin: String, wait: Duration) async throws -> [String] {
+        let placed = state.withLock { $0.placed }
+        var problems: [String] = []
+        // Every order delivered and paid exactly its total, once the payments have caught up.
+        let deadline = ContinuousClock.now + wait
+        var orders: [OrderID: Order] = [:]
+        for id in placed.keys {
+            var order = try await api.require([200], .GET, "/v1/orders/\(id)", token: admin).decode(Order.self)
+            while order.paymentStatus != .paid, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                order = try await api.require([200], .GET, "/v1/orders/\(id)", token: admin).decode(Order.self)
+            }
+            orders[id] = order
+            if order.status != .delivered { problems.append("order \(id) is \(order.status.rawValue), not delivered") }
+            if order.paidAmount != order.total || order.paymentStatus != .paid {
+                problems.append("order \(id) paid \(order.paidAmount ?? 0) of \(order.total)")
+            }
+        }
+        // One completed payment of each order's total and tip; revenue is what they took.
+        let from = LoadGen.day(Date().addingTimeInterval(-86_400))
+        let to = LoadGen.day(Date().addingTimeInterval(86_400))
+        for (index, store) in stores.enumerated() {
+            var completed: [OrderID: [Int64]] = [:]
+            var cursor: String?
+            repeat {
+                let page = try await api.require(
+                    [200], .GET,
+                    "/v1/stores/\(store)/payments?status=completed&limit=200" + (cursor.map { "&cursor=\($0)" } ?? ""),
+                    token: admin
+                ).decode(Page<Payment>.self)
+                for payment in page.data {
+                    if let order = payment.orderID { completed[order, default: []].append(payment.amount) }
+                }
+                cursor = page.nextCursor
+            } while cursor != nil
+            for (id, order) in placed where order.store == index {
+                let amounts = completed[id] ?? []
+                if amounts != [order.total + order.tip] {
+                    problems.append("order \(id): completed payments \(amounts), expected [\(order.total + order.tip)]")
+                }
+            }
+            let expected = completed.values.joined().reduce(0, +)
+            var revenue: Int64 = -1
+            while ContinuousClock.now < deadline || revenue == -1 {
+                revenue = try await api.require(
+                    [200], .GET, "/v1/stores/\(store)/stats?from=\(from)&to=\(to)", token: admin
+                ).decode(Till.Totals.self).totals.revenue
+                if revenue == expected { break }
+                try await Task.sleep(for: .milliseconds(500))
+            }
+            if revenue != expected {
+                problems.append("store \(store): statistics revenue \(revenue), completed payments \(expected)")
+            }
+            // Nothing oversold, nothing left held.
+            for item in menus[index] {
+                let sold = placed.values.filter { $0.store == index }.reduce(0) { $0 + ($1.units[item.id] ?? 0) }
+                var product = try await api.require([200], .GET, "/v1/products/\(item.id)", token: admin)
+                    .decode(Product.self)
+                while product.reserved != 0 || product.quantity != openingStock - sold, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(200))
+                    product = try await api.require([200], .GET, "/v1/products/\(item.id)", token: admin)
+                        .decode(Product.self)
+                }
+                if product.quantity != openingStock - sold || product.reserved != 0 || product.quantity < 0 {
+                    problems.append(
+                        "product \(item.id): \(product.quantity) in stock, \(product.reserved) held; "
+                            + "expected \(openingStock - sold), none held")
+                }
+            }
+        }
+        // Each customer heard each order's five status changes exactly once.
+        for (index, customer) in customers.enumerated() {
+            let theirs = Set(placed.filter { $0.value.customer == index }.keys)
+            guard !theirs.isEmpty else { continue }
+            var told: [OrderID: [String]] = [:]
+            var after: Int64 = 0
+            while true {
+                let page = try await api.require(
+                    [200], .GET, "/v1/notifications?after=\(after)&limit=200&wait=1", token: customer.token
+                ).decode(NotificationInbox.self)
+                for notification in page.data {
+                    if let id = notification.data["order_id"].flatMap(OrderID.init) {
+                        told[id, default: []].append(notification.titleKey ?? notification.type)
+                    }
+                }
+                after = page.data.last?.seq ?? after
+                let complete = theirs.allSatisfy { told[$0]?.count ?? 0 >= 5 }
+                if page.data.isEmpty && (complete || ContinuousClock.now > deadline) { break }
+            }
+            for id in theirs {
+                let keys = told[id] ?? []
+                if keys.count != 5 || Set(keys).count != 5 {
+                    problems.append("customer \(index): told \(keys) of order \(id), not each of its 5 changes once")
+                }
+            }
+        }
+        return problems
+    }
+}
+
+/// A store's opening period, as `PATCH /v1/stores/{id}` takes it.
+struct OpeningPeriodBody: Encodable, Sendable {
+    var day: String
+    var open: String
+    var close: String
+}
+
+/// What a marketplace run sets on each store.
+struct StoreSwitches: Encodable, Sendable {
+    var openingHours: [OpeningPeriodBody]
+    var autoAccept: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case openingHours = "opening_hours"
+        case autoAccept = "auto_accept"
+    }
+}
+
+/// A courier's `deliver`, with the cash collected for a cash-on-delivery order.
+struct DeliverBody: Encodable, Sendable {
+    var cashCollected: Int64?
+
+    enum CodingKeys: String, CodingKey { case cashCollected = "cash_collected" }
+}
