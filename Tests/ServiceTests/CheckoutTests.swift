@@ -31,7 +31,7 @@ struct CheckoutTests {
         var extras: [String]
     }
 
-    func market(_ suite: any Suite, autoAccept: Bool = false) async throws -> Market {
+    func market(_ suite: any Suite, autoAccept: Bool = false, locale: String = "en") async throws -> Market {
         let admin = try await api.admin(suite)
         let allWeek = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map {
             ["day": $0, "open": "00:00", "close": "24:00"]
@@ -54,6 +54,7 @@ struct CheckoutTests {
             suite, "POST", "/v1/auth/register",
             json: [
                 "email": "dana@example.com", "password": "password-123", "name": "Dana Levi", "phone": "050-1112223",
+                "locale": locale,
             ])
         let customer = try #require(signed.object["access_token"] as? String, "\(signed.text)")
         let saved = try await api.send(
@@ -200,6 +201,15 @@ struct CheckoutTests {
                 ], "\(history.text)")
             let mine = try await api.send(suite, "GET", "/v1/orders?status=delivered", token: market.customer)
             #expect((mine.object["data"] as? [[String: Any]])?.map { $0["id"] as? String } == [id])
+            // Another customer neither reads nor lists it.
+            let other = try await api.send(
+                suite, "POST", "/v1/auth/register",
+                json: ["email": "eli@example.com", "password": "password-123", "name": "Eli"])
+            let eli = try #require(other.object["access_token"] as? String)
+            #expect(try await api.send(suite, "GET", "/v1/orders/\(id)", token: eli).status == 404)
+            #expect(try await api.send(suite, "GET", "/v1/orders/\(id)/history", token: eli).status == 404)
+            let theirs = try await api.send(suite, "GET", "/v1/orders", token: eli)
+            #expect((theirs.object["data"] as? [Any])?.isEmpty == true)
             // Notified of every status change, in their locale, exactly once each.
             #expect(
                 try await waitUntil {
@@ -315,7 +325,7 @@ struct CheckoutTests {
     @Test("a card order nobody pays for is cancelled by the server, its stock released and its customer told")
     func unpaid() async throws {
         try await InProcessSuite.with { suite in
-            let market = try await market(suite)
+            let market = try await market(suite, locale: "he")
             let created = try await checkout(
                 suite, market,
                 [
@@ -341,6 +351,10 @@ struct CheckoutTests {
                     let told = try await api.send(suite, "GET", "/v1/notifications", token: market.customer)
                     return (told.object["data"] as? [Any])?.count == 1
                 })
+            // In their language.
+            let told = try await api.send(suite, "GET", "/v1/notifications", token: market.customer)
+            let title = (told.object["data"] as? [[String: Any]])?.first?["title"] as? String ?? ""
+            #expect(title.contains("הזמנה"), "\(told.text)")
             let store = try await api.send(suite, "GET", "/v1/notifications", token: market.owner)
             #expect((store.object["data"] as? [Any])?.isEmpty == true, "the store never heard of it: \(store.text)")
         }

@@ -315,7 +315,7 @@ final class Marketplace: Sendable {
     /// A store's next step on each open order; whether anything moved.
     private func kitchen(_ api: API, store: StoreID, staff: String) async throws -> Bool {
         let open = try await api.require(
-            [200], .GET, "/v1/orders?status=pending,accepted,preparing&sort=created_at&limit=100", token: staff
+            [200], .GET, "/v1/orders?status=pending,accepted,preparing&sort=created_at&limit=20", token: staff
         ).decode(Page<Order>.self).data
         var moved = false
         for order in open {
@@ -337,11 +337,10 @@ final class Marketplace: Sendable {
     /// A courier's next steps: deliver what is out, pick up what is ready, claim from the pool
     /// while carrying fewer than three; whether anything moved.
     private func deliveries(_ api: API, courier: String, id: UserID) async throws -> Bool {
-        let seen = try await api.require([200], .GET, "/v1/orders?limit=100", token: courier)
-            .decode(Page<Order>.self).data
-        var carried = seen.filter {
-            $0.courierID == id && [.accepted, .preparing, .ready, .outForDelivery].contains($0.status)
-        }
+        var carried = try await api.require(
+            [200], .GET, "/v1/orders?courier_id=\(id)&status=accepted,preparing,ready,out_for_delivery&limit=10",
+            token: courier
+        ).decode(Page<Order>.self).data
         var moved = false
         for order in carried {
             switch order.status {
@@ -367,7 +366,12 @@ final class Marketplace: Sendable {
             }
         }
         carried = carried.filter { $0.status != .outForDelivery }
-        for order in seen where order.courierID == nil && order.isInPool && carried.count < OrderPool.maximumCarried {
+        guard carried.count < OrderPool.maximumCarried else { return moved }
+        // The oldest orders first, so that none waits behind the newer ones.
+        let pool = try await api.require(
+            [200], .GET, "/v1/orders?available=true&sort=created_at&limit=\(OrderPool.maximumCarried)", token: courier
+        ).decode(Page<Order>.self).data
+        for order in pool where carried.count < OrderPool.maximumCarried {
             let reply = try await api.send(
                 .POST, "/v1/orders/\(order.id)/actions/claim", token: courier, body: [String: String]())
             if reply.status == 200 {
@@ -460,9 +464,10 @@ final class Marketplace: Sendable {
                 let page = try await api.require(
                     [200], .GET, "/v1/notifications?after=\(after)&limit=200&wait=1", token: customer.token
                 ).decode(NotificationInbox.self)
-                for notification in page.data {
-                    if let id = notification.data["order_id"].flatMap(OrderID.init) {
-                        told[id, default: []].append(notification.titleKey ?? notification.type)
+                // Their payments' notifications name the order too; the status changes are counted.
+                for notification in page.data where notification.titleKey?.hasPrefix("order.status.") == true {
+                    if let id = notification.data["order_id"].flatMap(OrderID.init), let key = notification.titleKey {
+                        told[id, default: []].append(key)
                     }
                 }
                 after = page.data.last?.seq ?? after

@@ -21,7 +21,7 @@ trap 'rm -rf "$work"' EXIT
 status=0
 ORDERLY_BUILD=release ORDERLY_DATA_DIR="$work/suite" ORDERLY_LOG_LEVEL=warning \
     ORDERLY_HTTP_PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')" \
-    deploy/local/run.sh bash -c '"$0" loadgen --workload marketplace --clients 32 --url "http://127.0.0.1:$ORDERLY_HTTP_PORT" "$@"' \
+    deploy/local/run.sh bash -c '"$0" loadgen --workload marketplace --clients 32 --seconds 10 --couriers 16 --inbox-wait 300 --url "http://127.0.0.1:$ORDERLY_HTTP_PORT" "$@"' \
     "$orderly" "$@" | tee "$work/loadgen.txt" || status=$?
 echo
 summary=$(grep '^checkouts_per_s=' "$work/loadgen.txt" | tail -1 || true)
