@@ -324,7 +324,7 @@ struct OrdersHandlers: Sendable {
                 order.courierFirstName = nil
             case .deliver:
                 order.deliveredAt = now
-                order.cashCollected = try Self.cashCollected(cash, for: order)
+                order.cashCollected = try order.collectedCash(cash)
             case .cancel: order.cancellationReason = reason
             default: break
             }
@@ -344,26 +344,6 @@ struct OrdersHandlers: Sendable {
                 name: action.rawValue, event: event, from: transition.from, to: transition.to,
                 details: details.isEmpty ? nil : details, releasedBy: action == .release ? previousCourier : nil)
         }
-    }
-
-    /// What a courier collected delivering `order`: for a cash-on-delivery order not paid yet,
-    /// at least what is left to pay and the tip (422 naming `cash_collected` otherwise);
-    /// nothing for any other order.
-    static func cashCollected(_ cash: Int64?, for order: Order) throws(OrderlyError) -> Int64? {
-        guard order.paymentMethod == .cashOnDelivery, order.leftToPay > 0 else {
-            guard cash == nil else {
-                throw OrderlyError.invalidFields(["cash_collected": "is only for an unpaid cash-on-delivery order"])
-            }
-            return nil
-        }
-        let owed = order.leftToPay + (order.tip ?? 0)
-        guard let cash, cash >= owed else {
-            throw OrderlyError(
-                .failedPrecondition, "collect \(owed) in cash for this order before delivering it",
-                reason: "cash_required",
-                details: ["cash_collected": .string("must be at least \(owed), what is left to pay and the tip")])
-        }
-        return cash
     }
 
     func update(_ patch: OrderPatch, principal: Principal, idempotencyKey: String?) async throws -> Order {

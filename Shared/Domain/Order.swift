@@ -229,6 +229,27 @@ public struct Order: Hashable, Sendable, Codable {
     /// What is left to pay of `total` (the tip aside).
     public var leftToPay: Int64 { max(0, total - (paidAmount ?? 0)) }
 
+    /// What a courier collected delivering this order, as recorded: for a cash-on-delivery
+    /// order not paid yet, `cash`, which must be at least what is left to pay and the tip (422
+    /// `cash_required` naming `cash_collected`); for any other order nothing, and `cash` is
+    /// refused (400).
+    public func collectedCash(_ cash: Int64?) throws(OrderlyError) -> Int64? {
+        guard paymentMethod == .cashOnDelivery, leftToPay > 0 else {
+            guard cash == nil else {
+                throw OrderlyError.invalidFields(["cash_collected": "is only for an unpaid cash-on-delivery order"])
+            }
+            return nil
+        }
+        let owed = leftToPay + (tip ?? 0)
+        guard let cash, cash >= owed else {
+            throw OrderlyError(
+                .failedPrecondition, "collect \(owed) in cash for this order before delivering it",
+                reason: "cash_required",
+                details: ["cash_collected": .string("must be at least \(owed), what is left to pay and the tip")])
+        }
+        return cash
+    }
+
     /// Sets what the order's payments pay of it now; `refunded` when payments were made and
     /// refunds took them back to nothing.
     public mutating func setPaid(_ paid: Int64, anyPayment: Bool) {

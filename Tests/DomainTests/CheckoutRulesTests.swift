@@ -92,6 +92,35 @@ struct CheckoutRulesTests {
         #expect(valid.order.phone == "052-9998887" && valid.order.boxesCount == 1 && valid.tip == 300)
     }
 
+    @Test(
+        "a courier collects at least what is left and the tip of an unpaid cash-on-delivery order, and no cash otherwise"
+    )
+    func cashAtTheDoor() throws {
+        let draft = try OrderDraft(fulfillment: .pickup).validated()
+        var order = Order(
+            id: OrderID(), number: 1, storeID: Self.store, status: .outForDelivery, version: 1, draft: draft,
+            pickupAddress: nil, quote: DeliveryQuote(fee: 0, multiplier: 0), currency: .ils, createdBy: UserID(),
+            createdAt: Date())
+        order.total = 4000
+        order.tip = 500
+        order.paymentMethod = .cashOnDelivery
+        #expect(try order.collectedCash(5000) == 5000)
+        for short in [nil, 4499] as [Int64?] {
+            #expect {
+                try order.collectedCash(short)
+            } throws: { error in
+                let error = error as? OrderlyError
+                return error?.reason == "cash_required" && error?.details?["cash_collected"] != nil
+            }
+        }
+        order.setPaid(4000, anyPayment: true)
+        #expect(try order.collectedCash(nil) == nil)
+        #expect { try order.collectedCash(100) } throws: { ($0 as? OrderlyError)?.code == .invalidArgument }
+        order.paymentMethod = .card
+        order.setPaid(0, anyPayment: false)
+        #expect { try order.collectedCash(100) } throws: { ($0 as? OrderlyError)?.code == .invalidArgument }
+    }
+
     @Test("a card order is accepted only once paid; a cash-on-delivery order at once")
     func paymentBeforeAccept() throws {
         let draft = try OrderDraft(fulfillment: .pickup).validated()
