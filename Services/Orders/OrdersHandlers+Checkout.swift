@@ -176,15 +176,25 @@ extension OrdersHandlers {
         return holds
     }
 
-    /// Accepts `order`, pending, for its store, which accepts by itself: the server's change,
-    /// recorded and published as the store's `accept` would be. False when the order changed
-    /// meanwhile.
+    /// Accepts `order`, pending, for its store, which accepts by itself. False when the order
+    /// changed meanwhile.
     static func acceptForStore(_ order: inout Order, _ orders: OrdersRepository, in transaction: Transaction)
         async throws -> Bool
     {
         guard order.status == .pending else { return true }
-        let previousVersion = order.version
-        order.status = .accepted
+        return try await serverChange(
+            &order, .accept, to: .accepted, ["automatic": .bool(true)], orders, in: transaction)
+    }
+
+    /// Moves `order` to `status` by `action` as the server's own change: the next version, a
+    /// history entry without an actor, and `order.status_changed`, as the store's own action
+    /// would be recorded and published. False when the order changed meanwhile.
+    private static func serverChange(
+        _ order: inout Order, _ action: OrderAction, to status: OrderStatus, _ details: [String: JSONValue],
+        _ orders: OrdersRepository, in transaction: Transaction
+    ) async throws -> Bool {
+        let (previousVersion, from) = (order.version, order.status)
+        order.status = status
         order.version += 1
         order.updatedAt = Date.currentMillisecond
         guard
@@ -193,7 +203,7 @@ extension OrdersHandlers {
         else { return false }
         let entry = OrderHistoryEntry(
             seq: order.version, orderID: order.id, at: order.updatedAt, actorID: nil, actorRole: nil,
-            change: OrderAction.accept.rawValue, from: .pending, to: .accepted, details: ["automatic": .bool(true)])
+            change: action.rawValue, from: from, to: status, details: details)
         try await orders.appendHistory(entry, in: transaction)
         transaction.publish(
             try OrdersEvents.changed(OrdersAPI.Events.statusChanged, OrderChange(order: order, change: entry)))
@@ -212,24 +222,11 @@ extension OrdersHandlers {
                 guard var order = try await orders.find(id, in: transaction.sql), order.status == .pending,
                     order.awaitsPayment
                 else { return false }
-                let previousVersion = order.version
-                order.status = .cancelled
                 order.cancellationReason = "not paid within \(Int(Order.cardPaymentWindow / 60)) minutes"
                 order.payBy = nil
-                order.version += 1
-                order.updatedAt = Date.currentMillisecond
-                guard
-                    try await orders.update(
-                        order, previousVersion: previousVersion, leftPool: false, releasedBy: nil, in: transaction)
-                else { return false }
-                let entry = OrderHistoryEntry(
-                    seq: order.version, orderID: id, at: order.updatedAt, actorID: nil, actorRole: nil,
-                    change: OrderAction.cancel.rawValue, from: .pending, to: .cancelled,
-                    details: ["reason": .string(order.cancellationReason ?? "")])
-                try await orders.appendHistory(entry, in: transaction)
-                transaction.publish(
-                    try OrdersEvents.changed(OrdersAPI.Events.statusChanged, OrderChange(order: order, change: entry)))
-                return true
+                return try await Self.serverChange(
+                    &order, .cancel, to: .cancelled, ["reason": .string(order.cancellationReason ?? "")], orders,
+                    in: transaction)
             }
             if done { cancelled += 1 }
         }

@@ -158,11 +158,7 @@ struct PaymentsHandlers: Sendable {
             payment = try await idempotency.write(
                 key: idempotencyKey, caller: principal.userID, scope: scope, request: draft
             ) { transaction in
-                try await transaction.lock("payments.payment:\(paymentID)")
-                if try await payments.payment(paymentID, in: transaction.sql) != nil {
-                    throw OrderlyError(
-                        .conflict, "a payment \(paymentID) exists already", details: ["id": .string("is taken")])
-                }
+                try await Self.claim(paymentID, payments, in: transaction)
                 var subtotal = items.reduce(0) { $0 + $1.total }
                 if let paidFor {
                     subtotal = try await Self.orderShare(draft.amount, of: paidFor, payments, in: transaction)
@@ -232,11 +228,7 @@ struct PaymentsHandlers: Sendable {
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: scope, request: draft
         ) { transaction in
-            try await transaction.lock("payments.payment:\(paymentID)")
-            if try await payments.payment(paymentID, in: transaction.sql) != nil {
-                throw OrderlyError(
-                    .conflict, "a payment \(paymentID) exists already", details: ["id": .string("is taken")])
-            }
+            try await Self.claim(paymentID, payments, in: transaction)
             let subtotal = try await Self.orderShare(nil, of: order, payments, in: transaction)
             let now = Date.currentMillisecond
             let payment = Payment(
@@ -247,6 +239,16 @@ struct PaymentsHandlers: Sendable {
             try await payments.insert(payment, header: ReceiptHeader(store: store, staffName: nil), in: transaction)
             transaction.publish(try PaymentsEvents.reached(payment))
             return payment
+        }
+    }
+
+    /// Takes the lock of a new payment's id, refusing an id already taken (409 naming `id`).
+    private static func claim(_ id: PaymentID, _ payments: PaymentsRepository, in transaction: Transaction)
+        async throws
+    {
+        try await transaction.lock("payments.payment:\(id)")
+        if try await payments.payment(id, in: transaction.sql) != nil {
+            throw OrderlyError(.conflict, "a payment \(id) exists already", details: ["id": .string("is taken")])
         }
     }
 

@@ -37,6 +37,17 @@ struct CheckoutRulesTests {
         ValidCheckout.Line(productID: product.id, quantity: quantity, optionIDs: options, notes: nil)
     }
 
+    /// A customer's pickup order of `total`, paid by `method`, nothing paid yet.
+    static func customerOrder(_ status: OrderStatus, total: Int64, paidBy method: OrderPaymentMethod) throws -> Order {
+        var order = Order(
+            id: OrderID(), number: 1, storeID: store, status: status, version: 1,
+            draft: try OrderDraft(fulfillment: .pickup).validated(), pickupAddress: nil,
+            quote: DeliveryQuote(fee: 0, multiplier: 0), currency: .ils, createdBy: UserID(), createdAt: Date())
+        order.total = total
+        order.paymentMethod = method
+        return order
+    }
+
     @Test("a line costs the product's price and its options' deltas, named with them")
     func pricing() throws {
         let product = Self.falafel()
@@ -96,14 +107,8 @@ struct CheckoutRulesTests {
         "a courier collects at least what is left and the tip of an unpaid cash-on-delivery order, and no cash otherwise"
     )
     func cashAtTheDoor() throws {
-        let draft = try OrderDraft(fulfillment: .pickup).validated()
-        var order = Order(
-            id: OrderID(), number: 1, storeID: Self.store, status: .outForDelivery, version: 1, draft: draft,
-            pickupAddress: nil, quote: DeliveryQuote(fee: 0, multiplier: 0), currency: .ils, createdBy: UserID(),
-            createdAt: Date())
-        order.total = 4000
+        var order = try Self.customerOrder(.outForDelivery, total: 4000, paidBy: .cashOnDelivery)
         order.tip = 500
-        order.paymentMethod = .cashOnDelivery
         #expect(try order.collectedCash(5000) == 5000)
         for short in [nil, 4499] as [Int64?] {
             #expect {
@@ -123,13 +128,7 @@ struct CheckoutRulesTests {
 
     @Test("a card order is accepted only once paid; a cash-on-delivery order at once")
     func paymentBeforeAccept() throws {
-        let draft = try OrderDraft(fulfillment: .pickup).validated()
-        var order = Order(
-            id: OrderID(), number: 1, storeID: Self.store, status: .pending, version: 1, draft: draft,
-            pickupAddress: nil, quote: DeliveryQuote(fee: 0, multiplier: 0), currency: .ils, createdBy: UserID(),
-            createdAt: Date())
-        order.total = 2500
-        order.paymentMethod = .card
+        var order = try Self.customerOrder(.pending, total: 2500, paidBy: .card)
         let owner = AccessPolicy(Principal(userID: UserID(), role: .owner, storeID: Self.store))
         #expect(owner.allowedActions(on: order) == [.cancel])
         #expect(throws: Never.self) {

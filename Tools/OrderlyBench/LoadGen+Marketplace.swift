@@ -260,24 +260,9 @@ final class Marketplace: Sendable {
         }
         guard let paid, paid.status == 201 else { return }
         let payment = try paid.decode(Payment.self)
-        try await stats.time("POST /v1/payments/provider-events") { try await report(api, payment) }
-    }
-
-    /// The provider's signed report that `payment` completed.
-    private func report(_ api: API, _ payment: Payment) async throws -> API.Reply {
-        let event = ProviderEvent(
-            id: UUID().uuidString, provider: provider, paymentID: payment.id, type: .completed,
-            providerRef: "ref-\(payment.id.description.prefix(8))", amount: payment.amount, currency: payment.currency,
-            at: nil)
-        let body = String(decoding: try API.encoder.encode(event), as: UTF8.self)
-        var request = HTTPClientRequest(url: api.base + "/v1/payments/provider-events")
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(
-            name: OrderlySignature.headerName, value: OrderlySignature.header(body: body, secret: secret, at: Date()))
-        request.body = .bytes(ByteBuffer(string: body))
-        let response = try await api.http.execute(request, timeout: .seconds(60))
-        return API.Reply(status: Int(response.status.code), body: try await response.body.collect(upTo: 1 << 20))
+        try await stats.time("POST /v1/payments/provider-events") {
+            try await api.providerReport(payment, .completed, provider: provider, secret: secret)
+        }
     }
 
     // MARK: Stores and couriers

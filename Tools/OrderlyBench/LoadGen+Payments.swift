@@ -228,19 +228,7 @@ final class Till: Sendable {
 
     /// A provider's signed report, with the amount taken.
     private func report(_ api: API, _ payment: Payment, _ type: String) async throws -> API.Reply {
-        let event = ProviderEvent(
-            id: UUID().uuidString, provider: provider, paymentID: payment.id, type: PaymentStatus(rawValue: type),
-            providerRef: "ref-\(payment.id.description.prefix(8))", amount: payment.amount, currency: payment.currency,
-            at: nil)
-        let body = String(decoding: try API.encoder.encode(event), as: UTF8.self)
-        var request = HTTPClientRequest(url: api.base + "/v1/payments/provider-events")
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(
-            name: OrderlySignature.headerName, value: OrderlySignature.header(body: body, secret: secret, at: Date()))
-        request.body = .bytes(ByteBuffer(string: body))
-        let response = try await api.http.execute(request, timeout: .seconds(60))
-        return API.Reply(status: Int(response.status.code), body: try await response.body.collect(upTo: 1 << 20))
+        try await api.providerReport(payment, PaymentStatus(rawValue: type), provider: provider, secret: secret)
     }
 
     struct RefundBody: Encodable {
@@ -375,5 +363,27 @@ final class Till: Sendable {
         }
         if state.uncertain > 0 { problems.append("\(state.uncertain) payments were rung up without an answer") }
         return problems
+    }
+}
+
+extension API {
+    /// A payment provider's report that `payment` reached `type`, signed with its `secret` as
+    /// `POST /v1/payments/provider-events` checks it.
+    func providerReport(_ payment: Payment, _ type: PaymentStatus?, provider: String, secret: String) async throws
+        -> Reply
+    {
+        let event = ProviderEvent(
+            id: UUID().uuidString, provider: provider, paymentID: payment.id, type: type,
+            providerRef: "ref-\(payment.id.description.prefix(8))", amount: payment.amount, currency: payment.currency,
+            at: nil)
+        let body = String(decoding: try API.encoder.encode(event), as: UTF8.self)
+        var request = HTTPClientRequest(url: base + "/v1/payments/provider-events")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(
+            name: OrderlySignature.headerName, value: OrderlySignature.header(body: body, secret: secret, at: Date()))
+        request.body = .bytes(ByteBuffer(string: body))
+        let response = try await http.execute(request, timeout: .seconds(60))
+        return Reply(status: Int(response.status.code), body: try await response.body.collect(upTo: 1 << 20))
     }
 }
