@@ -26,12 +26,8 @@ struct AddressesHandlers: Sendable {
         -> DeliveryAddress
     {
         let owner = try AccessPolicy(principal).addressOwner()
-        let now = Date.currentMillisecond
-        var address = DeliveryAddress(
-            id: AddressID(), label: nil, street: "", buildingNo: "", floor: nil, apartment: nil, city: nil,
-            deliveryNotes: nil, phone: nil, isDefault: false, version: 1, createdAt: now, updatedAt: now)
         var problems = FieldProblems()
-        fields.apply(to: &address, creating: true, &problems)
+        let address = fields.newAddress(at: Date.currentMillisecond, &problems)
         try problems.check()
         let (addresses, checked) = (self.addresses, address)
         return try await idempotency.write(

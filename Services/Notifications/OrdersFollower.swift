@@ -148,7 +148,7 @@ struct OrdersFollower: NotifyingFollower {
         var data: [String: String] { ["order_id": id.description, "store_id": storeID.description] }
 
         /// Whether it is a card order not paid yet, which its store does not hear of.
-        var awaitsPayment: Bool { paymentMethod == .card && paymentStatus != .paid }
+        var awaitsPayment: Bool { Order.awaitsPayment(paymentMethod, paymentStatus) }
 
         /// Whether couriers can claim it now (`OrderPool`).
         var isInPool: Bool { OrderPool.contains(fulfillment: fulfillment, courierID: courierID, status: status) }

@@ -54,10 +54,12 @@ struct OrdersFollower: EventFollower {
     private func recordCash(of order: Order, header: ReceiptHeader, in transaction: Transaction) async throws {
         guard let courier = order.courierID, let collected = order.cashCollected else { return }
         let payments = self.payments
-        try await transaction.lock("payments.order:\(order.id)")
-        let taken = try await payments.payments(of: order.id, in: transaction.sql).reduce(0) { $0 + $1.orderShare }
-        let left = order.total - taken
-        guard left > 0 else { return }
+        let left: Int64
+        do {
+            left = try await PaymentsHandlers.orderShare(nil, of: order, payments, in: transaction)
+        } catch let error as OrderlyError where error.reason == "order_paid" {
+            return
+        }
         let tip = order.tip ?? 0
         let now = Date.currentMillisecond
         var payment = Payment(

@@ -180,7 +180,7 @@ public struct AccessPolicy: Sendable {
     /// Paying for `order` online (`POST /v1/payments` by a customer): the customer whose order it
     /// is; another's order is as if it did not exist.
     public func canPay(_ order: Order) -> Bool {
-        role == .customer && order.customerID == principal.userID && order.createdBy == principal.userID
+        role == .customer && order.customerID == principal.userID
     }
 
     /// Changing an order's own fields and its items: admins, and the users of the order's store.

@@ -120,13 +120,12 @@ extension CheckoutDraft {
         let storeID = problems.required(storeID, "store_id")
         let fulfillment = self.fulfillment ?? .delivery
         let method = problems.required(paymentMethod, "payment_method")
-        var place = DeliveryAddress(
-            id: AddressID(), label: nil, street: "", buildingNo: "", floor: nil, apartment: nil, city: nil,
-            deliveryNotes: nil, phone: nil, isDefault: false, version: 1, createdAt: Date(), updatedAt: Date())
+        // Where a delivery goes; nil for a pickup.
+        var place: DeliveryAddress?
         switch (fulfillment, address) {
         case (.delivery, let address?):
             var found = FieldProblems()
-            address.apply(to: &place, creating: true, &found)
+            place = address.newAddress(at: Date(), &found)
             for (field, reason) in found.reasons { problems.add("address.\(field)", reason) }
         case (.delivery, nil):
             problems.add("address", "is required for a delivery: give address_id or address")
@@ -162,20 +161,18 @@ extension CheckoutDraft {
         } else {
             problems.add("items", "must hold at least one line")
         }
-        let phone = fulfillment == .delivery ? place.phone ?? customer.phone : customer.phone
+        let phone = place?.phone ?? customer.phone
         if fulfillment == .delivery, phone == nil {
             problems.add("address.phone", "is required: your profile has no phone")
         }
         guard let storeID, let method, problems.isEmpty else { throw problems.failure }
-        let delivery = fulfillment == .delivery
         let name = customer.name.split(separator: " ", maxSplits: 1).map(String.init)
         let order = ValidOrderDraft(
             id: id, storeID: storeID, fulfillment: fulfillment, recipientFirstName: name.first,
             recipientLastName: name.count > 1 ? name[1] : nil, phone: phone,
-            street: delivery ? place.street : nil, buildingNo: delivery ? place.buildingNo : nil,
-            floor: delivery ? place.floor : nil, apartment: delivery ? place.apartment : nil,
-            city: delivery ? place.city : nil, deliveryNotes: delivery ? place.deliveryNotes : nil,
-            boxesCount: delivery ? 1 : 0, customerName: customer.name, dueAt: nil, notes: nil)
+            street: place?.street, buildingNo: place?.buildingNo, floor: place?.floor, apartment: place?.apartment,
+            city: place?.city, deliveryNotes: place?.deliveryNotes, boxesCount: place == nil ? 0 : 1,
+            customerName: customer.name, dueAt: nil, notes: nil)
         return ValidCheckout(
             storeID: storeID, order: order, lines: lines, tip: tip, customerNotes: notes, paymentMethod: method)
     }

@@ -97,6 +97,16 @@ public struct AddressFields: Codable, Sendable, Hashable {
         case isDefault = "is_default"
     }
 
+    /// A new address of these fields made `at`, not the default; what is wrong goes into
+    /// `problems` (`street` and `building_no` are required).
+    public func newAddress(at now: Date, _ problems: inout FieldProblems) -> DeliveryAddress {
+        var address = DeliveryAddress(
+            id: AddressID(), label: nil, street: "", buildingNo: "", floor: nil, apartment: nil, city: nil,
+            deliveryNotes: nil, phone: nil, isDefault: false, version: 1, createdAt: now, updatedAt: now)
+        apply(to: &address, creating: true, &problems)
+        return address
+    }
+
     /// Applies the fields given to `address`, checking each (the limits of an order's
     /// address) into `problems`; on creation `street` and `building_no` are required.
     /// `is_default` is the caller's to apply, as it changes the other addresses.

@@ -222,8 +222,12 @@ public struct Order: Hashable, Sendable, Codable {
     public static let cardPaymentWindow: TimeInterval = 15 * 60
 
     /// Whether it is a card order not paid in full yet, which the store cannot accept.
-    public var awaitsPayment: Bool {
-        paymentMethod == .card && (paymentStatus ?? .unpaid) != .paid
+    public var awaitsPayment: Bool { Self.awaitsPayment(paymentMethod, paymentStatus) }
+
+    /// Whether an order paid by `method`, its payments at `status` (nil: none yet), is a card
+    /// order not paid in full: for readers of an order event that decode only these two fields.
+    public static func awaitsPayment(_ method: OrderPaymentMethod?, _ status: OrderPaymentStatus?) -> Bool {
+        method == .card && (status ?? .unpaid) != .paid
     }
 
     /// What is left to pay of `total` (the tip aside).
