@@ -251,15 +251,22 @@ public struct EventConsumer: Service {
         var done: [String] = []
         var wanted: [(id: String, event: DomainEvent)] = []
         for entry in entries {
+            // An event of a type this group does not apply is acknowledged unread, as most of a
+            // busy stream is for a group that follows a few of its types: neither its fields nor
+            // its payload are decoded. The groups that apply it judge whether it is well formed.
+            if let type = entry.fields["type"], !type.isEmpty,
+                handlers[String(decoding: type, as: UTF8.self)] == nil
+            {
+                done.append(entry.id)
+                continue
+            }
             switch EventFields.decode(entry.fields) {
             case .success(let event):
-                if let handler = handlers[event.type] {
-                    let lane = Int(UInt(bitPattern: event.aggregateID.hashValue) % UInt(lanes.count))
-                    lanes[lane].append((entry, event, handler))
-                    wanted.append((entry.id, event))
-                } else {
-                    done.append(entry.id)
-                }
+                // Decoded, its type is one passed over above or one this group applies.
+                guard let handler = handlers[event.type] else { continue }
+                let lane = Int(UInt(bitPattern: event.aggregateID.hashValue) % UInt(lanes.count))
+                lanes[lane].append((entry, event, handler))
+                wanted.append((entry.id, event))
             case .failure(let error):
                 logger.error(
                     "malformed event moved to the dead-letter stream", metadata: ["event.entry": "\(entry.id)"])
