@@ -30,6 +30,9 @@ struct OrdersFollower: EventFollower {
     /// lines list their reservations), its lines changed, or its status (cancelled, delivered,
     /// collected). A claim or a release changes neither.
     static let types = [OrdersAPI.Events.created, OrdersAPI.Events.updated, OrdersAPI.Events.statusChanged]
+    /// Holds last a day, so a fifth of a second is nothing to them; read back to back, the
+    /// stream would wake it for each store's new order to pass over.
+    static let readPause = Duration.milliseconds(200)
 
     /// How reservations end and are held again, over the catalog's database.
     let holds: ReservationsHandlers

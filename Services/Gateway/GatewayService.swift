@@ -65,7 +65,8 @@ public enum GatewayService {
                     return logger.warning(
                         "malformed wake-up skipped", metadata: ["redis.channel": "\(message.channel)"])
                 }
-                await hub.wake(wakeUps.map(\.userID))
+                await hub.wake(
+                    wakeUps.compactMap(\.userID), couriers: wakeUps.contains { $0.couriersOnDuty == true })
             },
             ChannelListener(redis: redis, channel: Sessions.channel) { message in
                 sessions.heard(message, logger: logger)

@@ -2,7 +2,9 @@ import Domain
 import Metrics
 public import ServiceLifecycle
 
-/// Where long-polls and event streams wait for their user's next notification. One first
+/// Where long-polls and event streams wait for their user's next notification, or a courier's
+/// for what the couriers on duty are told (every courier's wait is woken: whether they are on
+/// duty is the notifications service's to answer when they read). One first
 /// takes a ticket, then reads the inbox, then waits on the ticket: a wake-up that arrives
 /// between the read and the wait is kept on the ticket, so it is never missed. The number of
 /// each kind held is the gauge `gateway_long_polls_waiting` or `gateway_streams_open`.
@@ -26,12 +28,14 @@ public actor WakeHub: Service {
     private struct Ticket {
         var user: UserID
         var kind: Kind
+        var courier: Bool
         var woken = false
         var waiter: CheckedContinuation<Void, Never>?
     }
 
     private var tickets: [UInt64: Ticket] = [:]
     private var ticketsByUser: [UserID: Set<UInt64>] = [:]
+    private var couriersTickets: Set<UInt64> = []
     private var nextTicket: UInt64 = 0
     private var held: [Kind: Int] = [:]
     private let gauges: [Kind: Gauge] = [
@@ -42,14 +46,15 @@ public actor WakeHub: Service {
 
     public init() {}
 
-    /// Starts listening for `user`'s wake-ups; call `leave` when done. Nil when as many of
-    /// `kind` as allowed wait for the user already.
-    func enter(_ user: UserID, _ kind: Kind) -> UInt64? {
+    /// Starts listening for `user`'s wake-ups (and, for a courier, the couriers'); call `leave`
+    /// when done. Nil when as many of `kind` as allowed wait for the user already.
+    func enter(_ user: UserID, _ kind: Kind, courier: Bool = false) -> UInt64? {
         let held = ticketsByUser[user, default: []].count { tickets[$0]?.kind == kind }
         guard held < kind.maximumPerUser else { return nil }
         nextTicket += 1
-        tickets[nextTicket] = Ticket(user: user, kind: kind)
+        tickets[nextTicket] = Ticket(user: user, kind: kind, courier: courier)
         ticketsByUser[user, default: []].insert(nextTicket)
+        if courier { couriersTickets.insert(nextTicket) }
         record(kind, 1)
         return nextTicket
     }
@@ -58,6 +63,7 @@ public actor WakeHub: Service {
         guard let entry = tickets.removeValue(forKey: ticket) else { return }
         entry.waiter?.resume()
         ticketsByUser[entry.user]?.remove(ticket)
+        couriersTickets.remove(ticket)
         if ticketsByUser[entry.user]?.isEmpty == true { ticketsByUser[entry.user] = nil }
         record(entry.kind, -1)
     }
@@ -78,14 +84,20 @@ public actor WakeHub: Service {
         tickets[ticket]?.woken = false
     }
 
-    /// Wakes every poll and stream waiting for `user`.
-    func wake(_ users: [UserID]) {
+    /// Wakes every poll and stream waiting for one of `users`, and every courier's when
+    /// `couriers`.
+    func wake(_ users: [UserID], couriers: Bool = false) {
         for user in users {
-            for ticket in ticketsByUser[user] ?? [] {
-                tickets[ticket]?.woken = true
-                release(ticket)
-            }
+            for ticket in ticketsByUser[user] ?? [] { wake(ticket) }
         }
+        if couriers {
+            for ticket in couriersTickets { wake(ticket) }
+        }
+    }
+
+    private func wake(_ ticket: UInt64) {
+        tickets[ticket]?.woken = true
+        release(ticket)
     }
 
     /// Releases every wait, now and from now on.

@@ -28,7 +28,7 @@ struct NotificationsHandlers: Sendable {
         let limit = try KeysetCursor.limit(request.limit)
         guard request.after >= 0 else { throw OrderlyError.invalidFields(["after": "must be 0 or more"]) }
         let (notifications, unread) = try await self.notifications.list(
-            of: principal.userID, after: request.after, limit: limit + 1)
+            of: principal.userID, courier: principal.role == .courier, after: request.after, limit: limit + 1)
         let page = Array(notifications.prefix(limit))
         return NotificationInbox(
             data: page, nextCursor: page.last?.seq ?? request.after, hasMore: notifications.count > limit,
@@ -52,6 +52,7 @@ struct NotificationsHandlers: Sendable {
         }
         try problems.check()
         return try await notifications.markRead(
-            of: principal.userID, upTo: request.upToSeq, ids: request.ids, at: Date.currentMillisecond)
+            of: principal.userID, courier: principal.role == .courier, upTo: request.upToSeq, ids: request.ids,
+            at: Date.currentMillisecond)
     }
 }

@@ -10,9 +10,9 @@ struct NotificationsRepository: Sendable {
     let database: Database
 
     /// Keeps `user`'s copy unless a newer version is kept already, so that events applied out of
-    /// order do no harm.
+    /// order do no harm; and starts or ends their spell on duty as the copy kept says.
     func record(_ user: User, in transaction: Transaction) async throws {
-        try await transaction.sql.raw(
+        let kept = try await transaction.sql.raw(
             """
             INSERT INTO recipients (user_id, role, store_id, active, on_duty, locale, version)
             VALUES (\(bind: user.id.description), \(bind: user.role.rawValue), \(bind: user.storeID?.description),
@@ -21,8 +21,11 @@ struct NotificationsRepository: Sendable {
                 active = excluded.active, on_duty = excluded.on_duty, locale = excluded.locale,
                 version = excluded.version
             WHERE recipients.version < excluded.version
+            RETURNING version
             """
-        ).run()
+        ).all()
+        guard !kept.isEmpty else { return }
+        try await recordSpell(of: user.id, onDuty: user.role == .courier && user.active && user.onDuty, in: transaction)
     }
 
     /// The active users in `audience`, in id order.
@@ -46,89 +49,122 @@ struct NotificationsRepository: Sendable {
         }
     }
 
-    /// Stores each telling (with its type and data) in each of its recipients' inboxes, written
-    /// in their language, numbered in order; returns what each recipient got.
-    func insert(
-        _ messages: [(Telling, String, [String: String], [Recipient])], at now: Date, in transaction: Transaction
-    ) async throws -> [StoredNotification] {
-        let count = messages.reduce(0) { $0 + $1.3.count }
-        guard count > 0 else { return [] }
+    /// Stores each message, numbered in order: in each of its users' inboxes, written in their
+    /// language, or once for the couriers on duty; returns what was stored.
+    func insert(_ messages: [Message], at now: Date, in transaction: Transaction) async throws -> Stored {
+        let count = messages.reduce(0) { $0 + $1.to.count }
+        guard count > 0 else { return Stored() }
         // One numbering step for all, and inserts of many rows each.
         var seq = try await transaction.advanceSequence("notifications", by: count) - Int64(count)
-        var rows: [(StoredNotification, document: String)] = []
-        for (telling, type, data, recipients) in messages where !recipients.isEmpty {
-            // Each language's message and document, written once per telling.
-            var documents: [String: (NotificationMessage, String)] = [:]
-            for recipient in recipients {
-                if documents[recipient.locale] == nil {
-                    let message = NotificationMessage(
-                        telling, type: type, data: data, locale: recipient.locale, at: now)
-                    documents[recipient.locale] = (message, try StoredDocument.text(message))
-                }
+        var stored = Stored()
+        var documents: [String] = []
+        var shared: [(StoredBroadcast, document: String)] = []
+        for message in messages {
+            switch message.to {
+            case .couriersOnDuty:
                 seq += 1
-                let (message, document) = documents[recipient.locale]!
-                rows.append(
-                    (StoredNotification(userID: recipient.id, seq: seq, id: UUID.random(), message: message), document))
+                let written = NotificationMessage(
+                    message.telling, type: message.type, data: message.data, locale: User.defaultLocale, at: now)
+                shared.append(
+                    (StoredBroadcast(seq: seq, id: UUID.random(), message: written), try StoredDocument.text(written)))
+            case .users(let recipients):
+                // Each language's message and document, written once per message.
+                var written: [String: (NotificationMessage, String)] = [:]
+                for recipient in recipients {
+                    if written[recipient.locale] == nil {
+                        let text = NotificationMessage(
+                            message.telling, type: message.type, data: message.data, locale: recipient.locale, at: now)
+                        written[recipient.locale] = (text, try StoredDocument.text(text))
+                    }
+                    seq += 1
+                    let (text, document) = written[recipient.locale]!
+                    stored.notifications.append(
+                        StoredNotification(userID: recipient.id, seq: seq, id: UUID.random(), message: text))
+                    documents.append(document)
+                }
             }
         }
-        // Inserts of at most 1,000 rows keep within both databases' limits on bound values.
+        let rows: [[any Encodable & Sendable]] = zip(stored.notifications, documents).map { row, document in
+            [row.seq, row.id.lowercasedText, row.userID.description, now.millisecondsSince1970, document]
+        }
+        try await Self.insertRows(rows, into: "notifications (seq, id, user_id, created_at, doc)", in: transaction)
+        try await Self.insertRows(
+            shared.map { [$0.0.seq, $0.0.id.lowercasedText, now.millisecondsSince1970, $0.document] },
+            into: "broadcasts (seq, id, created_at, doc)", in: transaction)
+        stored.broadcasts = shared.map(\.0)
+        return stored
+    }
+
+    /// Inserts `rows` into `table` (the code's own text, with its columns), at most 1,000 rows a
+    /// statement, which keeps within both databases' limits on bound values.
+    private static func insertRows(
+        _ rows: [[any Encodable & Sendable]], into table: String, in transaction: Transaction
+    ) async throws {
         for start in stride(from: 0, to: rows.count, by: 1000) {
-            var insert: SQLQueryString = "INSERT INTO notifications (seq, id, user_id, created_at, doc) VALUES "
-            for (index, row) in rows[start..<min(start + 1000, rows.count)].enumerated() {
-                let values: [any Encodable & Sendable] = [
-                    row.0.seq, row.0.id.lowercasedText, row.0.userID.description,
-                    now.millisecondsSince1970, row.document,
-                ]
+            var insert: SQLQueryString = "INSERT INTO \(unsafeRaw: table) VALUES "
+            for (index, values) in rows[start..<min(start + 1000, rows.count)].enumerated() {
                 insert = insert + (index == 0 ? "" : ", ") + "(\(binds: values))"
             }
             try await transaction.sql.raw(insert).run()
         }
-        return rows.map(\.0)
     }
 
     /// Up to `limit` of `user`'s notifications after `after`, oldest first, and how many of
-    /// theirs are unread, read together.
-    func list(of user: UserID, after: Int64, limit: Int) async throws -> (
+    /// theirs are unread, read together. A courier's hold the broadcasts of their spells on duty
+    /// too.
+    func list(of user: UserID, courier: Bool, after: Int64, limit: Int) async throws -> (
         notifications: [UserNotification], unread: Int64
     ) {
-        let (rows, unread) = try await database.read { sql in
+        let (rows, broadcasts, unread) = try await database.read { sql in
             let rows = try await sql.raw(
                 """
                 SELECT seq, id, doc, read_at FROM notifications WHERE user_id = \(bind: user.description)
                 AND seq > \(bind: after) ORDER BY seq LIMIT \(bind: limit)
                 """
             ).all()
-            return (rows, try await Self.unread(of: user, sql: sql))
+            var unread = try await Self.unread(of: user, sql: sql)
+            var broadcasts: [UserNotification] = []
+            if courier {
+                broadcasts = try await self.broadcasts(to: user, after: after, limit: limit, sql: sql)
+                unread += try await unreadBroadcasts(of: user, sql: sql)
+            }
+            return (rows, broadcasts, unread)
         }
-        let notifications = try rows.map { row in
+        let own = try rows.map { row in
             let message = try StoredDocument.decode(NotificationMessage.self, from: row)
             guard let id = UUID(text: try row.decode(column: "id", as: String.self)) else {
                 throw StorageError.unexpected("a notification's id is not a UUID")
             }
-            return UserNotification(
-                seq: try row.decode(column: "seq", as: Int64.self), id: id, userID: user, type: message.type,
-                title: message.title, body: message.body, titleKey: message.titleKey, bodyKey: message.bodyKey,
-                args: message.args, data: message.data, createdAt: message.createdAt,
+            return message.notification(
+                seq: try row.decode(column: "seq", as: Int64.self), id: id, of: user,
                 readAt: try row.decode(column: "read_at", as: Int64?.self).map(Date.init(millisecondsSince1970:)))
         }
-        return (notifications, unread)
+        guard !broadcasts.isEmpty else { return (own, unread) }
+        return (Array((own + broadcasts).sorted { $0.seq < $1.seq }.prefix(limit)), unread)
     }
 
-    /// Marks `user`'s unread notifications up to `seq`, or those of `ids`, read at `now`;
-    /// returns how many it marked and how many are unread after.
-    func markRead(of user: UserID, upTo seq: Int64?, ids: [UUID]?, at now: Date) async throws -> NotificationReadState {
+    /// Marks `user`'s unread notifications up to `seq`, or those of `ids`, read at `now` (a
+    /// courier's broadcasts too); returns how many it marked and how many are unread after.
+    func markRead(of user: UserID, courier: Bool, upTo seq: Int64?, ids: [UUID]?, at now: Date) async throws
+        -> NotificationReadState
+    {
         try await database.transaction { transaction in
             var which: SQLQueryString = "user_id = \(bind: user.description) AND read_at IS NULL"
             if let seq { which = which + " AND seq <= \(bind: seq)" }
             if let ids {
                 which = which + " AND id IN (\(binds: ids.map(\.lowercasedText)))"
             }
-            let marked = try await transaction.sql.raw(
-                "UPDATE notifications SET read_at = \(bind: now.millisecondsSince1970) WHERE " + which
-                    + " RETURNING seq"
-            ).all().count
-            return NotificationReadState(
-                marked: Int64(marked), unreadCount: try await Self.unread(of: user, sql: transaction.sql))
+            var marked = Int64(
+                try await transaction.sql.raw(
+                    "UPDATE notifications SET read_at = \(bind: now.millisecondsSince1970) WHERE " + which
+                        + " RETURNING seq"
+                ).all().count)
+            var unread = try await Self.unread(of: user, sql: transaction.sql)
+            if courier {
+                marked += try await markBroadcastsRead(of: user, upTo: seq, ids: ids, at: now, in: transaction)
+                unread += try await unreadBroadcasts(of: user, sql: transaction.sql)
+            }
+            return NotificationReadState(marked: marked, unreadCount: unread)
         }
     }
 
@@ -152,6 +188,56 @@ struct Audience: Sendable, Hashable {
     var customer: UserID?
     /// This user, whatever their role.
     var person: UserID?
+
+    /// The couriers on duty alone: what they are told is stored once for all of them.
+    static let couriersOnDuty = Audience(couriersOnDuty: true)
+}
+
+/// What one telling is stored for: each of these users, or the couriers on duty as one.
+enum Addressees: Sendable {
+    case users([Recipient])
+    case couriersOnDuty
+
+    /// How many numbers of the sequence it takes.
+    var count: Int {
+        switch self {
+        case .users(let recipients): recipients.count
+        case .couriersOnDuty: 1
+        }
+    }
+}
+
+/// A telling to store, with its type and the ids its notifications open.
+struct Message: Sendable {
+    var telling: Telling
+    var type: String
+    var data: [String: String]
+    var to: Addressees
+}
+
+/// What was stored: each user's notifications, and what was told to the couriers on duty.
+struct Stored: Sendable {
+    var notifications: [StoredNotification] = []
+    var broadcasts: [StoredBroadcast] = []
+
+    static func += (stored: inout Stored, more: Stored) {
+        stored.notifications += more.notifications
+        stored.broadcasts += more.broadcasts
+    }
+}
+
+/// What the couriers on duty were told, stored once for all of them in the default language.
+struct StoredBroadcast: Sendable {
+    var seq: Int64
+    var id: UUID
+    var message: NotificationMessage
+
+    var wakeUp: WakeUp { WakeUp(couriersOnDutyAt: seq) }
+
+    /// What `recipient` is pushed of it.
+    func notification(to recipient: Recipient) -> StoredNotification {
+        StoredNotification(userID: recipient.id, seq: seq, id: id, message: message.written(in: recipient.locale))
+    }
 }
 
 /// A notification as stored in one user's inbox: what its push carries.
@@ -199,5 +285,22 @@ struct NotificationMessage: Codable, Sendable {
         self.args = telling.args
         self.data = data
         self.createdAt = createdAt
+    }
+
+    /// The same message written in `locale`, from its keys and arguments (as it is, when it
+    /// was stored without them).
+    func written(in locale: String) -> NotificationMessage {
+        guard let titleKey, let bodyKey else { return self }
+        var message = self
+        message.title = NotificationTexts.render(titleKey, args ?? [], locale: locale)
+        message.body = NotificationTexts.render(bodyKey, args ?? [], locale: locale)
+        return message
+    }
+
+    /// It as `user`'s notification numbered `seq`.
+    func notification(seq: Int64, id: UUID, of user: UserID, readAt: Date?) -> UserNotification {
+        UserNotification(
+            seq: seq, id: id, userID: user, type: type, title: title, body: body, titleKey: titleKey, bodyKey: bodyKey,
+            args: args, data: data, createdAt: createdAt, readAt: readAt)
     }
 }

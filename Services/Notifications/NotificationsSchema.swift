@@ -2,7 +2,9 @@ import SQLKit
 import Storage
 
 /// The notifications service's tables: each user's inbox, and `recipients`, its own copy of
-/// who is in which store and which couriers are on duty, kept from the identity events.
+/// who is in which store and which couriers are on duty, kept from the identity events; and
+/// what the couriers on duty are told, stored once for all of them (`broadcasts`), read by each
+/// courier through their spells on duty (`duty_spells`), with each one's read state.
 enum NotificationsSchema {
     static let migrations = [
         Migration(
@@ -121,5 +123,56 @@ enum NotificationsSchema {
                 "CREATE INDEX notifications_by_creation ON notifications (created_at)",
                 "CREATE INDEX webhook_deliveries_by_creation ON webhook_deliveries (created_at)",
             ]),
+        // What the couriers on duty are told is stored once, numbered from the same sequence as
+        // the inboxes, instead of once per courier: a courier's inbox holds the broadcasts
+        // numbered within their spells on duty (`from_seq` < seq <= `to_seq`; an open spell ends
+        // at the largest number). Read state: every broadcast up to a mark's `up_to_seq` was read
+        // at its `read_at` (unless read before), and those read one by one above the last mark.
+        // The couriers on duty when this runs start a spell now.
+        Migration(8, "broadcasts to the couriers on duty") { transaction in
+            let seq = transaction.kind == .sqlite ? "INTEGER" : "BIGINT"
+            for statement in [
+                """
+                CREATE TABLE broadcasts (
+                    seq \(seq) PRIMARY KEY,
+                    id TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    doc TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX broadcasts_by_creation ON broadcasts (created_at)",
+                """
+                CREATE TABLE duty_spells (
+                    user_id TEXT NOT NULL,
+                    from_seq BIGINT NOT NULL,
+                    to_seq BIGINT NOT NULL,
+                    PRIMARY KEY (user_id, from_seq)
+                )
+                """,
+                """
+                CREATE TABLE broadcast_marks (
+                    user_id TEXT NOT NULL,
+                    up_to_seq BIGINT NOT NULL,
+                    read_at BIGINT NOT NULL,
+                    PRIMARY KEY (user_id, up_to_seq)
+                )
+                """,
+                """
+                CREATE TABLE broadcast_reads (
+                    user_id TEXT NOT NULL,
+                    seq BIGINT NOT NULL,
+                    read_at BIGINT NOT NULL,
+                    PRIMARY KEY (user_id, seq)
+                )
+                """,
+                """
+                INSERT INTO duty_spells (user_id, from_seq, to_seq)
+                SELECT user_id, \(NotificationsRepository.sequenceNow), \(NotificationsRepository.openSpell)
+                FROM recipients WHERE role = 'courier' AND active = 1 AND on_duty = 1
+                """,
+            ] {
+                try await transaction.sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }

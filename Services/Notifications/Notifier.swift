@@ -67,40 +67,55 @@ public struct Notifier: Sendable {
     /// Applies `events`, in order, in one transaction, each once however often it is delivered
     /// (the inbox): users are recorded, and each order event's tellings are stored for every
     /// active user in their audience (a user in several audiences of one event hears only the
-    /// first); then their long-polls and streams are woken and their devices pushed to. Throws,
-    /// applying none of them, when one cannot be decoded.
+    /// first), or once for the couriers on duty, whom no other audience of an event names (an
+    /// order they can claim has no courier); then their long-polls and streams are woken and their
+    /// devices pushed to. Throws, applying none of them, when one cannot be decoded.
     public func apply(_ events: [DomainEvent]) async throws {
         let effects = try events.compactMap { event in try Self.effects[event.type].map { (event, try $0(event)) } }
         guard !effects.isEmpty else { return }
         let now = Date.currentMillisecond
-        let (notifications, webhooks) = (self.notifications, self.webhooks)
-        let (stored, deliveries) = try await notifications.database.transaction {
-            transaction -> ([StoredNotification], Int) in
+        let (notifications, webhooks, pushing) = (self.notifications, self.webhooks, pusher != nil)
+        let (stored, couriers, deliveries) = try await notifications.database.transaction {
+            transaction -> (Stored, [Recipient], Int) in
             var fresh = try await transaction.recordApplied(events: effects.map(\.0.id), consumer: Self.consumer)
             let deliveries = try await Self.webhookDeliveries(
                 of: effects.map(\.0).filter { fresh.contains($0.id) }, at: now, webhooks: webhooks, in: transaction)
             // The users of each audience met so far: the same store's events share them.
             var audiences: [Audience: [Recipient]] = [:]
-            var messages: [(Telling, String, [String: String], [Recipient])] = []
+            var messages: [Message] = []
+            var stored = Stored()
             for (event, effect) in effects where fresh.remove(event.id) != nil {
                 switch effect {
                 case .record(let user):
+                    // What came before is numbered before the user's spell on duty starts or ends.
+                    stored += try await notifications.insert(messages, at: now, in: transaction)
+                    messages = []
                     try await notifications.record(user, in: transaction)
                     audiences = [:]
                 case .notify(let data, let tellings):
                     var told: Set<UserID> = []
                     for (audience, telling) in tellings {
+                        let type = telling.type ?? event.type
+                        if audience == .couriersOnDuty {
+                            messages.append(Message(telling: telling, type: type, data: data, to: .couriersOnDuty))
+                            continue
+                        }
                         if audiences[audience] == nil {
                             audiences[audience] = try await notifications.users(in: audience, in: transaction)
                         }
                         let recipients = audiences[audience, default: []].filter { told.insert($0.id).inserted }
-                        messages.append((telling, telling.type ?? event.type, data, recipients))
+                        messages.append(Message(telling: telling, type: type, data: data, to: .users(recipients)))
                     }
                 }
             }
-            return (try await notifications.insert(messages, at: now, in: transaction), deliveries)
+            stored += try await notifications.insert(messages, at: now, in: transaction)
+            // Pushes go to each courier's devices: who is on duty now.
+            let couriers =
+                pushing && !stored.broadcasts.isEmpty
+                ? try await notifications.users(in: .couriersOnDuty, in: transaction) : []
+            return (stored, couriers, deliveries)
         }
-        announce(stored)
+        announce(stored, couriers: couriers)
         if deliveries > 0 { doorbell.ring() }
     }
 
@@ -145,10 +160,10 @@ public struct Notifier: Sendable {
         let (notifications, webhooks) = (self.notifications, self.webhooks)
         let id = delivery.webhookID
         let now = Date.currentMillisecond
-        let stored = try await webhooks.database.transaction { transaction -> [StoredNotification] in
+        let stored = try await webhooks.database.transaction { transaction -> Stored in
             try await webhooks.record(delivery, in: transaction)
             guard var webhook = try await webhooks.find(id, in: transaction.sql)?.webhook, webhook.active else {
-                return []
+                return Stored()
             }
             webhook.active = false
             webhook.disabledReason = reason
@@ -159,15 +174,20 @@ public struct Notifier: Sendable {
             let telling = Telling("webhook.disabled.title", "webhook.disabled.body", [webhook.url])
             let data = ["webhook_id": id.description, "store_id": webhook.storeID.description]
             return try await notifications.insert(
-                [(telling, "webhook.disabled", data, managers)], at: now, in: transaction)
+                [Message(telling: telling, type: "webhook.disabled", data: data, to: .users(managers))], at: now,
+                in: transaction)
         }
-        announce(stored)
+        announce(stored, couriers: [])
     }
 
-    /// Wakes the streams and long-polls of the users `stored` went to, and hands it to the
-    /// pusher; neither waits on anything.
-    private func announce(_ stored: [StoredNotification]) {
-        wakes.publish(stored.map(\.wakeUp))
-        pusher?.push(stored)
+    /// Wakes the streams and long-polls of the users `stored` went to (every courier's, for a
+    /// broadcast), and hands it to the pusher, each broadcast once for each of `couriers`;
+    /// neither waits on anything.
+    private func announce(_ stored: Stored, couriers: [Recipient]) {
+        wakes.publish(stored.notifications.map(\.wakeUp) + stored.broadcasts.map(\.wakeUp))
+        pusher?.push(
+            (stored.notifications
+                + stored.broadcasts.flatMap { broadcast in couriers.map { broadcast.notification(to: $0) } })
+                .sorted { $0.seq < $1.seq })
     }
 }

@@ -87,10 +87,14 @@ public struct NotificationReadState: Codable, Sendable, Hashable {
 }
 
 /// What the notifications service publishes on `orderly:wake` after storing notifications,
-/// so that a gateway holding one of those users' long-polls or streams answers at once. One
-/// message, a JSON array of these, carries every user the notifications of a moment went to.
+/// so that a gateway holding one of those users' long-polls or streams answers at once: a user's
+/// new notification, or one told to every courier on duty. One message, a JSON array of these,
+/// carries every one stored in a moment.
 public struct WakeUp: Codable, Sendable, Hashable {
-    public var userID: UserID
+    /// The user told; nil for what the couriers on duty were told.
+    public var userID: UserID?
+    /// True for what the couriers on duty were told, whoever they are.
+    public var couriersOnDuty: Bool?
     public var seq: Int64
 
     public init(userID: UserID, seq: Int64) {
@@ -98,9 +102,15 @@ public struct WakeUp: Codable, Sendable, Hashable {
         self.seq = seq
     }
 
+    public init(couriersOnDutyAt seq: Int64) {
+        self.couriersOnDuty = true
+        self.seq = seq
+    }
+
     enum CodingKeys: String, CodingKey {
         case seq
         case userID = "user_id"
+        case couriersOnDuty = "couriers_on_duty"
     }
 
     /// The pub/sub channel.

@@ -36,12 +36,17 @@ public struct EventConsumerConfiguration: Sendable {
     /// Where handlers run; the global executor when nil. Handlers that mostly write one
     /// database run best on its `Database.preferredExecutor`.
     public var executor: (any TaskExecutor)?
+    /// How long to wait before a read after one that brought less than a full batch, so that
+    /// each read brings what gathered meanwhile: for a group that applies few of the stream's
+    /// events and need not hear of them at once, whose every read would otherwise carry one
+    /// event (and cost a wake-up of the process and a round trip to Redis). Zero by default.
+    public var pause: Duration
 
     public init(
         stream: String, group: String, consumer: String, durableGroup: Bool = true, batchSize: Int = 100,
         block: Duration = .seconds(1), reclaimAfter: Duration = .seconds(30), maximumDeliveries: Int = 5,
         initialBackoff: Duration = .milliseconds(100), maximumBackoff: Duration = .seconds(5), concurrency: Int = 32,
-        executor: (any TaskExecutor)? = nil
+        executor: (any TaskExecutor)? = nil, pause: Duration = .zero
     ) {
         self.stream = stream
         self.group = group
@@ -55,6 +60,7 @@ public struct EventConsumerConfiguration: Sendable {
         self.maximumBackoff = max(initialBackoff, maximumBackoff)
         self.concurrency = max(1, concurrency)
         self.executor = executor
+        self.pause = pause
     }
 }
 
@@ -140,7 +146,11 @@ public struct EventConsumer: Service {
                 let (acknowledging, scanning) = (unacknowledged, scan)
                 var handled: [String] = []
                 do {
-                    async let next = stopping ? ([], nil) : fetch(acknowledging: acknowledging, scanningFrom: scanning)
+                    // The read after a short one waits out the pause first, beside the handling.
+                    let pausing = batch.count < configuration.batchSize ? configuration.pause : .zero
+                    async let next =
+                        stopping
+                        ? ([], nil) : fetch(acknowledging: acknowledging, scanningFrom: scanning, after: pausing)
                     handled = try await handle(batch)
                     (batch, scan) = try await next
                     unacknowledged = stopping ? acknowledging + handled : handled
@@ -184,11 +194,12 @@ public struct EventConsumer: Service {
             configuration.stream, group: configuration.group, startingAt: configuration.durableGroup ? "0" : "$")
     }
 
-    /// One round trip: acknowledges `ids`, then takes over stale entries from `scan`, or reads
+    /// One round trip, after `pause`: acknowledges `ids`, then takes over stale entries from `scan`, or reads
     /// new ones when no scan goes on. Returns the entries and where the scan goes on.
     private func fetch(
-        acknowledging ids: [String], scanningFrom scan: String?
+        acknowledging ids: [String], scanningFrom scan: String?, after pause: Duration = .zero
     ) async throws -> ([RedisStreamEntry], String?) {
+        if pause > .zero { try? await Task.sleep(for: pause) }
         var commands: [[RedisArgument]] = []
         if !ids.isEmpty {
             commands.append(RedisClient.xackArguments(configuration.stream, group: configuration.group, ids: ids))

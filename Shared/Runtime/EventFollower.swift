@@ -20,6 +20,10 @@ public protocol EventFollower: Sendable {
     /// Whether the events of one read go to `apply(_:)` together (one transaction for all);
     /// by default each is applied alone, events of different aggregates side by side.
     static var appliesBatches: Bool { get }
+    /// How long the consumer waits before reading again after a read that brought less than a
+    /// full batch (`EventConsumerConfiguration.pause`): for a follower that applies few of the
+    /// stream's events and need not apply them at once. Zero (the default) reads again at once.
+    static var readPause: Duration { get }
 
     /// Applies one event.
     func apply(_ event: DomainEvent) async throws
@@ -30,6 +34,7 @@ public protocol EventFollower: Sendable {
 extension EventFollower {
     public static var replicaGroup: String? { nil }
     public static var appliesBatches: Bool { false }
+    public static var readPause: Duration { .zero }
 
     public func apply(_ events: [DomainEvent]) async throws {
         for event in events { try await apply(event) }
@@ -46,7 +51,7 @@ extension ServiceEnvironment {
         if Follower.appliesBatches { batch = { events in try await follower.apply(events) } }
         let configuration = EventConsumerConfiguration(
             stream: eventStream(of: Follower.producer), group: group, consumer: instance,
-            durableGroup: Follower.replicaGroup == nil, executor: database.preferredExecutor)
+            durableGroup: Follower.replicaGroup == nil, executor: database.preferredExecutor, pause: Follower.readPause)
         return EventConsumer(
             redis: consumerRedis(), configuration: configuration,
             handlers: Dictionary(uniqueKeysWithValues: Follower.types.map { ($0, apply) }), batchHandler: batch,

@@ -24,7 +24,9 @@ struct RetentionTests {
         } ?? -1
     }
 
-    @Test("notifications and finished webhook deliveries go after their retention; deliveries still tried stay")
+    @Test(
+        "notifications, what couriers were told and finished webhook deliveries go after their retention; deliveries still tried stay"
+    )
     func notifications() async throws {
         try await TestDatabase.with(.sqlite) { test in
             let database = test.database
@@ -39,6 +41,24 @@ struct RetentionTests {
                         """
                     ).run()
                 }
+                // What the couriers were told: the old broadcast goes, and with it the spell,
+                // mark and read that reach nothing else; the open spell and what reaches the
+                // newer one stay.
+                for (seq, age) in [(10, 91), (11, 1)] {
+                    try await transaction.sql.raw(
+                        """
+                        INSERT INTO broadcasts (seq, id, created_at, doc)
+                        VALUES (\(bind: seq), \(bind: UUID().uuidString), \(bind: now - Int64(age) * Self.day), '{}')
+                        """
+                    ).run()
+                }
+                for statement: SQLQueryString in [
+                    "INSERT INTO duty_spells (user_id, from_seq, to_seq) VALUES ('c', 5, 10), ('c', 10, 11), ('d', 9, \(bind: Int64.max))",
+                    "INSERT INTO broadcast_marks (user_id, up_to_seq, read_at) VALUES ('c', 10, 1), ('d', 11, 1)",
+                    "INSERT INTO broadcast_reads (user_id, seq, read_at) VALUES ('c', 10, 1), ('c', 11, 1)",
+                ] {
+                    try await transaction.sql.raw(statement).run()
+                }
                 for (status, age) in [("delivered", 31), ("failed", 31), ("pending", 31), ("delivered", 29)] {
                     try await transaction.sql.raw(
                         """
@@ -50,8 +70,15 @@ struct RetentionTests {
                 }
             }
             let removed = await Housekeeping(jobs: RetentionSettings().jobs(database), logger: Self.logger).runOnce()
-            #expect(removed == ["notifications": 1, "webhook deliveries": 2])
+            #expect(removed == ["notifications": 1, "webhook deliveries": 2, "broadcasts to couriers": 1])
             #expect(try await Self.count("notifications", in: database) == 2)
+            #expect(try await Self.count("broadcasts", in: database, where: "seq = 11") == 1)
+            #expect(try await Self.count("broadcasts", in: database) == 1)
+            #expect(try await Self.count("duty_spells", in: database, where: "to_seq >= 11") == 2)
+            #expect(try await Self.count("duty_spells", in: database) == 2)
+            #expect(try await Self.count("broadcast_marks", in: database) == 1)
+            #expect(try await Self.count("broadcast_reads", in: database, where: "seq = 11") == 1)
+            #expect(try await Self.count("broadcast_reads", in: database) == 1)
             #expect(try await Self.count("webhook_deliveries", in: database, where: "status = 'pending'") == 1)
             #expect(try await Self.count("webhook_deliveries", in: database) == 2)
         }

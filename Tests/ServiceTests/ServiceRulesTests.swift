@@ -4,6 +4,7 @@ import Events
 import Foundation
 import JSON
 import Redis
+import Storage
 import TestSupport
 import Testing
 import Wire
@@ -462,6 +463,97 @@ struct ServiceRulesTests {
                 try await Self.types(carrier, in: suite) == [
                     "order.created", "order.available", "order.status_changed", "order.status_changed",
                 ])
+        }
+    }
+
+    @Test(
+        "what the couriers on duty are told is stored once and read through each one's spells on duty: who comes on duty after it never sees it, who goes off keeps it, in their language, with their own read state",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func broadcastsFollowSpellsOnDuty(on kind: Database.Kind) async throws {
+        try await InProcessSuite.with(on: kind) { suite in
+            let store = StoreID()
+            let staff = Self.user(.staff, store: store)
+            var early = Self.user(.courier, onDuty: true)
+            var late = Self.user(.courier, onDuty: false)
+            var hebrew = Self.user(.courier, onDuty: true)
+            hebrew.locale = "he"
+            for user in [staff, early, late, hebrew] { try await suite.notifier.apply(try Self.joined(user)) }
+            func created(_ number: Int64) throws -> DomainEvent {
+                var order = try Self.order(in: store, createdBy: staff.id)
+                order.number = number
+                return DomainEvent(
+                    type: OrdersAPI.Events.created, storeID: store, aggregateID: order.id.description,
+                    payload: try EventPayload(encoding: order))
+            }
+            func changed(_ user: inout User, onDuty: Bool) throws -> DomainEvent {
+                user.onDuty = onDuty
+                user.version += 1
+                return DomainEvent(
+                    type: GatewayAPI.Events.userUpdated, storeID: nil, aggregateID: user.id.description,
+                    payload: try EventPayload(encoding: user))
+            }
+            func numbers(_ user: User) async throws -> [String] {
+                try await Self.inbox(user, in: suite).compactMap { $0.args?.first }
+            }
+
+            // Order 1 before `late` comes on duty, in the same batch: only the two on duty hear of it.
+            try await suite.notifier.apply([try created(1), try changed(&late, onDuty: true)])
+            #expect(try await numbers(early) == ["1"])
+            #expect(try await numbers(late).isEmpty)
+            let told = try await Self.inbox(hebrew, in: suite)
+            #expect(told.first?.title == "משלוח חדש #1", "\(told)")
+            #expect(try await Self.inbox(early, in: suite).first?.title == "New delivery #1")
+            #expect(try await Self.inbox(early, in: suite).first?.id == told.first?.id)
+
+            // Order 2 for all three; then `early` goes off duty before order 3, in one batch, and keeps 1 and 2.
+            try await suite.notifier.apply(try created(2))
+            try await suite.notifier.apply([try changed(&early, onDuty: false), try created(3)])
+            #expect(try await numbers(early) == ["1", "2"])
+            #expect(try await numbers(late) == ["2", "3"])
+            #expect(try await numbers(hebrew) == ["1", "2", "3"])
+            // Back on duty: their earlier spell and the new one, not what came in between.
+            try await suite.notifier.apply(try changed(&early, onDuty: true))
+            try await suite.notifier.apply(try created(4))
+            #expect(try await numbers(early) == ["1", "2", "4"])
+            // An update that leaves them on duty neither starts a spell nor ends one.
+            try await suite.notifier.apply(try changed(&early, onDuty: true))
+            try await suite.notifier.apply(try created(5))
+            #expect(try await numbers(early) == ["1", "2", "4", "5"])
+            // The store hears of each once, in its own inbox.
+            #expect(try await Self.types(staff, in: suite).count == 5)
+
+            // Read state is each courier's own: up to a seq, by id, with their own notifications beside.
+            let inbox = try await Self.inbox(early, in: suite)
+            func read(_ request: NotificationReadRequest, by user: User) async throws -> NotificationReadState {
+                try await suite.notifications.call(
+                    NotificationsAPI.markRead, request, options: Self.options(user.principal))
+            }
+            func unread(_ user: User) async throws -> Int64 {
+                try await suite.notifications.call(
+                    NotificationsAPI.list, NotificationListRequest(after: 0), options: Self.options(user.principal)
+                ).unreadCount
+            }
+            #expect(try await unread(early) == 4)
+            #expect(try await unread(late) == 4)
+            let upTo = try await read(NotificationReadRequest(upToSeq: inbox[1].seq), by: early)
+            #expect(upTo.marked == 2 && upTo.unreadCount == 2)
+            #expect(try await read(NotificationReadRequest(upToSeq: inbox[1].seq), by: early).marked == 0)
+            let byID = try await read(NotificationReadRequest(ids: [inbox[3].id, UUID()]), by: early)
+            #expect(byID.marked == 1 && byID.unreadCount == 1)
+            #expect(try await read(NotificationReadRequest(ids: [inbox[3].id]), by: early).marked == 0)
+            #expect(try await Self.inbox(early, in: suite).map { $0.readAt != nil } == [true, true, false, true])
+            // Up to a seq past what was read alone counts it once; a seq beyond the last number
+            // marks nothing yet to come.
+            let all = try await read(NotificationReadRequest(upToSeq: Int64.max), by: early)
+            #expect(all.marked == 1 && all.unreadCount == 0)
+            try await suite.notifier.apply(try created(6))
+            #expect(try await unread(early) == 1)
+            #expect(try await Self.inbox(early, in: suite).last?.readAt == nil)
+            // Nobody else's read state moved, and a broadcast before a courier's spell is not
+            // theirs to mark.
+            #expect(try await unread(late) == 5)
+            let notTheirs = try await read(NotificationReadRequest(ids: [inbox[0].id]), by: late)
+            #expect(notTheirs.marked == 0 && notTheirs.unreadCount == 5)
         }
     }
 

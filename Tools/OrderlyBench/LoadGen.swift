@@ -726,20 +726,28 @@ struct Invariants {
         return orders
     }
 
-    /// Every order's creation reached its store's staff inbox exactly once, waiting for the
-    /// notifications service to catch up, then reading the inbox to its end.
+    /// Every order's creation reached its store's staff inbox exactly once, and every delivery
+    /// order's the inbox of each courier (all on duty throughout), waiting for the notifications
+    /// service to catch up, then reading each inbox to its end.
     private func checkInboxes(_ ordersByStore: [Int: [Order]]) async throws -> (
         failures: [String], missing: Int, duplicated: Int
     ) {
         let deadline = ContinuousClock.now + .milliseconds(Int(inboxWait * 1000))
         var (failures, missingTotal, duplicatedTotal): ([String], Int, Int) = ([], 0, 0)
-        for (index, orders) in ordersByStore.sorted(by: { $0.key < $1.key }) {
-            var missing = Set(orders.map(\.id))
+        var inboxes = ordersByStore.sorted(by: { $0.key < $1.key }).map { index, orders in
+            ("store \(index + 1)", "the staff inbox", cast.staff[index], Set(orders.map(\.id)))
+        }
+        let deliveries = Set(ordersByStore.values.joined().filter { $0.fulfillment == .delivery }.map(\.id))
+        for (index, courier) in cast.couriers.enumerated() {
+            inboxes.append(("courier \(index + 1)", "their inbox", courier, deliveries))
+        }
+        for (who, inbox, token, expected) in inboxes {
+            var missing = expected
             var told: [OrderID: Int] = [:]
             var cursor: Int64 = 0
             while true {
                 let page = try await api.require(
-                    [200], .GET, "/v1/notifications?after=\(cursor)&limit=200&wait=1", token: cast.staff[index]
+                    [200], .GET, "/v1/notifications?after=\(cursor)&limit=200&wait=1", token: token
                 ).decode(NotificationInbox.self)
                 for notification in page.data where notification.type == "order.created" {
                     if let id = notification.data["order_id"].flatMap(OrderID.init) {
@@ -750,11 +758,9 @@ struct Invariants {
                 cursor = page.data.last?.seq ?? cursor
                 if page.data.isEmpty && (missing.isEmpty || ContinuousClock.now > deadline) { break }
             }
-            if !missing.isEmpty {
-                failures.append("store \(index + 1): \(missing.count) orders never reached the staff inbox")
-            }
+            if !missing.isEmpty { failures.append("\(who): \(missing.count) orders never reached \(inbox)") }
             let twice = told.values.reduce(0) { $0 + max(0, $1 - 1) }
-            if twice > 0 { failures.append("store \(index + 1): \(twice) repeated order.created notifications") }
+            if twice > 0 { failures.append("\(who): \(twice) repeated order.created notifications") }
             missingTotal += missing.count
             duplicatedTotal += twice
         }

@@ -68,7 +68,7 @@ struct NotificationRoutes: Sendable {
 
     /// Takes a ticket of `kind` for the caller; 429 when they hold as many as allowed.
     private func enter(_ principal: Principal, _ kind: WakeHub.Kind) async throws -> UInt64 {
-        guard let ticket = await wakeHub.enter(principal.userID, kind) else {
+        guard let ticket = await wakeHub.enter(principal.userID, kind, courier: principal.role == .courier) else {
             let (what, reason) =
                 kind == .stream ? ("streams", "too_many_streams") : ("long-polls", "too_many_long_polls")
             throw OrderlyError(
