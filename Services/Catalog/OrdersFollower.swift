@@ -44,7 +44,7 @@ struct OrdersFollower: EventFollower {
         if event.type == OrdersAPI.Events.created {
             // A store's new order has no lines, so the hot path of its creation costs a scan of
             // the payload here; a customer's lists the reservations of its tracked products.
-            guard event.payload.json.contains("\"reservation_ids\"") else { return }
+            guard event.payload.mentions("\"reservation_ids\"") else { return }
             let order = try event.payload.decode(as: OrderStock.self)
             try await holds.database.applyOnce(event, consumer: Self.consumer) { transaction in
                 try await reconcile(order, in: transaction)

@@ -9,11 +9,30 @@ enum NotificationTexts {
     static func render(_ key: String, _ args: [String], locale: String) -> String {
         let language = String(locale.prefix { $0 != "-" })
         let texts = catalogue[key] ?? [:]
-        var text = texts[language] ?? texts["en"] ?? key
-        for (index, argument) in args.enumerated() {
-            text = text.replacingOccurrences(of: "{\(index)}", with: argument)
+        return fill(texts[language] ?? texts["en"] ?? key, with: args)
+    }
+
+    /// `template` with each `{i}` replaced by `args[i]` (one digit; a placeholder without its
+    /// argument is kept as it is), in one pass: Foundation's replacing, once per argument, cost
+    /// a tenth of the service's time per order.
+    static func fill(_ template: String, with args: [String]) -> String {
+        var text = ""
+        var rest = template.utf8[...]
+        while let open = rest.firstIndex(of: UInt8(ascii: "{")) {
+            text += String(Substring(rest[..<open]))
+            let digit = rest.index(after: open)
+            if digit < rest.endIndex, case let index = Int(rest[digit]) - Int(UInt8(ascii: "0")),
+                args.indices.contains(index), rest.index(after: digit) < rest.endIndex,
+                rest[rest.index(after: digit)] == UInt8(ascii: "}")
+            {
+                text += args[index]
+                rest = rest[rest.index(digit, offsetBy: 2)...]
+            } else {
+                text += "{"
+                rest = rest[digit...]
+            }
         }
-        return text
+        return text + String(Substring(rest))
     }
 
     static let catalogue: [String: [String: String]] = [

@@ -17,7 +17,7 @@ struct OrdersFollower: NotifyingFollower {
         },
         OrdersAPI.Events.updated: { event in
             // Only a card order's payment is told of; other changes pass undecoded.
-            guard event.payload.json.contains("\"payment_completed\"") else { return .notify([:], []) }
+            guard event.payload.mentions("\"payment_completed\"") else { return .notify([:], []) }
             let change = try event.payload.decode(as: OrderFactsChange.self)
             let order = change.order
             guard change.change?.change == "payment_completed", order.paymentMethod == .card, !order.awaitsPayment,

@@ -31,7 +31,7 @@ struct OrdersFollower: EventFollower {
 
     func apply(_ event: DomainEvent) async throws {
         // A store's order has no customer, and nothing to do here: passed over undecoded.
-        guard event.payload.json.contains("\"customer_id\"") else { return }
+        guard event.payload.mentions("\"customer_id\"") else { return }
         let order = try event.payload.decode(as: OrderChange.self).order
         guard let customer = order.customerID else { return }
         switch order.status {

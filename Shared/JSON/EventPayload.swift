@@ -31,6 +31,30 @@ public struct EventPayload: Hashable, Sendable, CustomStringConvertible {
 
     public static let null = EventPayload(encodedJSON: "null")
 
+    /// Whether the text holds `text` anywhere, byte for byte: how a follower that applies few
+    /// of a type's events passes over the others without decoding them (a key's presence, never
+    /// a value's meaning).
+    public func mentions(_ text: String) -> Bool {
+        var (json, text) = (json, text)
+        return json.withUTF8 { haystack in
+            text.withUTF8 { needle in
+                guard let first = needle.first else { return true }
+                // Each place the first byte is (memchr), compared whole from there (memcmp).
+                var start = 0
+                while haystack.count - start >= needle.count {
+                    guard
+                        let found = memchr(haystack.baseAddress! + start, Int32(first), haystack.count - start)
+                    else { return false }
+                    let at = UnsafeRawPointer(found) - UnsafeRawPointer(haystack.baseAddress!)
+                    guard haystack.count - at >= needle.count else { return false }
+                    if memcmp(found, needle.baseAddress!, needle.count) == 0 { return true }
+                    start = at + 1
+                }
+                return false
+            }
+        }
+    }
+
     /// The payload read as a `Value`; a mismatch is a `DecodingError` naming the field.
     public func decode<Value: Decodable>(as type: Value.Type) throws -> Value {
         try RFC3339.decoder.decode(type, from: Data(json.utf8))

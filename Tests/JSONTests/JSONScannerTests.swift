@@ -167,6 +167,18 @@ struct EventPayloadTests {
         }
     }
 
+    @Test("a payload mentions exactly the byte sequences its text holds")
+    func mentions() throws {
+        let payload = try EventPayload(encoding: Sample(name: "Zoë \"reservation_ids\" ✓", at: Date()))
+        for text in ["\"name\"", "reservation_ids", "Zoë", "✓\"", "{", ""] {
+            #expect(payload.mentions(text), "\(text)")
+        }
+        for text in ["\"reservation_ids\"", "Zoe", "\"names\"", payload.json + " "] {
+            #expect(!payload.mentions(text), "\(text)")
+        }
+        #expect(!EventPayload(encodedJSON: "").mentions("a") && EventPayload(encodedJSON: "").mentions(""))
+    }
+
     @Test("an encoded value decodes back, its keys sorted")
     func encoding() throws {
         let sample = Sample(name: "Ada", at: Date(timeIntervalSince1970: 1_800_000_000.25))
