@@ -75,8 +75,8 @@ public struct Notifier: Sendable {
         guard !effects.isEmpty else { return }
         let now = Date.currentMillisecond
         let (notifications, webhooks, pushing) = (self.notifications, self.webhooks, pusher != nil)
-        let (stored, couriers, deliveries) = try await notifications.database.transaction {
-            transaction -> (Stored, [Recipient], Int) in
+        let (stored, pushes, deliveries) = try await notifications.database.transaction {
+            transaction -> (Stored, [StoredNotification], Int) in
             var fresh = try await transaction.recordApplied(events: effects.map(\.0.id), consumer: Self.consumer)
             let deliveries = try await Self.webhookDeliveries(
                 of: effects.map(\.0).filter { fresh.contains($0.id) }, at: now, webhooks: webhooks, in: transaction)
@@ -84,12 +84,22 @@ public struct Notifier: Sendable {
             var audiences: [Audience: [Recipient]] = [:]
             var messages: [Message] = []
             var stored = Stored()
+            // What the couriers on duty were told goes to the devices of those on duty then.
+            var pushes: [StoredNotification] = []
+            func store() async throws {
+                let more = try await notifications.insert(messages, at: now, in: transaction)
+                messages = []
+                stored += more
+                if pushing && !more.broadcasts.isEmpty {
+                    let couriers = try await notifications.users(in: .couriersOnDuty, in: transaction)
+                    pushes += more.broadcasts.flatMap { broadcast in couriers.map { broadcast.notification(to: $0) } }
+                }
+            }
             for (event, effect) in effects where fresh.remove(event.id) != nil {
                 switch effect {
                 case .record(let user):
                     // What came before is numbered before the user's spell on duty starts or ends.
-                    stored += try await notifications.insert(messages, at: now, in: transaction)
-                    messages = []
+                    try await store()
                     try await notifications.record(user, in: transaction)
                     audiences = [:]
                 case .notify(let data, let tellings):
@@ -108,14 +118,10 @@ public struct Notifier: Sendable {
                     }
                 }
             }
-            stored += try await notifications.insert(messages, at: now, in: transaction)
-            // Pushes go to each courier's devices: who is on duty now.
-            let couriers =
-                pushing && !stored.broadcasts.isEmpty
-                ? try await notifications.users(in: .couriersOnDuty, in: transaction) : []
-            return (stored, couriers, deliveries)
+            try await store()
+            return (stored, pushes, deliveries)
         }
-        announce(stored, couriers: couriers)
+        announce(stored, pushingBroadcasts: pushes)
         if deliveries > 0 { doorbell.ring() }
     }
 
@@ -177,17 +183,14 @@ public struct Notifier: Sendable {
                 [Message(telling: telling, type: "webhook.disabled", data: data, to: .users(managers))], at: now,
                 in: transaction)
         }
-        announce(stored, couriers: [])
+        announce(stored, pushingBroadcasts: [])
     }
 
     /// Wakes the streams and long-polls of the users `stored` went to (every courier's, for a
-    /// broadcast), and hands it to the pusher, each broadcast once for each of `couriers`;
-    /// neither waits on anything.
-    private func announce(_ stored: Stored, couriers: [Recipient]) {
+    /// broadcast), and hands its notifications to the pusher with `broadcasts`, what the
+    /// couriers on duty were told as each of them is pushed it; neither waits on anything.
+    private func announce(_ stored: Stored, pushingBroadcasts broadcasts: [StoredNotification]) {
         wakes.publish(stored.notifications.map(\.wakeUp) + stored.broadcasts.map(\.wakeUp))
-        pusher?.push(
-            (stored.notifications
-                + stored.broadcasts.flatMap { broadcast in couriers.map { broadcast.notification(to: $0) } })
-                .sorted { $0.seq < $1.seq })
+        pusher?.push((stored.notifications + broadcasts).sorted { $0.seq < $1.seq })
     }
 }

@@ -60,6 +60,16 @@ struct PushTests {
                 suite, admin: admin, ["email": "staff@a.com", "role": "staff", "store_id": store])
             let owner = try await api.token(suite, "owner@a.com")
             let staff = try await api.token(suite, "staff@a.com")
+            // Two couriers with a phone each, one on duty: only they are pushed a new delivery.
+            for (email, duty) in [("on@x.com", true), ("off@x.com", false)] {
+                _ = try await api.createUser(suite, admin: admin, ["email": email, "role": "courier", "locale": "he"])
+                let courier = try await api.token(suite, email)
+                let reply = try await api.send(
+                    suite, "PUT", "/v1/couriers/me/availability", token: courier, json: ["on_duty": duty])
+                try #require(reply.status == 200, "\(reply.text)")
+                _ = try await register(suite, courier, device: Self.token(duty ? "c1" : "c2"))
+            }
+            let onDuty = try await api.token(suite, "on@x.com")
 
             // Registering checks each field and names it.
             let bad = try await api.send(
@@ -140,6 +150,18 @@ struct PushTests {
                 push.body["seq"] as? Int == stored["seq"] as? Int
                     && push.body["id"] as? String == stored["id"] as? String)
             #expect((push.body["data"] as? [String: String])?["order_id"] == orderID)
+            // The courier on duty is pushed what all of them were told, in their language, with the
+            // seq and id their inbox reads; the courier off duty is pushed nothing.
+            #expect(await waitUntil(within: .seconds(20)) { requests("c1").count == 1 })
+            let told = try #require(requests("c1").first)
+            let courierAlert = (told.body["aps"] as? [String: Any])?["alert"] as? [String: Any] ?? [:]
+            #expect(courierAlert["title"] as? String == "משלוח חדש #\(number)", "\(courierAlert)")
+            let courierInbox = try await api.send(suite, "GET", "/v1/notifications?after=0", token: onDuty)
+            let broadcast = try #require((courierInbox.object["data"] as? [[String: Any]])?.first)
+            #expect(
+                told.body["seq"] as? Int == broadcast["seq"] as? Int
+                    && told.body["id"] as? String == broadcast["id"] as? String)
+            #expect(requests("c2").isEmpty)
 
             // 410 removed its device, and so did 400 BadDeviceToken and every other refusal of the
             // device for good (N6: 400 BadTopic kept it, to be pushed to in vain), without trying
