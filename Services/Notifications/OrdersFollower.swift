@@ -77,7 +77,7 @@ struct OrdersFollower: NotifyingFollower {
         if order.fulfillment == .delivery {
             tellings.append(
                 (
-                    Audience(couriersOnDuty: true),
+                    .couriersOnDuty,
                     Telling(
                         "order.new_delivery.title", "order.new_delivery.body", order.arguments(withApartment: false)
                     )
@@ -89,7 +89,7 @@ struct OrdersFollower: NotifyingFollower {
     /// What the couriers on duty are told of an order they can claim now.
     private static func available(_ order: OrderFacts) -> (Audience, Telling) {
         (
-            Audience(couriersOnDuty: true),
+            .couriersOnDuty,
             Telling(
                 "order.available.title", "order.available.body", order.arguments(withApartment: false),
                 type: available)
