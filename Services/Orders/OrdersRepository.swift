@@ -104,10 +104,13 @@ package struct OrdersRepository: Sendable {
         }
     }
 
-    /// The pool (`OrderPool`), as a condition on the columns it reads.
-    static let inPool: SQLQueryString =
-        "(courier_id IS NULL AND fulfillment = \(bind: OrderPool.fulfillment.rawValue) AND status IN ("
-        + .boundList(OrderPool.statuses.map(\.rawValue)) + "))"
+    /// The pool (`OrderPool`), as a condition on the columns it reads, written with the code's
+    /// own values as literals, as the partial index `orders_in_pool` is: a database uses a partial
+    /// index only for a query whose condition says what the index's does.
+    static let poolCondition =
+        "courier_id IS NULL AND fulfillment = '\(OrderPool.fulfillment.rawValue)' AND status IN ("
+        + OrderPool.statuses.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ") + ")"
+    static let inPool = SQLQueryString("(" + poolCondition + ")")
 
     /// What narrows a list within its scope; times in milliseconds, `to` exclusive.
     package struct Filter: Sendable {

@@ -124,5 +124,18 @@ enum OrdersSchema {
                 "ALTER TABLE orders ADD COLUMN pay_by BIGINT",
                 "CREATE INDEX orders_unpaid ON orders (pay_by) WHERE pay_by IS NOT NULL",
             ]),
+        // A new order has no courier: the couriers' indexes skip orders without one, so creating
+        // an order writes two entries fewer, and the pool (which read the orders without a
+        // courier through them, every pickup and pending order too) has its own index of the
+        // orders in it alone, written when an order enters the pool and removed when it leaves.
+        Migration(
+            7, "the pool indexed apart from the couriers' orders",
+            sql: [
+                "DROP INDEX orders_by_courier",
+                "CREATE INDEX orders_by_courier ON orders (courier_id, created_at, id) WHERE courier_id IS NOT NULL",
+                "DROP INDEX orders_by_delivery",
+                "CREATE INDEX orders_by_delivery ON orders (courier_id, delivered_at) WHERE courier_id IS NOT NULL",
+                "CREATE INDEX orders_in_pool ON orders (created_at, id) WHERE " + OrdersRepository.poolCondition,
+            ]),
     ]
 }

@@ -62,6 +62,17 @@ enum OrderListBenchmark {
                     .store(store), OrdersRepository.Filter(statuses: [.pending, .accepted]), sort: .dueSoonest,
                     after: nil, limit: 50)
             },
+            // The pool (every accepted or ready delivery without a courier, a fifth of them here),
+            // as a courier's app reads it, alone and beside the courier's own orders.
+            try await time("a courier's first page of the pool (available=true)") {
+                try await orders.list(
+                    .courier(UserID(), pool: true), OrdersRepository.Filter(poolOnly: true), sort: .newest,
+                    after: nil, limit: 50)
+            },
+            try await time("a courier's first page, their orders and the pool") {
+                try await orders.list(
+                    .courier(UserID(), pool: true), OrdersRepository.Filter(), sort: .newest, after: nil, limit: 50)
+            },
             try await time("first page, created in one day") {
                 let day: Int64 = 86_400_000
                 let from = Date.currentMillisecond.millisecondsSince1970 - 100 * day
