@@ -146,45 +146,73 @@ package struct OrdersRepository: Sendable {
         }
     }
 
-    /// Orders in `scope` that pass `filter`, in `sort` order, a keyset page at a time.
+    /// Orders in `scope` that pass `filter`, in `sort` order, a keyset page at a time. A
+    /// courier's own orders and the pool are read apart, each through its own index, and merged:
+    /// read as one condition, a database walks every order newest first until a page is found.
     package func list(_ scope: OrderScope, _ filter: Filter, sort: OrderSort, after cursor: KeysetCursor?, limit: Int)
         async throws -> Page<Order>
     {
-        try await database.read { sql in
-            let key = sort == .newest || sort == .oldest ? "created_at" : "due_key"
-            var query: SQLQueryString =
-                "SELECT doc, " + SQLQueryString(key) + ", id FROM orders WHERE " + Self.condition(scope)
-            if !filter.statuses.isEmpty {
-                query = query + " AND status IN (" + .boundList(filter.statuses.map(\.rawValue)) + ")"
-            }
-            if let store = filter.storeID { query = query + " AND store_id = \(bind: store.description)" }
-            if let fulfillment = filter.fulfillment {
-                query = query + " AND fulfillment = \(bind: fulfillment.rawValue)"
-            }
-            if let courier = filter.courierID { query = query + " AND courier_id = \(bind: courier.description)" }
-            if filter.poolOnly { query = query + " AND " + Self.inPool }
-            if let from = filter.createdFrom { query = query + " AND created_at >= \(bind: from)" }
-            if let to = filter.createdTo { query = query + " AND created_at < \(bind: to)" }
-            if let from = filter.dueFrom { query = query + " AND due_key >= \(bind: from)" }
-            if let to = filter.dueTo { query = query + " AND due_key < \(bind: to)" }
-            if let search = filter.search, let text = Self.searchPattern(search) {
-                var matches: SQLQueryString = "search LIKE \(bind: text) ESCAPE '\\'"
-                if let digits = Self.phonePattern(search) {
-                    var phone: SQLQueryString = "search_phone LIKE \(bind: digits) ESCAPE '\\'"
-                    if let courier = filter.phoneSearchLimitedTo {
-                        phone = phone + " AND courier_id = \(bind: courier.description)"
+        let key = sort == .newest || sort == .oldest ? "created_at" : "due_key"
+        let descending = sort == .newest || sort == .dueLatest
+        return try await database.read { sql in
+            var rows: [any SQLRow]
+            if case .courier(let courier, pool: true) = scope, !filter.poolOnly {
+                var pool = filter
+                pool.poolOnly = true
+                let own = try await Self.rows(
+                    .courier(courier, pool: false), filter, key: key, descending: descending, after: cursor,
+                    limit: limit, sql: sql)
+                let claimable = try await Self.rows(
+                    scope, pool, key: key, descending: descending, after: cursor, limit: limit, sql: sql)
+                rows = try (own + claimable).map { (try KeysetCursor(row: $0, key: key), $0) }
+                    .sorted { first, second in
+                        let (a, b) = (first.0, second.0)
+                        return descending ? (a.key, a.id) > (b.key, b.id) : (a.key, a.id) < (b.key, b.id)
                     }
-                    matches = matches + " OR (" + phone + ")"
-                }
-                query = query + " AND (" + matches + ")"
+                    .prefix(limit + 1).map(\.1)
+            } else {
+                rows = try await Self.rows(
+                    scope, filter, key: key, descending: descending, after: cursor, limit: limit, sql: sql)
             }
-            let descending = sort == .newest || sort == .dueLatest
-            let rows = try await sql.raw(
-                query + KeysetCursor.pageClause(after: cursor, limit: limit, descending: descending, key: key)
-            ).all()
             let page = try KeysetCursor.page(rows, limit: limit, as: Order.self, key: key)
             return Page(data: page.items, nextCursor: page.next)
         }
+    }
+
+    /// Up to `limit + 1` rows (`doc`, `key`, `id`) of a list's page after `cursor`.
+    private static func rows(
+        _ scope: OrderScope, _ filter: Filter, key: String, descending: Bool, after cursor: KeysetCursor?, limit: Int,
+        sql: any SQLDatabase
+    ) async throws -> [any SQLRow] {
+        var query: SQLQueryString =
+            "SELECT doc, " + SQLQueryString(key) + ", id FROM orders WHERE " + condition(scope)
+        if !filter.statuses.isEmpty {
+            query = query + " AND status IN (" + .boundList(filter.statuses.map(\.rawValue)) + ")"
+        }
+        if let store = filter.storeID { query = query + " AND store_id = \(bind: store.description)" }
+        if let fulfillment = filter.fulfillment {
+            query = query + " AND fulfillment = \(bind: fulfillment.rawValue)"
+        }
+        if let courier = filter.courierID { query = query + " AND courier_id = \(bind: courier.description)" }
+        if filter.poolOnly { query = query + " AND " + inPool }
+        if let from = filter.createdFrom { query = query + " AND created_at >= \(bind: from)" }
+        if let to = filter.createdTo { query = query + " AND created_at < \(bind: to)" }
+        if let from = filter.dueFrom { query = query + " AND due_key >= \(bind: from)" }
+        if let to = filter.dueTo { query = query + " AND due_key < \(bind: to)" }
+        if let search = filter.search, let text = searchPattern(search) {
+            var matches: SQLQueryString = "search LIKE \(bind: text) ESCAPE '\\'"
+            if let digits = phonePattern(search) {
+                var phone: SQLQueryString = "search_phone LIKE \(bind: digits) ESCAPE '\\'"
+                if let courier = filter.phoneSearchLimitedTo {
+                    phone = phone + " AND courier_id = \(bind: courier.description)"
+                }
+                matches = matches + " OR (" + phone + ")"
+            }
+            query = query + " AND (" + matches + ")"
+        }
+        return try await sql.raw(
+            query + KeysetCursor.pageClause(after: cursor, limit: limit, descending: descending, key: key)
+        ).all()
     }
 
     /// Orders that changed after change `since` and are in `scope` now or, for a courier, may
