@@ -304,15 +304,47 @@ public struct Receipt: Hashable, Sendable, Codable {
     public var issuedAt: Date
     /// The receipt as plain text, for printing.
     public var text: String
+    /// The store's name and who rang it up, as the text prints them; nil when not known (a
+    /// receipt issued before they were kept, a staff member the identity events had not told of).
+    public var storeName: String?
+    public var staffName: String?
+    /// What it is for, as the text lists it: a sale's lines, or the units a refund put back to
+    /// stock at the sale's prices (none for a refund of an amount alone); nil on a receipt issued
+    /// before they were kept.
+    public var items: [Item]?
 
     public enum Kind: String, Hashable, Sendable, Codable {
         case sale, refund
     }
 
+    /// A line of a receipt: `quantity` of `name` at `unitPrice` (VAT included, at `vatRateBP`).
+    public struct Item: Hashable, Sendable, Codable {
+        public var name: String
+        public var quantity: Int64
+        public var unitPrice: Int64
+        public var total: Int64
+        public var vatRateBP: Int
+
+        public init(name: String, quantity: Int64, unitPrice: Int64, vatRateBP: Int) {
+            self.name = name
+            self.quantity = quantity
+            self.unitPrice = unitPrice
+            self.total = unitPrice * quantity
+            self.vatRateBP = vatRateBP
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name, quantity, total
+            case unitPrice = "unit_price"
+            case vatRateBP = "vat_rate_bp"
+        }
+    }
+
     public init(
         id: ReceiptID, number: Int64, kind: Kind = .sale, refundID: RefundID? = nil, storeID: StoreID,
         paymentID: PaymentID, orderID: OrderID?, subtotal: Int64, tip: Int64, total: Int64, currency: CurrencyCode,
-        method: PaymentMethod, staffID: UserID, issuedAt: Date, text: String
+        method: PaymentMethod, staffID: UserID, issuedAt: Date, text: String, storeName: String? = nil,
+        staffName: String? = nil, items: [Item]? = nil
     ) {
         self.id = id
         self.number = number
@@ -329,10 +361,15 @@ public struct Receipt: Hashable, Sendable, Codable {
         self.staffID = staffID
         self.issuedAt = issuedAt
         self.text = text
+        self.storeName = storeName
+        self.staffName = staffName
+        self.items = items
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, number, kind, subtotal, tip, total, currency, method, text
+        case id, number, kind, subtotal, tip, total, currency, method, text, items
+        case storeName = "store_name"
+        case staffName = "staff_name"
         case refundID = "refund_id"
         case storeID = "store_id"
         case paymentID = "payment_id"
@@ -361,6 +398,9 @@ extension Receipt {
             method: try container.decode(PaymentMethod.self, forKey: .method),
             staffID: try container.decode(UserID.self, forKey: .staffID),
             issuedAt: try container.decode(Date.self, forKey: .issuedAt),
-            text: try container.decode(String.self, forKey: .text))
+            text: try container.decode(String.self, forKey: .text),
+            storeName: try container.decodeIfPresent(String.self, forKey: .storeName),
+            staffName: try container.decodeIfPresent(String.self, forKey: .staffName),
+            items: try container.decodeIfPresent([Item].self, forKey: .items))
     }
 }

@@ -135,6 +135,18 @@ struct PaymentFlowTests {
             let plain = try await api.send(
                 suite, "GET", "/v1/receipts/\(receiptID)", token: staff, headers: ["Accept": "text/plain"])
             #expect(plain.text == text.text)
+            // What the text prints is in the receipt's fields too.
+            let fields = try await api.send(suite, "GET", "/v1/receipts/\(receiptID)", token: staff)
+            #expect(fields.object["store_name"] as? String == "Kiosk", "\(fields.text)")
+            let lines = fields.object["items"] as? [[String: Any]] ?? []
+            #expect(lines.map { $0["name"] as? String } == ["Cola", "Bag"], "\(fields.text)")
+            #expect(lines.first?["quantity"] as? Int == 2 && lines.first?["unit_price"] as? Int == 900)
+            #expect(lines.first?["total"] as? Int == 1800 && lines.first?["vat_rate_bp"] as? Int == 1700)
+            #expect(
+                api.document.check(
+                    method: "GET", path: "/v1/receipts/{id}", status: fields.status, body: fields.body,
+                    contentType: fields.headers["content-type"]
+                ).isEmpty)
         }
     }
 
@@ -400,6 +412,12 @@ extension PaymentFlowTests {
             #expect(
                 text.text.contains("Refund #2") && text.text.contains("For receipt #1")
                     && text.text.contains("Dented can"))
+            // Its items are the units put back, at the sale's price; nobody is named as ringing it up.
+            let returned = try await api.send(
+                suite, "GET", "/v1/receipts/\(first.object["receipt_id"] as! String)", token: staff)
+            let back = returned.object["items"] as? [[String: Any]] ?? []
+            #expect(back.count == 1 && back.first?["quantity"] as? Int == 2, "\(returned.text)")
+            #expect(back.first?["unit_price"] as? Int == 900 && returned.object["staff_name"] == nil)
 
             let pending = try await ringUp(suite, staff, product: product, units: 1).object["id"] as! String
             let early = try await api.send(
@@ -591,6 +609,8 @@ extension PaymentFlowTests {
             let receipt = try await api.send(
                 suite, "GET", "/v1/receipts/\(sale["receipt_id"] as! String)/text", token: staff)
             #expect(receipt.text.contains("Served by Someone"), "\(receipt.text)")
+            let named = try await api.send(suite, "GET", "/v1/receipts/\(sale["receipt_id"] as! String)", token: staff)
+            #expect(named.object["staff_name"] as? String == "Someone", "\(named.text)")
             let refund = try await api.send(
                 suite, "POST", "/v1/payments/\(sale["id"] as! String)/refunds", token: staff,
                 json: ["amount": 500, "reason": "Change"], headers: ["Idempotency-Key": "drawer"])
