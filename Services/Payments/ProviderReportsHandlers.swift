@@ -31,7 +31,8 @@ struct ProviderReportsHandlers: Sendable {
     /// `other_provider`) or one without that reference (409 `other_reference`) changes nothing
     /// after.
     /// A `completed` report carries the amount taken, which must be the payment's (422
-    /// `amount_mismatch`, logged: the payment stays as it was for someone to look into).
+    /// `amount_mismatch`, logged: the payment stays as it was for someone to look into), and may
+    /// carry what it was settled in, kept on the payment and printed on its receipt.
     func receive(_ signed: SignedProviderEvent) async throws -> ProviderEventOutcome {
         // The provider is read from the body only to choose the secret that checks it.
         let event: ProviderEvent
@@ -60,6 +61,10 @@ struct ProviderReportsHandlers: Sendable {
             if event.currency == nil { problems.add("currency", "is required on a completed report") }
         }
         if let amount = event.amount, amount < 0 { problems.add("amount", "must be 0 or more") }
+        if let settlement = event.settlement {
+            if event.type != .completed { problems.add("settlement", "only a completed report carries one") }
+            for (field, problem) in settlement.problems(as: "settlement") { problems.add(field, problem) }
+        }
         try problems.check()
         guard let paymentID = event.paymentID, let type = event.type else {
             return ProviderEventOutcome(outcome: .ignored, status: .pending)
@@ -116,6 +121,7 @@ struct ProviderReportsHandlers: Sendable {
             try payment.move(to: type, at: now)
             payment.provider = provider
             if let reference { payment.providerRef = reference }
+            if let settlement = event.settlement { payment.settlement = settlement }
             try await PaymentsHandlers.save(&payment, payments, in: transaction)
             return ProviderEventOutcome(outcome: .applied, status: payment.status)
         }

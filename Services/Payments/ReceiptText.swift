@@ -98,6 +98,10 @@ enum ReceiptText {
             lines += [spread("Tendered", money(tendered)), spread("Change", money(change))]
         }
         if let reference = payment.providerRef { lines.append(spread("Reference", String(reference.prefix(30)))) }
+        if let settlement = payment.settlement {
+            lines += wrapped("Settled \(settlement.amount) \(settlement.currency)")
+            lines += wrapped("Tx \(settlement.txHash)")
+        }
         lines += [rule, centred("Thank you")]
         return lines.joined(separator: "\n")
     }

@@ -240,11 +240,13 @@ public struct ProviderEvent: Codable, Sendable, Hashable {
     /// checked against the payment wherever it is given.
     public var amount: Int64?
     public var currency: CurrencyCode?
+    /// What the payment was settled in; only on `completed`.
+    public var settlement: Settlement?
     public var at: Date?
 
     public init(
         id: String?, provider: String?, paymentID: PaymentID?, type: PaymentStatus?, providerRef: String?,
-        amount: Int64? = nil, currency: CurrencyCode? = nil, at: Date?
+        amount: Int64? = nil, currency: CurrencyCode? = nil, settlement: Settlement? = nil, at: Date?
     ) {
         self.id = id
         self.provider = provider
@@ -253,11 +255,12 @@ public struct ProviderEvent: Codable, Sendable, Hashable {
         self.providerRef = providerRef
         self.amount = amount
         self.currency = currency
+        self.settlement = settlement
         self.at = at
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, provider, type, at, amount, currency
+        case id, provider, type, at, amount, currency, settlement
         case paymentID = "payment_id"
         case providerRef = "provider_ref"
     }

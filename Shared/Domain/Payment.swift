@@ -124,6 +124,8 @@ public struct Payment: Hashable, Sendable, Codable {
     /// The provider handling a card payment, and its reference for it, once it has reported.
     public var provider: String?
     public var providerRef: String?
+    /// What the provider settled it in, when its `completed` report said (a stablecoin, say).
+    public var settlement: Settlement?
     /// Who took the payment.
     public var staffID: UserID
     public var receiptID: ReceiptID?
@@ -167,7 +169,7 @@ public struct Payment: Hashable, Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, items, subtotal, vat, tip, amount, currency, method, status, provider, version
+        case id, items, subtotal, vat, tip, amount, currency, method, status, provider, version, settlement
         case storeID = "store_id"
         case orderID = "order_id"
         case customerID = "customer_id"
@@ -202,6 +204,7 @@ public struct Payment: Hashable, Sendable, Codable {
         status = try container.decode(PaymentStatus.self, forKey: .status)
         provider = try container.decodeIfPresent(String.self, forKey: .provider)
         providerRef = try container.decodeIfPresent(String.self, forKey: .providerRef)
+        settlement = try container.decodeIfPresent(Settlement.self, forKey: .settlement)
         staffID = try container.decode(UserID.self, forKey: .staffID)
         receiptID = try container.decodeIfPresent(ReceiptID.self, forKey: .receiptID)
         refundedAmount = try container.decode(Int64.self, forKey: .refundedAmount)
@@ -282,6 +285,49 @@ public struct Refund: Hashable, Sendable, Codable {
         case receiptID = "receipt_id"
         case staffID = "staff_id"
         case createdAt = "created_at"
+    }
+}
+
+/// What a provider settled a payment in, as its `completed` report says: an amount of a
+/// currency or token (a decimal, as text, so that no precision is lost) and the transaction's
+/// hash on its ledger.
+public struct Settlement: Hashable, Sendable, Codable {
+    public var currency: String
+    public var amount: String
+    public var txHash: String
+
+    public init(currency: String, amount: String, txHash: String) {
+        self.currency = currency
+        self.amount = amount
+        self.txHash = txHash
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case currency, amount
+        case txHash = "tx_hash"
+    }
+
+    /// Each field's problem, named as `field.<name>`: a currency of 2 to 12 capital letters or
+    /// digits, an amount of up to 20 digits and up to 18 decimals, a hash of 1 to 128 letters
+    /// or digits.
+    public func problems(as field: String) -> [String: String] {
+        var problems: [String: String] = [:]
+        func matches(_ text: String, _ allowed: (Character) -> Bool, _ range: ClosedRange<Int>) -> Bool {
+            range.contains(text.count) && text.allSatisfy { $0.isASCII && allowed($0) }
+        }
+        if !matches(currency, { $0.isUppercase || $0.isNumber }, 2...12) {
+            problems["\(field).currency"] = "must be 2 to 12 capital letters or digits"
+        }
+        let parts = amount.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count > 2 || !matches(String(parts[0]), \.isNumber, 1...20)
+            || (parts.count == 2 && !matches(String(parts[1]), \.isNumber, 1...18))
+        {
+            problems["\(field).amount"] = "must be a decimal number such as 12.50, at most 20 digits and 18 decimals"
+        }
+        if !matches(txHash, { $0.isLetter || $0.isNumber }, 1...128) {
+            problems["\(field).tx_hash"] = "must be 1 to 128 letters or digits"
+        }
+        return problems
     }
 }
 

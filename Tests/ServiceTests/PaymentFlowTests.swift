@@ -58,9 +58,10 @@ struct PaymentFlowTests {
     func report(
         _ suite: any Suite, payment: String, type: String, id: String = UUID().uuidString, amount: Int? = nil,
         reference: String? = nil, withReference: Bool = true, provider: String = "acme-pay", secret: String? = nil,
-        at: Date = Date(), signature: String? = nil
+        at: Date = Date(), signature: String? = nil, settlement: [String: Any]? = nil
     ) async throws -> Reply {
         var fields: [String: Any] = ["id": id, "provider": provider, "payment_id": payment, "type": type]
+        fields["settlement"] = settlement
         if withReference { fields["provider_ref"] = reference ?? "ch_\(payment.prefix(8))" }
         if let amount { fields.merge(["amount": amount, "currency": "ILS"]) { $1 } }
         let body = try JSONSerialization.data(withJSONObject: fields)
@@ -198,8 +199,21 @@ struct PaymentFlowTests {
             let (_, product, staff) = try await Self.setUp(api, suite, quantity: 5)
             let created = try await ringUp(suite, staff, product: product, units: 2, method: "nfc")
             let id = created.object["id"] as! String
+            // What it was settled in is checked field by field, and only a completed report carries it.
+            let settled: [String: Any] = [
+                "currency": "RLUSD", "amount": "12.50", "tx_hash": String(repeating: "A1", count: 32),
+            ]
+            let early = try await report(suite, payment: id, type: "confirmed", settlement: settled)
+            #expect(early.status == 400 && (early.error["details"] as? [String: Any])?["settlement"] != nil)
+            let malformed = try await report(
+                suite, payment: id, type: "completed", amount: created.object["amount"] as? Int,
+                settlement: ["currency": "rlusd", "amount": "1.2.3", "tx_hash": "0x-1"])
+            #expect(
+                Set(((malformed.error["details"] as? [String: Any]) ?? [:]).keys) == [
+                    "settlement.currency", "settlement.amount", "settlement.tx_hash",
+                ], "\(malformed.text)")
             let completed = try await report(
-                suite, payment: id, type: "completed", amount: created.object["amount"] as? Int)
+                suite, payment: id, type: "completed", amount: created.object["amount"] as? Int, settlement: settled)
             #expect(completed.object["outcome"] as? String == "applied")
             let processing = try await report(suite, payment: id, type: "processing")
             #expect(processing.object["outcome"] as? String == "ignored")
@@ -207,6 +221,17 @@ struct PaymentFlowTests {
             let read = try await api.send(suite, "GET", "/v1/payments/\(id)", token: staff)
             #expect(read.object["status"] as? String == "completed" && read.object["receipt_id"] is String)
             #expect(read.object["provider"] as? String == "acme-pay" && read.object["provider_ref"] is String)
+            let settlement = read.object["settlement"] as? [String: Any]
+            #expect(settlement?["currency"] as? String == "RLUSD" && settlement?["amount"] as? String == "12.50")
+            #expect(settlement?["tx_hash"] as? String == String(repeating: "A1", count: 32))
+            let receipt = try await api.send(
+                suite, "GET", "/v1/receipts/\(read.object["receipt_id"] as! String)/text", token: staff)
+            #expect(
+                receipt.text.contains("Settled 12.50 RLUSD")
+                    && receipt.text.replacingOccurrences(of: "\n", with: "").contains(
+                        "Tx" + String(repeating: "A1", count: 32)),
+                "\(receipt.text)")
+            #expect(receipt.text.split(separator: "\n").allSatisfy { $0.count <= 42 })
         }
     }
 
