@@ -28,7 +28,6 @@ public actor WakeHub: Service {
     private struct Ticket {
         var user: UserID
         var kind: Kind
-        var courier: Bool
         var woken = false
         var waiter: CheckedContinuation<Void, Never>?
     }
@@ -52,7 +51,7 @@ public actor WakeHub: Service {
         let held = ticketsByUser[user, default: []].count { tickets[$0]?.kind == kind }
         guard held < kind.maximumPerUser else { return nil }
         nextTicket += 1
-        tickets[nextTicket] = Ticket(user: user, kind: kind, courier: courier)
+        tickets[nextTicket] = Ticket(user: user, kind: kind)
         ticketsByUser[user, default: []].insert(nextTicket)
         if courier { couriersTickets.insert(nextTicket) }
         record(kind, 1)

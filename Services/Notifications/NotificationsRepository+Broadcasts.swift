@@ -40,6 +40,15 @@ extension NotificationsRepository {
         }
     }
 
+    /// The broadcasts (`b`) numbered within `user`'s spells on duty (`s`) and above `above`, as
+    /// the SQL to follow `SELECT …`: what each read of their broadcasts starts from.
+    private static func told(_ user: UserID, above: Int64) -> SQLQueryString {
+        """
+        FROM duty_spells s JOIN broadcasts b ON b.seq > s.from_seq AND b.seq <= s.to_seq
+        WHERE s.user_id = \(bind: user.description) AND s.to_seq > \(bind: above) AND b.seq > \(bind: above)
+        """
+    }
+
     /// Up to `limit` of the broadcasts in `user`'s spells after `after`, oldest first, written in
     /// their language, with their read state.
     func broadcasts(to user: UserID, after: Int64, limit: Int, sql: any SQLDatabase) async throws
@@ -47,12 +56,7 @@ extension NotificationsRepository {
     {
         let id = user.description
         let rows = try await sql.raw(
-            """
-            SELECT b.seq, b.id, b.doc FROM duty_spells s
-            JOIN broadcasts b ON b.seq > s.from_seq AND b.seq <= s.to_seq
-            WHERE s.user_id = \(bind: id) AND s.to_seq > \(bind: after) AND b.seq > \(bind: after)
-            ORDER BY b.seq LIMIT \(bind: limit)
-            """
+            "SELECT b.seq, b.id, b.doc " + Self.told(user, above: after) + " ORDER BY b.seq LIMIT \(bind: limit)"
         ).all()
         guard let first = try rows.first?.decode(column: "seq", as: Int64.self),
             let last = try rows.last?.decode(column: "seq", as: Int64.self)
@@ -95,11 +99,8 @@ extension NotificationsRepository {
         let id = user.description
         let mark = try await Self.lastMark(of: user, sql: sql)
         return try await sql.raw(
-            """
-            SELECT (SELECT count(*) FROM duty_spells s JOIN broadcasts b ON b.seq > s.from_seq AND b.seq <= s.to_seq
-                WHERE s.user_id = \(bind: id) AND s.to_seq > \(bind: mark) AND b.seq > \(bind: mark))
-            - (SELECT count(*) FROM broadcast_reads WHERE user_id = \(bind: id) AND seq > \(bind: mark)) AS unread
-            """
+            "SELECT (SELECT count(*) " + Self.told(user, above: mark) + ")"
+                + " - (SELECT count(*) FROM broadcast_reads WHERE user_id = \(bind: id) AND seq > \(bind: mark)) AS unread"
         ).first()?.decode(column: "unread", as: Int64.self) ?? 0
     }
 
@@ -113,27 +114,20 @@ extension NotificationsRepository {
         if let ids {
             return Int64(
                 try await sql.raw(
-                    """
-                    INSERT INTO broadcast_reads (user_id, seq, read_at)
-                    SELECT \(bind: id), b.seq, \(bind: now.millisecondsSince1970) FROM duty_spells s
-                    JOIN broadcasts b ON b.seq > s.from_seq AND b.seq <= s.to_seq
-                    WHERE s.user_id = \(bind: id) AND s.to_seq > \(bind: mark) AND b.seq > \(bind: mark)
-                    AND b.id IN (\(binds: ids.map(\.lowercasedText)))
-                    ON CONFLICT (user_id, seq) DO NOTHING
-                    RETURNING seq
-                    """
+                    "INSERT INTO broadcast_reads (user_id, seq, read_at) SELECT \(bind: id), b.seq, "
+                        + "\(bind: now.millisecondsSince1970) " + Self.told(user, above: mark)
+                        + " AND b.id IN (\(binds: ids.map(\.lowercasedText)))"
+                        + " ON CONFLICT (user_id, seq) DO NOTHING RETURNING seq"
                 ).all().count)
         }
         guard let seq else { return 0 }
         let row = try await sql.raw(
-            """
-            SELECT (SELECT count(*) FROM duty_spells s JOIN broadcasts b ON b.seq > s.from_seq AND b.seq <= s.to_seq
-                WHERE s.user_id = \(bind: id) AND s.to_seq > \(bind: mark) AND b.seq > \(bind: mark) AND b.seq <= \(bind: seq))
-                AS told,
-            (SELECT count(*) FROM broadcast_reads WHERE user_id = \(bind: id) AND seq > \(bind: mark) AND seq <= \(bind: seq))
-                AS read_alone,
-            \(unsafeRaw: Self.sequenceNow) AS last
-            """
+            "SELECT (SELECT count(*) " + Self.told(user, above: mark) + " AND b.seq <= \(bind: seq)) AS told, "
+                + """
+                (SELECT count(*) FROM broadcast_reads WHERE user_id = \(bind: id) AND seq > \(bind: mark) AND seq <= \(bind: seq))
+                    AS read_alone,
+                \(unsafeRaw: Self.sequenceNow) AS last
+                """
         ).first()
         guard let row else { return 0 }
         // A mark above the last number given would mark what is yet to come.

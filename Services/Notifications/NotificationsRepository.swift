@@ -291,10 +291,8 @@ struct NotificationMessage: Codable, Sendable {
     /// was stored without them).
     func written(in locale: String) -> NotificationMessage {
         guard let titleKey, let bodyKey else { return self }
-        var message = self
-        message.title = NotificationTexts.render(titleKey, args ?? [], locale: locale)
-        message.body = NotificationTexts.render(bodyKey, args ?? [], locale: locale)
-        return message
+        return NotificationMessage(
+            Telling(titleKey, bodyKey, args ?? []), type: type, data: data, locale: locale, at: createdAt)
     }
 
     /// It as `user`'s notification numbered `seq`.

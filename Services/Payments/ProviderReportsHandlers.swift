@@ -63,7 +63,7 @@ struct ProviderReportsHandlers: Sendable {
         if let amount = event.amount, amount < 0 { problems.add("amount", "must be 0 or more") }
         if let settlement = event.settlement {
             if event.type != .completed { problems.add("settlement", "only a completed report carries one") }
-            for (field, problem) in settlement.problems(as: "settlement") { problems.add(field, problem) }
+            settlement.validate(into: &problems, field: "settlement")
         }
         try problems.check()
         guard let paymentID = event.paymentID, let type = event.type else {

@@ -54,13 +54,17 @@ extension Receipt {
             currency: payment.currency, method: payment.method, staffID: refund.staffID, issuedAt: refund.createdAt,
             text: ReceiptText.render(
                 refund: refund, of: payment, number: number, saleNumber: saleNumber, header: header),
-            storeName: header?.storeName,
-            items: refund.restockLines.map { line in
-                let sold = payment.items.first { $0.productID == line.productID }
-                return Item(
-                    name: sold?.name ?? "Item", quantity: line.quantity, unitPrice: sold?.unitPrice ?? 0,
-                    vatRateBP: sold?.vatRateBP ?? 0)
-            })
+            storeName: header?.storeName, items: Self.returned(refund, of: payment))
+    }
+
+    /// The units `refund` put back to stock, as lines of `payment` at its prices.
+    static func returned(_ refund: Refund, of payment: Payment) -> [Item] {
+        refund.restockLines.map { line in
+            let sold = payment.items.first { $0.productID == line.productID }
+            return Item(
+                name: sold?.name ?? "Item", quantity: line.quantity, unitPrice: sold?.unitPrice ?? 0,
+                vatRateBP: sold?.vatRateBP ?? 0)
+        }
     }
 }
 
@@ -117,10 +121,9 @@ enum ReceiptText {
         lines += [rule, spread("Refund #\(number)", localTime(refund.createdAt, in: header?.timezone))]
         if let saleNumber { lines.append("For receipt #\(saleNumber)") }
         lines += [rule] + wrapped("Reason: \(refund.reason)")
-        for line in refund.restockLines {
-            let name = payment.items.first { $0.productID == line.productID }?.name ?? "Item"
-            lines += wrapped(name)
-            lines.append("  \(line.quantity) returned to stock")
+        for item in Receipt.returned(refund, of: payment) {
+            lines += wrapped(item.name)
+            lines.append("  \(item.quantity) returned to stock")
         }
         lines += [
             rule, spread("REFUNDED", money(refund.amount)), spread("To", payment.method.rawValue),

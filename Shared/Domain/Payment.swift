@@ -307,27 +307,25 @@ public struct Settlement: Hashable, Sendable, Codable {
         case txHash = "tx_hash"
     }
 
-    /// Each field's problem, named as `field.<name>`: a currency of 2 to 12 capital letters or
-    /// digits, an amount of up to 20 digits and up to 18 decimals, a hash of 1 to 128 letters
+    /// Names each field's problem as `<field>.<name>`: a currency of 2 to 12 capital letters
+    /// or digits, an amount of up to 20 digits and up to 18 decimals, a hash of 1 to 128 letters
     /// or digits.
-    public func problems(as field: String) -> [String: String] {
-        var problems: [String: String] = [:]
-        func matches(_ text: String, _ allowed: (Character) -> Bool, _ range: ClosedRange<Int>) -> Bool {
+    public func validate(into problems: inout FieldProblems, field: String) {
+        func matches(_ text: some StringProtocol, _ allowed: (Character) -> Bool, _ range: ClosedRange<Int>) -> Bool {
             range.contains(text.count) && text.allSatisfy { $0.isASCII && allowed($0) }
         }
         if !matches(currency, { $0.isUppercase || $0.isNumber }, 2...12) {
-            problems["\(field).currency"] = "must be 2 to 12 capital letters or digits"
+            problems.add("\(field).currency", "must be 2 to 12 capital letters or digits")
         }
         let parts = amount.split(separator: ".", omittingEmptySubsequences: false)
-        if parts.count > 2 || !matches(String(parts[0]), \.isNumber, 1...20)
-            || (parts.count == 2 && !matches(String(parts[1]), \.isNumber, 1...18))
+        if parts.count > 2 || !matches(parts[0], \.isNumber, 1...20)
+            || (parts.count == 2 && !matches(parts[1], \.isNumber, 1...18))
         {
-            problems["\(field).amount"] = "must be a decimal number such as 12.50, at most 20 digits and 18 decimals"
+            problems.add("\(field).amount", "must be a decimal number such as 12.50, at most 20 digits and 18 decimals")
         }
         if !matches(txHash, { $0.isLetter || $0.isNumber }, 1...128) {
-            problems["\(field).tx_hash"] = "must be 1 to 128 letters or digits"
+            problems.add("\(field).tx_hash", "must be 1 to 128 letters or digits")
         }
-        return problems
     }
 }
 
