@@ -27,6 +27,11 @@ struct UsersHandlers: Sendable {
         return user
     }
 
+    /// Whether `id` is a customer's account, which a store's customer record may be linked to.
+    func isCustomerAccount(_ id: UserID) async throws -> Bool {
+        try await database.read { try await users.find(id, in: $0) }?.role == .customer
+    }
+
     /// The fields every new user gives, each checked: e-mail, name, phone, locale and password.
     private static func profile(
         email: String?, name: String?, phone: String?, locale: String?, password: String?,

@@ -14,7 +14,7 @@ struct PaymentsFollower: NotifyingFollower {
                 payment.data,
                 [
                     (
-                        Audience(customer: payment.customerID, person: payment.staffID),
+                        Audience(customer: payment.customerUserID, person: payment.staffID),
                         Telling(
                             "payment.completed.title", "payment.completed.\(payment.method.rawValue)",
                             [payment.total.description])
@@ -30,7 +30,7 @@ struct PaymentsFollower: NotifyingFollower {
                 data,
                 [
                     (
-                        Audience(customer: refunded.payment.customerID, person: refunded.payment.staffID),
+                        Audience(customer: refunded.payment.customerUserID, person: refunded.payment.staffID),
                         Telling(
                             "payment.refunded.title", "payment.refunded.body",
                             [refund.description, refunded.refund.reason])
@@ -46,7 +46,8 @@ struct PaymentsFollower: NotifyingFollower {
         var id: PaymentID
         var storeID: StoreID
         var orderID: OrderID?
-        var customerID: UserID?
+        /// The customer's account the payment is made out to.
+        var customerUserID: UserID?
         var staffID: UserID
         var amount: Int64
         var currency: CurrencyCode
@@ -57,7 +58,23 @@ struct PaymentsFollower: NotifyingFollower {
             case storeID = "store_id"
             case orderID = "order_id"
             case customerID = "customer_id"
+            case customerUserID = "customer_user_id"
             case staffID = "staff_id"
+        }
+
+        /// As `Payment.init(from:)` reads it: a payment written before the stores' customer
+        /// records has no `customer_user_id`, and its `customer_id` named the account.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(PaymentID.self, forKey: .id)
+            storeID = try container.decode(StoreID.self, forKey: .storeID)
+            orderID = try container.decodeIfPresent(OrderID.self, forKey: .orderID)
+            customerUserID = try container.decodeIfPresent(
+                UserID.self, forKey: container.contains(.customerUserID) ? .customerUserID : .customerID)
+            staffID = try container.decode(UserID.self, forKey: .staffID)
+            amount = try container.decode(Int64.self, forKey: .amount)
+            currency = try container.decode(CurrencyCode.self, forKey: .currency)
+            method = try container.decode(PaymentMethod.self, forKey: .method)
         }
 
         /// The amount with its currency: `35.00 ILS`.

@@ -201,7 +201,7 @@ package struct OrdersRepository: Sendable {
         if let to = filter.dueTo { query = query + " AND due_key < \(bind: to)" }
         if let search = filter.search, let text = searchPattern(search) {
             var matches: SQLQueryString = "search LIKE \(bind: text) ESCAPE '\\'"
-            if let digits = phonePattern(search) {
+            if let digits = SearchPattern.phone(search) {
                 var phone: SQLQueryString = "search_phone LIKE \(bind: digits) ESCAPE '\\'"
                 if let courier = filter.phoneSearchLimitedTo {
                     phone = phone + " AND courier_id = \(bind: courier.description)"
@@ -318,23 +318,12 @@ package struct OrdersRepository: Sendable {
 
     /// What a phone-like search matches, in the orders whose phone the caller may see: the
     /// recipient's phone digits.
-    static func searchPhone(_ order: Order) -> String { digits(order.phone ?? "") }
+    static func searchPhone(_ order: Order) -> String { SearchPattern.digits(order.phone ?? "") }
 
     /// The `LIKE` pattern of a search in `search`: the lower-cased text; nil when nothing is
     /// left to match.
     static func searchPattern(_ query: String) -> String? {
         SearchPattern.containing(query.trimmingCharacters(in: .whitespaces).lowercased())
-    }
-
-    /// The `LIKE` pattern of a phone-like search (digits and `+()-` and spaces, four or more
-    /// characters) in `search_phone`: its digits; nil for any other search.
-    static func phonePattern(_ query: String) -> String? {
-        let trimmed = query.trimmingCharacters(in: .whitespaces)
-        let phoneLike = trimmed.unicodeScalars.allSatisfy {
-            ("0"..."9").contains($0) || " +()-".unicodeScalars.contains($0)
-        }
-        guard phoneLike, trimmed.count > 3 else { return nil }
-        return SearchPattern.containing(digits(trimmed))
     }
 
     /// How many orders `courier` carries now: claimed, not yet delivered or cancelled. The
@@ -373,10 +362,6 @@ package struct OrdersRepository: Sendable {
     func removeReleases(before: Date) async throws -> Int {
         try await database.deleteRows(
             of: "order_releases", where: "released_at", below: before.millisecondsSince1970)
-    }
-
-    private static func digits(_ text: String) -> String {
-        String(text.unicodeScalars.filter { ("0"..."9").contains($0) }.map(Character.init))
     }
 
     /// Records what `payment` (at its version) pays of the order, unless a later version of it

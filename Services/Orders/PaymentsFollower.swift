@@ -24,7 +24,7 @@ struct PaymentsFollower: EventFollower {
     /// Who took `payment`: the customer paying online, the courier collecting cash at the door,
     /// or the store's staff.
     static func role(of payment: Payment, for order: Order) -> Role {
-        if payment.staffID == payment.customerID { return .customer }
+        if payment.staffID == payment.customerUserID { return .customer }
         return payment.staffID == order.courierID ? .courier : .staff
     }
 

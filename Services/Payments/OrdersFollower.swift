@@ -55,7 +55,9 @@ struct OrdersFollower: EventFollower {
     /// A completed cash payment of what was left to pay and the tip, taken by the courier, with
     /// what they collected as tendered and the rest as change.
     private func recordCash(of order: Order, header: ReceiptHeader, in transaction: Transaction) async throws {
-        guard let courier = order.courierID, let collected = order.cashCollected else { return }
+        guard let courier = order.courierID, let collected = order.cashCollected, let customer = order.customerID else {
+            return
+        }
         let payments = self.payments
         let left: Int64
         do {
@@ -65,8 +67,11 @@ struct OrdersFollower: EventFollower {
         }
         let tip = order.tip ?? 0
         let now = Date.currentMillisecond
+        let record = try await CustomersRepository(database: database).linked(
+            to: customer, in: order.storeID, in: transaction.sql)
         var payment = Payment(
-            id: PaymentID(), storeID: order.storeID, orderID: order.id, customerID: order.customerID, items: [],
+            id: PaymentID(), storeID: order.storeID, orderID: order.id, customerID: record?.id,
+            customerUserID: customer, items: [],
             subtotal: left, vat: 0, tip: tip, currency: order.currency, method: .cash, status: .pending,
             staffID: courier, reservationID: nil, expiresAt: nil, createdAt: now)
         try await payments.insert(payment, header: header, in: transaction)

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import NIOCore
 import Runtime
+import SQLKit
 import Storage
 import Wire
 
@@ -27,6 +28,8 @@ struct PaymentsHandlers: Sendable {
     var shifts: ShiftsRepository { ShiftsRepository(database: database) }
     var stats: StatsRepository { StatsRepository(database: database) }
     var idempotency: IdempotencyStore { IdempotencyStore(database: database) }
+    var customers: CustomersRepository { CustomersRepository(database: database) }
+    var cards: CardsRepository { CardsRepository(database: database) }
 
     func register(in router: inout WireRouter) {
         router.register(PaymentsAPI.createPayment) { draft, context in
@@ -127,8 +130,12 @@ struct PaymentsHandlers: Sendable {
         }
         let options = WireCallOptions(principal: principal)
         let store = try await catalog.call(CatalogAPI.getStore, ResourceRef(id: storeID), options: options)
-        let shifts = self.shifts
-        try await database.read { try await ShiftsHandlers.checkClockedIn(principal, in: store, shifts, in: $0) }
+        let (shifts, customers, cards) = (self.shifts, self.customers, self.cards)
+        // Checked before any stock is held, and again under the card's lock as the payment is stored.
+        let checked = try await database.read { sql in
+            try await ShiftsHandlers.checkClockedIn(principal, in: store, shifts, in: sql)
+            return try await Self.payer(draft, card: valid.cardUID, in: storeID, customers, cards, in: sql)
+        }
         var order: Order?
         if let orderID = draft.orderID {
             do {
@@ -159,14 +166,18 @@ struct PaymentsHandlers: Sendable {
                 key: idempotencyKey, caller: principal.userID, scope: scope, request: draft
             ) { transaction in
                 try await Self.claim(paymentID, payments, in: transaction)
+                if let card = checked.cardID { try await transaction.lock("payments.card:\(card)") }
+                let payer = try await Self.payer(
+                    draft, card: valid.cardUID, in: storeID, customers, cards, in: transaction.sql)
                 var subtotal = items.reduce(0) { $0 + $1.total }
                 if let paidFor {
                     subtotal = try await Self.orderShare(draft.amount, of: paidFor, payments, in: transaction)
                 }
                 let now = Date.currentMillisecond
                 let payment = Payment(
-                    id: paymentID, storeID: storeID, orderID: draft.orderID, customerID: draft.customerID,
-                    items: items, subtotal: subtotal, vat: items.reduce(0) { $0 + $1.vat }, tip: valid.tip,
+                    id: paymentID, storeID: storeID, orderID: draft.orderID, customerID: payer.customerID,
+                    customerUserID: payer.customerUserID, cardID: payer.cardID, items: items, subtotal: subtotal,
+                    vat: items.reduce(0) { $0 + $1.vat }, tip: valid.tip,
                     currency: store.currency, method: valid.method, status: .pending, staffID: principal.userID,
                     reservationID: hold?.id, expiresAt: now.addingTimeInterval(TimeInterval(valid.pendingSeconds)),
                     createdAt: now)
@@ -223,7 +234,7 @@ struct PaymentsHandlers: Sendable {
             throw OrderlyError(.failedPrecondition, "the order is cancelled", reason: "order_cancelled")
         }
         let store = try await catalog.call(CatalogAPI.getStore, ResourceRef(id: order.storeID), options: options)
-        let payments = self.payments
+        let (payments, customers) = (self.payments, self.customers)
         let paymentID = draft.id ?? PaymentID()
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: scope, request: draft
@@ -231,8 +242,10 @@ struct PaymentsHandlers: Sendable {
             try await Self.claim(paymentID, payments, in: transaction)
             let subtotal = try await Self.orderShare(nil, of: order, payments, in: transaction)
             let now = Date.currentMillisecond
+            let record = try await customers.linked(to: principal.userID, in: order.storeID, in: transaction.sql)
             let payment = Payment(
-                id: paymentID, storeID: order.storeID, orderID: order.id, customerID: principal.userID,
+                id: paymentID, storeID: order.storeID, orderID: order.id, customerID: record?.id,
+                customerUserID: principal.userID,
                 subtotal: subtotal, tip: order.tip ?? 0, currency: order.currency, method: .card, status: .pending,
                 staffID: principal.userID,
                 expiresAt: order.payBy ?? now.addingTimeInterval(Order.cardPaymentWindow), createdAt: now)
@@ -240,6 +253,45 @@ struct PaymentsHandlers: Sendable {
             transaction.publish(try PaymentsEvents.reached(payment))
             return payment
         }
+    }
+
+    /// Who a payment is for: an nfc payment's card (the store's, by the uid tapped: 404 when it
+    /// has none, 422 `card_blocked` unless active) and the customer it is linked to, or the
+    /// store's customer record the draft names (422 naming `customer_id` when it is not one);
+    /// with the account the record is linked to.
+    static func payer(
+        _ draft: PaymentDraft, card uid: String?, in store: StoreID, _ customers: CustomersRepository,
+        _ cards: CardsRepository, in sql: any SQLDatabase
+    ) async throws -> Payer {
+        var customerID = draft.customerID
+        var cardID: CardID?
+        if let uid {
+            guard let card = try await cards.find(uid: uid, in: store, in: sql) else {
+                throw OrderlyError(.notFound, "no card \(uid) in the store")
+            }
+            try card.checkPays()
+            if let named = draft.customerID, named != card.customerID {
+                throw OrderlyError(
+                    .failedPrecondition, "the card tapped is another customer's", reason: "not_card_customer",
+                    details: ["customer_id": .string("is not the customer of the card tapped")])
+            }
+            customerID = card.customerID
+            cardID = card.id
+        }
+        guard let customerID else { return Payer(customerID: nil, customerUserID: nil, cardID: cardID) }
+        guard let customer = try await customers.find(customerID, in: sql), customer.storeID == store else {
+            throw OrderlyError(
+                .failedPrecondition, "no such customer of the store", reason: "unknown_customer",
+                details: ["customer_id": .string("is not a customer of the store")])
+        }
+        return Payer(customerID: customerID, customerUserID: customer.userID, cardID: cardID)
+    }
+
+    /// Who a payment is for, as `payer` found it.
+    struct Payer: Sendable {
+        var customerID: CustomerID?
+        var customerUserID: UserID?
+        var cardID: CardID?
     }
 
     /// Takes the lock of a new payment's id, refusing an id already taken (409 naming `id`).
@@ -446,6 +498,7 @@ struct PaymentsHandlers: Sendable {
             let receipt = Receipt(payment: payment, number: number, header: header)
             payment.receiptID = receipt.id
             try await payments.insert(receipt, in: transaction)
+            try await CustomersRepository(database: payments.database).recordPayment(payment, in: transaction)
         }
         try await payments.update(payment, in: transaction)
         transaction.publish(try PaymentsEvents.reached(payment))

@@ -156,5 +156,39 @@ enum PaymentsSchema {
         Migration(
             6, "provider reports by age",
             sql: ["CREATE INDEX provider_events_by_time ON provider_events (received_at)"]),
+        // The stores' customer records (`search` their lower-cased name and e-mail,
+        // `search_phone` their phone's digits; at most one per store linked to an account)
+        // and NFC cards (one uid per store).
+        Migration(
+            7, "customers and cards",
+            sql: [
+                """
+                CREATE TABLE customers (
+                    id TEXT PRIMARY KEY,
+                    store_id TEXT NOT NULL,
+                    user_id TEXT,
+                    search TEXT NOT NULL,
+                    search_phone TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    doc TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX customers_by_store ON customers (store_id, created_at, id)",
+                "CREATE UNIQUE INDEX customers_by_user ON customers (store_id, user_id) WHERE user_id IS NOT NULL",
+                """
+                CREATE TABLE cards (
+                    id TEXT PRIMARY KEY,
+                    store_id TEXT NOT NULL,
+                    uid TEXT NOT NULL,
+                    customer_id TEXT,
+                    status TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    doc TEXT NOT NULL
+                )
+                """,
+                "CREATE UNIQUE INDEX cards_uid ON cards (store_id, uid)",
+                "CREATE INDEX cards_by_store ON cards (store_id, created_at, id)",
+                "CREATE INDEX cards_by_customer ON cards (customer_id) WHERE customer_id IS NOT NULL",
+            ]),
     ]
 }

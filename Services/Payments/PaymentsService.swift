@@ -33,6 +33,8 @@ public enum PaymentsService: ServiceDefinition {
         RefundsHandlers(database: database, catalog: payments.catalog).register(in: &router)
         ProviderReportsHandlers(database: database, settings: settings, logger: logger).register(in: &router)
         ShiftsHandlers(database: database).register(in: &router)
+        CustomersHandlers(database: database, catalog: payments.catalog).register(in: &router)
+        CardsHandlers(database: database, catalog: payments.catalog).register(in: &router)
         let sweep = DueSweep("payments", every: expirySweepInterval, logger: logger) {
             try await payments.expireDue(limit: $0)
         }

@@ -72,8 +72,10 @@ public enum PaymentsAPI {
 
 /// A payment as the cashier rings it up: the store's catalog products (priced by the catalog)
 /// or free lines, or an order (`order_id`, with `amount` when paying part of it); a tip on
-/// top; how the customer pays. `id` may be chosen by the client; `expires_in_seconds` (1 to
-/// an hour, 15 minutes when absent) is how long it waits pending.
+/// top; how the customer pays, with the card tapped (`card_uid`) for `nfc`; the store's
+/// customer record it is for (`customer_id`; an NFC payment's is the card's). `id` may be
+/// chosen by the client; `expires_in_seconds` (1 to an hour, 15 minutes when absent) is how
+/// long it waits pending.
 public struct PaymentDraft: Codable, Sendable, Hashable {
     public var id: PaymentID?
     public var storeID: StoreID?
@@ -82,7 +84,8 @@ public struct PaymentDraft: Codable, Sendable, Hashable {
     public var amount: Int64?
     public var tip: Int64?
     public var method: PaymentMethod?
-    public var customerID: UserID?
+    public var customerID: CustomerID?
+    public var cardUID: String?
     public var expiresInSeconds: Int?
 
     /// A line: `product_id` and `quantity` for a catalog product, or `name`, `unit_price`
@@ -115,8 +118,8 @@ public struct PaymentDraft: Codable, Sendable, Hashable {
 
     public init(
         id: PaymentID? = nil, storeID: StoreID? = nil, orderID: OrderID? = nil, items: [Item]? = nil,
-        amount: Int64? = nil, tip: Int64? = nil, method: PaymentMethod? = nil, customerID: UserID? = nil,
-        expiresInSeconds: Int? = nil
+        amount: Int64? = nil, tip: Int64? = nil, method: PaymentMethod? = nil, customerID: CustomerID? = nil,
+        cardUID: String? = nil, expiresInSeconds: Int? = nil
     ) {
         self.id = id
         self.storeID = storeID
@@ -126,6 +129,7 @@ public struct PaymentDraft: Codable, Sendable, Hashable {
         self.tip = tip
         self.method = method
         self.customerID = customerID
+        self.cardUID = cardUID
         self.expiresInSeconds = expiresInSeconds
     }
 
@@ -134,6 +138,7 @@ public struct PaymentDraft: Codable, Sendable, Hashable {
         case storeID = "store_id"
         case orderID = "order_id"
         case customerID = "customer_id"
+        case cardUID = "card_uid"
         case expiresInSeconds = "expires_in_seconds"
     }
 
@@ -177,11 +182,22 @@ public struct PaymentDraft: Codable, Sendable, Hashable {
         }
         let tip = problems.integer(tip ?? 0, "tip", in: 0...Payment.maximumAmount) ?? 0
         if method == nil { problems.add("method", "is required") }
+        var card: String?
+        if method == .nfc {
+            if let cardUID {
+                card = Card.normalizedUID(cardUID)
+                if card == nil { problems.add("card_uid", CardDraft.uidRule) }
+            } else {
+                problems.add("card_uid", "is required for an nfc payment: the card tapped")
+            }
+        } else if cardUID != nil {
+            problems.add("card_uid", "is for nfc payments only")
+        }
         let seconds = problems.integer(
             expiresInSeconds, "expires_in_seconds", in: 1...PaymentsAPI.maximumPendingSeconds, required: false)
         try problems.check()
         return ValidPaymentDraft(
-            lines: lines, tip: tip, method: method ?? .cash,
+            lines: lines, tip: tip, method: method ?? .cash, cardUID: card,
             pendingSeconds: seconds ?? PaymentsAPI.defaultPendingSeconds)
     }
 }
@@ -196,6 +212,8 @@ public struct ValidPaymentDraft: Sendable {
     public var lines: [Line]
     public var tip: Int64
     public var method: PaymentMethod
+    /// The card tapped, normalized (`Card.normalizedUID`), for an nfc payment.
+    public var cardUID: String?
     public var pendingSeconds: Int
 }
 

@@ -302,8 +302,15 @@ public struct AccessPolicy: Sendable {
     /// A payment: admins see every one, store users their store's, a customer the ones made out
     /// to them.
     public func canSee(payment: Payment) -> Bool {
-        isAdmin || worksIn(payment.storeID) || (role == .customer && payment.customerID == principal.userID)
+        isAdmin || worksIn(payment.storeID) || (role == .customer && payment.customerUserID == principal.userID)
     }
+
+    /// A store's customer records and NFC cards, created, read and changed at the till: admins
+    /// and the store's users.
+    public func canKeepCustomers(of store: StoreID) -> Bool { isAdmin || worksIn(store) }
+
+    /// Deleting a customer record: admins and the store's owners and managers.
+    public func canDeleteCustomers(of store: StoreID) -> Bool { isAdmin || runs(store) }
 
     /// Clocking `user` (a store user: their id, role and store) in or out: each store user
     /// themselves, owners their store's managers and staff, managers their store's staff,

@@ -54,6 +54,8 @@ public enum DeviceTag {}
 public enum AddressTag {}
 public enum OptionGroupTag {}
 public enum OptionTag {}
+public enum CustomerTag {}
+public enum CardTag {}
 
 public typealias StoreID = Identifier<StoreTag>
 public typealias UserID = Identifier<UserTag>
@@ -71,3 +73,5 @@ public typealias DeviceID = Identifier<DeviceTag>
 public typealias AddressID = Identifier<AddressTag>
 public typealias OptionGroupID = Identifier<OptionGroupTag>
 public typealias OptionID = Identifier<OptionTag>
+public typealias CustomerID = Identifier<CustomerTag>
+public typealias CardID = Identifier<CardTag>

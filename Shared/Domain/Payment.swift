@@ -111,7 +111,13 @@ public struct Payment: Hashable, Sendable, Codable {
     public var id: PaymentID
     public var storeID: StoreID
     public var orderID: OrderID?
-    public var customerID: UserID?
+    /// The store's customer record the payment names (`Customer`), if any.
+    public var customerID: CustomerID?
+    /// The signed-up customer the payment is made out to, who sees it and is told of it: the
+    /// account paying online, or the one the store's customer record is linked to.
+    public var customerUserID: UserID?
+    /// The NFC card that paid, for `nfc` payments.
+    public var cardID: CardID?
     public var items: [PaymentItem]
     public var subtotal: Int64
     /// The VAT included in `subtotal`.
@@ -142,7 +148,8 @@ public struct Payment: Hashable, Sendable, Codable {
     public var completedAt: Date?
 
     public init(
-        id: PaymentID, storeID: StoreID, orderID: OrderID?, customerID: UserID? = nil, items: [PaymentItem] = [],
+        id: PaymentID, storeID: StoreID, orderID: OrderID?, customerID: CustomerID? = nil,
+        customerUserID: UserID? = nil, cardID: CardID? = nil, items: [PaymentItem] = [],
         subtotal: Int64, vat: Int64 = 0, tip: Int64, currency: CurrencyCode, method: PaymentMethod,
         status: PaymentStatus, staffID: UserID, reservationID: ReservationID? = nil, expiresAt: Date? = nil,
         createdAt: Date
@@ -151,6 +158,8 @@ public struct Payment: Hashable, Sendable, Codable {
         self.storeID = storeID
         self.orderID = orderID
         self.customerID = customerID
+        self.customerUserID = customerUserID
+        self.cardID = cardID
         self.items = items
         self.subtotal = subtotal
         self.vat = vat
@@ -173,6 +182,8 @@ public struct Payment: Hashable, Sendable, Codable {
         case storeID = "store_id"
         case orderID = "order_id"
         case customerID = "customer_id"
+        case customerUserID = "customer_user_id"
+        case cardID = "card_id"
         case providerRef = "provider_ref"
         case staffID = "staff_id"
         case receiptID = "receipt_id"
@@ -188,12 +199,20 @@ public struct Payment: Hashable, Sendable, Codable {
 
     /// Reads a stored or sent payment; one stored before items, versions and the lifecycle
     /// (a cash payment completed at once) reads with none, version 1, updated when created.
+    /// One written before the stores' customer records has no `customer_user_id` (every payment
+    /// since writes it, null or not): its `customer_id` named the customer's account.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(PaymentID.self, forKey: .id)
         storeID = try container.decode(StoreID.self, forKey: .storeID)
         orderID = try container.decodeIfPresent(OrderID.self, forKey: .orderID)
-        customerID = try container.decodeIfPresent(UserID.self, forKey: .customerID)
+        if container.contains(.customerUserID) {
+            customerID = try container.decodeIfPresent(CustomerID.self, forKey: .customerID)
+            customerUserID = try container.decodeIfPresent(UserID.self, forKey: .customerUserID)
+        } else {
+            customerUserID = try container.decodeIfPresent(UserID.self, forKey: .customerID)
+        }
+        cardID = try container.decodeIfPresent(CardID.self, forKey: .cardID)
         items = try container.decodeIfPresent([PaymentItem].self, forKey: .items) ?? []
         subtotal = try container.decode(Int64.self, forKey: .subtotal)
         vat = try container.decodeIfPresent(Int64.self, forKey: .vat) ?? 0
@@ -216,6 +235,40 @@ public struct Payment: Hashable, Sendable, Codable {
         createdAt = try container.decode(Date.self, forKey: .createdAt)
         updatedAt = try container.decodeIfPresent(Date.self, forKey: .updatedAt) ?? createdAt
         completedAt = try container.decodeIfPresent(Date.self, forKey: .completedAt)
+    }
+
+    /// Writes the payment; `customer_user_id` always, null when nobody's, which is what tells it
+    /// from a payment written before customer records (`init(from:)`).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(storeID, forKey: .storeID)
+        try container.encodeIfPresent(orderID, forKey: .orderID)
+        try container.encodeIfPresent(customerID, forKey: .customerID)
+        try container.encode(customerUserID, forKey: .customerUserID)
+        try container.encodeIfPresent(cardID, forKey: .cardID)
+        try container.encode(items, forKey: .items)
+        try container.encode(subtotal, forKey: .subtotal)
+        try container.encode(vat, forKey: .vat)
+        try container.encode(tip, forKey: .tip)
+        try container.encode(amount, forKey: .amount)
+        try container.encode(currency, forKey: .currency)
+        try container.encode(method, forKey: .method)
+        try container.encode(status, forKey: .status)
+        try container.encodeIfPresent(provider, forKey: .provider)
+        try container.encodeIfPresent(providerRef, forKey: .providerRef)
+        try container.encodeIfPresent(settlement, forKey: .settlement)
+        try container.encode(staffID, forKey: .staffID)
+        try container.encodeIfPresent(receiptID, forKey: .receiptID)
+        try container.encode(refundedAmount, forKey: .refundedAmount)
+        try container.encodeIfPresent(reservationID, forKey: .reservationID)
+        try container.encodeIfPresent(amountTendered, forKey: .amountTendered)
+        try container.encodeIfPresent(changeDue, forKey: .changeDue)
+        try container.encodeIfPresent(expiresAt, forKey: .expiresAt)
+        try container.encode(version, forKey: .version)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(updatedAt, forKey: .updatedAt)
+        try container.encodeIfPresent(completedAt, forKey: .completedAt)
     }
 
     /// Moves the payment to `status` at `now`, as its machine allows (422 otherwise): the next

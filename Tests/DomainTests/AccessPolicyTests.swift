@@ -68,6 +68,8 @@ struct AccessPolicyTests {
         ("payment.see made out to them", /*   */ "YYY   Y..    Y..    Y..    ...     YYY"),
         ("payment.take in the store", /*      */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("takings.see", /*                    */ "YYY   Y..    Y..    ...    ...     ..."),
+        ("customer and card.keep", /*         */ "YYY   Y..    Y..    Y..    ...     ..."),
+        ("customer.delete", /*                */ "YYY   Y..    Y..    ...    ...     ..."),
         ("webhooks.manage", /*                */ "YYY   Y..    Y..    ...    ...     ..."),
         ("device.manage oneself's", /*        */ "YYY   YYY    YYY    YYY    YYY     YYY"),
         ("device.manage another's", /*        */ "...   ...    ...    ...    ...     ..."),
@@ -193,10 +195,12 @@ struct AccessPolicyTests {
         case "payment.see": return policy.canSee(payment: payment)
         case "payment.see made out to them":
             var theirs = payment
-            theirs.customerID = me
+            theirs.customerUserID = me
             return policy.canSee(payment: theirs)
         case "payment.take in the store": return policy.canTakePayments(in: store)
         case "takings.see": return policy.canSeeTakings(of: store)
+        case "customer and card.keep": return policy.canKeepCustomers(of: store)
+        case "customer.delete": return policy.canDeleteCustomers(of: store)
         case "webhooks.manage": return policy.canManageWebhooks(of: store)
         case "device.manage oneself's": return policy.canManageDevice(of: me)
         case "device.manage another's": return policy.canManageDevice(of: someone)

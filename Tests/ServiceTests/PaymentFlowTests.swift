@@ -196,8 +196,12 @@ struct PaymentFlowTests {
     @Test("a report out of order is ignored; a completed card payment sells its stock once and gets a receipt")
     func outOfOrder() async throws {
         try await InProcessSuite.with { suite in
-            let (_, product, staff) = try await Self.setUp(api, suite, quantity: 5)
-            let created = try await ringUp(suite, staff, product: product, units: 2, method: "nfc")
+            let (store, product, staff) = try await Self.setUp(api, suite, quantity: 5)
+            let card = try await api.send(
+                suite, "POST", "/v1/stores/\(store)/cards", token: staff, json: ["uid": "04A224B1"])
+            try #require(card.status == 201, "\(card.text)")
+            let created = try await ringUp(
+                suite, staff, product: product, units: 2, method: "nfc", extra: ["card_uid": "04A224B1"])
             let id = created.object["id"] as! String
             // What it was settled in is checked field by field, and only a completed report carries it.
             let settled: [String: Any] = [

@@ -13,14 +13,17 @@ import Synchronization
 ///
 /// Phases with the same clients: order creation (the reference); the till, where each step
 /// rings up one to three catalog products and pays: in cash (the cashier confirms), by card
-/// (the provider's signed reports: confirmed, processing, completed), by a card that fails, a
-/// payment left to expire, one cancelled, or a cash sale partly refunded with a unit restocked;
-/// then 90-day statistics reads. The invariants, read back through the API: completed less
+/// (the provider's signed reports: confirmed, processing, completed), by an NFC card tapped (a
+/// customer's, or now and then the store's blocked one, which must be refused), by a card that
+/// fails, a payment left to expire, one cancelled, or a cash sale partly refunded with a unit
+/// restocked; now and then a new customer is made and a new card linked to them; then 90-day
+/// statistics reads. The invariants, read back through the API: completed less
 /// refunded equals each store's statistics revenue; every reservation ended committed (its
 /// payment completed) or released; each product's quantity is its opening stock less what
 /// completed payments sold plus what refunds restocked, and the sum of its ledger, with
 /// nothing held; each store's receipts are numbered 1..n without a gap, one per completed
-/// payment and refund.
+/// payment and refund; each customer's milestones say what happened to them (a card linked, a
+/// payment completed); no blocked card ever paid.
 extension LoadGen {
     func drivePayments(_ api: API) async throws -> Int {
         let password = ProcessInfo.processInfo.environment[adminPasswordVariable]!
@@ -46,7 +49,30 @@ extension LoadGen {
             }
             shelves.append(shelf)
         }
-        let till = Till(stores: cast.stores, shelves: shelves, provider: provider, secret: secret)
+        say("registering 10 customers with a card each, and a blocked card, in each store")
+        var cards: [[Till.TappedCard]] = []
+        var customers: [String: Till.Milestones] = [:]
+        for (store, staff) in zip(cast.stores, cast.staff) {
+            var wallet: [Till.TappedCard] = []
+            for index in 0..<11 {
+                let customer = try await api.require(
+                    [201], .POST, "/v1/stores/\(store)/customers", token: staff,
+                    body: CustomerDraft(name: "Customer \(index)", phone: "050 555 \(1000 + index)")
+                ).decode(Customer.self)
+                customers[customer.id.description] = Till.Milestones(linked: true)
+                let blocked = index == 10
+                let card = try await api.require(
+                    [201], .POST, "/v1/stores/\(store)/cards", token: staff,
+                    body: CardDraft(
+                        uid: Till.newUID(), status: blocked ? .blocked : .active, customerID: customer.id)
+                ).decode(Card.self)
+                wallet.append(Till.TappedCard(id: card.id, uid: card.uid, customer: customer.id, blocked: blocked))
+            }
+            cards.append(wallet)
+        }
+        let till = Till(
+            stores: cast.stores, shelves: shelves, cards: cards, customers: customers, provider: provider,
+            secret: secret)
 
         say("phase 1/3: order creation, the reference, \(clients) clients, \(seconds)s")
         var machine = CPUTimes.now()
@@ -102,8 +128,28 @@ extension LoadGen {
 final class Till: Sendable {
     let stores: [StoreID]
     let shelves: [[StockRun.Product]]
+    /// Each store's NFC cards, the last one blocked.
+    let cards: [[TappedCard]]
     let provider: String
     let secret: String
+
+    struct TappedCard: Sendable {
+        var id: CardID
+        var uid: String
+        var customer: CustomerID
+        var blocked: Bool
+    }
+
+    /// What happened to a customer, as their milestones must say.
+    struct Milestones: Sendable {
+        var linked = false
+        var paid = false
+    }
+
+    /// A card uid no other has: seven random bytes.
+    static func newUID() -> String {
+        (0..<7).map { _ in String(format: "%02X", UInt8.random(in: 0...255)) }.joined()
+    }
 
     struct Sale: Sendable {
         var store: Int
@@ -121,15 +167,23 @@ final class Till: Sendable {
         var expiring: [(id: String, at: Date)] = []
         var outcomes: [String: Int] = [:]
         var uncertain = 0
+        var customers: [String: Milestones] = [:]
+        /// Taps of a blocked card answered otherwise than 422 `card_blocked`.
+        var blockedAnswers: [Int] = []
     }
 
     private let state = Mutex(State())
 
-    init(stores: [StoreID], shelves: [[StockRun.Product]], provider: String, secret: String) {
+    init(
+        stores: [StoreID], shelves: [[StockRun.Product]], cards: [[TappedCard]], customers: [String: Milestones],
+        provider: String, secret: String
+    ) {
         self.stores = stores
         self.shelves = shelves
+        self.cards = cards
         self.provider = provider
         self.secret = secret
+        state.withLock { $0.customers = customers }
     }
 
     var completions: Int { state.withLock { $0.completed.count } }
@@ -148,20 +202,33 @@ final class Till: Sendable {
         let roll = Int.random(in: 0..<100)
         let outcome =
             switch roll {
-            case 0..<45: "cash"
-            case 45..<80: "card"
-            case 80..<88: "card_failed"
-            case 88..<93: "expiring"
-            case 93..<95: "cancelled"
+            case 0..<37: "cash"
+            case 37..<47: "nfc"
+            case 47..<80: "card"
+            case 80..<87: "card_failed"
+            case 87..<92: "expiring"
+            case 92..<94: "cancelled"
+            case 94..<95: "linked"
             default: "refunded"
             }
-        let method: PaymentMethod = ["card", "card_failed", "expiring"].contains(outcome) ? .card : .cash
+        if outcome == "linked" { return try await link(api, store, token, stats: &stats) }
+        let card = outcome == "nfc" ? cards[store].randomElement() : nil
+        let method: PaymentMethod =
+            card != nil ? .nfc : ["card", "card_failed", "expiring"].contains(outcome) ? .card : .cash
         let draft = PaymentDraft(
-            items: items, tip: Bool.random() ? 100 : 0, method: method,
+            items: items, tip: Bool.random() ? 100 : 0, method: method, cardUID: card?.uid,
             expiresInSeconds: outcome == "expiring" ? 2 : nil)
-        let created = try await stats.time("POST /v1/payments", expected: [201]) {
+        let created = try await stats.time("POST /v1/payments", expected: card?.blocked == true ? [422] : [201]) {
             try await api.send(
                 .POST, "/v1/payments", token: token, body: draft, headers: [("Idempotency-Key", UUID().uuidString)])
+        }
+        if card?.blocked == true {
+            let refused = created.map { $0.status == 422 && $0.text.contains("card_blocked") } ?? false
+            state.withLock { state in
+                state.outcomes["nfc_blocked", default: 0] += 1
+                if let created, !refused { state.blockedAnswers.append(created.status) }
+            }
+            return
         }
         guard let created, created.status == 201, let payment = try? created.decode(Payment.self) else {
             state.withLock { $0.uncertain += 1 }
@@ -179,8 +246,8 @@ final class Till: Sendable {
                         .POST, "/v1/payments/\(payment.id)/confirm", token: token,
                         body: ["amount_tendered": payment.amount + 50])
                 })
-        case "card", "card_failed":
-            for type in ["confirmed", "processing", outcome == "card" ? "completed" : "failed"] {
+        case "card", "card_failed", "nfc":
+            for type in ["confirmed", "processing", outcome == "card_failed" ? "failed" : "completed"] {
                 let reply = try await stats.time("provider report") { try await report(api, payment, type) }
                 if type == "completed", reply?.status == 200 {
                     done = try await api.require([200], .GET, "/v1/payments/\(payment.id)", token: token)
@@ -201,6 +268,9 @@ final class Till: Sendable {
         state.withLock { state in
             state.completed[done.id.description] = Sale(store: store, amount: done.amount, units: units)
             if let reservation = done.reservationID { state.reservations[reservation.description] = true }
+            if let customer = done.customerID {
+                state.customers[customer.description, default: Milestones()].paid = true
+            }
         }
         guard outcome == "refunded", let first = done.items.first, let product = first.productID else { return }
         // Half the payment, or at least the unit it puts back on the shelf.
@@ -218,6 +288,29 @@ final class Till: Sendable {
                 state.refundCount[store, default: 0] += 1
                 state.restocked[product.description, default: 0] += 1
             }
+        }
+    }
+
+    /// A new customer at the till, and a new card linked to them once registered.
+    private func link(_ api: API, _ store: Int, _ token: String, stats: inout Stats) async throws {
+        let made = try await stats.time("POST customer", expected: [201]) {
+            try await api.send(
+                .POST, "/v1/stores/\(stores[store])/customers", token: token,
+                body: CustomerDraft(name: "Walk-in", email: "walk-in@example.com"))
+        }
+        guard let made, made.status == 201, let customer = try? made.decode(Customer.self) else { return }
+        state.withLock { $0.customers[customer.id.description] = Milestones() }
+        let registered = try await stats.time("POST card", expected: [201]) {
+            try await api.send(
+                .POST, "/v1/stores/\(stores[store])/cards", token: token, body: CardDraft(uid: Self.newUID()))
+        }
+        guard let registered, registered.status == 201, let card = try? registered.decode(Card.self) else { return }
+        let linked = try await stats.time("PATCH card (link)", expected: [200]) {
+            try await api.send(.PATCH, "/v1/cards/\(card.id)", token: token, body: CardDraft(customerID: customer.id))
+        }
+        state.withLock { state in
+            state.outcomes["linked", default: 0] += 1
+            if linked?.status == 200 { state.customers[customer.id.description]?.linked = true }
         }
     }
 
@@ -360,6 +453,38 @@ final class Till: Sendable {
             if sum != stock.quantity {
                 problems.append("product \(product.id): ledger sums to \(sum), has \(stock.quantity)")
             }
+        }
+        // Each customer's milestones, as what happened to them says.
+        for (id, happened) in state.customers {
+            let customer = try await api.require([200], .GET, "/v1/customers/\(id)", token: admin).decode(Customer.self)
+            let milestones = customer.milestones
+            if (milestones.firstCardLinkedAt != nil) != happened.linked
+                || (milestones.firstPaymentAt != nil) != happened.paid
+            {
+                problems.append(
+                    "customer \(id): milestones card linked \(milestones.firstCardLinkedAt != nil), paid "
+                        + "\(milestones.firstPaymentAt != nil); expected \(happened.linked), \(happened.paid)")
+            }
+        }
+        // No blocked card paid: each tap refused, and no payment of the store names one.
+        if !state.blockedAnswers.isEmpty {
+            problems.append(
+                "taps of a blocked card answered \(state.blockedAnswers.prefix(5)) instead of 422 card_blocked")
+        }
+        for (index, store) in stores.enumerated() {
+            let blocked = Set(cards[index].filter(\.blocked).map(\.id))
+            var cursor: String?
+            repeat {
+                let page = try await api.require(
+                    [200], .GET,
+                    "/v1/stores/\(store)/payments?method=nfc&limit=200" + (cursor.map { "&cursor=\($0)" } ?? ""),
+                    token: admin
+                ).decode(Page<Payment>.self)
+                for payment in page.data where payment.cardID.map(blocked.contains) == true {
+                    problems.append("payment \(payment.id) was paid by blocked card \(payment.cardID!)")
+                }
+                cursor = page.nextCursor
+            } while cursor != nil
         }
         if state.uncertain > 0 { problems.append("\(state.uncertain) payments were rung up without an answer") }
         return problems

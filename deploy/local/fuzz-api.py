@@ -114,12 +114,22 @@ def reservation():
                 users["staff"])["id"]
 
 
+def customer_and_card():
+    """A customer record of the store and an active card linked to it, made by its staff: each
+    role's own, since the runs delete records and block cards."""
+    customer = call("POST", f"/v1/stores/{store}/customers", {"name": "Fuzz customer"}, users["staff"])["id"]
+    uid = uuid.uuid4().hex[:14]
+    card = call("POST", f"/v1/stores/{store}/cards", {"uid": uid, "customer_id": customer}, users["staff"])["id"]
+    return customer, card
+
+
 # Ids for the path parameters: what exists, so that operations get past 404. Each role works
 # on orders of its own, and its actions on another one, so that an order one run cancels does
 # not lock the next run out of changing orders.
 def ids_for(role):
     order, item = new_order()
     acted, _ = new_order()
+    customer, card = customer_and_card()
     return [
         ("/v1/stores/{id}", {"path.id": store}),
         ("/v1/orders/{id}", {"path.id": order}),
@@ -145,6 +155,11 @@ def ids_for(role):
         ("/v1/reservations/{id}", {"path.id": reservation()}),
         ("/v1/reservations/{id}/commit", {"path.id": reservation()}),
         ("/v1/reservations/{id}/release", {"path.id": reservation()}),
+        ("/v1/stores/{id}/customers", {"path.id": store}),
+        ("/v1/customers/{id}", {"path.id": customer}),
+        ("/v1/stores/{id}/cards", {"path.id": store}),
+        ("/v1/stores/{id}/cards/lookup", {"path.id": store}),
+        ("/v1/cards/{id}", {"path.id": card}),
         ("/v1/stores/{id}/webhooks", {"path.id": store}),
         ("/v1/webhooks/{id}", {"path.id": webhooks[role]}),
         ("/v1/webhooks/{id}/rotate-secret", {"path.id": webhooks[role]}),

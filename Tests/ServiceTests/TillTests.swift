@@ -1,0 +1,189 @@
+import Foundation
+import Storage
+import TestSupport
+import Testing
+
+/// The till's customers and cards through the gateway: records looked up and linked, a card
+/// tapped to pay, the milestones the server keeps, and each store's kept from every other.
+@Suite("The till's customers and cards")
+struct TillTests {
+    let api: API
+    let payments: PaymentFlowTests
+
+    init() throws {
+        api = try API()
+        payments = try PaymentFlowTests()
+    }
+
+    @Test(
+        "tap a card, find its customer, pay: the payment is theirs, the milestones appear; a blocked card cannot pay",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func tapAndPay(kind: Database.Kind) async throws {
+        try await InProcessSuite.with(on: kind) { suite in
+            let (store, product, staff) = try await PaymentFlowTests.setUp(api, suite, quantity: 10)
+            // A record made offline: the client's id, and its key for the retry.
+            let id = UUID().uuidString.lowercased()
+            let fields: [String: Any] = [
+                "id": id, "name": "Dana Levi", "email": "Dana@Example.com", "phone": "+972 50-123-4567",
+                "wallet_address": "rN7n7otQDd6FczFgLdSqtcsAUxDkw6fzRH",
+            ]
+            let created = try await api.send(
+                suite, "POST", "/v1/stores/\(store)/customers", token: staff, json: fields,
+                headers: ["Idempotency-Key": "dana-1"])
+            #expect(created.status == 201 && created.object["id"] as? String == id, "\(created.text)")
+            let retried = try await api.send(
+                suite, "POST", "/v1/stores/\(store)/customers", token: staff, json: fields,
+                headers: ["Idempotency-Key": "dana-1"])
+            #expect(retried.status == 201 && retried.object["version"] as? Int == 1)
+            let taken = try await api.send(suite, "POST", "/v1/stores/\(store)/customers", token: staff, json: fields)
+            #expect(taken.status == 409 && Self.fields(taken) == ["id"])
+            let bad = try await api.send(
+                suite, "POST", "/v1/stores/\(store)/customers", token: staff,
+                json: ["email": "dana@", "logo_url": "ftp://x"])
+            #expect(bad.status == 400 && Self.fields(bad) == ["email", "logo_url", "name"], "\(bad.text)")
+
+            // Linked to the customer's own account, which then reads the payments made out to it.
+            let signUp = try await api.send(
+                suite, "POST", "/v1/auth/register",
+                json: ["email": "dana@example.com", "password": "password-123", "name": "Dana Levi"])
+            try #require(signUp.status == 201, "\(signUp.text)")
+            let account = try await api.login(suite, "dana@example.com", "password-123")
+            let accountID = (account["user"] as? [String: Any])?["id"] as? String ?? ""
+            let staffID = try await Self.me(api, suite, staff)
+            let notACustomer = try await api.send(
+                suite, "PATCH", "/v1/customers/\(id)", token: staff, json: ["user_id": staffID])
+            #expect(notACustomer.status == 400 && Self.fields(notACustomer) == ["user_id"], "\(notACustomer.text)")
+            let linked = try await api.send(
+                suite, "PATCH", "/v1/customers/\(id)", token: staff, json: ["user_id": accountID, "auto_sign": true])
+            #expect(linked.status == 200 && linked.object["version"] as? Int == 2, "\(linked.text)")
+            #expect((linked.object["milestones"] as? [String: Any])?["auto_sign_enabled_at"] is String)
+
+            // The card, registered to the customer: their first card linked.
+            let card = try await api.send(
+                suite, "POST", "/v1/stores/\(store)/cards", token: staff,
+                json: ["uid": "04:a2:24:b1:c2:d3:80", "customer_id": id], headers: ["Idempotency-Key": "card-1"])
+            #expect(card.status == 201 && card.object["uid"] as? String == "04A224B1C2D380", "\(card.text)")
+            #expect(card.object["uid_display"] as? String == "04:A2:24:B1:C2:D3:80")
+            let cardID = card.object["id"] as? String ?? ""
+            let again = try await api.send(
+                suite, "POST", "/v1/stores/\(store)/cards", token: staff, json: ["uid": "04A224B1C2D380"])
+            #expect(again.status == 409 && Self.fields(again) == ["uid"], "\(again.text)")
+            let tap = try await api.send(
+                suite, "GET", "/v1/stores/\(store)/cards/lookup?uid=04a224b1c2d380", token: staff)
+            #expect(tap.status == 200 && (tap.object["customer"] as? [String: Any])?["id"] as? String == id)
+            let milestones = try await Self.milestones(api, suite, staff, id)
+            #expect(milestones["first_card_linked_at"] is String && milestones["first_payment_at"] == nil)
+
+            // Searched by name, e-mail or phone digits.
+            for query in ["dana", "EXAMPLE.COM", "50-123", "972%2050"] {
+                let found = try await api.send(suite, "GET", "/v1/stores/\(store)/customers?q=\(query)", token: staff)
+                #expect((found.object["data"] as? [[String: Any]])?.map { $0["id"] as? String } == [id], "\(query)")
+            }
+            let none = try await api.send(suite, "GET", "/v1/stores/\(store)/customers?q=nobody", token: staff)
+            #expect((none.object["data"] as? [Any])?.isEmpty == true)
+
+            // Paid by the card: the payment names the card's customer and their account.
+            let paid = try await payments.ringUp(
+                suite, staff, product: product, units: 1, method: "nfc", extra: ["card_uid": "04A224B1C2D380"])
+            #expect(paid.status == 201, "\(paid.text)")
+            #expect(paid.object["customer_id"] as? String == id && paid.object["card_id"] as? String == cardID)
+            #expect(paid.object["customer_user_id"] as? String == accountID)
+            let paymentID = paid.object["id"] as? String ?? ""
+            let report = try await payments.report(
+                suite, payment: paymentID, type: "completed", amount: paid.object["amount"] as? Int)
+            #expect(report.object["outcome"] as? String == "applied", "\(report.text)")
+            #expect(try await Self.milestones(api, suite, staff, id)["first_payment_at"] is String)
+            let theirs = try await api.send(
+                suite, "GET", "/v1/payments/\(paymentID)", token: account["access_token"] as? String)
+            #expect(theirs.status == 200)
+
+            // Another customer's id beside the card, a customer of no store, an unknown card.
+            let wrong = try await payments.ringUp(
+                suite, staff, product: product, units: 1, method: "nfc",
+                extra: ["card_uid": "04A224B1C2D380", "customer_id": UUID().uuidString])
+            #expect(wrong.status == 422 && Self.fields(wrong) == ["customer_id"], "\(wrong.text)")
+            let stranger = try await payments.ringUp(
+                suite, staff, product: product, units: 1, extra: ["customer_id": UUID().uuidString])
+            #expect(stranger.status == 422 && Self.fields(stranger) == ["customer_id"], "\(stranger.text)")
+            let unknown = try await payments.ringUp(
+                suite, staff, product: product, units: 1, method: "nfc", extra: ["card_uid": "0102030405"])
+            #expect(unknown.status == 404, "\(unknown.text)")
+
+            // Blocked, the card is still found at the till, and refused to pay.
+            let blocked = try await api.send(
+                suite, "PATCH", "/v1/cards/\(cardID)", token: staff, json: ["status": "blocked"],
+                headers: ["If-Match": "\"1\""])
+            #expect(blocked.status == 200 && blocked.object["status"] as? String == "blocked", "\(blocked.text)")
+            let refused = try await payments.ringUp(
+                suite, staff, product: product, units: 1, method: "nfc", extra: ["card_uid": "04A224B1C2D380"])
+            #expect(refused.status == 422 && refused.error["reason"] as? String == "card_blocked", "\(refused.text)")
+            #expect(try await payments.stock(suite, product, staff) == (9, 0))
+            let listed = try await api.send(suite, "GET", "/v1/stores/\(store)/cards?status=blocked", token: staff)
+            #expect((listed.object["data"] as? [[String: Any]])?.map { $0["id"] as? String } == [cardID])
+
+            // Deleted by a manager, not by staff: the card is unlinked, the payment keeps its id.
+            let refusedDelete = try await api.send(suite, "DELETE", "/v1/customers/\(id)", token: staff)
+            #expect(refusedDelete.status == 403)
+            let admin = try await api.admin(suite)
+            _ = try await api.createUser(
+                suite, admin: admin, ["email": "manager@k.com", "role": "manager", "store_id": store])
+            let manager = try await api.token(suite, "manager@k.com")
+            #expect(try await api.send(suite, "DELETE", "/v1/customers/\(id)", token: manager).status == 204)
+            #expect(try await api.send(suite, "GET", "/v1/customers/\(id)", token: manager).status == 404)
+            let unlinked = try await api.send(suite, "GET", "/v1/cards/\(cardID)", token: staff)
+            #expect(
+                unlinked.status == 200 && unlinked.object["customer_id"] == nil
+                    && unlinked.object["version"] as? Int == 3)
+            let kept = try await api.send(suite, "GET", "/v1/payments/\(paymentID)", token: staff)
+            #expect(kept.object["customer_id"] as? String == id)
+        }
+    }
+
+    @Test("another store's users get 404 for every customer and card of the store; couriers and customers 403 or 404")
+    func otherStores() async throws {
+        try await InProcessSuite.with { suite in
+            let (store, _, staff) = try await PaymentFlowTests.setUp(api, suite, quantity: 1)
+            let customer = try await api.send(
+                suite, "POST", "/v1/stores/\(store)/customers", token: staff, json: ["name": "Dana"])
+            let card = try await api.send(
+                suite, "POST", "/v1/stores/\(store)/cards", token: staff,
+                json: ["uid": "04A224B1", "customer_id": customer.object["id"] as? String ?? ""])
+            let (customerID, cardID) = (customer.object["id"] as? String ?? "", card.object["id"] as? String ?? "")
+            let admin = try await api.admin(suite)
+            let other = try await api.createStore(suite, admin: admin, ["name": "Other", "address": "2 Herzl St"])
+            _ = try await api.createUser(
+                suite, admin: admin, ["email": "owner@o.com", "role": "owner", "store_id": other])
+            let owner = try await api.token(suite, "owner@o.com")
+            for (method, path, body) in [
+                ("GET", "/v1/customers/\(customerID)", nil), ("PATCH", "/v1/customers/\(customerID)", ["name": "X"]),
+                ("DELETE", "/v1/customers/\(customerID)", nil), ("GET", "/v1/cards/\(cardID)", nil),
+                ("PATCH", "/v1/cards/\(cardID)", ["status": "blocked"]),
+                ("GET", "/v1/stores/\(store)/customers", nil), ("POST", "/v1/stores/\(store)/customers", ["name": "X"]),
+                ("GET", "/v1/stores/\(store)/cards", nil), ("POST", "/v1/stores/\(store)/cards", ["uid": "04A224B2"]),
+                ("GET", "/v1/stores/\(store)/cards/lookup?uid=04A224B1", nil),
+            ] as [(String, String, [String: Any]?)] {
+                let reply = try await api.send(suite, method, path, token: owner, json: body)
+                #expect(reply.status == 404, "\(method) \(path): \(reply.status) \(reply.text)")
+            }
+            let untouched = try await api.send(suite, "GET", "/v1/cards/\(cardID)", token: staff)
+            #expect(
+                untouched.object["status"] as? String == "active"
+                    && untouched.object["customer_id"] as? String == customerID)
+        }
+    }
+
+    static func fields(_ reply: Reply) -> Set<String> {
+        Set((reply.error["details"] as? [String: Any] ?? [:]).keys)
+    }
+
+    static func me(_ api: API, _ suite: any Suite, _ token: String) async throws -> String {
+        try await api.send(suite, "GET", "/v1/me", token: token).object["id"] as? String ?? ""
+    }
+
+    static func milestones(_ api: API, _ suite: any Suite, _ token: String, _ id: String) async throws
+        -> [String: Any]
+    {
+        try await api.send(suite, "GET", "/v1/customers/\(id)", token: token).object["milestones"] as? [String: Any]
+            ?? [:]
+    }
+}
