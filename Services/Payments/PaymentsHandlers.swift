@@ -72,6 +72,23 @@ struct PaymentsHandlers: Sendable {
                 CatalogAPI.getStore, ResourceRef(id: request.storeID), options: WireCallOptions(principal: principal))
             return try await stats.read(request.storeID, days, timezone: store.timezone)
         }
+        router.register(PaymentsAPI.shiftSummary) { request, context in
+            try await shiftSummary(request, principal: context.requirePrincipal())
+        }
+        router.register(PaymentsAPI.paymentChanges) { request, context in
+            let policy = AccessPolicy(try context.requirePrincipal())
+            guard policy.canTakePayments(in: request.storeID) else {
+                throw OrderlyError(.notFound, "no store \(request.storeID)")
+            }
+            guard let since = Int64(digits: request.since) else {
+                throw OrderlyError.invalidFields(["since": "must be 0 or a next_cursor this feed returned"])
+            }
+            let changed = try await payments.changes(
+                of: request.storeID, takenBy: policy.receiptsTakenBy(in: request.storeID), since: since,
+                limit: try KeysetCursor.limit(request.limit, default: 200, maximum: 1000))
+            return PaymentChangesPage(
+                data: changed.payments, nextCursor: String(changed.last), hasMore: changed.hasMore)
+        }
         router.register(PaymentsAPI.getReceipt) { ref, context in
             let policy = AccessPolicy(try context.requirePrincipal())
             guard let receipt = try await payments.receipt(ref.id),
@@ -80,6 +97,45 @@ struct PaymentsHandlers: Sendable {
             else { throw OrderlyError(.notFound, "no receipt \(ref.id)") }
             return receipt
         }
+    }
+
+    /// Each staff member's shifts and sales over the days asked for (owners, managers, admins):
+    /// the shifts clocked in to on those days in the store's time zone, and the statistics'
+    /// figures of the payments they took.
+    func shiftSummary(_ request: StatsRequest, principal: Principal) async throws -> ShiftSummary {
+        guard AccessPolicy(principal).canSeeTakings(of: request.storeID) else {
+            throw OrderlyError(.notFound, "no store \(request.storeID)")
+        }
+        let days = try StatsDays(from: request.from, to: request.to)
+        let store = try await catalog.call(
+            CatalogAPI.getStore, ResourceRef(id: request.storeID), options: WireCallOptions(principal: principal))
+        let sales = try await stats.read(request.storeID, days, timezone: store.timezone).staff
+        let now = Date()
+        var worked: [UserID: (shifts: Int, seconds: TimeInterval)] = [:]
+        for shift in try await shifts.shifts(of: request.storeID, clockedInWithin: days.window)
+        where days.contains(StatsContribution.day(of: shift.clockedInAt, in: store.timezone)) {
+            let end = shift.clockedOutAt ?? max(now, shift.clockedInAt)
+            worked[shift.userID, default: (0, 0)].shifts += 1
+            worked[shift.userID, default: (0, 0)].seconds += end.timeIntervalSince(shift.clockedInAt)
+        }
+        let figures = Dictionary(uniqueKeysWithValues: sales.map { ($0.staffID, $0) })
+        let shifts = self.shifts
+        let names = try await database.read { sql in
+            var names: [UserID: String] = [:]
+            for id in Set(worked.keys).subtracting(figures.keys) {
+                names[id] = try await shifts.staffMember(id, in: sql)?.name
+            }
+            return names
+        }
+        let members = Set(worked.keys).union(figures.keys).map { id in
+            ShiftSummary.Member(
+                staffID: id, name: figures[id]?.name ?? names[id],
+                hoursWorked: ((worked[id]?.seconds ?? 0) / 36).rounded() / 100, shiftsCount: worked[id]?.shifts ?? 0,
+                salesCount: figures[id]?.figures.salesCount ?? 0, revenue: figures[id]?.figures.revenue ?? 0)
+        }
+        return ShiftSummary(
+            storeID: request.storeID, from: days.from, to: days.to, timezone: store.timezone,
+            staff: members.sorted { ($0.name ?? "", $0.staffID.description) < ($1.name ?? "", $1.staffID.description) })
     }
 
     func payment(_ id: PaymentID, principal: Principal) async throws -> Payment {

@@ -13,12 +13,15 @@ struct PaymentsRepository: Sendable {
         try await transaction.sql.raw(
             """
             INSERT INTO payments
-                (id, store_id, order_id, status, method, staff_id, expires_at, created_at, receipt_header, doc)
+                (id, store_id, order_id, status, method, staff_id, expires_at, created_at, receipt_header, change_seq,
+                doc)
             VALUES (\(bind: payment.id.description), \(bind: payment.storeID.description),
                 \(bind: payment.orderID?.description), \(bind: payment.status.rawValue),
                 \(bind: payment.method.rawValue), \(bind: payment.staffID.description),
                 \(bind: payment.expiresAt?.millisecondsSince1970), \(bind: payment.createdAt.millisecondsSince1970),
-                \(bind: try StoredDocument.text(header)), \(bind: try StoredDocument.text(payment)))
+                \(bind: try StoredDocument.text(header)),
+                \(bind: try await transaction.nextSequence(Self.changes(of: payment.storeID.description))),
+                \(bind: try StoredDocument.text(payment)))
             """
         ).run()
     }
@@ -40,6 +43,7 @@ struct PaymentsRepository: Sendable {
             """
             UPDATE payments SET status = \(bind: payment.status.rawValue),
                 expires_at = \(bind: payment.expiresAt?.millisecondsSince1970),
+                change_seq = \(bind: try await transaction.nextSequence(Self.changes(of: payment.storeID.description))),
                 doc = \(bind: try StoredDocument.text(payment))
             WHERE id = \(bind: payment.id.description)
             """
@@ -138,6 +142,26 @@ struct PaymentsRepository: Sendable {
             return Page(data: page.items, nextCursor: page.next)
         }
     }
+
+    /// The store's payments written after `since` (a `change_seq`), oldest change first; with
+    /// `staff`, only those they took.
+    func changes(of store: StoreID, takenBy staff: UserID?, since: Int64, limit: Int) async throws -> (
+        payments: [Payment], last: Int64, hasMore: Bool
+    ) {
+        try await database.read { sql in
+            var query: SQLQueryString =
+                "SELECT doc, change_seq FROM payments WHERE store_id = \(bind: store.description) AND change_seq > \(bind: since)"
+            if let staff { query = query + " AND staff_id = \(bind: staff.description)" }
+            let rows = try await sql.raw(query + " ORDER BY change_seq LIMIT \(bind: limit + 1)").all()
+            let payments = try KeysetCursor.documents(rows.prefix(limit), as: Payment.self)
+            let last =
+                try payments.isEmpty ? since : rows[payments.count - 1].decode(column: "change_seq", as: Int64.self)
+            return (payments, last, rows.count > payments.count)
+        }
+    }
+
+    /// The sequence numbering the writes of a store's payments (`change_seq`).
+    static func changes(of store: String) -> String { "payments.changes:" + store }
 
     private func document<Value: Decodable>(
         _ type: Value.Type, table: SQLQueryString, id: String, in sql: any SQLDatabase

@@ -190,5 +190,21 @@ enum PaymentsSchema {
                 "CREATE INDEX cards_by_store ON cards (store_id, created_at, id)",
                 "CREATE INDEX cards_by_customer ON cards (customer_id) WHERE customer_id IS NOT NULL",
             ]),
+        // The store's change feed of payments (`change_seq`, numbered per store as each is
+        // written), the payments written before numbered in the order they were made.
+        Migration(8, "the payments' change feed") { transaction in
+            try await transaction.sql.raw("ALTER TABLE payments ADD COLUMN change_seq BIGINT NOT NULL DEFAULT 0").run()
+            let rows = try await transaction.sql.raw("SELECT id, store_id FROM payments ORDER BY created_at, id").all()
+            for row in rows {
+                let store = try row.decode(column: "store_id", as: String.self)
+                try await transaction.sql.raw(
+                    """
+                    UPDATE payments SET change_seq = \(bind: try await transaction.nextSequence(PaymentsRepository.changes(of: store)))
+                    WHERE id = \(bind: try row.decode(column: "id", as: String.self))
+                    """
+                ).run()
+            }
+            try await transaction.sql.raw("CREATE INDEX payments_changes ON payments (store_id, change_seq)").run()
+        },
     ]
 }

@@ -84,6 +84,20 @@ struct ShiftsRepository: Sendable {
         }
     }
 
+    /// The store's shifts clocked in to within `window`, oldest first.
+    func shifts(of store: StoreID, clockedInWithin window: Range<Date>) async throws -> [Shift] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT doc FROM shifts WHERE store_id = \(bind: store.description)
+                AND clocked_in_at >= \(bind: window.lowerBound.millisecondsSince1970)
+                AND clocked_in_at < \(bind: window.upperBound.millisecondsSince1970)
+                ORDER BY clocked_in_at, id
+                """
+            ).all().map { try StoredDocument.decode(Shift.self, from: $0) }
+        }
+    }
+
     /// The open shifts of `users`.
     func openShifts(of users: [UserID]) async throws -> [Shift] {
         guard !users.isEmpty else { return [] }

@@ -7,6 +7,9 @@ struct StatsDays: Sendable {
     var to: String
     /// Every day from `from` to `to`, in order.
     var all: [String]
+    /// The times those days may cover in any time zone: from a day before `from` to two days
+    /// after `to`, midnight UTC.
+    var window: Range<Date>
 
     /// The most days one read covers.
     static let maximum = 366
@@ -36,6 +39,7 @@ struct StatsDays: Sendable {
         self.from = firstDay
         self.to = lastDay
         self.all = days
+        self.window = first.addingTimeInterval(-86_400)..<last.addingTimeInterval(2 * 86_400)
     }
 
     func contains(_ day: String) -> Bool { day >= from && day <= to }

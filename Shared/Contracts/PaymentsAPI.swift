@@ -33,6 +33,14 @@ public enum PaymentsAPI {
     public static let openShifts = WireMethod<OpenShiftsRequest, [Shift]>("payments.shifts.open", safeToRetry: true)
     /// Admins, and the store's owners and managers: what the store took over some days.
     public static let stats = WireMethod<StatsRequest, StoreStats>("payments.stats", safeToRetry: true)
+    /// Admins, and the store's owners and managers: each staff member's shifts, hours and sales
+    /// over some days.
+    public static let shiftSummary = WireMethod<StatsRequest, ShiftSummary>(
+        "payments.shifts.summary", safeToRetry: true)
+    /// Admins and the store's users: the store's payments written after a cursor (staff: those
+    /// they took), for a till that was offline.
+    public static let paymentChanges = WireMethod<PaymentChangesRequest, PaymentChangesPage>(
+        "payments.changes", safeToRetry: true)
     /// Staff give back part or all of what is left of a completed payment; needs an
     /// idempotency key.
     public static let refund = WireMethod<RefundRequest, Refund>("payments.refunds.create", safeToRetry: false)
@@ -576,5 +584,97 @@ public struct StoreStats: Codable, Sendable, Hashable {
         case from, to, timezone, totals, days, staff, methods
         case storeID = "store_id"
         case topProducts = "top_products"
+    }
+}
+
+/// The store's payments written after `since` ("0" for every one).
+public struct PaymentChangesRequest: Codable, Sendable, Hashable {
+    public var storeID: StoreID
+    public var since: String
+    public var limit: Int?
+
+    public init(storeID: StoreID, since: String, limit: Int? = nil) {
+        self.storeID = storeID
+        self.since = since
+        self.limit = limit
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case since, limit
+        case storeID = "store_id"
+    }
+}
+
+/// Payments as they are now, oldest change first; `next_cursor` is always set: the cursor to
+/// ask from next.
+public struct PaymentChangesPage: Codable, Sendable {
+    public var data: [Payment]
+    public var nextCursor: String
+    /// Whether more changes wait after this page.
+    public var hasMore: Bool
+
+    public init(data: [Payment], nextCursor: String, hasMore: Bool) {
+        self.data = data
+        self.nextCursor = nextCursor
+        self.hasMore = hasMore
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case data
+        case nextCursor = "next_cursor"
+        case hasMore = "has_more"
+    }
+}
+
+/// Each staff member's time and sales over some days (`YYYY-MM-DD` in the store's time zone):
+/// the shifts they clocked in to on those days and the hours they worked in them (an open
+/// shift up to now), the payments they completed and what they took less refunds, as the
+/// statistics count them.
+public struct ShiftSummary: Codable, Sendable, Hashable {
+    public var storeID: StoreID
+    public var from: String
+    public var to: String
+    public var timezone: String
+    public var staff: [Member]
+
+    public struct Member: Codable, Sendable, Hashable {
+        public var staffID: UserID
+        public var name: String?
+        public var hoursWorked: Double
+        public var shiftsCount: Int
+        public var salesCount: Int64
+        public var revenue: Int64
+
+        public init(
+            staffID: UserID, name: String?, hoursWorked: Double, shiftsCount: Int, salesCount: Int64, revenue: Int64
+        ) {
+            self.staffID = staffID
+            self.name = name
+            self.hoursWorked = hoursWorked
+            self.shiftsCount = shiftsCount
+            self.salesCount = salesCount
+            self.revenue = revenue
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name, revenue
+            case staffID = "staff_id"
+            case hoursWorked = "hours_worked"
+            case shiftsCount = "shifts_count"
+            case salesCount = "sales_count"
+        }
+    }
+
+    public init(storeID: StoreID, from: String, to: String, timezone: String, staff: [Member]) {
+        self.storeID = storeID
+        self.from = from
+        self.to = to
+        self.timezone = timezone
+        self.staff = staff
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case from, to, timezone, staff
+        case storeID = "store_id"
     }
 }

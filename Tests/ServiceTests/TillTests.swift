@@ -172,6 +172,62 @@ struct TillTests {
         }
     }
 
+    @Test(
+        "a till that was offline catches up on the store's payments; a summary counts each one's shifts, hours and sales"
+    )
+    func catchingUp() async throws {
+        try await InProcessSuite.with { suite in
+            let (store, product, staff) = try await PaymentFlowTests.setUp(api, suite, quantity: 10)
+            let admin = try await api.admin(suite)
+            _ = try await api.createUser(
+                suite, admin: admin, ["email": "owner@k.com", "role": "owner", "store_id": store])
+            let owner = try await api.token(suite, "owner@k.com")
+            let sold = try await payments.sell(suite, staff, product: product, units: 2)
+            let pending = try await payments.ringUp(suite, owner, product: product, units: 1)
+            #expect(pending.status == 201, "\(pending.text)")
+
+            // From 0: both, oldest change first; the staff member sees only theirs.
+            let all = try await api.send(suite, "GET", "/v1/stores/\(store)/payments/changes?since=0", token: owner)
+            let ids = (all.object["data"] as? [[String: Any]])?.map { $0["id"] as? String }
+            #expect(ids == [sold["id"] as? String, pending.object["id"] as? String], "\(all.text)")
+            let cursor = all.object["next_cursor"] as? String ?? ""
+            let theirs = try await api.send(suite, "GET", "/v1/stores/\(store)/payments/changes?since=0", token: staff)
+            #expect((theirs.object["data"] as? [[String: Any]])?.map { $0["id"] as? String } == [sold["id"] as? String])
+            // After the cursor: only what was written since, as it is now.
+            let nothing = try await api.send(
+                suite, "GET", "/v1/stores/\(store)/payments/changes?since=\(cursor)", token: owner)
+            #expect(
+                (nothing.object["data"] as? [Any])?.isEmpty == true
+                    && nothing.object["next_cursor"] as? String == cursor)
+            let cancelled = try await api.send(
+                suite, "POST", "/v1/payments/\(pending.object["id"] as? String ?? "")/cancel", token: owner)
+            #expect(cancelled.status == 200)
+            let moved = try await api.send(
+                suite, "GET", "/v1/stores/\(store)/payments/changes?since=\(cursor)", token: owner)
+            let changed = moved.object["data"] as? [[String: Any]]
+            #expect(changed?.count == 1 && changed?.first?["status"] as? String == "cancelled", "\(moved.text)")
+            let bad = try await api.send(suite, "GET", "/v1/stores/\(store)/payments/changes?since=x", token: owner)
+            #expect(bad.status == 400 && Self.fields(bad) == ["since"])
+
+            // The staff member's shift, still open, and their sale.
+            let today = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
+            let yesterday = String(ISO8601DateFormatter().string(from: Date().addingTimeInterval(-86_400)).prefix(10))
+            let tomorrow = String(ISO8601DateFormatter().string(from: Date().addingTimeInterval(86_400)).prefix(10))
+            let path = "/v1/stores/\(store)/shifts/summary?from=\(yesterday)&to=\(tomorrow)"
+            #expect(
+                try await waitUntil {
+                    let summary = try await api.send(suite, "GET", path, token: owner)
+                    let member = (summary.object["staff"] as? [[String: Any]])?.first
+                    return member?["shifts_count"] as? Int == 1 && member?["sales_count"] as? Int == 1
+                        && member?["revenue"] as? Int == sold["amount"] as? Int && member?["hours_worked"] is Double
+                })
+            #expect(try await api.send(suite, "GET", path, token: staff).status == 404)
+            let reversed = try await api.send(
+                suite, "GET", "/v1/stores/\(store)/shifts/summary?from=\(today)&to=\(yesterday)", token: owner)
+            #expect(reversed.status == 400 && Self.fields(reversed) == ["to"])
+        }
+    }
+
     static func fields(_ reply: Reply) -> Set<String> {
         Set((reply.error["details"] as? [String: Any] ?? [:]).keys)
     }

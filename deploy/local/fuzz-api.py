@@ -144,6 +144,8 @@ def ids_for(role):
         ("/v1/stores/{id}/receipts", {"path.id": store}),
         ("/v1/stores/{id}/shifts", {"path.id": store}),
         ("/v1/stores/{id}/stats", {"path.id": store}),
+        ("/v1/stores/{id}/shifts/summary", {"path.id": store}),
+        ("/v1/stores/{id}/payments/changes", {"path.id": store}),
         ("/v1/receipts/{id}", {"path.id": payment["receipt_id"]}),
         ("/v1/receipts/{id}/text", {"path.id": payment["receipt_id"]}),
         ("/v1/users/{id}", {"path.id": me[role]}),

@@ -19,10 +19,12 @@ struct PaymentRoutes: Sendable {
             .post("payments/:id/cancel", use: signedIn(cancel))
             .post("payments/:id/refunds", use: signedIn(refund))
             .get("stores/:id/payments", use: signedIn(list))
+            .get("stores/:id/payments/changes", use: signedIn(changes))
             .get("stores/:id/receipts", use: signedIn(receipts))
             .post("shifts/clock-in", use: signedIn(clockIn))
             .post("shifts/clock-out", use: signedIn(clockOut))
             .get("stores/:id/shifts", use: signedIn(shifts))
+            .get("stores/:id/shifts/summary", use: signedIn(shiftSummary))
             .get("stores/:id/stats", use: signedIn(stats))
             .get("receipts/:id", use: signedIn(receipt))
             .get("receipts/:id/text", use: signedIn(receiptText))
@@ -84,6 +86,17 @@ struct PaymentRoutes: Sendable {
         return try JSONBody.response(try await payments.call(PaymentsAPI.listPayments, list, options: request.options))
     }
 
+    /// The change feed; the payments service decides whether `since` is one of its cursors.
+    @Sendable func changes(_ request: SignedInRequest) async throws -> Response {
+        var query = request.query
+        let changes = PaymentChangesRequest(
+            storeID: try request.id(as: StoreID.self), since: query.text("since") ?? "",
+            limit: query.int("limit", in: 1...1000))
+        try query.check()
+        return try JSONBody.response(
+            try await payments.call(PaymentsAPI.paymentChanges, changes, options: request.options))
+    }
+
     @Sendable func receipts(_ request: SignedInRequest) async throws -> Response {
         let store = try request.id(as: StoreID.self)
         var query = request.query
@@ -114,10 +127,19 @@ struct PaymentRoutes: Sendable {
     }
 
     @Sendable func stats(_ request: SignedInRequest) async throws -> Response {
+        try JSONBody.response(
+            try await payments.call(PaymentsAPI.stats, try Self.days(request), options: request.options))
+    }
+
+    @Sendable func shiftSummary(_ request: SignedInRequest) async throws -> Response {
+        try JSONBody.response(
+            try await payments.call(PaymentsAPI.shiftSummary, try Self.days(request), options: request.options))
+    }
+
+    /// The store and days in the path and query.
+    private static func days(_ request: SignedInRequest) throws(OrderlyError) -> StatsRequest {
         let query = request.query
-        let stats = StatsRequest(
-            storeID: try request.id(as: StoreID.self), from: query.text("from"), to: query.text("to"))
-        return try JSONBody.response(try await payments.call(PaymentsAPI.stats, stats, options: request.options))
+        return StatsRequest(storeID: try request.id(as: StoreID.self), from: query.text("from"), to: query.text("to"))
     }
 
     /// A receipt as JSON, or as plain text when the client asks for text only.
