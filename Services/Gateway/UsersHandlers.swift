@@ -94,6 +94,7 @@ struct UsersHandlers: Sendable {
         let (email, name, phone, password) = Self.profile(
             email: draft.email, name: draft.name, phone: draft.phone, locale: draft.locale, password: draft.password,
             &problems)
+        let photo = problems.webAddress(draft.photoURL, "photo_url")
         guard let role = draft.role else {
             problems.add("role", "is required")
             throw OrderlyError.invalidFields(problems.reasons)
@@ -116,11 +117,12 @@ struct UsersHandlers: Sendable {
         if let store, principal.role == .admin { try await requireStore(store, principal: principal) }
         let hash = try await passwords.hash(password)
         let now = Date.currentMillisecond
-        let user = User(
+        var user = User(
             id: UserID(), email: email, name: name, phone: phone, role: role, storeID: store,
             staffRole: role == .staff ? (draft.staffRole ?? .other) : nil, active: true, onDuty: false,
             locale: draft.locale ?? User.defaultLocale, version: 1, createdAt: now, updatedAt: now)
-        let users = self.users
+        user.photoURL = photo
+        let (users, created) = (self.users, user)
         var withoutPassword = draft
         withoutPassword.password = nil
         let hashed = HashedUserDraft(draft: withoutPassword, passwordDigest: TokenIssuer.hash(password))
@@ -128,9 +130,18 @@ struct UsersHandlers: Sendable {
             key: idempotencyKey, caller: principal.userID, scope: "users.create", request: hashed
         ) {
             transaction in
-            try await Self.insertNew(user, passwordHash: hash, takenReason: "email_taken", users, in: transaction)
-            return user
+            try await Self.insertNew(created, passwordHash: hash, takenReason: "email_taken", users, in: transaction)
+            return created
         }
+    }
+
+    /// The users of `store` for its clock-in screen: admins and the store's users; anyone else 404.
+    func colleagues(of store: StoreID, page: PageRequest, by principal: Principal) async throws -> Page<User> {
+        guard AccessPolicy(principal).canListColleagues(in: store) else {
+            throw OrderlyError(.notFound, "no store \(store)")
+        }
+        let cursor = try page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
+        return try await users.list(.only(store), role: nil, after: cursor, limit: try KeysetCursor.limit(page.limit))
     }
 
     func list(store: StoreID?, role: Role?, page: PageRequest, by principal: Principal) async throws -> Page<User> {
@@ -164,6 +175,7 @@ struct UsersHandlers: Sendable {
         var problems = FieldProblems()
         let name = patch.name.map { problems.text($0, "name") }
         let phone = patch.phone.map { problems.optionalText($0, "phone", maximumLength: 32) }
+        let photo = patch.photoURL.map { problems.webAddress($0, "photo_url") }
         if let locale = patch.locale { problems.locale(locale) }
         if let password = patch.password, !(8...72).contains(password.unicodeScalars.count) {
             problems.add("password", "must be 8 to 72 characters long")
@@ -203,6 +215,7 @@ struct UsersHandlers: Sendable {
             if let role = patch.role { user.role = role }
             if let name { user.name = name }
             if let phone { user.phone = phone }
+            if let photo { user.photoURL = photo }
             if let locale = patch.locale { user.locale = locale }
             if let staffRole = patch.staffRole { user.staffRole = staffRole }
             if let active = patch.active { user.active = active }
@@ -323,11 +336,13 @@ struct UserDraft: Codable, Sendable {
     var staffRole: StaffRole?
     var password: String?
     var locale: String?
+    var photoURL: String?
 
     enum CodingKeys: String, CodingKey {
         case email, name, phone, role, password, locale
         case storeID = "store_id"
         case staffRole = "staff_role"
+        case photoURL = "photo_url"
     }
 }
 
@@ -346,6 +361,8 @@ struct UserPatch: Codable, Sendable {
     var staffRole: StaffRole?
     var active: Bool?
     var locale: String?
+    /// Blank removes it.
+    var photoURL: String?
     var password: String?
     /// Required with `password` when users change their own.
     var currentPassword: String?
@@ -355,6 +372,7 @@ struct UserPatch: Codable, Sendable {
         case name, phone, role, active, password, locale
         case currentPassword = "current_password"
         case staffRole = "staff_role"
+        case photoURL = "photo_url"
         case expectedVersion = "expected_version"
     }
 }

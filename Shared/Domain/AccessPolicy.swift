@@ -101,6 +101,10 @@ public struct AccessPolicy: Sendable {
         }
     }
 
+    /// The users of `store` as its shared clock-in screen shows them (names, roles, photos and
+    /// clock state): admins and the store's users.
+    public func canListColleagues(in store: StoreID) -> Bool { isAdmin || worksIn(store) }
+
     /// Going on and off duty: couriers only.
     public var canGoOnDuty: Bool { role == .courier }
 

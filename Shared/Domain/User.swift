@@ -12,6 +12,8 @@ public struct User: Hashable, Sendable, Codable {
     public var email: String
     public var name: String
     public var phone: String?
+    /// An http or https address of their picture, for the screens that show colleagues.
+    public var photoURL: String?
     public var role: Role
     /// Set exactly for store roles.
     public var storeID: StoreID?
@@ -52,6 +54,7 @@ public struct User: Hashable, Sendable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case id, email, name, phone, role, active, locale, version
+        case photoURL = "photo_url"
         case isClockedIn = "is_clocked_in"
         case clockedInAt = "clocked_in_at"
         case storeID = "store_id"
@@ -67,6 +70,7 @@ public struct User: Hashable, Sendable, Codable {
         email = try container.decode(String.self, forKey: .email)
         name = try container.decode(String.self, forKey: .name)
         phone = try container.decodeIfPresent(String.self, forKey: .phone)
+        photoURL = try container.decodeIfPresent(String.self, forKey: .photoURL)
         role = try container.decode(Role.self, forKey: .role)
         storeID = try container.decodeIfPresent(StoreID.self, forKey: .storeID)
         staffRole = try container.decodeIfPresent(StaffRole.self, forKey: .staffRole)

@@ -34,6 +34,7 @@ struct AccessPolicyTests {
         ("user.edit profile of staff", /*     */ "YYY   Y..    Y..    ...    ...     ..."),
         ("user.edit own profile", /*          */ "YYY   YYY    YYY    YYY    YYY     YYY"),
         ("user.list the store's", /*          */ "YYY   Y..    Y..    ...    ...     ..."),
+        ("user.list colleagues", /*           */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("courier.go on duty", /*             */ "...   ...    ...    ...    YYY     ..."),
         ("address.keep", /*                   */ "...   ...    ...    ...    ...     YYY"),
         ("order.see pending", /*              */ "YYY   Y..    Y..    Y..    ...     ..."),
@@ -149,6 +150,7 @@ struct AccessPolicyTests {
         case "user.edit own profile":
             return policy.canEditProfile(of: user(principal.role, id: me, store: principal.storeID))
         case "user.list the store's": return (try? policy.visibleUsers(store: store))?.contains(store) ?? false
+        case "user.list colleagues": return policy.canListColleagues(in: store)
         case "courier.go on duty": return policy.canGoOnDuty
         case "address.keep": return (try? policy.addressOwner()) == me
         case "order.see pending": return policy.canSee(order: try order(.pending))

@@ -228,6 +228,39 @@ struct TillTests {
         }
     }
 
+    @Test("the clock-in screen: staff list their colleagues with photos and clock state, nothing of how to reach them")
+    func colleagues() async throws {
+        try await InProcessSuite.with { suite in
+            let (store, _, staff) = try await PaymentFlowTests.setUp(api, suite, quantity: 1)
+            let admin = try await api.admin(suite)
+            let barista = try await api.createUser(
+                suite, admin: admin,
+                [
+                    "email": "barista@k.com", "role": "staff", "store_id": store, "staff_role": "barista",
+                    "photo_url": "https://example.com/b.png",
+                ])
+            #expect(barista["photo_url"] as? String == "https://example.com/b.png")
+            let badPhoto = try await api.send(
+                suite, "PATCH", "/v1/users/\(barista["id"] as? String ?? "")", token: admin,
+                json: ["photo_url": "ftp://example.com/b.png"])
+            #expect(badPhoto.status == 400 && Self.fields(badPhoto) == ["photo_url"])
+            let listed = try await api.send(suite, "GET", "/v1/stores/\(store)/staff", token: staff)
+            let people = listed.object["data"] as? [[String: Any]] ?? []
+            #expect(listed.status == 200 && people.count == 2, "\(listed.text)")
+            let shown = people.first { $0["id"] as? String == barista["id"] as? String }
+            #expect(
+                shown?["photo_url"] as? String == "https://example.com/b.png"
+                    && shown?["is_clocked_in"] as? Bool == false)
+            #expect(people.first { $0["id"] as? String != barista["id"] as? String }?["is_clocked_in"] as? Bool == true)
+            #expect(people.allSatisfy { $0["email"] == nil && $0["phone"] == nil })
+            // Another store's users, couriers and customers see none of them.
+            let other = try await api.createStore(suite, admin: admin, ["name": "Other", "address": "2 Herzl St"])
+            _ = try await api.createUser(suite, admin: admin, ["email": "s@o.com", "role": "staff", "store_id": other])
+            let stranger = try await api.token(suite, "s@o.com")
+            #expect(try await api.send(suite, "GET", "/v1/stores/\(store)/staff", token: stranger).status == 404)
+        }
+    }
+
     static func fields(_ reply: Reply) -> Set<String> {
         Set((reply.error["details"] as? [String: Any] ?? [:]).keys)
     }

@@ -149,6 +149,7 @@ def ids_for(role):
         ("/v1/receipts/{id}", {"path.id": payment["receipt_id"]}),
         ("/v1/receipts/{id}/text", {"path.id": payment["receipt_id"]}),
         ("/v1/users/{id}", {"path.id": me[role]}),
+        ("/v1/stores/{id}/staff", {"path.id": store}),
         ("/v1/stores/{id}/products", {"path.id": store}),
         ("/v1/stores/{id}/menu", {"path.id": store}),
         ("/v1/products/{id}", {"path.id": product}),

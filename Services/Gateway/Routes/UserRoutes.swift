@@ -1,5 +1,6 @@
 import Contracts
 import Domain
+import Foundation
 import Hummingbird
 import Logging
 import Wire
@@ -21,6 +22,7 @@ struct UserRoutes: Sendable {
             .get("users/:id", use: signedIn(get))
             .patch("users/:id", use: signedIn(update))
             .put("couriers/me/availability", use: signedIn(setAvailability))
+            .get("stores/:id/staff", use: signedIn(colleagues))
     }
 
     @Sendable func me(_ request: SignedInRequest) async throws -> Response {
@@ -45,6 +47,14 @@ struct UserRoutes: Sendable {
         var users = try await identity.list(store: store, role: role?.first, page: page, by: request.principal)
         users.data = try await clockStates(of: users.data, request)
         return try JSONBody.response(users)
+    }
+
+    /// The store's users as its shared clock-in screen shows them.
+    @Sendable func colleagues(_ request: SignedInRequest) async throws -> Response {
+        let users = try await identity.colleagues(
+            of: try request.id(as: StoreID.self), page: try request.page(), by: request.principal)
+        let shown = try await clockStates(of: users.data, request).map(Colleague.init)
+        return try JSONBody.response(Page(data: shown, nextCursor: users.nextCursor))
     }
 
     @Sendable func get(_ request: SignedInRequest) async throws -> Response {
@@ -91,5 +101,37 @@ struct UserRoutes: Sendable {
             user.isClockedIn = user.clockedInAt != nil
             return user
         }
+    }
+}
+
+/// A store user as the store's shared clock-in screen shows them to a colleague: who they are
+/// and whether they are clocked in, nothing of how to reach them.
+struct Colleague: Codable, Sendable {
+    var id: UserID
+    var name: String
+    var role: Role
+    var staffRole: StaffRole?
+    var photoURL: String?
+    var active: Bool
+    var isClockedIn: Bool?
+    var clockedInAt: Date?
+
+    init(_ user: User) {
+        id = user.id
+        name = user.name
+        role = user.role
+        staffRole = user.staffRole
+        photoURL = user.photoURL
+        active = user.active
+        isClockedIn = user.isClockedIn
+        clockedInAt = user.clockedInAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, role, active
+        case staffRole = "staff_role"
+        case photoURL = "photo_url"
+        case isClockedIn = "is_clocked_in"
+        case clockedInAt = "clocked_in_at"
     }
 }
