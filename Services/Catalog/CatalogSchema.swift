@@ -103,5 +103,28 @@ enum CatalogSchema {
         Migration(
             5, "payment holds",
             sql: ["CREATE TABLE payment_holds (payment_id TEXT PRIMARY KEY, version BIGINT NOT NULL)"]),
+        // The store-wide ledger: each entry's store and reason as columns, filled from the
+        // documents of those written before.
+        Migration(6, "the store's stock ledger") { transaction in
+            for statement in [
+                "ALTER TABLE stock_ledger ADD COLUMN store_id TEXT NOT NULL DEFAULT ''",
+                "ALTER TABLE stock_ledger ADD COLUMN reason TEXT NOT NULL DEFAULT ''",
+            ] {
+                try await transaction.sql.raw(SQLQueryString(statement)).run()
+            }
+            let entries = try await transaction.sql.raw("SELECT doc FROM stock_ledger").all()
+                .map { try StoredDocument.decode(StockLedgerEntry.self, from: $0) }
+            for entry in entries {
+                try await transaction.sql.raw(
+                    """
+                    UPDATE stock_ledger SET store_id = \(bind: entry.storeID.description), reason = \(bind: entry.reason.rawValue)
+                    WHERE seq = \(bind: entry.seq)
+                    """
+                ).run()
+            }
+            try await transaction.sql.raw(
+                "CREATE INDEX stock_ledger_by_store ON stock_ledger (store_id, seq)"
+            ).run()
+        },
     ]
 }

@@ -64,6 +64,17 @@ struct ProductsHandlers: Sendable {
         router.register(CatalogAPI.stockLedger) { request, context in
             try await stockLedger(request, principal: context.requirePrincipal())
         }
+        router.register(CatalogAPI.storeStockLedger) { request, context in
+            guard AccessPolicy(try context.requirePrincipal()).canSeeProducts(of: request.storeID) else {
+                throw OrderlyError(.notFound, "no store \(request.storeID)")
+            }
+            if let from = request.from, let to = request.to, to <= from {
+                throw OrderlyError.invalidFields(["to": "must be after from"])
+            }
+            return try await products.ledger(
+                request, after: try request.page.cursor.map { try KeysetCursor(token: $0) },
+                limit: try KeysetCursor.limit(request.page.limit))
+        }
     }
 
     func menu(of id: StoreID, principal: Principal) async throws -> Menu {

@@ -179,8 +179,9 @@ struct ProductsRepository: Sendable {
     private func insert(_ entry: StockLedgerEntry, in transaction: Transaction) async throws {
         try await transaction.sql.raw(
             """
-            INSERT INTO stock_ledger (seq, id, product_id, created_at, doc)
+            INSERT INTO stock_ledger (seq, id, product_id, store_id, reason, created_at, doc)
             VALUES (\(bind: entry.seq), \(bind: entry.id.lowercasedText), \(bind: entry.productID.description),
+                \(bind: entry.storeID.description), \(bind: entry.reason.rawValue),
                 \(bind: entry.createdAt.millisecondsSince1970), \(bind: try StoredDocument.text(entry)))
             """
         ).run()
@@ -193,6 +194,39 @@ struct ProductsRepository: Sendable {
                 "SELECT doc, seq, id FROM stock_ledger WHERE product_id = \(bind: product.description)"
             let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit, key: "seq")).all()
             let page = try KeysetCursor.page(rows, limit: limit, as: StockLedgerEntry.self, key: "seq")
+            return Page(data: page.items, nextCursor: page.next)
+        }
+    }
+
+    /// A page of the store's ledger matching `request`, newest first, each entry with its
+    /// product's name as it is now.
+    func ledger(_ request: StoreStockLedgerRequest, after cursor: KeysetCursor?, limit: Int) async throws
+        -> Page<StockLedgerEntry>
+    {
+        try await database.read { sql in
+            var query: SQLQueryString =
+                "SELECT doc, seq, id FROM stock_ledger WHERE store_id = \(bind: request.storeID.description)"
+            if let product = request.productID { query = query + " AND product_id = \(bind: product.description)" }
+            if let reasons = request.reasons, !reasons.isEmpty {
+                query = query + " AND reason IN (" + .boundList(Set(reasons.map(\.rawValue))) + ")"
+            }
+            if let from = request.from { query = query + " AND created_at >= \(bind: from.millisecondsSince1970)" }
+            if let to = request.to { query = query + " AND created_at < \(bind: to.millisecondsSince1970)" }
+            let rows = try await sql.raw(
+                query + KeysetCursor.pageClause(after: cursor, limit: limit, descending: true, key: "seq")
+            ).all()
+            var page = try KeysetCursor.page(rows, limit: limit, as: StockLedgerEntry.self, key: "seq")
+            let ids = Set(page.items.map(\.productID.description))
+            var names: [String: String] = [:]
+            if !ids.isEmpty {
+                for row in try await sql.raw("SELECT doc FROM products WHERE id IN (" + .boundList(ids) + ")").all() {
+                    let product = try StoredDocument.decode(Product.self, from: row)
+                    names[product.id.description] = product.name
+                }
+            }
+            for index in page.items.indices {
+                page.items[index].productName = names[page.items[index].productID.description]
+            }
             return Page(data: page.items, nextCursor: page.next)
         }
     }

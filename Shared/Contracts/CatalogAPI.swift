@@ -36,6 +36,10 @@ public enum CatalogAPI {
     /// Admins and the store's users: a product's ledger, oldest entry first.
     public static let stockLedger = WireMethod<StockLedgerRequest, Page<StockLedgerEntry>>(
         "catalog.stock.ledger", safeToRetry: true)
+    /// Admins and the store's users: the store's ledger, newest first, filtered, each entry
+    /// with its product's name.
+    public static let storeStockLedger = WireMethod<StoreStockLedgerRequest, Page<StockLedgerEntry>>(
+        "catalog.stock.store_ledger", safeToRetry: true)
 
     /// Admins and the store's users, and services selling for them: every line held, or none
     /// (`409 insufficient_stock` naming each short product).
@@ -532,3 +536,32 @@ public struct StoreListRequest: Codable, Sendable, Hashable {
 
 /// Changes to a store.
 public typealias StorePatch = Patch<StoreID, StoreDraft>
+
+/// A store's stock ledger, newest first: one product's entries, those of some reasons, those
+/// made from `from` (inclusive) to `to` (exclusive).
+public struct StoreStockLedgerRequest: Codable, Sendable, Hashable {
+    public var storeID: StoreID
+    public var productID: ProductID?
+    public var reasons: [StockReason]?
+    public var from: Date?
+    public var to: Date?
+    public var page: PageRequest
+
+    public init(
+        storeID: StoreID, productID: ProductID? = nil, reasons: [StockReason]? = nil, from: Date? = nil,
+        to: Date? = nil, page: PageRequest = PageRequest()
+    ) {
+        self.storeID = storeID
+        self.productID = productID
+        self.reasons = reasons
+        self.from = from
+        self.to = to
+        self.page = page
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case reasons, from, to, page
+        case storeID = "store_id"
+        case productID = "product_id"
+    }
+}

@@ -386,6 +386,8 @@ public struct StockLedgerEntry: Hashable, Sendable, Codable {
     public var createdAt: Date
     /// When the change was made on a device that was offline, by its clock.
     public var clientCreatedAt: Date?
+    /// The product's name as it is now, on the store-wide ledger; never stored.
+    public var productName: String?
 
     public init(
         id: UUID, seq: Int64, productID: ProductID, storeID: StoreID, previousQuantity: Int64, newQuantity: Int64,
@@ -416,5 +418,6 @@ public struct StockLedgerEntry: Hashable, Sendable, Codable {
         case createdBy = "created_by"
         case createdAt = "created_at"
         case clientCreatedAt = "client_created_at"
+        case productName = "product_name"
     }
 }

@@ -261,6 +261,42 @@ struct TillTests {
         }
     }
 
+    @Test("the store's stock ledger: every product's movements, newest first, filtered, each with the product's name")
+    func storeLedger() async throws {
+        try await InProcessSuite.with { suite in
+            let (store, cola, staff) = try await PaymentFlowTests.setUp(api, suite, quantity: 10)
+            let admin = try await api.admin(suite)
+            let tea = try await api.send(
+                suite, "POST", "/v1/stores/\(store)/products", token: admin,
+                json: ["name": "Tea", "price": 500, "track_stock": true, "quantity": 5])
+            let teaID = tea.object["id"] as? String ?? ""
+            _ = try await payments.sell(suite, staff, product: cola, units: 2)
+            let path = "/v1/stores/\(store)/stock-ledger"
+            #expect(
+                try await waitUntil {
+                    let ledger = try await api.send(suite, "GET", path, token: staff)
+                    let entries = ledger.object["data"] as? [[String: Any]] ?? []
+                    return entries.map { "\($0["reason"] ?? "")/\($0["product_name"] ?? "")" }
+                        == ["sale/Cola", "initial/Tea", "initial/Cola"]
+                })
+            let sales = try await api.send(suite, "GET", path + "?reason=sale,return", token: staff)
+            #expect((sales.object["data"] as? [[String: Any]])?.map { $0["adjustment"] as? Int } == [-2])
+            let teas = try await api.send(suite, "GET", path + "?product_id=\(teaID)", token: staff)
+            #expect((teas.object["data"] as? [[String: Any]])?.map { $0["product_id"] as? String } == [teaID])
+            let page = try await api.send(suite, "GET", path + "?limit=2", token: staff)
+            let next = try await api.send(
+                suite, "GET", path + "?limit=2&cursor=\(page.object["next_cursor"] as? String ?? "")", token: staff)
+            #expect((next.object["data"] as? [[String: Any]])?.map { $0["product_name"] as? String } == ["Cola"])
+            let backwards = try await api.send(
+                suite, "GET", path + "?from=2026-11-27T10:00:00Z&to=2026-11-27T09:00:00Z", token: staff)
+            #expect(backwards.status == 400 && Self.fields(backwards) == ["to"])
+            let other = try await api.createStore(suite, admin: admin, ["name": "Other", "address": "2 Herzl St"])
+            _ = try await api.createUser(suite, admin: admin, ["email": "s@o.com", "role": "staff", "store_id": other])
+            let stranger = try await api.token(suite, "s@o.com")
+            #expect(try await api.send(suite, "GET", path, token: stranger).status == 404)
+        }
+    }
+
     static func fields(_ reply: Reply) -> Set<String> {
         Set((reply.error["details"] as? [String: Any] ?? [:]).keys)
     }

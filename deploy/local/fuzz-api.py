@@ -155,6 +155,7 @@ def ids_for(role):
         ("/v1/products/{id}", {"path.id": product}),
         ("/v1/products/{id}/stock-adjustments", {"path.id": product}),
         ("/v1/products/{id}/stock-ledger", {"path.id": product}),
+        ("/v1/stores/{id}/stock-ledger", {"path.id": store}),
         ("/v1/reservations/{id}", {"path.id": reservation()}),
         ("/v1/reservations/{id}/commit", {"path.id": reservation()}),
         ("/v1/reservations/{id}/release", {"path.id": reservation()}),

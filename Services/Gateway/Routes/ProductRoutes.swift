@@ -15,6 +15,7 @@ struct ProductRoutes: Sendable {
             .patch("products/:id", use: signedIn(update))
             .post("products/:id/stock-adjustments", use: signedIn(adjustStock))
             .get("products/:id/stock-ledger", use: signedIn(stockLedger))
+            .get("stores/:id/stock-ledger", use: signedIn(storeStockLedger))
             .post("reservations", use: signedIn(reserve))
             .get("reservations/:id", use: signedIn(reservation(CatalogAPI.getReservation)))
             .post("reservations/:id/commit", use: signedIn(reservation(CatalogAPI.commitReservation)))
@@ -75,6 +76,17 @@ struct ProductRoutes: Sendable {
     @Sendable func stockLedger(_ request: SignedInRequest) async throws -> Response {
         let ledger = StockLedgerRequest(productID: try request.id(as: ProductID.self), page: try request.page())
         return JSONBody.forwarded(try await catalog.forward(CatalogAPI.stockLedger, ledger, options: request.options))
+    }
+
+    @Sendable func storeStockLedger(_ request: SignedInRequest) async throws -> Response {
+        var query = request.query
+        let ledger = StoreStockLedgerRequest(
+            storeID: try request.id(as: StoreID.self), productID: query.id("product_id", as: ProductID.self),
+            reasons: query.choices("reason", as: StockReason.self), from: query.date("from"), to: query.date("to"),
+            page: query.page())
+        try query.check()
+        return JSONBody.forwarded(
+            try await catalog.forward(CatalogAPI.storeStockLedger, ledger, options: request.options))
     }
 
     @Sendable func reserve(_ request: SignedInRequest) async throws -> Response {
