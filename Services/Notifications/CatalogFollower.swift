@@ -3,12 +3,20 @@ import Domain
 import Events
 import Runtime
 
-/// The catalog's stock events: a product running low or out, to its store's owners and
-/// managers.
+/// The catalog's product events: a product running low or out, to its store's owners and
+/// managers; those and a product created, into the store's activity.
 struct CatalogFollower: NotifyingFollower {
     static let producer = CatalogAPI.service
     static let effects: [String: @Sendable (DomainEvent) throws -> Notifier.Effect] = [
         CatalogAPI.Events.stockLow: stock, CatalogAPI.Events.stockOut: stock,
+        CatalogAPI.Events.productCreated: { event in
+            let product = try event.payload.decode(as: ProductFacts.self)
+            return Notifier.Effect.log(
+                Activity(
+                    "product_created", in: product.storeID, "activity.product_created.title", "activity.name",
+                    [product.name], amount: product.price, currency: product.currency, at: event.occurredAt,
+                    data: ["product_id": product.id.description]))
+        },
     ]
 
     let notifier: Notifier
@@ -16,14 +24,13 @@ struct CatalogFollower: NotifyingFollower {
     private static func stock(_ event: DomainEvent) throws -> Notifier.Effect {
         let product = try event.payload.decode(as: ProductFacts.self)
         let kind = event.type == CatalogAPI.Events.stockOut ? "stock.out" : "stock.low"
+        let telling = Telling("\(kind).title", "\(kind).body", [product.name, "\(product.available)"])
         return Notifier.Effect.notify(
             ["product_id": product.id.description, "store_id": product.storeID.description],
-            [
-                (
-                    Audience(storeManagers: product.storeID),
-                    Telling("\(kind).title", "\(kind).body", [product.name, "\(product.available)"])
-                )
-            ])
+            [(Audience(storeManagers: product.storeID), telling)],
+            activity: Activity(
+                "low_stock", in: product.storeID, telling.titleKey, telling.bodyKey, telling.args,
+                at: event.occurredAt, data: ["product_id": product.id.description]))
     }
 
     /// What the notifications take from a product in a stock event's payload.
@@ -32,9 +39,11 @@ struct CatalogFollower: NotifyingFollower {
         var storeID: StoreID
         var name: String
         var available: Int64
+        var price: Int64
+        var currency: CurrencyCode
 
         enum CodingKeys: String, CodingKey {
-            case id, name, available
+            case id, name, available, price, currency
             case storeID = "store_id"
         }
     }

@@ -112,6 +112,14 @@ enum NotificationTexts {
             "en": "{0} refunded", "he": "הוחזרו {0}", "ar": "تم استرداد {0}",
         ],
         "payment.refunded.body": ["en": "Reason: {1}", "he": "סיבה: {1}", "ar": "السبب: {1}"],
+        // The stores' activity: a name; a customer's name and a card's uid as printed.
+        "activity.name": ["en": "{0}", "he": "{0}", "ar": "{0}"],
+        "activity.someone": ["en": "A staff member", "he": "איש צוות", "ar": "أحد الموظفين"],
+        "activity.clock_in.title": ["en": "Clocked in", "he": "נכנס/ה למשמרת", "ar": "بدأ المناوبة"],
+        "activity.clock_out.title": ["en": "Clocked out", "he": "יצא/ה מהמשמרת", "ar": "أنهى المناوبة"],
+        "activity.product_created.title": ["en": "Product added", "he": "נוסף מוצר", "ar": "تمت إضافة منتج"],
+        "activity.card_linked.title": ["en": "Card linked", "he": "כרטיס קושר", "ar": "تم ربط بطاقة"],
+        "activity.card_linked.body": ["en": "{0} · {1}", "he": "{0} · {1}", "ar": "{0} · {1}"],
         // webhook.disabled: the endpoint's URL.
         "webhook.disabled.title": [
             "en": "A webhook was turned off", "he": "וובהוק כובה", "ar": "تم إيقاف خطاف ويب",

@@ -61,9 +61,7 @@ extension NotificationsRepository {
         guard let first = try rows.first?.decode(column: "seq", as: Int64.self),
             let last = try rows.last?.decode(column: "seq", as: Int64.self)
         else { return [] }
-        let locale =
-            try await sql.raw("SELECT locale FROM recipients WHERE user_id = \(bind: id)").first()?
-            .decode(column: "locale", as: String.self) ?? User.defaultLocale
+        let locale = try await Self.locale(of: user, in: sql)
         // A broadcast was read when it was read alone, or at the first mark at or above it.
         let marks = try await sql.raw(
             """

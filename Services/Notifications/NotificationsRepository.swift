@@ -29,6 +29,12 @@ struct NotificationsRepository: Sendable {
     }
 
     /// The active users in `audience`, in id order.
+    /// The language `user` reads, as the identity events told it (`en` for one not known).
+    static func locale(of user: UserID, in sql: any SQLDatabase) async throws -> String {
+        try await sql.raw("SELECT locale FROM recipients WHERE user_id = \(bind: user.description)").first()?
+            .decode(column: "locale", as: String.self) ?? User.defaultLocale
+    }
+
     func users(in audience: Audience, in transaction: Transaction) async throws -> [Recipient] {
         var who: SQLQueryString = "1 = 0"
         if let store = audience.store { who = who + " OR store_id = \(bind: store.description)" }

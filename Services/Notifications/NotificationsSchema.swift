@@ -174,5 +174,21 @@ enum NotificationsSchema {
                 try await transaction.sql.raw(SQLQueryString(statement)).run()
             }
         },
+        // The stores' activity feeds (`ActivityRepository`): each store's entries numbered on
+        // their own; by time for housekeeping.
+        Migration(
+            9, "the stores' activity",
+            sql: [
+                """
+                CREATE TABLE activity (
+                    store_id TEXT NOT NULL,
+                    seq BIGINT NOT NULL,
+                    at BIGINT NOT NULL,
+                    doc TEXT NOT NULL,
+                    PRIMARY KEY (store_id, seq)
+                )
+                """,
+                "CREATE INDEX activity_by_time ON activity (at)",
+            ]),
     ]
 }

@@ -36,6 +36,7 @@ public enum NotificationsService: ServiceDefinition {
             logger: environment.logger)
         var router = WireRouter()
         NotificationsHandlers(database: environment.database).register(in: &router)
+        ActivityHandlers(database: environment.database).register(in: &router)
         DevicesHandlers(devices: devices, bundleIDs: try APNsSettings.bundleIDs(from: environment.configuration))
             .register(in: &router)
         WebhooksHandlers(

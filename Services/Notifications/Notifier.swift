@@ -23,11 +23,16 @@ import Wire
 /// - `payment.completed` and `payment.refunded`: the staff member who took the payment and its
 ///   customer.
 ///
+/// Those payment and stock events, and `card.linked`, `shift.clocked_in`, `shift.clocked_out`
+/// and `product.created`, also add an entry to their store's activity feed (`Activity`), in
+/// the same transaction, and wake the store's owners and managers.
+///
 /// Each text is written in the recipient's locale (`NotificationTexts`), its keys and arguments
 /// kept beside it. What couriers are told of an order they have not claimed leaves out the
 /// recipient's apartment, as their view of the order does.
 public struct Notifier: Sendable {
     let notifications: NotificationsRepository
+    let activity: ActivityRepository
     let webhooks: WebhooksRepository
     let wakes: WakePublisher
     /// Rung when webhook deliveries were stored.
@@ -40,6 +45,7 @@ public struct Notifier: Sendable {
 
     init(database: Database, redis: RedisClient, doorbell: Doorbell, pusher: PushSender?, logger: Logger) {
         self.notifications = NotificationsRepository(database: database)
+        self.activity = ActivityRepository(database: database)
         self.webhooks = WebhooksRepository(database: database)
         self.wakes = WakePublisher(redis: redis, logger: logger)
         self.doorbell = doorbell
@@ -50,8 +56,11 @@ public struct Notifier: Sendable {
     enum Effect {
         /// Keep this copy of a user.
         case record(User)
-        /// Tell each audience its telling, with the ids to open as the notifications' data.
-        case notify([String: String], [(Audience, Telling)])
+        /// Tell each audience its telling, with the ids to open as the notifications' data, and
+        /// add `activity` to its store's feed.
+        case notify([String: String], [(Audience, Telling)], activity: Activity? = nil)
+        /// Add an entry to a store's activity feed.
+        case log(Activity)
     }
 
     /// What each followed event type does: every follower's rules.
@@ -75,14 +84,15 @@ public struct Notifier: Sendable {
         guard !effects.isEmpty else { return }
         let now = Date.currentMillisecond
         let (notifications, webhooks, pushing) = (self.notifications, self.webhooks, pusher != nil)
-        let (stored, pushes, deliveries) = try await notifications.database.transaction {
-            transaction -> (Stored, [StoredNotification], Int) in
+        let (stored, pushes, deliveries, watchers) = try await notifications.database.transaction {
+            transaction -> (Stored, [StoredNotification], Int, [WakeUp]) in
             var fresh = try await transaction.recordApplied(events: effects.map(\.0.id), consumer: Self.consumer)
             let deliveries = try await Self.webhookDeliveries(
                 of: effects.map(\.0).filter { fresh.contains($0.id) }, at: now, webhooks: webhooks, in: transaction)
             // The users of each audience met so far: the same store's events share them.
             var audiences: [Audience: [Recipient]] = [:]
             var messages: [Message] = []
+            var activity: [Activity] = []
             var stored = Stored()
             // What the couriers on duty were told goes to the devices of those on duty then.
             var pushes: [StoredNotification] = []
@@ -102,7 +112,10 @@ public struct Notifier: Sendable {
                     try await store()
                     try await notifications.record(user, in: transaction)
                     audiences = [:]
-                case .notify(let data, let tellings):
+                case .log(let entry):
+                    activity.append(entry)
+                case .notify(let data, let tellings, let entry):
+                    if let entry { activity.append(entry) }
                     var told: Set<UserID> = []
                     for (audience, telling) in tellings {
                         let type = telling.type ?? event.type
@@ -119,9 +132,15 @@ public struct Notifier: Sendable {
                 }
             }
             try await store()
-            return (stored, pushes, deliveries)
+            // The stores' owners and managers, who may be watching their feed, are woken too.
+            var watchers: [WakeUp] = []
+            for (store, seq) in try await self.activity.insert(activity, in: transaction) {
+                let managers = try await notifications.users(in: Audience(storeManagers: store), in: transaction)
+                watchers += managers.map { WakeUp(userID: $0.id, seq: seq) }
+            }
+            return (stored, pushes, deliveries, watchers)
         }
-        announce(stored, pushingBroadcasts: pushes)
+        announce(stored, pushingBroadcasts: pushes, waking: watchers)
         if deliveries > 0 { doorbell.ring() }
     }
 
@@ -187,10 +206,12 @@ public struct Notifier: Sendable {
     }
 
     /// Wakes the streams and long-polls of the users `stored` went to (every courier's, for a
-    /// broadcast), and hands its notifications to the pusher with `broadcasts`, what the
+    /// broadcast) and of `watchers`, and hands its notifications to the pusher with `broadcasts`, what the
     /// couriers on duty were told as each of them is pushed it; neither waits on anything.
-    private func announce(_ stored: Stored, pushingBroadcasts broadcasts: [StoredNotification]) {
-        wakes.publish(stored.notifications.map(\.wakeUp) + stored.broadcasts.map(\.wakeUp))
+    private func announce(
+        _ stored: Stored, pushingBroadcasts broadcasts: [StoredNotification], waking watchers: [WakeUp] = []
+    ) {
+        wakes.publish(stored.notifications.map(\.wakeUp) + stored.broadcasts.map(\.wakeUp) + watchers)
         pusher?.push((stored.notifications + broadcasts).sorted { $0.seq < $1.seq })
     }
 }

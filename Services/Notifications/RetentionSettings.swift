@@ -6,7 +6,7 @@ import Storage
 ///
 /// | key | variable | default |
 /// |---|---|---|
-/// | `notifications.retentionDays` | `ORDERLY_NOTIFICATIONS_RETENTION_DAYS` | 90: a user's notifications, read or not, and what the couriers on duty were told |
+/// | `notifications.retentionDays` | `ORDERLY_NOTIFICATIONS_RETENTION_DAYS` | 90: a user's notifications, read or not, what the couriers on duty were told, and the stores' activity |
 /// | `webhooks.retentionDays` | `ORDERLY_WEBHOOKS_RETENTION_DAYS` | 30: webhook deliveries (bodies included) delivered or given up on, by when they were created; those still being tried are kept |
 public struct RetentionSettings: Sendable {
     public var notifications: Duration
@@ -31,6 +31,9 @@ public struct RetentionSettings: Sendable {
         [
             Housekeeping.Job("notifications") {
                 try await database.deleteRows(of: "notifications", where: "created_at", olderThan: notifications)
+            },
+            Housekeeping.Job("stores' activity") {
+                try await database.deleteRows(of: "activity", where: "at", olderThan: notifications)
             },
             Housekeeping.Job("broadcasts to couriers") {
                 try await NotificationsRepository(database: database).pruneBroadcasts(olderThan: notifications)

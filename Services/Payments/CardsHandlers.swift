@@ -110,8 +110,8 @@ struct CardsHandlers: Sendable {
             try patch.changes.apply(to: &card, creating: false)
             guard card != before else { return card }
             let now = Date.currentMillisecond
-            if card.customerID != before.customerID { try await Self.link(card, customers, at: now, in: transaction) }
             card.touch(at: now)
+            if card.customerID != before.customerID { try await Self.link(card, customers, at: now, in: transaction) }
             try await cards.update(card, in: transaction)
             return card
         }
@@ -127,7 +127,7 @@ struct CardsHandlers: Sendable {
     }
 
     /// Checks that the customer the card is linked to is one of its store's (422 naming
-    /// `customer_id` otherwise) and records their first card linked.
+    /// `customer_id` otherwise), records their first card linked, and publishes `card.linked`.
     private static func link(_ card: Card, _ customers: CustomersRepository, at now: Date, in transaction: Transaction)
         async throws
     {
@@ -142,5 +142,6 @@ struct CardsHandlers: Sendable {
             customer.touch(at: now)
             try await customers.update(customer, in: transaction)
         }
+        transaction.publish(try PaymentsEvents.cardLinked(card, to: customer))
     }
 }

@@ -9,7 +9,8 @@ import ServiceLifecycle
 /// What the payments service publishes on `orderly:events:payments`: one event per status a
 /// payment reaches in its lifecycle (`payment.created` when it is rung up, then
 /// `payment.confirmed` … `payment.expired`) with the payment as payload, `payment.refunded` with
-/// the payment and the refund, and `shift.clocked_in`/`clocked_out` with the shift. What it
+/// the payment and the refund, `shift.clocked_in`/`clocked_out` with the shift, and
+/// `card.linked` with the card and its customer. What it
 /// follows is `GatewayFollower`'s (the staff roster) and `PaymentsFollower`'s (its own
 /// completions and refunds, for the statistics).
 enum PaymentsEvents {
@@ -26,6 +27,13 @@ enum PaymentsEvents {
             type: PaymentsAPI.Events.refunded, storeID: payment.storeID, aggregateID: payment.id.description,
             occurredAt: refund.createdAt,
             payload: try EventPayload(encoding: PaymentRefunded(payment: payment, refund: refund)))
+    }
+
+    /// `card.linked`: the card and its customer.
+    static func cardLinked(_ card: Card, to customer: Customer) throws -> DomainEvent {
+        DomainEvent(
+            type: PaymentsAPI.Events.cardLinked, storeID: card.storeID, aggregateID: card.id.description,
+            occurredAt: card.updatedAt, payload: try EventPayload(encoding: CardLinked(card: card, customer: customer)))
     }
 
     /// `shift.clocked_in` or `shift.clocked_out`, with the shift.

@@ -50,9 +50,10 @@ struct ShiftsHandlers: Sendable {
             if try await shifts.openShift(of: user, in: transaction.sql) != nil {
                 throw OrderlyError(.conflict, "the user is clocked in already", reason: "already_clocked_in")
             }
-            let shift = Shift(
+            var shift = Shift(
                 id: ShiftID(), storeID: store, userID: user, clockedInAt: Date.currentMillisecond,
                 clockedInBy: principal.userID, openingCash: opening)
+            shift.staffName = try await shifts.staffMember(user, in: transaction.sql)?.name
             try await shifts.insert(shift, in: transaction)
             transaction.publish(try PaymentsEvents.shift(PaymentsAPI.Events.clockedIn, shift))
             return shift

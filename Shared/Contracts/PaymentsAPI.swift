@@ -70,6 +70,9 @@ public enum PaymentsAPI {
         /// A shift began or ended; the shift is the payload.
         public static let clockedIn = "shift.clocked_in"
         public static let clockedOut = "shift.clocked_out"
+        /// A card was linked to a customer record (registered with one, or changed to one); its
+        /// payload is a `CardLinked`.
+        public static let cardLinked = "card.linked"
 
         /// The event of a payment reaching `status` in its lifecycle (refunds have `refunded`).
         public static func reached(_ status: PaymentStatus) -> String {

@@ -336,6 +336,10 @@ public struct AccessPolicy: Sendable {
         isAdmin || (worksIn(store) && (role == .owner || role == .manager))
     }
 
+    /// A store's activity feed (payments, refunds, cards linked, shifts, products, low stock):
+    /// admins, and the store's owners and managers.
+    public func canSeeActivity(of store: StoreID) -> Bool { isAdmin || runs(store) }
+
     /// Taking a store's payments (ringing up, confirming cash, cancelling): admins, and the
     /// store's users.
     public func canTakePayments(in store: StoreID) -> Bool { isAdmin || worksIn(store) }

@@ -7,6 +7,8 @@ public struct Shift: Hashable, Sendable, Codable {
     public var id: ShiftID
     public var storeID: StoreID
     public var userID: UserID
+    /// The staff member's name when they clocked in, as the store's roster had it.
+    public var staffName: String?
     public var clockedInAt: Date
     public var clockedInBy: UserID
     public var openingCash: Int64
@@ -49,6 +51,7 @@ public struct Shift: Hashable, Sendable, Codable {
         case id, difference
         case storeID = "store_id"
         case userID = "user_id"
+        case staffName = "staff_name"
         case clockedInAt = "clocked_in_at"
         case clockedInBy = "clocked_in_by"
         case openingCash = "opening_cash"

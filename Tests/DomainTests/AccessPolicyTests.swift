@@ -71,6 +71,7 @@ struct AccessPolicyTests {
         ("takings.see", /*                    */ "YYY   Y..    Y..    ...    ...     ..."),
         ("customer and card.keep", /*         */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("customer.delete", /*                */ "YYY   Y..    Y..    ...    ...     ..."),
+        ("activity.see", /*                   */ "YYY   Y..    Y..    ...    ...     ..."),
         ("webhooks.manage", /*                */ "YYY   Y..    Y..    ...    ...     ..."),
         ("device.manage oneself's", /*        */ "YYY   YYY    YYY    YYY    YYY     YYY"),
         ("device.manage another's", /*        */ "...   ...    ...    ...    ...     ..."),
@@ -203,6 +204,7 @@ struct AccessPolicyTests {
         case "takings.see": return policy.canSeeTakings(of: store)
         case "customer and card.keep": return policy.canKeepCustomers(of: store)
         case "customer.delete": return policy.canDeleteCustomers(of: store)
+        case "activity.see": return policy.canSeeActivity(of: store)
         case "webhooks.manage": return policy.canManageWebhooks(of: store)
         case "device.manage oneself's": return policy.canManageDevice(of: me)
         case "device.manage another's": return policy.canManageDevice(of: someone)

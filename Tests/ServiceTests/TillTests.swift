@@ -96,6 +96,33 @@ struct TillTests {
             let theirs = try await api.send(
                 suite, "GET", "/v1/payments/\(paymentID)", token: account["access_token"] as? String)
             #expect(theirs.status == 200)
+            // The store's activity has each thing once, for its managers, in their language.
+            let admin = try await api.admin(suite)
+            _ = try await api.createUser(
+                suite, admin: admin,
+                ["email": "manager@k.com", "role": "manager", "store_id": store, "locale": "he"])
+            let manager = try await api.token(suite, "manager@k.com")
+            var feed: [[String: Any]] = []
+            #expect(
+                try await waitUntil {
+                    feed =
+                        try await api.send(suite, "GET", "/v1/stores/\(store)/activity", token: manager)
+                        .object["data"] as? [[String: Any]] ?? []
+                    return Set(feed.compactMap { $0["type"] as? String }) == [
+                        "product_created", "clock_in", "card_linked", "payment",
+                    ]
+                }, "\(feed)")
+            #expect(feed.count == 4 && feed.map { $0["seq"] as? Int } == [1, 2, 3, 4])
+            let payment = feed.first { $0["type"] as? String == "payment" }
+            #expect((payment?["data"] as? [String: Any])?["payment_id"] as? String == paymentID)
+            #expect((payment?["data"] as? [String: Any])?["customer_id"] as? String == id)
+            #expect(payment?["amount"] as? Int == paid.object["amount"] as? Int)
+            #expect(payment?["subtitle"] as? String == "שולם ללא מגע")
+            let linkedEntry = feed.first { $0["type"] as? String == "card_linked" }
+            #expect(linkedEntry?["subtitle"] as? String == "Dana Levi · 04:A2:24:B1:C2:D3:80")
+            #expect(try await api.send(suite, "GET", "/v1/stores/\(store)/activity", token: staff).status == 404)
+            let after = try await api.send(suite, "GET", "/v1/stores/\(store)/activity?after=3", token: manager)
+            #expect((after.object["data"] as? [[String: Any]])?.count == 1 && after.object["next_cursor"] as? Int == 4)
 
             // Another customer's id beside the card, a customer of no store, an unknown card.
             let wrong = try await payments.ringUp(
@@ -124,10 +151,6 @@ struct TillTests {
             // Deleted by a manager, not by staff: the card is unlinked, the payment keeps its id.
             let refusedDelete = try await api.send(suite, "DELETE", "/v1/customers/\(id)", token: staff)
             #expect(refusedDelete.status == 403)
-            let admin = try await api.admin(suite)
-            _ = try await api.createUser(
-                suite, admin: admin, ["email": "manager@k.com", "role": "manager", "store_id": store])
-            let manager = try await api.token(suite, "manager@k.com")
             #expect(try await api.send(suite, "DELETE", "/v1/customers/\(id)", token: manager).status == 204)
             #expect(try await api.send(suite, "GET", "/v1/customers/\(id)", token: manager).status == 404)
             let unlinked = try await api.send(suite, "GET", "/v1/cards/\(cardID)", token: staff)

@@ -164,6 +164,7 @@ def ids_for(role):
         ("/v1/stores/{id}/cards", {"path.id": store}),
         ("/v1/stores/{id}/cards/lookup", {"path.id": store}),
         ("/v1/cards/{id}", {"path.id": card}),
+        ("/v1/stores/{id}/activity", {"path.id": store}),
         ("/v1/stores/{id}/webhooks", {"path.id": store}),
         ("/v1/webhooks/{id}", {"path.id": webhooks[role]}),
         ("/v1/webhooks/{id}/rotate-secret", {"path.id": webhooks[role]}),

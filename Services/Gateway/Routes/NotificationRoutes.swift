@@ -8,7 +8,7 @@ import NIOCore
 import Wire
 
 /// The caller's notifications, from the notifications service, three ways over one cursor (the
-/// `seq`):
+/// `seq`), and a store's activity feed two ways:
 ///
 /// - `GET /v1/notifications?after=&limit=&wait=`, the inbox: answers at once when there is
 ///   something after the cursor; otherwise holds the request up to `wait` seconds (at most 30,
@@ -18,6 +18,10 @@ import Wire
 ///   nothing comes; it ends when the access token that opened it expires or its session
 ///   ends (a password change, deactivation), and at shutdown.
 /// - `POST /v1/notifications/read`: read state.
+/// - `GET /v1/stores/{id}/activity?after=&limit=`, the store's activity after its own cursor,
+///   and `GET /v1/stores/{id}/activity/stream`, the same as server-sent events, woken when the
+///   owners and managers are (the notifications service wakes them for each entry); an admin's
+///   stream finds what is new at each recheck.
 ///
 /// Waiting ones read the inbox again every `recheck` in case a wake-up was lost, and check
 /// before each read that the caller's session still stands.
@@ -35,6 +39,8 @@ struct NotificationRoutes: Sendable {
         v1.get("notifications", use: signedIn(inbox))
             .get("notifications/stream", use: signedIn(stream))
             .post("notifications/read", use: signedIn(markRead))
+            .get("stores/:id/activity", use: signedIn(activity))
+            .get("stores/:id/activity/stream", use: signedIn(activityStream))
     }
 
     /// The inbox after the cursor, held up to `wait` seconds while it is empty.
@@ -60,6 +66,29 @@ struct NotificationRoutes: Sendable {
         }
     }
 
+    @Sendable func activity(_ request: SignedInRequest) async throws -> Response {
+        var query = request.query
+        let list = ActivityRequest(
+            storeID: try request.id(as: StoreID.self), after: Int64(query.int("after", in: 0...Int.max) ?? 0),
+            limit: query.int("limit", in: 1...PageRequest.maximumLimit))
+        try query.check()
+        return try JSONBody.response(
+            try await notifications.call(NotificationsAPI.activity, list, options: request.options))
+    }
+
+    @Sendable func activityStream(_ request: SignedInRequest) async throws -> Response {
+        let store = try request.id(as: StoreID.self)
+        let (notifications, options) = (self.notifications, request.options)
+        return try await stream(request, event: "activity") { after in
+            let page = try await notifications.call(
+                NotificationsAPI.activity,
+                ActivityRequest(storeID: store, after: after, limit: PageRequest.maximumLimit), options: options)
+            return StreamPage(
+                events: try page.data.map { ($0.seq, try WireJSON.encoder.encode($0)) }, next: page.nextCursor,
+                hasMore: page.hasMore)
+        }
+    }
+
     @Sendable func markRead(_ request: SignedInRequest) async throws -> Response {
         let body = try await request.decode(NotificationReadRequest.self)
         return try JSONBody.response(
@@ -78,11 +107,34 @@ struct NotificationRoutes: Sendable {
         return ticket
     }
 
-    /// The event stream. The first read of the inbox happens before the answer starts, so a
+    /// The caller's notifications as an event stream.
+    @Sendable func stream(_ request: SignedInRequest) async throws -> Response {
+        let (notifications, options) = (self.notifications, request.options)
+        return try await stream(request, event: "notification") { after in
+            let inbox = try await notifications.call(
+                NotificationsAPI.list, NotificationListRequest(after: after, limit: PageRequest.maximumLimit),
+                options: options)
+            return StreamPage(
+                events: try inbox.data.map { ($0.seq, try WireJSON.encoder.encode($0)) }, next: inbox.nextCursor,
+                hasMore: inbox.hasMore)
+        }
+    }
+
+    /// What one read of a stream's source gave: each event's `seq` and JSON, the cursor to read
+    /// after next, and whether more wait already.
+    struct StreamPage: Sendable {
+        var events: [(seq: Int64, json: Data)]
+        var next: Int64
+        var hasMore: Bool
+    }
+
+    /// An event stream of what `read` gives after a cursor (`after`, or `Last-Event-ID`), each
+    /// an `event` with its `seq` as `id`. The first read happens before the answer starts, so a
     /// bad cursor or a service that does not answer is an ordinary error response; later
     /// failures end the stream, and the client resumes from the last `id` it received.
-    @Sendable func stream(_ request: SignedInRequest) async throws -> Response {
-        let options = request.options
+    private func stream(
+        _ request: SignedInRequest, event: String, read: @escaping @Sendable (Int64) async throws -> StreamPage
+    ) async throws -> Response {
         var query = request.query
         var after = Int64(query.int("after", in: 0...Int.max) ?? 0)
         try query.check()
@@ -94,14 +146,7 @@ struct NotificationRoutes: Sendable {
         }
         let ends = request.context.accessExpires ?? .distantFuture
         let ticket = try await enter(request.principal, .stream)
-        let notifications = self.notifications
-        /// The inbox after a cursor, a whole page at a time.
-        let read: @Sendable (Int64) async throws -> NotificationInbox = { after in
-            try await notifications.call(
-                NotificationsAPI.list, NotificationListRequest(after: after, limit: PageRequest.maximumLimit),
-                options: options)
-        }
-        let first: NotificationInbox
+        let first: StreamPage
         do {
             first = try await read(after)
         } catch {
@@ -117,17 +162,17 @@ struct NotificationRoutes: Sendable {
         // Proxies that buffer answers (nginx) pass this one on as it is written.
         headers[.xAccelBuffering] = "no"
         let body = ResponseBody { [after] writer in
-            var (inbox, after) = (first, after)
+            var (page, after) = (first, after)
             var quietSince = ContinuousClock.now
             var events = ByteBuffer(string: "retry: \(Self.reconnectMilliseconds)\n\n")
             do {
                 while true {
-                    for notification in inbox.data {
-                        events.writeString("id: \(notification.seq)\nevent: notification\ndata: ")
-                        events.writeBytes(try WireJSON.encoder.encode(notification))
+                    for (seq, json) in page.events {
+                        events.writeString("id: \(seq)\nevent: \(event)\ndata: ")
+                        events.writeBytes(json)
                         events.writeString("\n\n")
                     }
-                    after = inbox.nextCursor
+                    after = page.next
                     if events.readableBytes > 0 {
                         try await writer.write(events)
                         events.clear()
@@ -135,7 +180,7 @@ struct NotificationRoutes: Sendable {
                     }
                     // What was read is sent before the stream ends.
                     if await wakeHub.isClosed || Date() >= ends { break }
-                    if !inbox.hasMore {
+                    if !page.hasMore {
                         let quiet = ContinuousClock.now - quietSince
                         if quiet >= heartbeat {
                             try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
@@ -147,11 +192,11 @@ struct NotificationRoutes: Sendable {
                     }
                     // A password change or deactivation ends the stream within a recheck.
                     try await request.checkSession(sessions)
-                    inbox = try await read(after)
+                    page = try await read(after)
                 }
             } catch {
                 // The client went away, or the service stopped answering: the client resumes.
-                logger.debug("notification stream ended", metadata: ["error": "\(error)"])
+                logger.debug("event stream ended", metadata: ["error": "\(error)", "event": "\(event)"])
             }
             await wakeHub.leave(ticket)
             try? await writer.finish(nil)
