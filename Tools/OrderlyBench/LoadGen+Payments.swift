@@ -23,7 +23,8 @@ import Synchronization
 /// completed payments sold plus what refunds restocked, and the sum of its ledger, with
 /// nothing held; each store's receipts are numbered 1..n without a gap, one per completed
 /// payment and refund; each customer's milestones say what happened to them (a card linked, a
-/// payment completed); no blocked card ever paid.
+/// payment completed); no blocked card ever paid; each store's activity has every completed
+/// payment, refund, card linked, product created and the shift begun exactly once.
 extension LoadGen {
     func drivePayments(_ api: API) async throws -> Int {
         let password = ProcessInfo.processInfo.environment[adminPasswordVariable]!
@@ -168,6 +169,9 @@ final class Till: Sendable {
         var outcomes: [String: Int] = [:]
         var uncertain = 0
         var customers: [String: Milestones] = [:]
+        /// Each store's refunds and cards linked to a customer, by id.
+        var refundIDs: [Int: [String]] = [:]
+        var linkedCards: [Int: [String]] = [:]
         /// Taps of a blocked card answered otherwise than 422 `card_blocked`.
         var blockedAnswers: [Int] = []
     }
@@ -183,7 +187,10 @@ final class Till: Sendable {
         self.cards = cards
         self.provider = provider
         self.secret = secret
-        state.withLock { $0.customers = customers }
+        state.withLock { state in
+            state.customers = customers
+            for (index, wallet) in cards.enumerated() { state.linkedCards[index] = wallet.map(\.id.description) }
+        }
     }
 
     var completions: Int { state.withLock { $0.completed.count } }
@@ -282,10 +289,11 @@ final class Till: Sendable {
                 .POST, "/v1/payments/\(done.id)/refunds", token: token, body: request,
                 headers: [("Idempotency-Key", UUID().uuidString)])
         }
-        if refund?.status == 201 {
+        if let refund, refund.status == 201, let given = try? refund.decode(Refund.self) {
             state.withLock { state in
                 state.refunds[store, default: 0] += request.amount
                 state.refundCount[store, default: 0] += 1
+                state.refundIDs[store, default: []].append(given.id.description)
                 state.restocked[product.description, default: 0] += 1
             }
         }
@@ -310,8 +318,33 @@ final class Till: Sendable {
         }
         state.withLock { state in
             state.outcomes["linked", default: 0] += 1
-            if linked?.status == 200 { state.customers[customer.id.description]?.linked = true }
+            if linked?.status == 200 {
+                state.customers[customer.id.description]?.linked = true
+                state.linkedCards[store, default: []].append(card.id.description)
+            }
         }
+    }
+
+    /// The ids each of a store's activity entries is about, by type, sorted: what the entry of a
+    /// payment, refund, card linked or product created names, and one per shift begun.
+    private func activity(_ api: API, _ admin: String, _ store: StoreID) async throws -> [String: [String]] {
+        var found: [String: [String]] = [:]
+        var after: Int64 = 0
+        while true {
+            let page = try await api.require(
+                [200], .GET, "/v1/stores/\(store)/activity?limit=200&after=\(after)", token: admin
+            ).decode(ActivityPage.self)
+            for entry in page.data {
+                let key =
+                    ["payment": "payment_id", "refund": "refund_id", "card_linked": "card_id"][entry.type]
+                    ?? (entry.type == "product_created" ? "product_id" : "")
+                found[entry.type, default: []].append(entry.data[key] ?? "the shift")
+            }
+            after = page.nextCursor
+            if !page.hasMore { break }
+        }
+        for key in found.keys { found[key]?.sort() }
+        return found
     }
 
     private func finish(_ reply: API.Reply?) throws -> Payment? {
@@ -485,6 +518,29 @@ final class Till: Sendable {
                 }
                 cursor = page.nextCursor
             } while cursor != nil
+        }
+        // Each store's activity: every payment completed, refund, card linked and product created
+        // once, and the shift begun, once the notifications service has caught up (up to 30 s).
+        for (index, store) in stores.enumerated() {
+            var expected: [String: [String]] = [
+                "payment": state.completed.filter { $0.value.store == index }.map(\.key),
+                "refund": state.refundIDs[index, default: []], "card_linked": state.linkedCards[index, default: []],
+                "product_created": shelves[index].map(\.id), "clock_in": ["the shift"],
+            ]
+            for key in expected.keys { expected[key]?.sort() }
+            var found: [String: [String]] = [:]
+            for _ in 0..<60 {
+                found = try await activity(api, admin, store)
+                if found == expected { break }
+                try await Task.sleep(for: .milliseconds(500))
+            }
+            for (type, ids) in expected where found[type] != ids {
+                problems.append(
+                    "store \(store): \(found[type]?.count ?? 0) \(type) entries in its activity, "
+                        + "\(Set(found[type] ?? []).count) different; expected \(ids.count)")
+            }
+            let unexpected = Set(found.keys).subtracting(expected.keys)
+            if !unexpected.isEmpty { problems.append("store \(store): activity of types \(unexpected.sorted())") }
         }
         if state.uncertain > 0 { problems.append("\(state.uncertain) payments were rung up without an answer") }
         return problems
