@@ -39,8 +39,9 @@ struct CatalogFollower: NotifyingFollower {
         var storeID: StoreID
         var name: String
         var available: Int64
-        var price: Int64
-        var currency: CurrencyCode
+        /// On `product.created`, for its entry in the store's activity.
+        var price: Int64?
+        var currency: CurrencyCode?
 
         enum CodingKeys: String, CodingKey {
             case id, name, available, price, currency

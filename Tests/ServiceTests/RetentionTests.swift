@@ -25,7 +25,7 @@ struct RetentionTests {
     }
 
     @Test(
-        "notifications, what couriers were told and finished webhook deliveries go after their retention; deliveries still tried stay"
+        "notifications, what couriers were told, stores' activity and finished webhook deliveries go after their retention; deliveries still tried stay"
     )
     func notifications() async throws {
         try await TestDatabase.with(.sqlite) { test in
@@ -59,6 +59,14 @@ struct RetentionTests {
                 ] {
                     try await transaction.sql.raw(statement).run()
                 }
+                for (seq, age) in [(1, 91), (2, 89)] {
+                    try await transaction.sql.raw(
+                        """
+                        INSERT INTO activity (store_id, seq, at, doc)
+                        VALUES ('s', \(bind: seq), \(bind: now - Int64(age) * Self.day), '{}')
+                        """
+                    ).run()
+                }
                 for (status, age) in [("delivered", 31), ("failed", 31), ("pending", 31), ("delivered", 29)] {
                     try await transaction.sql.raw(
                         """
@@ -70,7 +78,11 @@ struct RetentionTests {
                 }
             }
             let removed = await Housekeeping(jobs: RetentionSettings().jobs(database), logger: Self.logger).runOnce()
-            #expect(removed == ["notifications": 1, "webhook deliveries": 2, "broadcasts to couriers": 1])
+            #expect(
+                removed == [
+                    "notifications": 1, "webhook deliveries": 2, "broadcasts to couriers": 1, "stores' activity": 1,
+                ])
+            #expect(try await Self.count("activity", in: database, where: "seq = 2") == 1)
             #expect(try await Self.count("notifications", in: database) == 2)
             #expect(try await Self.count("broadcasts", in: database, where: "seq = 11") == 1)
             #expect(try await Self.count("broadcasts", in: database) == 1)
