@@ -241,44 +241,12 @@ public struct ProductListRequest: Codable, Sendable, Hashable {
 }
 
 /// The products of a store changed after `since` ("0" for all of them).
-public struct ProductChangesRequest: Codable, Sendable, Hashable {
-    public var storeID: StoreID
-    public var since: String
-    public var limit: Int?
-
-    public init(storeID: StoreID, since: String, limit: Int? = nil) {
-        self.storeID = storeID
-        self.since = since
-        self.limit = limit
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case since, limit
-        case storeID = "store_id"
-    }
-}
+public typealias ProductChangesRequest = StoreChangesRequest
 
 /// Products as they are now, each changed after the cursor asked from, oldest change first.
 /// Products are deactivated rather than deleted, so a product gone from sale comes with
-/// `active: false`. `nextCursor` is always set: the cursor to ask from next.
-public struct ProductChangesPage: Codable, Sendable {
-    public var data: [Product]
-    public var nextCursor: String
-    /// Whether more changes wait after this page.
-    public var hasMore: Bool
-
-    public init(data: [Product], nextCursor: String, hasMore: Bool) {
-        self.data = data
-        self.nextCursor = nextCursor
-        self.hasMore = hasMore
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case data
-        case nextCursor = "next_cursor"
-        case hasMore = "has_more"
-    }
-}
+/// `active: false`.
+public typealias ProductChangesPage = ChangesPage<Product>
 
 /// Stock to hold for a sale: `lines` of distinct products of the store, for
 /// `expires_in_seconds` (1 to a day; 15 minutes when absent). `id` may be chosen by the client.

@@ -1,3 +1,5 @@
+public import Domain
+
 /// One page of a list: the items and the cursor of the next page (nil on the last).
 public struct Page<Item: Codable & Sendable>: Codable, Sendable {
     public var data: [Item]
@@ -54,5 +56,44 @@ public struct Patch<ID: Codable & Sendable & Hashable, Changes: Codable & Sendab
     enum CodingKeys: String, CodingKey {
         case id, changes
         case expectedVersion = "expected_version"
+    }
+}
+
+/// A store's change feed after `since` ("0" for everything), at most `limit` changes.
+public struct StoreChangesRequest: Codable, Sendable, Hashable {
+    public var storeID: StoreID
+    public var since: String
+    public var limit: Int?
+
+    public init(storeID: StoreID, since: String, limit: Int? = nil) {
+        self.storeID = storeID
+        self.since = since
+        self.limit = limit
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case since, limit
+        case storeID = "store_id"
+    }
+}
+
+/// A change feed's answer: the resources as they are now, each changed after the cursor asked
+/// from, oldest change first; `nextCursor`, always set, is the cursor to ask from next.
+public struct ChangesPage<Item: Codable & Sendable>: Codable, Sendable {
+    public var data: [Item]
+    public var nextCursor: String
+    /// Whether more changes wait after this page.
+    public var hasMore: Bool
+
+    public init(data: [Item], nextCursor: String, hasMore: Bool) {
+        self.data = data
+        self.nextCursor = nextCursor
+        self.hasMore = hasMore
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case data
+        case nextCursor = "next_cursor"
+        case hasMore = "has_more"
     }
 }

@@ -591,43 +591,10 @@ public struct StoreStats: Codable, Sendable, Hashable {
 }
 
 /// The store's payments written after `since` ("0" for every one).
-public struct PaymentChangesRequest: Codable, Sendable, Hashable {
-    public var storeID: StoreID
-    public var since: String
-    public var limit: Int?
+public typealias PaymentChangesRequest = StoreChangesRequest
 
-    public init(storeID: StoreID, since: String, limit: Int? = nil) {
-        self.storeID = storeID
-        self.since = since
-        self.limit = limit
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case since, limit
-        case storeID = "store_id"
-    }
-}
-
-/// Payments as they are now, oldest change first; `next_cursor` is always set: the cursor to
-/// ask from next.
-public struct PaymentChangesPage: Codable, Sendable {
-    public var data: [Payment]
-    public var nextCursor: String
-    /// Whether more changes wait after this page.
-    public var hasMore: Bool
-
-    public init(data: [Payment], nextCursor: String, hasMore: Bool) {
-        self.data = data
-        self.nextCursor = nextCursor
-        self.hasMore = hasMore
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case data
-        case nextCursor = "next_cursor"
-        case hasMore = "has_more"
-    }
-}
+/// Payments as they are now, each written after the cursor asked from, oldest change first.
+public typealias PaymentChangesPage = ChangesPage<Payment>
 
 /// Each staff member's time and sales over some days (`YYYY-MM-DD` in the store's time zone):
 /// the shifts they clocked in to on those days and the hours they worked in them (an open
