@@ -34,7 +34,7 @@ struct StoresHandlers: Sendable {
         }
         let now = Date.currentMillisecond
         var store = Store(
-            id: StoreID(), name: "", tier: .free, address: nil, phone: nil, currency: .ils,
+            id: draft.id ?? StoreID(), name: "", tier: .free, address: nil, phone: nil, currency: .ils,
             timezone: "Asia/Jerusalem", vatRates: .standard, deliveryPricing: .standard, lowStockDefault: 5,
             version: 1, createdAt: now, updatedAt: now)
         try Self.apply(draft, to: &store, creating: true)
@@ -44,6 +44,11 @@ struct StoresHandlers: Sendable {
             key: idempotencyKey, caller: principal.userID, scope: "catalog.stores.create", request: draft
         ) {
             transaction in
+            try await transaction.lock("catalog.store:\(created.id)")
+            if try await stores.find(created.id, in: transaction.sql) != nil {
+                throw OrderlyError(
+                    .conflict, "a store \(created.id) exists already", details: ["id": .string("is taken")])
+            }
             try await stores.insert(created, in: transaction)
             transaction.publish(try CatalogEvents.storeCreated(created))
             return created
@@ -125,6 +130,7 @@ struct StoresHandlers: Sendable {
     /// Applies the fields a draft carries, validating each; on creation `name` is required.
     static func apply(_ draft: StoreDraft, to store: inout Store, creating: Bool) throws(OrderlyError) {
         var problems = FieldProblems()
+        if !creating, draft.id != nil { problems.add("id", "cannot be changed") }
         if creating || draft.name != nil { store.name = problems.text(draft.name, "name") }
         if let tier = draft.tier { store.tier = tier }
         if let address = draft.address { store.address = problems.optionalText(address, "address", maximumLength: 500) }

@@ -18,6 +18,8 @@ struct AuthHandlers: Sendable {
     let signUpsPerAddressPerHour: Int
     /// Makes the accounts customers sign up for.
     let identity: UsersHandlers
+    /// Answers the sign-ins of applicants not yet approved.
+    let applications: ApplicationsHandlers
     let logger: Logger
 
     func login(_ request: LoginRequest, address: IPAddress?) async throws -> TokenPair {
@@ -26,11 +28,15 @@ struct AuthHandlers: Sendable {
         let password = problems.text(request.password, "password", maximumLength: 1000)
         try problems.check()
         try await limiter.admit(email: email, address: address)
-        let found = try await users.find(email: email)
-        // The hash is checked even for an unknown address, so the answer takes as long.
-        let matches = try await passwords.verify(password, against: found?.passwordHash ?? passwords.decoy)
-        guard let found, matches, found.user.active else {
-            throw OrderlyError(.unauthenticated, "wrong e-mail address or password", reason: "invalid_credentials")
+        let invalid = OrderlyError(.unauthenticated, "wrong e-mail address or password", reason: "invalid_credentials")
+        // One hash is checked whatever the address, so that every answer takes as long: an
+        // account's; or, for an address with none, an applicant's (told why they cannot sign
+        // in yet, once they give the password they chose) or a decoy.
+        guard let found = try await users.find(email: email) else {
+            throw try await applications.refusal(email: email, password: password) ?? invalid
+        }
+        guard try await passwords.verify(password, against: found.passwordHash), found.user.active else {
+            throw invalid
         }
         return try await startSession(for: found.user, tokenVersion: found.tokenVersion)
     }

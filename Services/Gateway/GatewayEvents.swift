@@ -12,6 +12,13 @@ enum GatewayEvents {
 
     static func userUpdated(_ user: User) throws -> DomainEvent { try event(GatewayAPI.Events.userUpdated, user) }
 
+    static func applicationApproved(_ application: JoinApplication) throws -> DomainEvent {
+        DomainEvent(
+            type: GatewayAPI.Events.applicationApproved, storeID: application.storeID,
+            aggregateID: application.id.description, occurredAt: application.updatedAt,
+            payload: try EventPayload(encoding: application))
+    }
+
     private static func event(_ type: String, _ user: User) throws -> DomainEvent {
         DomainEvent(
             type: type, storeID: user.storeID, aggregateID: user.id.description, occurredAt: user.updatedAt,

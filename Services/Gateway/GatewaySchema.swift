@@ -55,5 +55,23 @@ enum GatewaySchema {
                 """,
                 "CREATE INDEX addresses_by_user ON addresses (user_id, created_at, id)",
             ]),
+        // Applications to join the platform, with the hash of the password each applicant chose.
+        Migration(
+            5, "applications",
+            sql: [
+                """
+                CREATE TABLE applications (
+                    id TEXT PRIMARY KEY,
+                    email TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    password_hash TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    doc TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX applications_by_email ON applications (email, created_at)",
+                "CREATE INDEX applications_by_time ON applications (created_at, id)",
+                "CREATE INDEX applications_by_status ON applications (status, created_at, id)",
+            ]),
     ]
 }

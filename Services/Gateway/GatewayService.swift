@@ -104,10 +104,15 @@ public enum GatewayService {
             database: database, users: users, passwords: passwords, limiter: limiter,
             passwordChangesPerHour: settings.passwordChangesPerHour, catalog: try upstream(CatalogAPI.service),
             idempotency: IdempotencyStore(database: database), sessions: sessions)
+        let applications = ApplicationsHandlers(
+            database: database, applications: ApplicationsRepository(database: database), users: users,
+            passwords: passwords, limiter: limiter, applicationsPerAddressPerHour: settings.signUpsPerAddressPerHour,
+            catalog: try upstream(CatalogAPI.service))
         let auth = AuthHandlers(
             database: database, users: users, refreshTokens: RefreshTokensRepository(database: database),
             tokens: tokens, passwords: passwords, limiter: limiter,
-            signUpsPerAddressPerHour: settings.signUpsPerAddressPerHour, identity: identity, logger: logger)
+            signUpsPerAddressPerHour: settings.signUpsPerAddressPerHour, identity: identity,
+            applications: applications, logger: logger)
         try await bootstrapAdmin(settings: settings, identity: identity, logger: logger)
 
         let router = Router(context: GatewayContext.self)
@@ -131,6 +136,7 @@ public enum GatewayService {
         DocumentRoutes(document: try openAPIDocument()).add(to: router)
         let v1 = router.group("v1")
         AuthRoutes(auth: auth, clients: clients).add(to: v1)
+        ApplicationRoutes(applications: applications, clients: clients).add(to: v1)
         UserRoutes(identity: identity, payments: try upstream(PaymentsAPI.service), clients: clients, logger: logger)
             .add(to: v1)
         StoreRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)

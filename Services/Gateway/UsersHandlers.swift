@@ -33,7 +33,7 @@ struct UsersHandlers: Sendable {
     }
 
     /// The fields every new user gives, each checked: e-mail, name, phone, locale and password.
-    private static func profile(
+    static func profile(
         email: String?, name: String?, phone: String?, locale: String?, password: String?,
         _ problems: inout FieldProblems
     ) -> (email: String, name: String, phone: String?, password: String) {
@@ -53,7 +53,7 @@ struct UsersHandlers: Sendable {
     /// then 409 with `reason` (`email_taken` for a user made by another, as ever;
     /// `already_exists` for a sign-up, as its contract names it), naming `email`. The address
     /// is checked and taken under its lock, so two requests for one cannot both pass the check.
-    private static func insertNew(
+    static func insertNew(
         _ user: User, passwordHash: String, takenReason reason: String, _ users: UsersRepository,
         in transaction: Transaction
     ) async throws {
@@ -307,7 +307,7 @@ struct UsersHandlers: Sendable {
         return .created
     }
 
-    private func requireStore(_ store: StoreID, principal: Principal) async throws {
+    func requireStore(_ store: StoreID, principal: Principal) async throws {
         do {
             _ = try await catalog.call(
                 CatalogAPI.getStore, ResourceRef(id: store), options: WireCallOptions(principal: principal))

@@ -112,6 +112,20 @@ enum NotificationTexts {
             "en": "{0} refunded", "he": "הוחזרו {0}", "ar": "تم استرداد {0}",
         ],
         "payment.refunded.body": ["en": "Reason: {1}", "he": "סיבה: {1}", "ar": "السبب: {1}"],
+        // application.approved, to the account it made.
+        "application.approved.title": [
+            "en": "Welcome to the platform", "he": "ברוכים הבאים לפלטפורמה", "ar": "مرحبًا بك في المنصة",
+        ],
+        "application.approved.store": [
+            "en": "Your restaurant's application was approved; your store is open to set up",
+            "he": "הבקשה של המסעדה שלך אושרה; החנות שלך מוכנה להגדרה",
+            "ar": "تمت الموافقة على طلب مطعمك؛ متجرك جاهز للإعداد",
+        ],
+        "application.approved.courier": [
+            "en": "Your application to deliver was approved; go on duty when you are ready",
+            "he": "הבקשה שלך לשליחויות אושרה; עבור/י למשמרת כשתהיה/י מוכן/ה",
+            "ar": "تمت الموافقة على طلبك للتوصيل؛ ابدأ المناوبة عندما تكون جاهزًا",
+        ],
         // The stores' activity: a name; a customer's name and a card's uid as printed.
         "activity.name": ["en": "{0}", "he": "{0}", "ar": "{0}"],
         "activity.someone": ["en": "A staff member", "he": "איש צוות", "ar": "أحد الموظفين"],

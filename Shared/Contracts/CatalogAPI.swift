@@ -423,6 +423,8 @@ public enum StockChange: Hashable, Sendable {
 /// A store's fields as a client sends them: all optional, so validation names every problem.
 /// On creation `name` is required and the rest have defaults; on a patch absent means unchanged.
 public struct StoreDraft: Codable, Sendable, Hashable {
+    /// Chosen by the client on creation (an approved application's store); a new one otherwise.
+    public var id: StoreID?
     public var name: String?
     public var tier: StoreTier?
     public var address: String?
@@ -442,13 +444,14 @@ public struct StoreDraft: Codable, Sendable, Hashable {
     public var openingHours: [OpeningPeriod]?
 
     public init(
-        name: String? = nil, tier: StoreTier? = nil, address: String? = nil, phone: String? = nil,
+        id: StoreID? = nil, name: String? = nil, tier: StoreTier? = nil, address: String? = nil, phone: String? = nil,
         currency: CurrencyCode? = nil, timezone: String? = nil, vatRates: VATRates? = nil,
         deliveryPricing: DeliveryPricing? = nil, lowStockDefault: Int? = nil, requireClockIn: Bool? = nil,
         staffRefundLimit: Int64? = nil, imageURL: String? = nil, cuisine: String? = nil,
         openingHours: [OpeningPeriod]? = nil, acceptingOrders: Bool? = nil, autoAccept: Bool? = nil,
         minimumOrder: Int64? = nil
     ) {
+        self.id = id
         self.name = name
         self.acceptingOrders = acceptingOrders
         self.autoAccept = autoAccept
@@ -469,7 +472,7 @@ public struct StoreDraft: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, tier, address, phone, currency, timezone, cuisine
+        case id, name, tier, address, phone, currency, timezone, cuisine
         case imageURL = "image_url"
         case openingHours = "opening_hours"
         case vatRates = "vat_rates"

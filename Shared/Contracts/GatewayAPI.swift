@@ -8,5 +8,8 @@ public enum GatewayAPI {
     public enum Events {
         public static let userCreated = "user.created"
         public static let userUpdated = "user.updated"
+        /// An application was approved: the account it made is `user_id`; the application is
+        /// the payload.
+        public static let applicationApproved = "application.approved"
     }
 }

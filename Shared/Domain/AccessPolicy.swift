@@ -105,6 +105,9 @@ public struct AccessPolicy: Sendable {
     /// clock state): admins and the store's users.
     public func canListColleagues(in store: StoreID) -> Bool { isAdmin || worksIn(store) }
 
+    /// Reading, approving and rejecting applications to join the platform: admins.
+    public var canReviewApplications: Bool { isAdmin }
+
     /// Going on and off duty: couriers only.
     public var canGoOnDuty: Bool { role == .courier }
 

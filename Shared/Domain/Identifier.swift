@@ -56,6 +56,7 @@ public enum OptionGroupTag {}
 public enum OptionTag {}
 public enum CustomerTag {}
 public enum CardTag {}
+public enum ApplicationTag {}
 
 public typealias StoreID = Identifier<StoreTag>
 public typealias UserID = Identifier<UserTag>
@@ -75,3 +76,4 @@ public typealias OptionGroupID = Identifier<OptionGroupTag>
 public typealias OptionID = Identifier<OptionTag>
 public typealias CustomerID = Identifier<CustomerTag>
 public typealias CardID = Identifier<CardTag>
+public typealias ApplicationID = Identifier<ApplicationTag>

@@ -36,6 +36,7 @@ struct AccessPolicyTests {
         ("user.list the store's", /*          */ "YYY   Y..    Y..    ...    ...     ..."),
         ("user.list colleagues", /*           */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("courier.go on duty", /*             */ "...   ...    ...    ...    YYY     ..."),
+        ("applications.review", /*            */ "YYY   ...    ...    ...    ...     ..."),
         ("address.keep", /*                   */ "...   ...    ...    ...    ...     YYY"),
         ("order.see pending", /*              */ "YYY   Y..    Y..    Y..    ...     ..."),
         ("order.see in the pool", /*          */ "YYY   Y..    Y..    Y..    YYY     ..."),
@@ -153,6 +154,7 @@ struct AccessPolicyTests {
         case "user.list the store's": return (try? policy.visibleUsers(store: store))?.contains(store) ?? false
         case "user.list colleagues": return policy.canListColleagues(in: store)
         case "courier.go on duty": return policy.canGoOnDuty
+        case "applications.review": return policy.canReviewApplications
         case "address.keep": return (try? policy.addressOwner()) == me
         case "order.see pending": return policy.canSee(order: try order(.pending))
         case "order.see in the pool": return policy.canSee(order: try order(.accepted))

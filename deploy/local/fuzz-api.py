@@ -114,6 +114,13 @@ def reservation():
                 users["staff"])["id"]
 
 
+def application():
+    """A courier's application, pending: each role's own, since the runs decide them."""
+    return call("POST", "/v1/applications",
+                {"kind": "courier", "name": "Fuzz applicant", "email": f"applicant-{uuid.uuid4().hex[:12]}@fuzz.test",
+                 "password": "Password-12345", "phone": "050 1234567", "vehicle": "scooter"})["id"]
+
+
 def customer_and_card():
     """A customer record of the store and an active card linked to it, made by its staff: each
     role's own, since the runs delete records and block cards."""
@@ -165,6 +172,9 @@ def ids_for(role):
         ("/v1/stores/{id}/cards/lookup", {"path.id": store}),
         ("/v1/cards/{id}", {"path.id": card}),
         ("/v1/stores/{id}/activity", {"path.id": store}),
+        ("/v1/applications/{id}", {"path.id": application()}),
+        ("/v1/applications/{id}/approve", {"path.id": application()}),
+        ("/v1/applications/{id}/reject", {"path.id": application()}),
         ("/v1/stores/{id}/webhooks", {"path.id": store}),
         ("/v1/webhooks/{id}", {"path.id": webhooks[role]}),
         ("/v1/webhooks/{id}/rotate-secret", {"path.id": webhooks[role]}),

@@ -81,6 +81,13 @@ struct LoginLimiter: Sendable {
             what: "sign-ups from this address")
     }
 
+    /// Counts an application to join from `address` against its hourly allowance.
+    func admitApplication(address: IPAddress?, perHour: Int) async throws(OrderlyError) {
+        try await count(
+            "orderly:ratelimit:application:\(Self.digest(address?.rateLimitKey ?? "unknown"))", perHour: perHour,
+            what: "applications from this address")
+    }
+
     /// Counts one at `key` in an hour's window; throws once the window holds more than `perHour`.
     private func count(_ key: String, perHour: Int, what: String) async throws(OrderlyError) {
         let reply: RedisValue

@@ -1,0 +1,202 @@
+import Contracts
+import Domain
+import Foundation
+import Runtime
+import Storage
+import Wire
+
+/// The gateway's own methods of applications to join the platform: made without an account
+/// (limited per client address as sign-ups are), read and decided by the platform. Approving a
+/// store's application opens the store through the catalog, then makes its owner; a courier's
+/// makes the courier; each with the password chosen when applying, and `application.approved`
+/// tells the new account. The routes call them.
+struct ApplicationsHandlers: Sendable {
+    let database: Database
+    let applications: ApplicationsRepository
+    let users: UsersRepository
+    let passwords: PasswordHasher
+    let limiter: LoginLimiter
+    let applicationsPerAddressPerHour: Int
+    let catalog: any WireCaller
+
+    /// A new application, pending; an e-mail address of an account or of a pending application
+    /// is 409 `already_exists` naming `email`.
+    func apply(_ draft: ApplicationDraft, address: IPAddress?) async throws -> JoinApplication {
+        try await limiter.admitApplication(address: address, perHour: applicationsPerAddressPerHour)
+        var problems = FieldProblems()
+        let (email, name, _, password) = UsersHandlers.profile(
+            email: draft.email, name: draft.name, phone: nil, locale: draft.locale, password: draft.password,
+            &problems)
+        let phone = problems.phone(draft.phone, "phone", required: true) ?? ""
+        var store: JoinApplication.StoreDetails?
+        var vehicle: String?
+        switch draft.kind {
+        case .store:
+            if draft.vehicle != nil { problems.add("vehicle", "is a courier's") }
+            if let details = draft.store {
+                let name = problems.text(details.name, "store.name")
+                let address = problems.text(details.address, "store.address", maximumLength: 500)
+                let phone = problems.phone(details.phone, "store.phone")
+                let cuisine = problems.optionalText(details.cuisine, "store.cuisine", maximumLength: 100)
+                let timezone = problems.optionalText(details.timezone, "store.timezone", maximumLength: 64)
+                if let timezone, !Store.isKnownTimeZone(timezone) {
+                    problems.add("store.timezone", "must be an IANA time zone such as Asia/Jerusalem")
+                }
+                store = JoinApplication.StoreDetails(
+                    name: name, address: address, phone: phone, cuisine: cuisine, timezone: timezone)
+            } else {
+                problems.add("store", "is required for a store's application")
+            }
+        case .courier:
+            if draft.store != nil { problems.add("store", "is a restaurant's") }
+            vehicle = problems.text(draft.vehicle, "vehicle", maximumLength: 50)
+        case nil:
+            problems.add("kind", "is required: store or courier")
+        }
+        try problems.check()
+        guard let kind = draft.kind else { throw problems.failure }
+        let hash = try await passwords.hash(password)
+        let application = JoinApplication(
+            id: ApplicationID(), kind: kind, name: name, email: email, phone: phone,
+            locale: draft.locale ?? User.defaultLocale, store: store, vehicle: vehicle,
+            createdAt: Date.currentMillisecond)
+        let (applications, users) = (self.applications, self.users)
+        return try await database.transaction { transaction in
+            // The lock new accounts take, so an address cannot be applied with and signed up at once.
+            try await transaction.lock("gateway.users.email:\(email)")
+            if try await users.isTaken(email: email, in: transaction.sql) { throw Self.taken }
+            if try await applications.isPending(email: email, in: transaction.sql) { throw Self.taken }
+            try await applications.insert(application, passwordHash: hash, in: transaction)
+            return application
+        }
+    }
+
+    private static let taken = OrderlyError(
+        .conflict, "an account or an application uses this e-mail address", reason: "already_exists",
+        details: ["email": .string("is taken")])
+
+    func list(status: JoinApplication.Status?, page: PageRequest, by principal: Principal) async throws
+        -> Page<JoinApplication>
+    {
+        try Self.checkReviewer(principal)
+        let cursor = try page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
+        return try await applications.list(status: status, after: cursor, limit: try KeysetCursor.limit(page.limit))
+    }
+
+    func get(_ id: ApplicationID, by principal: Principal) async throws -> JoinApplication {
+        try Self.checkReviewer(principal)
+        guard let (application, _) = try await database.read({ try await applications.find(id, in: $0) }) else {
+            throw OrderlyError(.notFound, "no application \(id)")
+        }
+        return application
+    }
+
+    /// Approves a pending application: for a store's, opens the store with the id chosen when
+    /// it was made (an approval tried again finds it open), then makes the account with the
+    /// chosen password, in one transaction with the decision.
+    func approve(_ id: ApplicationID, by principal: Principal) async throws -> JoinApplication {
+        let pending = try await get(id, by: principal)
+        try pending.checkPending()
+        if let store = pending.storeID, let details = pending.store {
+            do {
+                _ = try await catalog.call(
+                    CatalogAPI.createStore,
+                    StoreDraft(
+                        id: store, name: details.name, address: details.address, phone: details.phone,
+                        timezone: details.timezone, cuisine: details.cuisine),
+                    options: WireCallOptions(principal: principal))
+            } catch let error as OrderlyError where error.code == .conflict && error.details?["id"] != nil {
+                // Opened by an earlier attempt at this approval.
+            }
+        }
+        let (applications, users) = (self.applications, self.users)
+        return try await database.transaction { transaction in
+            try await transaction.lock("gateway.application:\(id)")
+            guard var (application, hash) = try await applications.find(id, in: transaction.sql) else {
+                throw OrderlyError(.notFound, "no application \(id)")
+            }
+            let now = Date.currentMillisecond
+            try application.decide(.approved, by: principal.userID, at: now)
+            let user = User(
+                id: UserID(), email: application.email, name: application.name, phone: application.phone,
+                role: application.role, storeID: application.storeID, staffRole: nil, active: true, onDuty: false,
+                locale: application.locale, version: 1, createdAt: now, updatedAt: now)
+            try await UsersHandlers.insertNew(
+                user, passwordHash: hash, takenReason: "email_taken", users, in: transaction)
+            application.userID = user.id
+            try await applications.update(application, in: transaction)
+            transaction.publish(try GatewayEvents.applicationApproved(application))
+            return application
+        }
+    }
+
+    /// Rejects a pending application for `reason`, which the applicant is told at sign-in.
+    func reject(_ id: ApplicationID, _ request: ApplicationRejection, by principal: Principal) async throws
+        -> JoinApplication
+    {
+        try Self.checkReviewer(principal)
+        var problems = FieldProblems()
+        let reason = problems.text(request.reason, "reason", maximumLength: 500)
+        try problems.check()
+        let applications = self.applications
+        return try await database.transaction { transaction in
+            try await transaction.lock("gateway.application:\(id)")
+            guard var (application, _) = try await applications.find(id, in: transaction.sql) else {
+                throw OrderlyError(.notFound, "no application \(id)")
+            }
+            try application.decide(.rejected, by: principal.userID, reason: reason, at: Date.currentMillisecond)
+            try await applications.update(application, in: transaction)
+            return application
+        }
+    }
+
+    /// The refusal of a sign-in with the address and password of an application not approved
+    /// (403 `application_pending`, or `application_rejected` with the reason); nil when there
+    /// is none, or the password is not the one chosen. The hash is checked either way, so the
+    /// answer takes as long.
+    func refusal(email: String, password: String) async throws -> OrderlyError? {
+        let found = try await applications.undecidedOrRejected(email: email)
+        guard try await passwords.verify(password, against: found?.passwordHash ?? passwords.decoy),
+            let application = found?.0
+        else { return nil }
+        if application.status == .rejected {
+            return OrderlyError(
+                .permissionDenied, "the application to join was rejected: \(application.reason ?? "")",
+                reason: "application_rejected", details: ["reason": .string(application.reason ?? "")])
+        }
+        return OrderlyError(
+            .permissionDenied, "the application to join is waiting for the platform's decision",
+            reason: "application_pending")
+    }
+
+    private static func checkReviewer(_ principal: Principal) throws(OrderlyError) {
+        guard AccessPolicy(principal).canReviewApplications else {
+            throw OrderlyError(.permissionDenied, "only the platform reviews applications")
+        }
+    }
+}
+
+/// The body of `POST /v1/applications`.
+struct ApplicationDraft: Codable, Sendable {
+    var kind: JoinApplication.Kind?
+    var name: String?
+    var email: String?
+    var password: String?
+    var phone: String?
+    var locale: String?
+    var store: StoreFields?
+    var vehicle: String?
+
+    struct StoreFields: Codable, Sendable {
+        var name: String?
+        var address: String?
+        var phone: String?
+        var cuisine: String?
+        var timezone: String?
+    }
+}
+
+/// The body of `POST /v1/applications/{id}/reject`.
+struct ApplicationRejection: Codable, Sendable {
+    var reason: String?
+}
