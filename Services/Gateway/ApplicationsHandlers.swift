@@ -112,9 +112,10 @@ struct ApplicationsHandlers: Sendable {
         let (applications, users) = (self.applications, self.users)
         return try await database.transaction { transaction in
             try await transaction.lock("gateway.application:\(id)")
-            guard var (application, hash) = try await applications.find(id, in: transaction.sql) else {
+            guard let (found, hash) = try await applications.find(id, in: transaction.sql) else {
                 throw OrderlyError(.notFound, "no application \(id)")
             }
+            var application = found
             let now = Date.currentMillisecond
             try application.decide(.approved, by: principal.userID, at: now)
             let user = User(
