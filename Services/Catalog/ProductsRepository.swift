@@ -131,10 +131,8 @@ struct ProductsRepository: Sendable {
                 AND change_seq > \(bind: since) ORDER BY change_seq LIMIT \(bind: limit + 1)
                 """
             ).all()
-            let products = try KeysetCursor.documents(rows.prefix(limit), as: Product.self)
-            let last =
-                try products.isEmpty ? since : rows[products.count - 1].decode(column: "change_seq", as: Int64.self)
-            return (products, last, rows.count > products.count)
+            let page = try KeysetCursor.changes(rows, limit: limit, since: since, as: Product.self)
+            return (page.items, page.last, page.hasMore)
         }
     }
 

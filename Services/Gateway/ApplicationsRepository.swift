@@ -34,12 +34,7 @@ struct ApplicationsRepository: Sendable {
     /// The application and the hash of its password.
     func find(_ id: ApplicationID, in sql: any SQLDatabase) async throws -> (JoinApplication, passwordHash: String)? {
         try await sql.raw("SELECT doc, password_hash FROM applications WHERE id = \(bind: id.description)").first()
-            .map {
-                (
-                    try StoredDocument.decode(JoinApplication.self, from: $0),
-                    try $0.decode(column: "password_hash", as: String.self)
-                )
-            }
+            .map(Self.withHash)
     }
 
     /// The latest application made with `email` that is pending or was rejected, with the hash
@@ -51,13 +46,16 @@ struct ApplicationsRepository: Sendable {
                 SELECT doc, password_hash FROM applications WHERE email = \(bind: email)
                 AND status IN ('pending', 'rejected') ORDER BY created_at DESC, id DESC LIMIT 1
                 """
-            ).first().map {
-                (
-                    try StoredDocument.decode(JoinApplication.self, from: $0),
-                    try $0.decode(column: "password_hash", as: String.self)
-                )
-            }
+            ).first().map(Self.withHash)
         }
+    }
+
+    /// An application read with the hash of its password.
+    private static func withHash(_ row: any SQLRow) throws -> (JoinApplication, passwordHash: String) {
+        (
+            try StoredDocument.decode(JoinApplication.self, from: row),
+            try row.decode(column: "password_hash", as: String.self)
+        )
     }
 
     /// Whether a pending application was made with `email`.
@@ -68,7 +66,9 @@ struct ApplicationsRepository: Sendable {
     }
 
     /// A page of the applications, oldest first, in `status` when given.
-    func list(status: JoinApplication.Status?, after cursor: KeysetCursor?, limit: Int) async throws -> Page<JoinApplication> {
+    func list(status: JoinApplication.Status?, after cursor: KeysetCursor?, limit: Int) async throws -> Page<
+        JoinApplication
+    > {
         try await database.read { sql in
             var query: SQLQueryString = "SELECT doc, created_at, id FROM applications WHERE 1 = 1"
             if let status { query = query + " AND status = \(bind: status.rawValue)" }

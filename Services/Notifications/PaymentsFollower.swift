@@ -80,25 +80,17 @@ struct PaymentsFollower: NotifyingFollower {
             case id, amount, currency, method
             case storeID = "store_id"
             case orderID = "order_id"
-            case customerID = "customer_id"
-            case customerUserID = "customer_user_id"
             case cardID = "card_id"
             case staffID = "staff_id"
         }
 
-        /// As `Payment.init(from:)` reads it: a payment written before the stores' customer
-        /// records has no `customer_user_id`, and its `customer_id` named the account.
+        /// The customer's record and account as a `Payment` reads them (`Payment.customer(from:)`).
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             id = try container.decode(PaymentID.self, forKey: .id)
             storeID = try container.decode(StoreID.self, forKey: .storeID)
             orderID = try container.decodeIfPresent(OrderID.self, forKey: .orderID)
-            if container.contains(.customerUserID) {
-                customerUserID = try container.decodeIfPresent(UserID.self, forKey: .customerUserID)
-                customerID = try container.decodeIfPresent(CustomerID.self, forKey: .customerID)
-            } else {
-                customerUserID = try container.decodeIfPresent(UserID.self, forKey: .customerID)
-            }
+            (customerID, customerUserID) = try Payment.customer(from: decoder)
             cardID = try container.decodeIfPresent(CardID.self, forKey: .cardID)
             staffID = try container.decode(UserID.self, forKey: .staffID)
             amount = try container.decode(Int64.self, forKey: .amount)

@@ -231,9 +231,8 @@ package struct OrdersRepository: Sendable {
                 "SELECT doc, change_seq FROM orders WHERE change_seq > \(bind: since) AND " + condition
                     + " ORDER BY change_seq LIMIT \(bind: limit + 1)"
             ).all()
-            let orders = try KeysetCursor.documents(rows.prefix(limit), as: Order.self)
-            let last = try orders.isEmpty ? since : rows[orders.count - 1].decode(column: "change_seq", as: Int64.self)
-            return (orders, last, rows.count > orders.count)
+            let page = try KeysetCursor.changes(rows, limit: limit, since: since, as: Order.self)
+            return (page.items, page.last, page.hasMore)
         }
     }
 

@@ -133,11 +133,7 @@ struct CardsHandlers: Sendable {
     {
         guard let id = card.customerID else { return }
         try await transaction.lock("payments.customer:\(id)")
-        guard var customer = try await customers.find(id, in: transaction.sql), customer.storeID == card.storeID else {
-            throw OrderlyError(
-                .failedPrecondition, "no such customer of the store", reason: "unknown_customer",
-                details: ["customer_id": .string("is not a customer of the store")])
-        }
+        var customer = try await customers.customer(id, of: card.storeID, in: transaction.sql)
         if customer.cardLinked(at: now) {
             customer.touch(at: now)
             try await customers.update(customer, in: transaction)

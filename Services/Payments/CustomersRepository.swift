@@ -42,6 +42,17 @@ struct CustomersRepository: Sendable {
             .map { try StoredDocument.decode(Customer.self, from: $0) }
     }
 
+    /// The customer record `id` of `store`; one of another store, or none, is refused (422
+    /// `unknown_customer` naming `customer_id`).
+    func customer(_ id: CustomerID, of store: StoreID, in sql: any SQLDatabase) async throws -> Customer {
+        guard let customer = try await find(id, in: sql), customer.storeID == store else {
+            throw OrderlyError(
+                .failedPrecondition, "no such customer of the store", reason: "unknown_customer",
+                details: ["customer_id": .string("is not a customer of the store")])
+        }
+        return customer
+    }
+
     /// The store's customer record linked to `user`'s account, if one is.
     func linked(to user: UserID, in store: StoreID, in sql: any SQLDatabase) async throws -> Customer? {
         try await sql.raw(

@@ -335,11 +335,7 @@ struct PaymentsHandlers: Sendable {
             cardID = card.id
         }
         guard let customerID else { return Payer(customerID: nil, customerUserID: nil, cardID: cardID) }
-        guard let customer = try await customers.find(customerID, in: sql), customer.storeID == store else {
-            throw OrderlyError(
-                .failedPrecondition, "no such customer of the store", reason: "unknown_customer",
-                details: ["customer_id": .string("is not a customer of the store")])
-        }
+        let customer = try await customers.customer(customerID, of: store, in: sql)
         return Payer(customerID: customerID, customerUserID: customer.userID, cardID: cardID)
     }
 

@@ -153,10 +153,8 @@ struct PaymentsRepository: Sendable {
                 "SELECT doc, change_seq FROM payments WHERE store_id = \(bind: store.description) AND change_seq > \(bind: since)"
             if let staff { query = query + " AND staff_id = \(bind: staff.description)" }
             let rows = try await sql.raw(query + " ORDER BY change_seq LIMIT \(bind: limit + 1)").all()
-            let payments = try KeysetCursor.documents(rows.prefix(limit), as: Payment.self)
-            let last =
-                try payments.isEmpty ? since : rows[payments.count - 1].decode(column: "change_seq", as: Int64.self)
-            return (payments, last, rows.count > payments.count)
+            let page = try KeysetCursor.changes(rows, limit: limit, since: since, as: Payment.self)
+            return (page.items, page.last, page.hasMore)
         }
     }
 

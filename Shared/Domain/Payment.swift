@@ -198,20 +198,14 @@ public struct Payment: Hashable, Sendable, Codable {
     }
 
     /// Reads a stored or sent payment; one stored before items, versions and the lifecycle
-    /// (a cash payment completed at once) reads with none, version 1, updated when created.
-    /// One written before the stores' customer records has no `customer_user_id` (every payment
-    /// since writes it, null or not): its `customer_id` named the customer's account.
+    /// (a cash payment completed at once) reads with none, version 1, updated when created; its
+    /// customer as `customer(from:)` says.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(PaymentID.self, forKey: .id)
         storeID = try container.decode(StoreID.self, forKey: .storeID)
         orderID = try container.decodeIfPresent(OrderID.self, forKey: .orderID)
-        if container.contains(.customerUserID) {
-            customerID = try container.decodeIfPresent(CustomerID.self, forKey: .customerID)
-            customerUserID = try container.decodeIfPresent(UserID.self, forKey: .customerUserID)
-        } else {
-            customerUserID = try container.decodeIfPresent(UserID.self, forKey: .customerID)
-        }
+        (customerID, customerUserID) = try Self.customer(from: decoder)
         cardID = try container.decodeIfPresent(CardID.self, forKey: .cardID)
         items = try container.decodeIfPresent([PaymentItem].self, forKey: .items) ?? []
         subtotal = try container.decode(Int64.self, forKey: .subtotal)
@@ -235,6 +229,21 @@ public struct Payment: Hashable, Sendable, Codable {
         createdAt = try container.decode(Date.self, forKey: .createdAt)
         updatedAt = try container.decodeIfPresent(Date.self, forKey: .updatedAt) ?? createdAt
         completedAt = try container.decodeIfPresent(Date.self, forKey: .completedAt)
+    }
+
+    /// The customer record and the account of a payment as `decoder` holds it. A payment
+    /// written before the stores' customer records has no `customer_user_id` (every payment
+    /// since writes it, null or not): its `customer_id` named the account. What reads only some
+    /// of a payment's fields reads these two with this.
+    public static func customer(from decoder: any Decoder) throws -> (record: CustomerID?, account: UserID?) {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard container.contains(.customerUserID) else {
+            return (nil, try container.decodeIfPresent(UserID.self, forKey: .customerID))
+        }
+        return (
+            try container.decodeIfPresent(CustomerID.self, forKey: .customerID),
+            try container.decodeIfPresent(UserID.self, forKey: .customerUserID)
+        )
     }
 
     /// Writes the payment; `customer_user_id` always, null when nobody's, which is what tells it

@@ -89,6 +89,18 @@ extension KeysetCursor {
     /// large documents.
     public static let maximumPageBytes = 1 << 20
 
+    /// A page of a change feed from `rows` (`doc` and `change_seq`, read after `since` in
+    /// `change_seq` order with `LIMIT limit + 1`): the documents, as many as `documents` lets
+    /// in; the last `change_seq` they reach (`since` when there are none), the cursor to ask
+    /// from next; and whether more changes wait.
+    public static func changes<Value: Decodable>(
+        _ rows: [any SQLRow], limit: Int, since: Int64, as type: Value.Type
+    ) throws -> (items: [Value], last: Int64, hasMore: Bool) {
+        let items = try documents(rows.prefix(limit), as: type)
+        let last = try items.isEmpty ? since : rows[items.count - 1].decode(column: "change_seq", as: Int64.self)
+        return (items, last, rows.count > items.count)
+    }
+
     /// The values stored in the `doc` column of `rows`, in order, as many as fit in
     /// `maximumPageBytes`, and always the first.
     public static func documents<Value: Decodable>(_ rows: ArraySlice<any SQLRow>, as type: Value.Type) throws
