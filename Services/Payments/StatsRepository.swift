@@ -61,8 +61,8 @@ struct StatsRepository: Sendable {
             }
             let products = try await sql.raw(
                 """
-                SELECT product_key, MAX(product_id) AS product_id, MAX(name) AS name, SUM(quantity) AS quantity,
-                    SUM(revenue) AS revenue
+                SELECT product_key, MAX(product_id) AS product_id, MAX(name) AS name,
+                    CAST(SUM(quantity) AS BIGINT) AS quantity, CAST(SUM(revenue) AS BIGINT) AS revenue
                 FROM stats_products
                 WHERE store_id = \(bind: store.description) AND day >= \(bind: days.from) AND day <= \(bind: days.to)
                 GROUP BY product_key ORDER BY SUM(quantity) DESC, product_key LIMIT \(bind: StatsContribution.topProducts)

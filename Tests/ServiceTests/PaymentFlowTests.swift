@@ -672,10 +672,10 @@ extension PaymentFlowTests {
 
 extension PaymentFlowTests {
     @Test(
-        "statistics: revenue, tips, refunds, average ticket by day, staff member, method and product, equal to a recomputation from the payments"
-    )
-    func statistics() async throws {
-        try await InProcessSuite.with { suite in
+        "statistics: revenue, tips, refunds, average ticket by day, staff member, method and product, equal to a recomputation from the payments",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func statistics(kind: Database.Kind) async throws {
+        try await InProcessSuite.with(on: kind) { suite in
             let (store, product, staff) = try await Self.setUp(api, suite, quantity: 100)
             let admin = try await api.admin(suite)
             _ = try await api.createUser(
