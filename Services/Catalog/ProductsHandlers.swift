@@ -83,7 +83,7 @@ struct ProductsHandlers: Sendable {
         else { throw OrderlyError(.notFound, "no store \(id)") }
         let active = try await products.activeProducts(
             of: id, limit: Menu.maximumItems, maximumBytes: Menu.maximumBytes)
-        return Menu(store: store, products: active.products, truncated: active.more)
+        return Menu(store: AccessPolicy(principal).present(store), products: active.products, truncated: active.more)
     }
 
     /// A new product of a store, with the store's currency, product VAT rate and low-stock
@@ -174,13 +174,15 @@ struct ProductsHandlers: Sendable {
             request: patch
         ) { transaction in
             try await transaction.lock("catalog.product:\(patch.id)")
-            var product = try await Self.productForChange(patch.id, principal, products, in: transaction)
+            var product = try await Self.productForChange(
+                patch.id, principal, products, textsOnly: true, in: transaction)
             try await transaction.lock("catalog.products:\(product.storeID)")
             if let expected = patch.expectedVersion, expected != product.version {
                 throw OrderlyError.versionConflict(current: product)
             }
             let before = product
             try patch.changes.apply(to: &product, creating: false)
+            try AccessPolicy(principal).checkChange(from: before, to: product)
             if before.trackStock, !product.trackStock, product.reserved > 0 {
                 throw OrderlyError(
                     .conflict, "reservations hold \(product.reserved) of \(product.name)",
@@ -259,15 +261,18 @@ struct ProductsHandlers: Sendable {
 
     private static let productChangeRefused = OrderlyError(
         .permissionDenied, "only admins and the store's owner and managers change products")
-    /// The product, for a caller who may change it: `not_found` for one who may not see it,
-    /// `permission_denied` for one who sees it but may not change it.
+    /// The product, for a caller who may change it (its texts alone, when `textsOnly`):
+    /// `not_found` for one who may not see it, `permission_denied` for one who sees it but may
+    /// not change it.
     private static func productForChange(
-        _ id: ProductID, _ principal: Principal, _ products: ProductsRepository, in transaction: Transaction
+        _ id: ProductID, _ principal: Principal, _ products: ProductsRepository, textsOnly: Bool = false,
+        in transaction: Transaction
     ) async throws -> Product {
         let policy = AccessPolicy(principal)
         guard let product = try await products.find(id, in: transaction.sql), policy.canSeeProducts(of: product.storeID)
         else { throw OrderlyError(.notFound, "no product \(id)") }
-        guard policy.canChangeProducts(of: product.storeID) else {
+        let store = product.storeID
+        guard textsOnly ? policy.canEditProductTexts(of: store) : policy.canChangeProducts(of: store) else {
             throw Self.productChangeRefused
         }
         return product

@@ -18,14 +18,26 @@ struct StoresHandlers: Sendable {
             try await createStore(draft, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
         }
         router.register(CatalogAPI.getStore) { ref, context in
-            try await store(ref.id, principal: context.requirePrincipal())
+            let principal = try context.requirePrincipal()
+            return Self.presented(try await store(ref.id, principal: principal), to: principal, context)
         }
         router.register(CatalogAPI.listStores) { request, context in
-            try await listStores(request, principal: context.requirePrincipal())
+            let principal = try context.requirePrincipal()
+            var page = try await listStores(request, principal: principal)
+            page.data = page.data.map { Self.presented($0, to: principal, context) }
+            return page
         }
         router.register(CatalogAPI.updateStore) { patch, context in
-            try await updateStore(patch, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+            let principal = try context.requirePrincipal()
+            let store = try await updateStore(patch, principal: principal, idempotencyKey: context.idempotencyKey)
+            return Self.presented(store, to: principal, context)
         }
+    }
+
+    /// `store` as the gateway's caller receives it (`AccessPolicy.present`); whole to the other
+    /// services, which read its terms (the payments service, its commission).
+    static func presented(_ store: Store, to principal: Principal, _ context: WireRequestContext) -> Store {
+        context.callerService == GatewayAPI.service ? AccessPolicy(principal).present(store) : store
     }
 
     func createStore(_ draft: StoreDraft, principal: Principal, idempotencyKey: String?) async throws -> Store {
@@ -97,7 +109,7 @@ struct StoresHandlers: Sendable {
     func updateStore(_ patch: StorePatch, principal: Principal, idempotencyKey: String?) async throws -> Store {
         let policy = AccessPolicy(principal)
         guard policy.canSee(store: patch.id) else { throw OrderlyError(.notFound, "no store \(patch.id)") }
-        guard policy.canChange(store: patch.id) else {
+        guard policy.canEditPublicProfile(of: patch.id) else {
             throw OrderlyError(.permissionDenied, "only admins and the store's owner and managers change a store")
         }
         let stores = self.stores
@@ -115,8 +127,13 @@ struct StoresHandlers: Sendable {
             if let tier = patch.changes.tier, tier != store.tier, !policy.canCreateStores {
                 throw OrderlyError(.permissionDenied, "only admins change a store's tier")
             }
+            if let bp = patch.changes.commissionBP, bp != (store.commissionBP ?? 0), !policy.canCreateStores {
+                throw OrderlyError(.permissionDenied, "only admins change a store's commission_bp")
+            }
             let previousVersion = store.version
+            let before = store
             try Self.apply(patch.changes, to: &store, creating: false)
+            try policy.checkChange(from: before, to: store)
             store.version += 1
             store.updatedAt = Date.currentMillisecond
             guard try await stores.update(store, previousVersion: previousVersion, in: transaction) else {
@@ -172,6 +189,12 @@ struct StoresHandlers: Sendable {
         }
         if let imageURL = draft.imageURL { store.imageURL = problems.webAddress(imageURL, "image_url") }
         if let cuisine = draft.cuisine { store.cuisine = problems.optionalText(cuisine, "cuisine", maximumLength: 100) }
+        if let bp = problems.integer(draft.commissionBP, "commission_bp", in: 0...10_000, required: false) {
+            store.commissionBP = bp
+        }
+        if let description = draft.description {
+            store.description = problems.optionalText(description, "description", maximumLength: 2000)
+        }
         if let hours = draft.openingHours {
             hours.validate(into: &problems, field: "opening_hours")
             store.openingHours = hours.isEmpty ? nil : hours

@@ -145,6 +145,7 @@ public enum GatewayService {
             database: database, addresses: AddressesRepository(), idempotency: IdempotencyStore(database: database))
         OrderRoutes(orders: try upstream(OrdersAPI.service), identity: identity, addresses: addresses).add(to: v1)
         PaymentRoutes(payments: try upstream(PaymentsAPI.service)).add(to: v1)
+        LedgerRoutes(payments: try upstream(PaymentsAPI.service), identity: identity).add(to: v1)
         CustomerRoutes(payments: try upstream(PaymentsAPI.service), identity: identity).add(to: v1)
         NotificationRoutes(
             notifications: try upstream(NotificationsAPI.service), wakeHub: wakeHub, sessions: sessions,

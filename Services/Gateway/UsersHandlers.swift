@@ -28,8 +28,12 @@ struct UsersHandlers: Sendable {
     }
 
     /// Whether `id` is a customer's account, which a store's customer record may be linked to.
-    func isCustomerAccount(_ id: UserID) async throws -> Bool {
-        try await database.read { try await users.find(id, in: $0) }?.role == .customer
+    func isCustomerAccount(_ id: UserID) async throws -> Bool { try await role(of: id) == .customer }
+
+    /// The role of the account `id`, nil when there is none: what the gateway tells the other
+    /// services of an account they are named.
+    func role(of id: UserID) async throws -> Role? {
+        try await database.read { try await users.find(id, in: $0) }?.role
     }
 
     /// The fields every new user gives, each checked: e-mail, name, phone, locale and password.
@@ -147,8 +151,8 @@ struct UsersHandlers: Sendable {
     func list(store: StoreID?, role: Role?, page: PageRequest, by principal: Principal) async throws -> Page<User> {
         let limit = try KeysetCursor.limit(page.limit)
         let cursor = try page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
-        let scope = try AccessPolicy(principal).visibleUsers(store: store)
-        return try await users.list(scope, role: role, after: cursor, limit: limit)
+        let visible = try AccessPolicy(principal).visibleUsers(store: store, role: role)
+        return try await users.list(visible.stores, role: visible.role, after: cursor, limit: limit)
     }
 
     func get(_ id: UserID, by principal: Principal) async throws -> User {

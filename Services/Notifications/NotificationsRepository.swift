@@ -174,6 +174,37 @@ struct NotificationsRepository: Sendable {
         }
     }
 
+    /// The role of `user`, as the identity events told it; nil for one not known.
+    func role(of user: UserID) async throws -> Role? {
+        try await database.read { sql in
+            try await sql.raw("SELECT role FROM recipients WHERE user_id = \(bind: user.description)").first()
+                .flatMap { Role(rawValue: try $0.decode(column: "role", as: String.self)) }
+        }
+    }
+
+    /// The notification numbered `seq` in `user`'s own inbox, as it was stored, and when it was
+    /// read.
+    func notification(of user: UserID, seq: Int64) async throws -> (stored: StoredNotification, readAt: Date?)? {
+        guard
+            let row = try await database.read({ sql in
+                try await sql.raw(
+                    """
+                    SELECT id, doc, read_at FROM notifications
+                    WHERE user_id = \(bind: user.description) AND seq = \(bind: seq)
+                    """
+                ).first()
+            })
+        else { return nil }
+        guard let id = UUID(text: try row.decode(column: "id", as: String.self)) else {
+            throw StorageError.unexpected("a notification's id is not a UUID")
+        }
+        let message = try StoredDocument.decode(NotificationMessage.self, from: row)
+        return (
+            StoredNotification(userID: user, seq: seq, id: id, message: message),
+            try row.decode(column: "read_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
+        )
+    }
+
     /// How many of `user`'s notifications are unread (from the index of the unread ones).
     private static func unread(of user: UserID, sql: any SQLDatabase) async throws -> Int64 {
         try await sql.raw(

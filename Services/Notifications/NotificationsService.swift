@@ -35,7 +35,7 @@ public enum NotificationsService: ServiceDefinition {
             database: environment.database, redis: environment.redis, doorbell: doorbell, pusher: pusher,
             logger: environment.logger)
         var router = WireRouter()
-        NotificationsHandlers(database: environment.database).register(in: &router)
+        NotificationsHandlers(database: environment.database, devices: devices, pusher: pusher).register(in: &router)
         ActivityHandlers(database: environment.database).register(in: &router)
         DevicesHandlers(devices: devices, bundleIDs: try APNsSettings.bundleIDs(from: environment.configuration))
             .register(in: &router)

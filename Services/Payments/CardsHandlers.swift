@@ -21,7 +21,7 @@ struct CardsHandlers: Sendable {
             try await create(request, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
         }
         router.register(PaymentsAPI.listCards) { request, context in
-            guard AccessPolicy(try context.requirePrincipal()).canKeepCustomers(of: request.storeID) else {
+            guard AccessPolicy(try context.requirePrincipal()).canSeeCustomers(of: request.storeID) else {
                 throw OrderlyError(.notFound, "no store \(request.storeID)")
             }
             return try await cards.list(
@@ -44,9 +44,8 @@ struct CardsHandlers: Sendable {
 
     /// Registers a card in the store; a uid another card of the store has is 409 naming `uid`.
     func create(_ request: NewCard, principal: Principal, idempotencyKey: String?) async throws -> Card {
-        guard AccessPolicy(principal).canKeepCustomers(of: request.storeID) else {
-            throw OrderlyError(.notFound, "no store \(request.storeID)")
-        }
+        try AccessPolicy(principal).checkKeepingCustomers(
+            of: request.storeID, else: OrderlyError(.notFound, "no store \(request.storeID)"))
         _ = try await catalog.call(
             CatalogAPI.getStore, ResourceRef(id: request.storeID), options: WireCallOptions(principal: principal))
         var problems = FieldProblems()
@@ -79,7 +78,7 @@ struct CardsHandlers: Sendable {
 
     /// The till's tap: the store's card with the uid read, and its customer.
     func lookUp(_ request: CardLookupRequest, principal: Principal) async throws -> CardLookup {
-        guard AccessPolicy(principal).canKeepCustomers(of: request.storeID) else {
+        guard AccessPolicy(principal).canSeeCustomers(of: request.storeID) else {
             throw OrderlyError(.notFound, "no store \(request.storeID)")
         }
         let uid = try CardDraft(uid: request.uid).validUID()
@@ -102,7 +101,7 @@ struct CardsHandlers: Sendable {
             key: idempotencyKey, caller: principal.userID, scope: "payments.cards.update:\(patch.id)", request: patch
         ) { transaction in
             try await transaction.lock("payments.card:\(patch.id)")
-            var card = try await Self.card(patch.id, for: principal, cards, in: transaction.sql)
+            var card = try await Self.card(patch.id, for: principal, cards, toChange: true, in: transaction.sql)
             if let expected = patch.expectedVersion, expected != card.version {
                 throw OrderlyError.versionConflict(current: card)
             }
@@ -117,12 +116,17 @@ struct CardsHandlers: Sendable {
         }
     }
 
-    /// The card `id`, when the caller may see it (404 otherwise).
-    static func card(_ id: CardID, for principal: Principal, _ cards: CardsRepository, in sql: any SQLDatabase)
-        async throws -> Card
-    {
-        guard let card = try await cards.find(id, in: sql), AccessPolicy(principal).canKeepCustomers(of: card.storeID)
-        else { throw OrderlyError(.notFound, "no card \(id)") }
+    /// The card `id`, when the caller may see it (404 otherwise) and, `toChange`, change it (403).
+    static func card(
+        _ id: CardID, for principal: Principal, _ cards: CardsRepository, toChange: Bool = false,
+        in sql: any SQLDatabase
+    ) async throws -> Card {
+        let missing = OrderlyError(.notFound, "no card \(id)")
+        let policy = AccessPolicy(principal)
+        guard let card = try await cards.find(id, in: sql), policy.canSeeCustomers(of: card.storeID) else {
+            throw missing
+        }
+        if toChange { try policy.checkKeepingCustomers(of: card.storeID, else: missing) }
         return card
     }
 

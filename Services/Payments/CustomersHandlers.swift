@@ -22,7 +22,7 @@ struct CustomersHandlers: Sendable {
             try await create(request, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
         }
         router.register(PaymentsAPI.listCustomers) { request, context in
-            guard AccessPolicy(try context.requirePrincipal()).canKeepCustomers(of: request.storeID) else {
+            guard AccessPolicy(try context.requirePrincipal()).canSeeCustomers(of: request.storeID) else {
                 throw OrderlyError(.notFound, "no store \(request.storeID)")
             }
             return try await customers.list(
@@ -45,9 +45,8 @@ struct CustomersHandlers: Sendable {
 
     /// A new customer record of the store; an id or account already taken is 409 naming it.
     func create(_ request: NewCustomer, principal: Principal, idempotencyKey: String?) async throws -> Customer {
-        guard AccessPolicy(principal).canKeepCustomers(of: request.storeID) else {
-            throw OrderlyError(.notFound, "no store \(request.storeID)")
-        }
+        try AccessPolicy(principal).checkKeepingCustomers(
+            of: request.storeID, else: OrderlyError(.notFound, "no store \(request.storeID)"))
         // The store must exist (an admin may name any id).
         _ = try await catalog.call(
             CatalogAPI.getStore, ResourceRef(id: request.storeID), options: WireCallOptions(principal: principal))
@@ -79,7 +78,8 @@ struct CustomersHandlers: Sendable {
             request: patch
         ) { transaction in
             try await transaction.lock("payments.customer:\(patch.id)")
-            var customer = try await Self.customer(patch.id, for: principal, customers, in: transaction.sql)
+            var customer = try await Self.customer(
+                patch.id, for: principal, customers, toChange: true, in: transaction.sql)
             if let expected = patch.expectedVersion, expected != customer.version {
                 throw OrderlyError.versionConflict(current: customer)
             }
@@ -103,7 +103,7 @@ struct CustomersHandlers: Sendable {
             request: ResourceRef(id: id)
         ) { transaction in
             try await transaction.lock("payments.customer:\(id)")
-            let customer = try await Self.customer(id, for: principal, customers, in: transaction.sql)
+            let customer = try await Self.customer(id, for: principal, customers, toChange: true, in: transaction.sql)
             guard AccessPolicy(principal).canDeleteCustomers(of: customer.storeID) else {
                 throw OrderlyError(.permissionDenied, "only the store's owners and managers delete customers")
             }
@@ -119,13 +119,17 @@ struct CustomersHandlers: Sendable {
         }
     }
 
-    /// The customer record `id`, when the caller may see it (404 otherwise).
+    /// The customer record `id`, when the caller may see it (404 otherwise) and, `toChange`,
+    /// change it (403).
     static func customer(
-        _ id: CustomerID, for principal: Principal, _ customers: CustomersRepository, in sql: any SQLDatabase
+        _ id: CustomerID, for principal: Principal, _ customers: CustomersRepository, toChange: Bool = false,
+        in sql: any SQLDatabase
     ) async throws -> Customer {
-        guard let customer = try await customers.find(id, in: sql),
-            AccessPolicy(principal).canKeepCustomers(of: customer.storeID)
-        else { throw OrderlyError(.notFound, "no customer \(id)") }
+        let missing = OrderlyError(.notFound, "no customer \(id)")
+        let policy = AccessPolicy(principal)
+        guard let customer = try await customers.find(id, in: sql), policy.canSeeCustomers(of: customer.storeID)
+        else { throw missing }
+        if toChange { try policy.checkKeepingCustomers(of: customer.storeID, else: missing) }
         return customer
     }
 

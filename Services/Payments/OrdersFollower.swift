@@ -7,9 +7,10 @@ import Runtime
 import Storage
 import Wire
 
-/// The money of customers' orders, as the orders service's status changes tell it: the cash a
-/// courier collected for a cash-on-delivery order becomes a completed cash payment taken by the
-/// courier (numbered receipt, the store's statistics), and a cancelled customer's order gets its
+/// The money of orders, as the orders service's status changes tell it: the cash a courier
+/// collected for a customer's cash-on-delivery order becomes a completed cash payment taken by
+/// the courier (numbered receipt, the store's statistics), a delivered order's fee and tip go
+/// from its store to its courier in the ledger, and a cancelled customer's order gets its
 /// completed card payments refunded in full and its pending ones cancelled. Each event is
 /// applied once, in one transaction with its inbox record.
 struct OrdersFollower: EventFollower {
@@ -30,20 +31,32 @@ struct OrdersFollower: EventFollower {
     var refunds: RefundsRepository { RefundsRepository(database: database) }
 
     func apply(_ event: DomainEvent) async throws {
-        // A store's order has no customer, and nothing to do here: passed over undecoded.
-        guard event.payload.mentions("\"customer_id\"") else { return }
+        // A store's order that is not delivered has nothing to do here: passed over undecoded.
+        guard event.payload.mentions("\"customer_id\"") || event.payload.mentions("\"status\":\"delivered\"") else {
+            return
+        }
         let order = try event.payload.decode(as: OrderChange.self).order
-        guard let customer = order.customerID else { return }
         switch order.status {
-        case .delivered where order.cashCollected != nil:
-            // The customer's own view of the store names it on the receipt.
-            let store = try await catalog.call(
-                CatalogAPI.getStore, ResourceRef(id: order.storeID),
-                options: WireCallOptions(principal: Principal(userID: customer, role: .customer, storeID: nil)))
+        case .delivered:
+            // The customer's own view of the store names it on the receipt; the payments service
+            // reads its terms whole.
+            let header: ReceiptHeader? =
+                if let customer = order.customerID, order.cashCollected != nil {
+                    ReceiptHeader(
+                        store: try await catalog.call(
+                            CatalogAPI.getStore, ResourceRef(id: order.storeID),
+                            options: WireCallOptions(
+                                principal: Principal(userID: customer, role: .customer, storeID: nil))),
+                        staffName: nil)
+                } else { nil }
+            let ledger = LedgerRepository()
             try await database.applyOnce(event, consumer: Self.consumer) { transaction in
-                try await recordCash(of: order, header: ReceiptHeader(store: store, staffName: nil), in: transaction)
+                if let header { try await recordCash(of: order, header: header, in: transaction) }
+                if let delivery = Ledger.delivery(order, at: order.deliveredAt ?? event.occurredAt) {
+                    try await ledger.post(delivery, in: transaction)
+                }
             }
-        case .cancelled:
+        case .cancelled where order.customerID != nil:
             try await database.applyOnce(event, consumer: Self.consumer) { transaction in
                 try await giveBack(order, in: transaction)
             }
@@ -78,6 +91,7 @@ struct OrdersFollower: EventFollower {
         try payment.move(to: .completed, at: now)
         payment.amountTendered = collected
         payment.changeDue = max(0, collected - payment.amount)
+        payment.collectedOnDelivery = true
         try await PaymentsHandlers.save(&payment, payments, in: transaction)
     }
 

@@ -4,8 +4,10 @@ import Events
 import Runtime
 import Storage
 
-/// Keeps a store's statistics (`StatsRepository`) from the payments service's own events:
-/// `payment.completed` and `payment.refunded` each add to their day's rows, once.
+/// Keeps a store's statistics (`StatsRepository`) and the ledger (`LedgerRepository`) from the
+/// payments service's own events: `payment.completed` and `payment.refunded` each add to their
+/// day's rows and post their entry, once, at the commission the store had when the payment was
+/// made.
 struct PaymentsFollower: EventFollower {
     static let producer = PaymentsAPI.service
     static let types = [PaymentsAPI.Events.completed, PaymentsAPI.Events.refunded]
@@ -15,23 +17,33 @@ struct PaymentsFollower: EventFollower {
     let database: Database
     let payments: PaymentsRepository
     let stats: StatsRepository
+    let ledger = LedgerRepository()
 
     func apply(_ event: DomainEvent) async throws {
-        let (payments, stats) = (self.payments, self.stats)
+        let (payments, stats, ledger) = (self.payments, self.stats, self.ledger)
         if event.type == PaymentsAPI.Events.refunded {
             let refunded = try event.payload.decode(as: PaymentRefunded.self)
             try await database.applyOnce(event, consumer: Self.consumer) { transaction in
-                let zone = try await payments.header(of: refunded.payment.id, in: transaction.sql)?.timezone
-                let (row, _) = StatsContribution.refund(refunded.refund, of: refunded.payment, zone: zone)
+                let header = try await payments.header(of: refunded.payment.id, in: transaction.sql)
+                let (row, _) = StatsContribution.refund(refunded.refund, of: refunded.payment, zone: header?.timezone)
                 try await stats.add(row, in: transaction)
+                try await ledger.post(
+                    Ledger.refund(
+                        refunded.refund, of: refunded.payment, commissionBP: header?.commissionBP ?? 0,
+                        at: refunded.refund.createdAt),
+                    in: transaction)
             }
         } else {
             let payment = try event.payload.decode(as: Payment.self)
             try await database.applyOnce(event, consumer: Self.consumer) { transaction in
-                let zone = try await payments.header(of: payment.id, in: transaction.sql)?.timezone
-                let (row, products) = StatsContribution.sale(payment, zone: zone)
+                let header = try await payments.header(of: payment.id, in: transaction.sql)
+                let (row, products) = StatsContribution.sale(payment, zone: header?.timezone)
                 try await stats.add(row, in: transaction)
                 for product in products { try await stats.add(product, in: transaction) }
+                try await ledger.post(
+                    Ledger.payment(
+                        payment, commissionBP: header?.commissionBP ?? 0, at: payment.completedAt ?? event.occurredAt),
+                    in: transaction)
             }
         }
     }

@@ -51,7 +51,7 @@ struct PaymentsHandlers: Sendable {
         }
         router.register(PaymentsAPI.listReceipts) { request, context in
             let policy = AccessPolicy(try context.requirePrincipal())
-            guard policy.canTakePayments(in: request.storeID) else {
+            guard policy.canSeePayments(of: request.storeID) else {
                 throw OrderlyError(.notFound, "no store \(request.storeID)")
             }
             var problems = FieldProblems()
@@ -77,7 +77,7 @@ struct PaymentsHandlers: Sendable {
         }
         router.register(PaymentsAPI.paymentChanges) { request, context in
             let policy = AccessPolicy(try context.requirePrincipal())
-            guard policy.canTakePayments(in: request.storeID) else {
+            guard policy.canSeePayments(of: request.storeID) else {
                 throw OrderlyError(.notFound, "no store \(request.storeID)")
             }
             guard let since = Int64(digits: request.since) else {
@@ -145,11 +145,11 @@ struct PaymentsHandlers: Sendable {
         return payment
     }
 
-    /// A store's payments, newest first, for its owners, managers and admins; staff see the
+    /// A store's payments, newest first, for its owners, managers, admins and accountants; staff see the
     /// ones they took (the store's takings are not theirs to read); another store is 404.
     func list(_ request: PaymentListRequest, principal: Principal) async throws -> Page<Payment> {
         let policy = AccessPolicy(principal)
-        guard policy.canTakePayments(in: request.storeID) else {
+        guard policy.canSeePayments(of: request.storeID) else {
             throw OrderlyError(.notFound, "no store \(request.storeID)")
         }
         var request = request
@@ -528,9 +528,12 @@ struct PaymentsHandlers: Sendable {
             key: idempotencyKey, caller: principal.userID, scope: "\(scope):\(id)", request: request
         ) { transaction in
             try await transaction.lock("payments.payment:\(id)")
-            guard var payment = try await payments.payment(id, in: transaction.sql),
-                AccessPolicy(principal).canTakePayments(in: payment.storeID)
+            let policy = AccessPolicy(principal)
+            guard var payment = try await payments.payment(id, in: transaction.sql), policy.canSee(payment: payment)
             else { throw OrderlyError(.notFound, "no payment \(id)") }
+            guard policy.canTakePayments(in: payment.storeID) else {
+                throw OrderlyError(.permissionDenied, "only the store's users and admins take its payments")
+            }
             let now = Date.currentMillisecond
             try body(&payment, now)
             try await counting?(payment, transaction)

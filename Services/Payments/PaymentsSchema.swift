@@ -206,5 +206,62 @@ enum PaymentsSchema {
             }
             try await transaction.sql.raw("CREATE INDEX payments_changes ON payments (store_id, change_seq)").run()
         },
+        // The double-entry ledger (`LedgerRepository`): each entry once by what caused it, its
+        // postings by account and time, the running balances of the stores' and couriers'
+        // accounts; the payouts. The payments completed and refunds made before it are posted
+        // as they were, without commission (no store had one).
+        Migration(9, "the ledger") { transaction in
+            for statement: SQLQueryString in [
+                """
+                CREATE TABLE ledger_entries (
+                    id TEXT PRIMARY KEY,
+                    reference TEXT NOT NULL UNIQUE,
+                    created_at BIGINT NOT NULL,
+                    doc TEXT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE ledger_postings (
+                    account TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    id TEXT NOT NULL,
+                    currency TEXT NOT NULL,
+                    amount BIGINT NOT NULL,
+                    PRIMARY KEY (account, created_at, id)
+                )
+                """,
+                """
+                CREATE TABLE ledger_balances (
+                    account TEXT NOT NULL,
+                    currency TEXT NOT NULL,
+                    balance BIGINT NOT NULL,
+                    PRIMARY KEY (account, currency)
+                )
+                """,
+                "CREATE TABLE payouts (id TEXT PRIMARY KEY, created_at BIGINT NOT NULL, doc TEXT NOT NULL)",
+            ] {
+                try await transaction.sql.raw(statement).run()
+            }
+            let ledger = LedgerRepository()
+            let payments = try await transaction.sql.raw(
+                "SELECT doc FROM payments WHERE status IN ('completed', 'partially_refunded', 'refunded')"
+            ).all().map { try StoredDocument.decode(Payment.self, from: $0) }
+            for payment in payments {
+                try await ledger.post(
+                    Ledger.payment(payment, commissionBP: 0, at: payment.completedAt ?? payment.createdAt),
+                    in: transaction)
+            }
+            let byID = Dictionary(uniqueKeysWithValues: payments.map { ($0.id, $0) })
+            var refunded: [PaymentID: Int64] = [:]
+            let refunds = try await transaction.sql.raw("SELECT doc FROM refunds ORDER BY created_at, id").all()
+                .map { try StoredDocument.decode(Refund.self, from: $0) }
+            for refund in refunds {
+                guard var payment = byID[refund.paymentID] else { continue }
+                refunded[payment.id, default: 0] += refund.amount
+                payment.refundedAmount = refunded[payment.id]!
+                try await ledger.post(
+                    Ledger.refund(refund, of: payment, commissionBP: 0, at: refund.createdAt), in: transaction)
+            }
+        },
     ]
 }

@@ -35,6 +35,10 @@ public enum PaymentsService: ServiceDefinition {
         ShiftsHandlers(database: database).register(in: &router)
         CustomersHandlers(database: database, catalog: payments.catalog).register(in: &router)
         CardsHandlers(database: database, catalog: payments.catalog).register(in: &router)
+        LedgerHandlers(
+            database: database, ledger: LedgerRepository(), catalog: payments.catalog, hold: settings.ledgerHold
+        )
+        .register(in: &router)
         let sweep = DueSweep("payments", every: expirySweepInterval, logger: logger) {
             try await payments.expireDue(limit: $0)
         }

@@ -7,14 +7,20 @@ package import Runtime
 /// `ORDERLY_PAYMENT_PROVIDER_SECRETS=name=secret[,name=secret…]`, from the environment only.
 /// None by default, when every report is refused. Their reports' ids are kept
 /// `ORDERLY_PAYMENT_PROVIDER_EVENTS_RETENTION_DAYS` (90) days, to tell a repeat: far longer
-/// than a signature holds (five minutes).
+/// than a signature holds (five minutes). What a store or courier earns stays pending, not to
+/// be paid out, for `ORDERLY_LEDGER_HOLD_HOURS` (0: available at once).
 package struct PaymentsSettings: Sendable {
     package var providerSecrets: [String: String]
     package var providerEventsRetention: Duration
+    package var ledgerHold: Duration
 
-    package init(providerSecrets: [String: String] = [:], providerEventsRetention: Duration = .seconds(90 * 86_400)) {
+    package init(
+        providerSecrets: [String: String] = [:], providerEventsRetention: Duration = .seconds(90 * 86_400),
+        ledgerHold: Duration = .zero
+    ) {
         self.providerSecrets = providerSecrets
         self.providerEventsRetention = providerEventsRetention
+        self.ledgerHold = ledgerHold
     }
 
     static let key = "payment.provider.secrets"
@@ -40,8 +46,11 @@ package struct PaymentsSettings: Sendable {
             }
         }
         let retention = reader.int("payment.providerEvents.retentionDays", default: 90, in: 1...3650)
+        let hold = reader.int("ledger.holdHours", default: 0, in: 0...8760)
         try reader.finish()
-        return PaymentsSettings(providerSecrets: secrets, providerEventsRetention: .seconds(retention * 86_400))
+        return PaymentsSettings(
+            providerSecrets: secrets, providerEventsRetention: .seconds(retention * 86_400),
+            ledgerHold: .seconds(hold * 3600))
     }
 }
 

@@ -11,6 +11,9 @@ struct ReceiptHeader: Codable, Sendable, Hashable {
     var timezone: String
     /// Who rang the payment up, by name, when the identity events have told of them.
     var staffName: String?
+    /// The store's commission when the payment was made (`Store.commissionBP`): kept beside the
+    /// payment for the ledger, never printed; absent from payments made before it.
+    var commissionBP: Int?
 
     init(store: Store, staffName: String?) {
         self.storeName = store.name
@@ -18,12 +21,14 @@ struct ReceiptHeader: Codable, Sendable, Hashable {
         self.phone = store.phone
         self.timezone = store.timezone
         self.staffName = staffName
+        self.commissionBP = store.commissionBP
     }
 
     enum CodingKeys: String, CodingKey {
         case address, phone, timezone
         case storeName = "store_name"
         case staffName = "staff_name"
+        case commissionBP = "commission_bp"
     }
 }
 

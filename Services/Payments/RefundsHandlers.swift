@@ -56,7 +56,7 @@ struct RefundsHandlers: Sendable {
         let policy = AccessPolicy(principal)
         // Who may refund is decided by the store's settings, read before the payment is locked;
         // they are applied in the write, so that a repeat is answered from its record.
-        guard let read = try await payments.payment(id), policy.canTakePayments(in: read.storeID) else {
+        guard let read = try await payments.payment(id), policy.canSee(payment: read) else {
             throw OrderlyError(.notFound, "no payment \(id)")
         }
         let store = try await catalog.call(
@@ -65,8 +65,7 @@ struct RefundsHandlers: Sendable {
             key: idempotencyKey, caller: principal.userID, scope: "payments.refund:\(id)", request: request
         ) { transaction in
             try await transaction.lock("payments.payment:\(id)")
-            guard var payment = try await payments.payment(id, in: transaction.sql),
-                policy.canTakePayments(in: payment.storeID)
+            guard var payment = try await payments.payment(id, in: transaction.sql), policy.canSee(payment: payment)
             else { throw OrderlyError(.notFound, "no payment \(id)") }
             guard payment.status == .completed || payment.status == .partiallyRefunded else {
                 throw OrderlyError(

@@ -441,6 +441,9 @@ public struct StoreDraft: Codable, Sendable, Hashable {
     public var minimumOrder: Int64?
     public var imageURL: String?
     public var cuisine: String?
+    public var description: String?
+    /// Admins only.
+    public var commissionBP: Int?
     public var openingHours: [OpeningPeriod]?
 
     public init(
@@ -449,9 +452,11 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         deliveryPricing: DeliveryPricing? = nil, lowStockDefault: Int? = nil, requireClockIn: Bool? = nil,
         staffRefundLimit: Int64? = nil, imageURL: String? = nil, cuisine: String? = nil,
         openingHours: [OpeningPeriod]? = nil, acceptingOrders: Bool? = nil, autoAccept: Bool? = nil,
-        minimumOrder: Int64? = nil
+        minimumOrder: Int64? = nil, description: String? = nil, commissionBP: Int? = nil
     ) {
         self.id = id
+        self.description = description
+        self.commissionBP = commissionBP
         self.name = name
         self.acceptingOrders = acceptingOrders
         self.autoAccept = autoAccept
@@ -472,7 +477,8 @@ public struct StoreDraft: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, name, tier, address, phone, currency, timezone, cuisine
+        case id, name, tier, address, phone, currency, timezone, cuisine, description
+        case commissionBP = "commission_bp"
         case imageURL = "image_url"
         case openingHours = "opening_hours"
         case vatRates = "vat_rates"

@@ -11,6 +11,61 @@ public enum NotificationsAPI {
     /// Marks some of the caller's notifications read.
     public static let markRead = WireMethod<NotificationReadRequest, NotificationReadState>(
         "notifications.read", safeToRetry: true)
+    /// Another user's notifications after a cursor, for admins and the support desk
+    /// (`AccessPolicy.canTendNotifications`).
+    public static let listOf = WireMethod<UserNotificationsRequest, NotificationInbox>(
+        "notifications.list_of", safeToRetry: true)
+    /// Pushes one of another user's notifications to their devices again, for admins and the
+    /// support desk.
+    public static let resend = WireMethod<NotificationResendRequest, NotificationResent>(
+        "notifications.resend", safeToRetry: true)
+}
+
+/// `user_id`'s notifications with `seq` greater than `after`, at most `limit`, as the user reads
+/// them.
+public struct UserNotificationsRequest: Codable, Sendable, Hashable {
+    public var userID: UserID
+    public var after: Int64
+    public var limit: Int?
+
+    public init(userID: UserID, after: Int64, limit: Int? = nil) {
+        self.userID = userID
+        self.after = after
+        self.limit = limit
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case after, limit
+        case userID = "user_id"
+    }
+}
+
+/// The notification numbered `seq` in `user_id`'s inbox, to push again.
+public struct NotificationResendRequest: Codable, Sendable, Hashable {
+    public var userID: UserID
+    public var seq: Int64
+
+    public init(userID: UserID, seq: Int64) {
+        self.userID = userID
+        self.seq = seq
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case seq
+        case userID = "user_id"
+    }
+}
+
+/// A resend handed to the pusher: the notification, and how many of its user's devices it goes
+/// to (none when they have none registered).
+public struct NotificationResent: Codable, Sendable, Hashable {
+    public var notification: UserNotification
+    public var devices: Int
+
+    public init(notification: UserNotification, devices: Int) {
+        self.notification = notification
+        self.devices = devices
+    }
 }
 
 /// Notifications with `seq` greater than `after`, at most `limit` (1–200, default 50).

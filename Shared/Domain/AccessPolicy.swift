@@ -16,6 +16,9 @@ public struct AccessPolicy: Sendable {
 
     var role: Role { principal.role }
     private var isAdmin: Bool { role == .admin }
+    /// Whether the caller is one of the platform's, who see every store: admins, couriers,
+    /// customers and the platform's staff.
+    private var seesEveryStore: Bool { !role.isStoreRole }
 
     /// Whether the caller works in `store`: one of its owners, managers or staff.
     private func worksIn(_ store: StoreID?) -> Bool {
@@ -29,13 +32,9 @@ public struct AccessPolicy: Sendable {
 
     // MARK: Stores
 
-    /// A store's profile: admins, couriers and customers see every store's, store users their own.
-    public func canSee(store: StoreID) -> Bool {
-        switch role {
-        case .admin, .courier, .customer: return true
-        case .owner, .manager, .staff: return worksIn(store)
-        }
-    }
+    /// A store's profile: the platform's roles (admins, the platform's staff, couriers and
+    /// customers) see every store's, store users their own.
+    public func canSee(store: StoreID) -> Bool { seesEveryStore || worksIn(store) }
 
     /// Only admins open stores.
     public var canCreateStores: Bool { isAdmin }
@@ -43,30 +42,70 @@ public struct AccessPolicy: Sendable {
     /// A store's profile, prices and rates: admins, and the store's owner and managers.
     public func canChange(store: StoreID) -> Bool { isAdmin || runs(store) }
 
+    /// A store's public profile alone (`image_url`, `cuisine`, `description`): whoever changes
+    /// the store, and the platform's social-media staff.
+    public func canEditPublicProfile(of store: StoreID) -> Bool { canChange(store: store) || role == .socialMedia }
+
+    /// Refuses a change of a store from `before` to `after` that is not the caller's to make:
+    /// one who may change the store makes any, the social-media staff only its public profile
+    /// (a field sent back as it was read is no change).
+    public func checkChange(from before: Store, to after: Store) throws(OrderlyError) {
+        guard !canChange(store: before.id) else { return }
+        var profileOnly = before
+        profileOnly.imageURL = after.imageURL
+        profileOnly.cuisine = after.cuisine
+        profileOnly.description = after.description
+        guard canEditPublicProfile(of: before.id), profileOnly == after else {
+            throw OrderlyError(
+                .permissionDenied, "a \(role.rawValue) changes only a store's image_url, cuisine and description")
+        }
+    }
+
+    /// A store's commercial terms with the platform (`commission_bp`): admins, accountants, and
+    /// the store's owner and managers.
+    public func canSeeTerms(of store: StoreID) -> Bool { isAdmin || role == .accountant || runs(store) }
+
+    /// The store as the caller receives it: without its commercial terms for one who may not
+    /// read them.
+    public func present(_ store: Store) -> Store {
+        guard !canSeeTerms(of: store.id) else { return store }
+        var presented = store
+        presented.commissionBP = nil
+        return presented
+    }
+
     /// The stores the caller's lists show: the same as `canSee(store:)`.
     public var visibleStores: StoreScope {
-        switch role {
-        case .admin, .courier, .customer: return .every
-        case .owner, .manager, .staff: return principal.storeID.map { .only($0) } ?? .none
-        }
+        seesEveryStore ? .every : principal.storeID.map { .only($0) } ?? .none
     }
 
     // MARK: Users
 
     /// A user's record: everyone sees their own, admins everyone's, owners and managers their
-    /// store's users'.
+    /// store's users', supervisors couriers' and support customers'.
     public func canSee(user: User) -> Bool {
-        user.id == principal.userID || isAdmin || runs(user.storeID)
+        user.id == principal.userID || isAdmin || runs(user.storeID) || listedRole.map { $0 == user.role } ?? false
     }
 
-    /// Creating a user of `role` in `store` (nil for the platform's roles): admins create anyone,
-    /// owners managers and staff of their store, managers staff of theirs.
+    /// The one role whose users a supervisor (couriers) or the support desk (customers) reads
+    /// across the platform.
+    private var listedRole: Role? {
+        switch role {
+        case .supervisor: return .courier
+        case .support: return .customer
+        default: return nil
+        }
+    }
+
+    /// Creating a user of `role` in `store` (nil for the platform's roles): admins create anyone
+    /// (the platform's staff included, whom nobody else creates), owners managers and staff of
+    /// their store, managers staff of theirs.
     public func canCreate(_ role: Role, in store: StoreID?) -> Bool {
         switch self.role {
         case .admin: return true
         case .owner: return (role == .manager || role == .staff) && worksIn(store)
         case .manager: return role == .staff && worksIn(store)
-        case .staff, .courier, .customer: return false
+        default: return false
         }
     }
 
@@ -78,7 +117,7 @@ public struct AccessPolicy: Sendable {
         case .admin: return true
         case .owner: return worksIn(user.storeID) && (user.role == .manager || user.role == .staff)
         case .manager: return worksIn(user.storeID) && user.role == .staff
-        case .staff, .courier, .customer: return false
+        default: return false
         }
     }
 
@@ -88,15 +127,25 @@ public struct AccessPolicy: Sendable {
     /// Changing a user's name, phone or password: the user, and whoever manages them.
     public func canEditProfile(of user: User) -> Bool { user.id == principal.userID || canManage(user) }
 
-    /// The users a list of `store`'s (every store's when nil) shows: admins any store's, owners
-    /// and managers their own store's (another store's list is empty). Other roles list no users.
-    public func visibleUsers(store: StoreID?) throws(OrderlyError) -> StoreScope {
+    /// The users a list of `store`'s (every store's when nil) and of `role` (every role's when
+    /// nil) shows, as the stores and the role to select: admins any store's, owners and managers
+    /// their own store's (another store's list is empty), supervisors couriers and the support
+    /// desk customers (asking for another role is 403). Other roles list no users.
+    public func visibleUsers(store: StoreID?, role requested: Role? = nil) throws(OrderlyError) -> (
+        stores: StoreScope, role: Role?
+    ) {
         switch role {
-        case .admin: return store.map { .only($0) } ?? .every
+        case .admin: return (store.map { .only($0) } ?? .every, requested)
         case .owner, .manager:
-            guard let own = principal.storeID, store == nil || store == own else { return .none }
-            return .only(own)
-        case .staff, .courier, .customer:
+            guard let own = principal.storeID, store == nil || store == own else { return (.none, requested) }
+            return (.only(own), requested)
+        case .supervisor, .support:
+            let listed = listedRole
+            guard requested == nil || requested == listed else {
+                throw OrderlyError(.permissionDenied, "a \(role.rawValue) lists \(listed?.rawValue ?? "no") users only")
+            }
+            return (store.map { .only($0) } ?? .every, listed)
+        default:
             throw OrderlyError(.permissionDenied, "a \(role.rawValue) cannot list users")
         }
     }
@@ -105,8 +154,15 @@ public struct AccessPolicy: Sendable {
     /// clock state): admins and the store's users.
     public func canListColleagues(in store: StoreID) -> Bool { isAdmin || worksIn(store) }
 
-    /// Reading, approving and rejecting applications to join the platform: admins.
-    public var canReviewApplications: Bool { isAdmin }
+    /// Reading, approving and rejecting applications to join the platform: admins and
+    /// supervisors.
+    public var canReviewApplications: Bool { isAdmin || role == .supervisor }
+
+    /// Reading another user's notifications and resending one to their devices, `owner` being the
+    /// user and `ownerRole` their role: admins anyone's, the support desk customers'.
+    public func canTendNotifications(of owner: UserID, role ownerRole: Role) -> Bool {
+        owner != principal.userID && (isAdmin || (role == .support && ownerRole == .customer))
+    }
 
     /// Going on and off duty: couriers only.
     public var canGoOnDuty: Bool { role == .courier }
@@ -122,15 +178,20 @@ public struct AccessPolicy: Sendable {
 
     // MARK: Orders
 
-    /// An order: admins see every one, store users their store's, customers the ones they
-    /// created, couriers the ones they carry and, while on duty, the pool: unclaimed delivery
-    /// orders in a status a courier can claim from.
+    /// Whether the caller runs the platform's orders: admins, supervisors and the support desk,
+    /// who see every store's.
+    private var overseesOrders: Bool { isAdmin || role == .supervisor || role == .support }
+
+    /// An order: admins, supervisors and support see every one, store users their store's,
+    /// customers the ones they created, couriers the ones they carry and, while on duty, the
+    /// pool: unclaimed delivery orders in a status a courier can claim from.
     public func canSee(order: Order) -> Bool {
         switch role {
-        case .admin: return true
+        case .admin, .supervisor, .support: return true
         case .owner, .manager, .staff: return worksIn(order.storeID)
         case .courier: return order.courierID == principal.userID || (principal.onDuty && order.isInPool)
         case .customer: return order.createdBy == principal.userID
+        case .accountant, .socialMedia: return false
         }
     }
 
@@ -139,27 +200,27 @@ public struct AccessPolicy: Sendable {
     /// store gets none.
     public func visibleOrders(store: StoreID?) -> OrderScope {
         switch role {
-        case .admin: return store.map { .store($0) } ?? .every
+        case .admin, .supervisor, .support: return store.map { .store($0) } ?? .every
         case .owner, .manager, .staff:
             guard let own = principal.storeID, store == nil || store == own else { return .none }
             return .store(own)
         case .courier: return .courier(principal.userID, pool: principal.onDuty)
         case .customer: return .createdBy(principal.userID)
+        case .accountant, .socialMedia: return .none
         }
     }
 
     /// Listing the pool alone (`available=true`): couriers on duty (one off duty is refused with
-    /// 422 `off_duty`) and admins.
+    /// 422 `off_duty`), admins and supervisors.
     public func checkPoolListing() throws(OrderlyError) {
-        guard role == .courier || isAdmin else {
+        guard role == .courier || isAdmin || role == .supervisor else {
             throw OrderlyError(.permissionDenied, "only couriers list the orders available to claim")
         }
         if role == .courier, !principal.onDuty { throw OrderActionRefusal.offDuty.error }
     }
 
     /// The store a new order or payment goes to: the caller's own (naming another is answered
-    /// as if it did not exist), or the one an admin names. Couriers and customers create
-    /// neither.
+    /// as if it did not exist), or the one an admin names. No other role creates either.
     public func storeForWriting(_ requested: StoreID?) throws(OrderlyError) -> StoreID {
         switch role {
         case .admin:
@@ -171,7 +232,7 @@ public struct AccessPolicy: Sendable {
             }
             if let requested, requested != own { throw OrderlyError(.notFound, "no store \(requested)") }
             return own
-        case .courier, .customer:
+        default:
             throw OrderlyError(.permissionDenied, "a \(role.rawValue) cannot do this")
         }
     }
@@ -190,9 +251,9 @@ public struct AccessPolicy: Sendable {
         role == .customer && order.customerID == principal.userID
     }
 
-    /// Changing an order's own fields and its items: admins, and the users of the order's store.
-    /// Whether the order still takes changes is its own rule (`Order.isEditable`).
-    public func mayEdit(_ order: Order) -> Bool { isAdmin || worksIn(order.storeID) }
+    /// Changing an order's own fields and its items: admins, supervisors and the users of the
+    /// order's store. Whether the order still takes changes is its own rule (`Order.isEditable`).
+    public func mayEdit(_ order: Order) -> Bool { isAdmin || role == .supervisor || worksIn(order.storeID) }
 
     /// Whether the caller can change the order and its items now (`can_edit`).
     public func canEdit(_ order: Order) -> Bool { mayEdit(order) && order.isEditable }
@@ -211,11 +272,14 @@ public struct AccessPolicy: Sendable {
     /// Whether the caller may ever do `action` to `order`, whatever its status: the store's users
     /// accept, prepare, mark ready, mark collected and cancel; a courier on duty claims a
     /// delivery in the pool (`claim(_:)`), and the courier carrying it releases, picks up and
-    /// delivers it; a customer cancels their own order; an admin may do anything but claim (only
-    /// a courier carries).
+    /// delivers it; a customer cancels their own order; admins and supervisors may do anything
+    /// but claim (only a courier carries); the support desk cancels any order (with a reason,
+    /// as every cancellation).
     public func permits(_ action: OrderAction, on order: Order) -> Bool {
         switch role {
-        case .admin: return action != .claim
+        case .admin, .supervisor: return action != .claim
+        case .support: return action == .cancel
+        case .accountant, .socialMedia: return false
         case .owner, .manager, .staff:
             return worksIn(order.storeID)
                 && [.accept, .startPreparing, .markReady, .markCollected, .cancel].contains(action)
@@ -282,13 +346,34 @@ public struct AccessPolicy: Sendable {
 
     // MARK: Products and stock
 
-    /// A store's products with their stock, one by one and in lists: admins and the store's
-    /// users. Couriers and customers see products only through the store's menu.
-    public func canSeeProducts(of store: StoreID) -> Bool { isAdmin || worksIn(store) }
+    /// A store's products with their stock, one by one and in lists: admins, the store's users
+    /// and the platform's social-media staff. Others see products only through the store's menu.
+    public func canSeeProducts(of store: StoreID) -> Bool { isAdmin || worksIn(store) || role == .socialMedia }
 
     /// Creating and changing products, and adjusting their stock: admins, and the store's owner
     /// and managers.
     public func canChangeProducts(of store: StoreID) -> Bool { isAdmin || runs(store) }
+
+    /// Changing products' names, descriptions and images alone: whoever changes products, and
+    /// the platform's social-media staff.
+    public func canEditProductTexts(of store: StoreID) -> Bool {
+        canChangeProducts(of: store) || role == .socialMedia
+    }
+
+    /// Refuses a change of a product from `before` to `after` that is not the caller's to make:
+    /// one who may change products makes any, the social-media staff only its name, description
+    /// and image (a field sent back as it was read is no change).
+    public func checkChange(from before: Product, to after: Product) throws(OrderlyError) {
+        guard !canChangeProducts(of: before.storeID) else { return }
+        var textsOnly = before
+        textsOnly.name = after.name
+        textsOnly.description = after.description
+        textsOnly.imageURL = after.imageURL
+        guard canEditProductTexts(of: before.storeID), textsOnly == after else {
+            throw OrderlyError(
+                .permissionDenied, "a \(role.rawValue) changes only a product's name, description and image_url")
+        }
+    }
 
     /// Holding and selling stock (reservations, their commit and release): admins and the
     /// store's users, who sell at the counter.
@@ -306,18 +391,49 @@ public struct AccessPolicy: Sendable {
 
     // MARK: Payments and receipts
 
-    /// A payment: admins see every one, store users their store's, a customer the ones made out
-    /// to them.
+    /// A payment: admins and accountants see every one, store users their store's, a customer
+    /// the ones made out to them.
     public func canSee(payment: Payment) -> Bool {
-        isAdmin || worksIn(payment.storeID) || (role == .customer && payment.customerUserID == principal.userID)
+        canSeePayments(of: payment.storeID)
+            || (role == .customer && payment.customerUserID == principal.userID)
     }
+
+    /// A store's payments, receipts and refunds, in lists: whoever takes them (staff only those
+    /// they took, `receiptsTakenBy(in:)`), and accountants.
+    public func canSeePayments(of store: StoreID) -> Bool { canTakePayments(in: store) || role == .accountant }
 
     /// A store's customer records and NFC cards, created, read and changed at the till: admins
     /// and the store's users.
     public func canKeepCustomers(of store: StoreID) -> Bool { isAdmin || worksIn(store) }
 
+    /// Reading a store's customer records and NFC cards: whoever keeps them, and the support
+    /// desk.
+    public func canSeeCustomers(of store: StoreID) -> Bool { canKeepCustomers(of: store) || role == .support }
+
+    /// Refuses a change to `store`'s customer records or cards: `missing` (a `not_found`) for a
+    /// caller who may not see them, `permission_denied` for one who only reads them.
+    public func checkKeepingCustomers(of store: StoreID, else missing: OrderlyError) throws(OrderlyError) {
+        guard canSeeCustomers(of: store) else { throw missing }
+        guard canKeepCustomers(of: store) else {
+            throw OrderlyError(.permissionDenied, "a \(role.rawValue) reads customers and cards but changes none")
+        }
+    }
+
     /// Deleting a customer record: admins and the store's owners and managers.
     public func canDeleteCustomers(of store: StoreID) -> Bool { isAdmin || runs(store) }
+
+    /// A store's or a courier's balances and ledger entries: admins and accountants; a store's
+    /// owners and managers; a courier their own.
+    public func canSeeBalance(of holder: Ledger.Holder) -> Bool {
+        if isAdmin || role == .accountant { return true }
+        switch holder {
+        case .store(let store): return runs(store)
+        case .courier(let courier): return role == .courier && courier == principal.userID
+        }
+    }
+
+    /// Recording payouts to stores and couriers, and cash they paid in: admins and accountants.
+    public var canRecordPayouts: Bool { isAdmin || role == .accountant }
 
     /// Clocking `user` (a store user: their id, role and store) in or out: each store user
     /// themselves, owners their store's managers and staff, managers their store's staff,
@@ -329,15 +445,13 @@ public struct AccessPolicy: Sendable {
         case .admin: return true
         case .owner: return worksIn(store) && (userRole == .manager || userRole == .staff)
         case .manager: return worksIn(store) && userRole == .staff
-        case .staff, .courier, .customer: return false
+        default: return false
         }
     }
 
-    /// A store's takings (its statistics, its shifts and their drawers): admins, and the
-    /// store's owners and managers.
-    public func canSeeTakings(of store: StoreID) -> Bool {
-        isAdmin || (worksIn(store) && (role == .owner || role == .manager))
-    }
+    /// A store's takings (its statistics, its shifts and their drawers, every payment and
+    /// receipt): admins, accountants, and the store's owners and managers.
+    public func canSeeTakings(of store: StoreID) -> Bool { isAdmin || role == .accountant || runs(store) }
 
     /// A store's activity feed (payments, refunds, cards linked, shifts, products, low stock):
     /// admins, and the store's owners and managers.
@@ -366,7 +480,7 @@ public struct AccessPolicy: Sendable {
     /// Refunding `amount` of `payment`: admins and the store's owners and managers; a staff member
     /// only a payment they took, up to the store's `staffRefundLimit` at a time.
     public func canRefund(_ payment: Payment, amount: Int64, staffLimit: Int64) -> Bool {
-        if canSeeTakings(of: payment.storeID) { return true }
+        if isAdmin || runs(payment.storeID) { return true }
         return role == .staff && worksIn(payment.storeID) && payment.staffID == principal.userID
             && amount <= staffLimit
     }

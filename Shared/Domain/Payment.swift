@@ -134,6 +134,9 @@ public struct Payment: Hashable, Sendable, Codable {
     public var settlement: Settlement?
     /// Who took the payment.
     public var staffID: UserID
+    /// Whether it is cash a courier (`staff_id`) collected on delivering its order, which the
+    /// courier then holds.
+    public var collectedOnDelivery: Bool
     public var receiptID: ReceiptID?
     public var refundedAmount: Int64
     public var reservationID: ReservationID?
@@ -169,6 +172,7 @@ public struct Payment: Hashable, Sendable, Codable {
         self.method = method
         self.status = status
         self.staffID = staffID
+        self.collectedOnDelivery = false
         self.refundedAmount = 0
         self.reservationID = reservationID
         self.expiresAt = expiresAt
@@ -186,6 +190,7 @@ public struct Payment: Hashable, Sendable, Codable {
         case cardID = "card_id"
         case providerRef = "provider_ref"
         case staffID = "staff_id"
+        case collectedOnDelivery = "collected_on_delivery"
         case receiptID = "receipt_id"
         case refundedAmount = "refunded_amount"
         case reservationID = "reservation_id"
@@ -219,6 +224,7 @@ public struct Payment: Hashable, Sendable, Codable {
         providerRef = try container.decodeIfPresent(String.self, forKey: .providerRef)
         settlement = try container.decodeIfPresent(Settlement.self, forKey: .settlement)
         staffID = try container.decode(UserID.self, forKey: .staffID)
+        collectedOnDelivery = try container.decodeIfPresent(Bool.self, forKey: .collectedOnDelivery) ?? false
         receiptID = try container.decodeIfPresent(ReceiptID.self, forKey: .receiptID)
         refundedAmount = try container.decode(Int64.self, forKey: .refundedAmount)
         reservationID = try container.decodeIfPresent(ReservationID.self, forKey: .reservationID)
@@ -268,6 +274,7 @@ public struct Payment: Hashable, Sendable, Codable {
         try container.encodeIfPresent(providerRef, forKey: .providerRef)
         try container.encodeIfPresent(settlement, forKey: .settlement)
         try container.encode(staffID, forKey: .staffID)
+        if collectedOnDelivery { try container.encode(true, forKey: .collectedOnDelivery) }
         try container.encodeIfPresent(receiptID, forKey: .receiptID)
         try container.encode(refundedAmount, forKey: .refundedAmount)
         try container.encodeIfPresent(reservationID, forKey: .reservationID)

@@ -172,6 +172,12 @@ public struct Store: Hashable, Sendable, Codable {
     // The public profile customers see, beside the name, address and phone.
     public var imageURL: String?
     public var cuisine: String?
+    /// A few words on the store, as customers read them.
+    public var description: String?
+    /// The platform's commission on the store's payments, in basis points of each payment's
+    /// amount without its tip (0 by default); only admins change it, and only admins,
+    /// accountants and the store's owners and managers read it (nil to everyone else).
+    public var commissionBP: Int?
     /// In the store's time zone; a store without any is never open now.
     public var openingHours: [OpeningPeriod]?
     public var version: Int64
@@ -200,6 +206,8 @@ public struct Store: Hashable, Sendable, Codable {
         self.minimumOrder = 0
         self.imageURL = nil
         self.cuisine = nil
+        self.description = nil
+        self.commissionBP = 0
         self.openingHours = nil
         self.version = version
         self.createdAt = createdAt
@@ -217,7 +225,8 @@ public struct Store: Hashable, Sendable, Codable {
         case autoAccept = "auto_accept"
         case minimumOrder = "minimum_order"
         case imageURL = "image_url"
-        case cuisine
+        case cuisine, description
+        case commissionBP = "commission_bp"
         case openingHours = "opening_hours"
         case isOpenNow = "is_open_now"
         case createdAt = "created_at"
@@ -249,6 +258,8 @@ public struct Store: Hashable, Sendable, Codable {
         minimumOrder = try container.decodeIfPresent(Int64.self, forKey: .minimumOrder) ?? 0
         imageURL = try container.decodeIfPresent(String.self, forKey: .imageURL)
         cuisine = try container.decodeIfPresent(String.self, forKey: .cuisine)
+        description = try container.decodeIfPresent(String.self, forKey: .description)
+        commissionBP = try container.decodeIfPresent(Int.self, forKey: .commissionBP)
         openingHours = try container.decodeIfPresent([OpeningPeriod].self, forKey: .openingHours)
         version = try container.decode(Int64.self, forKey: .version)
         createdAt = try container.decode(Date.self, forKey: .createdAt)
@@ -276,6 +287,8 @@ public struct Store: Hashable, Sendable, Codable {
         try container.encode(minimumOrder, forKey: .minimumOrder)
         try container.encodeIfPresent(imageURL, forKey: .imageURL)
         try container.encodeIfPresent(cuisine, forKey: .cuisine)
+        try container.encodeIfPresent(description, forKey: .description)
+        try container.encodeIfPresent(commissionBP, forKey: .commissionBP)
         try container.encodeIfPresent(openingHours, forKey: .openingHours)
         try container.encode(isOpen(at: Date()), forKey: .isOpenNow)
         try container.encode(version, forKey: .version)

@@ -10,6 +10,7 @@ struct OrderStatusMachineTests {
 
     enum Caller: CaseIterable {
         case admin, owner, manager, staff, otherStoreStaff, courierA, courierB, creator, otherCustomer
+        case supervisor, support, accountant, socialMedia
 
         var principal: Principal {
             switch self {
@@ -23,6 +24,10 @@ struct OrderStatusMachineTests {
             case .courierB: return Principal(userID: UserID(), role: .courier, storeID: nil, onDuty: true)
             case .creator: return Principal(userID: OrderStatusMachineTests.creator, role: .customer, storeID: nil)
             case .otherCustomer: return Principal(userID: UserID(), role: .customer, storeID: nil)
+            case .supervisor: return Principal(userID: UserID(), role: .supervisor, storeID: nil)
+            case .support: return Principal(userID: UserID(), role: .support, storeID: nil)
+            case .accountant: return Principal(userID: UserID(), role: .accountant, storeID: nil)
+            case .socialMedia: return Principal(userID: UserID(), role: .socialMedia, storeID: nil)
             }
         }
     }
@@ -59,12 +64,13 @@ struct OrderStatusMachineTests {
         if status == .outForDelivery { carrier.append(.deliver) }
         switch caller {
         case .owner, .manager, .staff: return store
-        case .admin: return OrderAction.allCases.filter { store.contains($0) || carrier.contains($0) }
+        case .admin, .supervisor: return OrderAction.allCases.filter { store.contains($0) || carrier.contains($0) }
+        case .support: return store.filter { $0 == .cancel }
         case .courierA where claimed: return carrier
         case .courierA, .courierB:
             return !claimed && fulfillment == .delivery && open.contains(status) ? [.claim] : []
         case .creator: return status == .pending ? [.cancel] : []
-        case .otherStoreStaff, .otherCustomer: return []
+        case .otherStoreStaff, .otherCustomer, .accountant, .socialMedia: return []
         }
     }
 
@@ -107,7 +113,7 @@ struct OrderStatusMachineTests {
                 }
             }
         }
-        #expect(checked == 8 * 3 * 9 * 9)
+        #expect(checked == 8 * 3 * Caller.allCases.count * OrderAction.allCases.count)
     }
 
     static func target(of action: OrderAction, from status: OrderStatus) -> OrderStatus {

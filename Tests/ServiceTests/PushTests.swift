@@ -187,6 +187,18 @@ struct PushTests {
             #expect(try await devices.find(try #require(DeviceID(revokedKey["id"] as! String))) != nil)
             #expect(try await api.send(suite, "DELETE", "/v1/devices/\(goneID)", token: staff).status == 404)
             #expect(requests("dd").count == 1)
+            // An admin pushes one of the owner's notifications again: the same seq and id, to the
+            // devices the owner has now.
+            let ownerID = try await api.send(suite, "GET", "/v1/me", token: owner).object["id"] as! String
+            let before = requests("aa").count
+            let resent = try await api.send(
+                suite, "POST", "/v1/users/\(ownerID)/notifications/\(stored["seq"] as! Int)/resend", token: admin)
+            #expect(resent.status == 202 && resent.object["devices"] as? Int == 3, "\(resent.text)")
+            #expect(await waitUntil(within: .seconds(20)) { requests("aa").count == before + 1 })
+            #expect(requests("aa").last?.body["id"] as? String == stored["id"] as? String)
+            let missing = try await api.send(
+                suite, "POST", "/v1/users/\(ownerID)/notifications/999999/resend", token: admin)
+            #expect(missing.status == 404)
             // A device is its user's alone: another's is not found, and a token signed in on by
             // someone else becomes theirs.
             #expect(try await api.send(suite, "DELETE", "/v1/devices/\(ownerPhone["id"]!)", token: staff).status == 404)

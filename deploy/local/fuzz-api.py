@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs schemathesis against the running suite (started by fuzz-api.sh through run.sh).
 
-Signs in one user of each role, makes what the id-taking operations need (a store, an order
+Signs in one user of each role (and runs once more as an anonymous caller, an applicant's
+view: no token), makes what the id-taking operations need (a store, an order
 with a line, a cash payment and its receipt, pending payments, a product, reservations, a webhook
 of each role's and its deliveries), writes a schemathesis configuration that gives
 those ids to the operations' path parameters, and runs `st run` once per role with every
@@ -17,7 +18,9 @@ work = os.environ["FUZZ_API_WORK"]
 reports = os.environ["FUZZ_API_REPORTS"]
 os.makedirs(reports, exist_ok=True)
 examples = int(os.environ.get("FUZZ_API_EXAMPLES", "25"))
-roles = os.environ.get("FUZZ_API_ROLES", "admin,owner,manager,staff,courier,customer").split(",")
+roles = os.environ.get(
+    "FUZZ_API_ROLES",
+    "admin,owner,manager,staff,courier,customer,supervisor,support,accountant,social_media,anonymous").split(",")
 
 
 def call(method, path, body=None, token=None, headers=None):
@@ -40,7 +43,8 @@ def token(email, password="Password-12345"):
 admin = token(os.environ["ORDERLY_BOOTSTRAP_ADMIN_EMAIL"], os.environ["ORDERLY_BOOTSTRAP_ADMIN_PASSWORD"])
 store = call("POST", "/v1/stores", {"name": "Fuzz", "address": "1 Herzl St", "phone": "031234567"}, admin)["id"]
 users = {"admin": admin}
-for role in ["owner", "manager", "staff", "courier", "customer"]:
+for role in ["owner", "manager", "staff", "courier", "customer", "supervisor", "support", "accountant",
+             "social_media"]:
     body = {"email": f"{role}@fuzz.test", "name": role.title(), "role": role, "password": "Password-12345"}
     if role in ("owner", "manager", "staff"):
         body["store_id"] = store
@@ -155,7 +159,9 @@ def ids_for(role):
         ("/v1/stores/{id}/payments/changes", {"path.id": store}),
         ("/v1/receipts/{id}", {"path.id": payment["receipt_id"]}),
         ("/v1/receipts/{id}/text", {"path.id": payment["receipt_id"]}),
-        ("/v1/users/{id}", {"path.id": me[role]}),
+        ("/v1/users/{id}", {"path.id": me.get(role, me["customer"])}),
+        ("/v1/users/{id}/notifications", {"path.id": me["customer"]}),
+        ("/v1/users/{id}/notifications/{seq}/resend", {"path.id": me["customer"]}),
         ("/v1/stores/{id}/staff", {"path.id": store}),
         ("/v1/stores/{id}/products", {"path.id": store}),
         ("/v1/stores/{id}/menu", {"path.id": store}),
@@ -189,7 +195,8 @@ for role in roles:
     config = os.path.join(work, f"{role}.toml")
     with open(config, "w") as out:
         out.write(f'base-url = "{base}"\nrequest-timeout = 45\n')
-        out.write(f'[auth.openapi.bearerAuth]\nbearer = "{users[role]}"\n')
+        if role in users:
+            out.write(f'[auth.openapi.bearerAuth]\nbearer = "{users[role]}"\n')
         for path, parameters in ids_for(role):
             table = ", ".join(f'"{name}" = "{value}"' for name, value in parameters.items())
             out.write(f'[[operations]]\ninclude-path = "{path}"\nparameters = {{ {table} }}\n')

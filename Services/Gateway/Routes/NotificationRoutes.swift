@@ -18,6 +18,9 @@ import Wire
 ///   nothing comes; it ends when the access token that opened it expires or its session
 ///   ends (a password change, deactivation), and at shutdown.
 /// - `POST /v1/notifications/read`: read state.
+/// - `GET /v1/users/{id}/notifications?after=&limit=`, another user's inbox, and
+///   `POST /v1/users/{id}/notifications/{seq}/resend`, one of them pushed to their devices again:
+///   for admins and the support desk (a customer's).
 /// - `GET /v1/stores/{id}/activity?after=&limit=`, the store's activity after its own cursor,
 ///   and `GET /v1/stores/{id}/activity/stream`, the same as server-sent events, woken when the
 ///   owners and managers are (the notifications service wakes them for each entry); an admin's
@@ -39,6 +42,8 @@ struct NotificationRoutes: Sendable {
         v1.get("notifications", use: signedIn(inbox))
             .get("notifications/stream", use: signedIn(stream))
             .post("notifications/read", use: signedIn(markRead))
+            .get("users/:id/notifications", use: signedIn(inboxOf))
+            .post("users/:id/notifications/:seq/resend", use: signedIn(resend))
             .get("stores/:id/activity", use: signedIn(activity))
             .get("stores/:id/activity/stream", use: signedIn(activityStream))
     }
@@ -93,6 +98,28 @@ struct NotificationRoutes: Sendable {
         let body = try await request.decode(NotificationReadRequest.self)
         return try JSONBody.response(
             try await notifications.call(NotificationsAPI.markRead, body, options: request.options))
+    }
+
+    /// Another user's inbox after the cursor, at once.
+    @Sendable func inboxOf(_ request: SignedInRequest) async throws -> Response {
+        var query = request.query
+        let list = UserNotificationsRequest(
+            userID: try request.id(as: UserID.self), after: Int64(query.int("after", in: 0...Int.max) ?? 0),
+            limit: query.int("limit", in: 1...PageRequest.maximumLimit))
+        try query.check()
+        return try JSONBody.response(
+            try await notifications.call(NotificationsAPI.listOf, list, options: request.options))
+    }
+
+    /// One of another user's notifications, handed to the pusher again: 202.
+    @Sendable func resend(_ request: SignedInRequest) async throws -> Response {
+        let user = try request.id(as: UserID.self)
+        guard let seq = request.context.parameters.get("seq").flatMap(Int64.init(digits:)) else {
+            throw OrderlyError(.notFound, "no such notification")
+        }
+        let resent = try await notifications.call(
+            NotificationsAPI.resend, NotificationResendRequest(userID: user, seq: seq), options: request.options)
+        return try JSONBody.response(resent, status: .accepted)
     }
 
     /// Takes a ticket of `kind` for the caller; 429 when they hold as many as allowed.

@@ -1,0 +1,341 @@
+public import Foundation
+
+/// An account of the platform's double-entry ledger, in one currency each: what the platform owes
+/// the holder (positive) or the holder the platform (negative). A store and a courier each have
+/// two: what they earned, and the cash they took in and hold (negative). What the platform owes
+/// them now is the two together.
+public enum LedgerAccount: Hashable, Sendable {
+    /// What a store has earned from the platform and not been paid out.
+    case store(StoreID)
+    /// The cash a store's staff took in at its till, which the store holds.
+    case storeCash(StoreID)
+    /// What a courier has earned (delivery fees and tips) and not been paid out.
+    case courier(UserID)
+    /// The cash a courier collected on delivery, which the courier holds.
+    case courierCash(UserID)
+    /// The money the platform's payment providers took in and the platform holds.
+    case platformFunds
+    /// The platform's commission.
+    case platformCommission
+
+    /// The account as stored: `store:<id>`, `store_cash:<id>`, `courier:<id>`, `courier_cash:<id>`,
+    /// `platform:funds`, `platform:commission`.
+    public var key: String {
+        switch self {
+        case .store(let store): "store:\(store)"
+        case .storeCash(let store): "store_cash:\(store)"
+        case .courier(let courier): "courier:\(courier)"
+        case .courierCash(let courier): "courier_cash:\(courier)"
+        case .platformFunds: "platform:funds"
+        case .platformCommission: "platform:commission"
+        }
+    }
+
+    public init?(key: String) {
+        switch key {
+        case "platform:funds": self = .platformFunds
+        case "platform:commission": self = .platformCommission
+        default:
+            let parts = key.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { return nil }
+            switch parts[0] {
+            case "store": guard let id = StoreID(parts[1]) else { return nil }; self = .store(id)
+            case "store_cash": guard let id = StoreID(parts[1]) else { return nil }; self = .storeCash(id)
+            case "courier": guard let id = UserID(parts[1]) else { return nil }; self = .courier(id)
+            case "courier_cash": guard let id = UserID(parts[1]) else { return nil }; self = .courierCash(id)
+            default: return nil
+            }
+        }
+    }
+
+    /// Whether the account is a store's or a courier's, whose balance is kept as it moves (the
+    /// platform's own are summed when asked, so that no row is written by every payment).
+    public var isHolders: Bool {
+        switch self {
+        case .store, .storeCash, .courier, .courierCash: true
+        case .platformFunds, .platformCommission: false
+        }
+    }
+}
+
+/// One account's share of an entry: positive credits the holder, negative debits them.
+public struct LedgerPosting: Hashable, Sendable, Codable {
+    public var account: String
+    public var amount: Int64
+
+    public init(_ account: LedgerAccount, _ amount: Int64) {
+        self.account = account.key
+        self.amount = amount
+    }
+}
+
+/// What moved money: a payment completed, part of one refunded, a delivery's fee and tip going to
+/// its courier, a payout.
+public enum LedgerEntryKind: String, Hashable, Sendable, Codable {
+    case payment, refund, delivery, payout
+}
+
+/// One movement of money, recorded once (its `reference` names what caused it) as postings
+/// that add up to zero.
+public struct LedgerEntry: Hashable, Sendable, Codable {
+    public var id: UUID
+    public var kind: LedgerEntryKind
+    /// What caused it, once: `payment:<id>`, `refund:<id>`, `delivery:<order id>`, `payout:<id>`.
+    public var reference: String
+    public var currency: CurrencyCode
+    public var postings: [LedgerPosting]
+    public var storeID: StoreID?
+    public var courierID: UserID?
+    public var paymentID: PaymentID?
+    public var refundID: RefundID?
+    public var orderID: OrderID?
+    public var payoutID: PayoutID?
+    /// The commission taken (or given back, negative) in this entry.
+    public var commission: Int64
+    public var createdAt: Date
+
+    public init(
+        kind: LedgerEntryKind, reference: String, currency: CurrencyCode, postings: [LedgerPosting],
+        storeID: StoreID?, courierID: UserID? = nil, paymentID: PaymentID? = nil, refundID: RefundID? = nil,
+        orderID: OrderID? = nil, payoutID: PayoutID? = nil, commission: Int64 = 0, at createdAt: Date
+    ) {
+        self.id = UUID.random()
+        self.kind = kind
+        self.reference = reference
+        self.currency = currency
+        // One posting per account, none of nothing.
+        var merged: [String: Int64] = [:]
+        var order: [String] = []
+        for posting in postings {
+            if merged[posting.account] == nil { order.append(posting.account) }
+            merged[posting.account, default: 0] += posting.amount
+        }
+        self.postings = order.compactMap { account in
+            merged[account].flatMap { $0 == 0 ? nil : LedgerPosting(account: account, amount: $0) }
+        }
+        self.storeID = storeID
+        self.courierID = courierID
+        self.paymentID = paymentID
+        self.refundID = refundID
+        self.orderID = orderID
+        self.payoutID = payoutID
+        self.commission = commission
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, reference, currency, postings, commission
+        case storeID = "store_id"
+        case courierID = "courier_id"
+        case paymentID = "payment_id"
+        case refundID = "refund_id"
+        case orderID = "order_id"
+        case payoutID = "payout_id"
+        case createdAt = "created_at"
+    }
+
+    /// Whether its debits equal its credits.
+    public var isBalanced: Bool { postings.reduce(0) { $0 + $1.amount } == 0 }
+
+    /// What it moved in `account`: the account's posting, or 0.
+    public func amount(in account: LedgerAccount) -> Int64 {
+        postings.first { $0.account == account.key }?.amount ?? 0
+    }
+}
+
+extension LedgerPosting {
+    init(account: String, amount: Int64) {
+        self.account = account
+        self.amount = amount
+    }
+}
+
+/// The ledger's rules: which accounts each movement of money credits and debits.
+///
+/// - A completed payment of `amount` comes from where the money is (the platform's funds for a
+///   provider's payment, the courier for cash collected on delivery, the store's till cash for
+///   cash taken at the till) and credits the store with it less the platform's commission,
+///   `commission_bp` of the amount without its tip, as the store's setting was when the payment
+///   was made.
+/// - A refund gives its amount back to where it came from, and the commission on it back to the
+///   store: each refund the commission's share of what has been refunded so far, so that refunds
+///   of a whole payment give back exactly its commission.
+/// - A delivered order's delivery fee and tip go from its store to the courier who delivered it.
+/// - A payout pays out of the platform's funds what the store or courier earned; a negative one
+///   records cash they paid in, out of the cash they hold.
+public enum Ledger {
+    /// The commission on `amount` at `bp` basis points, rounded down.
+    public static func commission(on amount: Int64, bp: Int) -> Int64 {
+        amount > 0 && bp > 0 ? Int64(10_000).dividingFullWidth(amount.multipliedFullWidth(by: Int64(bp))).quotient : 0
+    }
+
+    /// Where a payment's money is once it completes.
+    public static func source(of payment: Payment) -> LedgerAccount {
+        guard payment.method == .cash else { return .platformFunds }
+        return payment.collectedOnDelivery ? .courierCash(payment.staffID) : .storeCash(payment.storeID)
+    }
+
+    /// The commission of `payment` at `bp`: on its amount without the tip.
+    public static func commission(of payment: Payment, bp: Int) -> Int64 {
+        commission(on: payment.amount - payment.tip, bp: bp)
+    }
+
+    /// The entry of `payment`, completed, at the store's `commission_bp` when it was made.
+    public static func payment(_ payment: Payment, commissionBP bp: Int, at now: Date) -> LedgerEntry {
+        let commission = commission(of: payment, bp: bp)
+        return LedgerEntry(
+            kind: .payment, reference: "payment:\(payment.id)", currency: payment.currency,
+            postings: [
+                LedgerPosting(source(of: payment), -payment.amount),
+                LedgerPosting(.store(payment.storeID), payment.amount - commission),
+                LedgerPosting(.platformCommission, commission),
+            ],
+            storeID: payment.storeID, courierID: payment.collectedOnDelivery ? payment.staffID : nil,
+            paymentID: payment.id, orderID: payment.orderID, commission: commission, at: now)
+    }
+
+    /// The entry of `refund`, of `payment` as it was after it (its `refunded_amount` counting it),
+    /// made at `commission_bp`.
+    public static func refund(_ refund: Refund, of payment: Payment, commissionBP bp: Int, at now: Date)
+        -> LedgerEntry
+    {
+        let commission = commission(of: payment, bp: bp)
+        let after = min(payment.refundedAmount, payment.amount)
+        let before = max(0, after - refund.amount)
+        // The commission's share of what has been refunded, after this refund and before it.
+        func share(_ refunded: Int64) -> Int64 {
+            payment.amount <= 0
+                ? 0 : payment.amount.dividingFullWidth(commission.multipliedFullWidth(by: refunded)).quotient
+        }
+        let givenBack = share(after) - share(before)
+        return LedgerEntry(
+            kind: .refund, reference: "refund:\(refund.id)", currency: payment.currency,
+            postings: [
+                LedgerPosting(source(of: payment), refund.amount),
+                LedgerPosting(.store(payment.storeID), -(refund.amount - givenBack)),
+                LedgerPosting(.platformCommission, -givenBack),
+            ],
+            storeID: payment.storeID, courierID: payment.collectedOnDelivery ? payment.staffID : nil,
+            paymentID: payment.id, refundID: refund.id, orderID: payment.orderID, commission: -givenBack, at: now)
+    }
+
+    /// The entry of `order`, delivered: its delivery fee and tip from its store to its courier;
+    /// nil when there is neither, or no courier.
+    public static func delivery(_ order: Order, at now: Date) -> LedgerEntry? {
+        let share = order.deliveryFee + (order.tip ?? 0)
+        guard let courier = order.courierID, share > 0 else { return nil }
+        return LedgerEntry(
+            kind: .delivery, reference: "delivery:\(order.id)", currency: order.currency,
+            postings: [LedgerPosting(.store(order.storeID), -share), LedgerPosting(.courier(courier), share)],
+            storeID: order.storeID, courierID: courier, orderID: order.id, at: now)
+    }
+
+    /// The entry of `payout`: a positive `amount` paid out of the platform's funds from what the
+    /// holder earned, a negative one cash the holder paid in from what they hold.
+    public static func payout(_ payout: Payout) -> LedgerEntry {
+        let (earned, cash) = accounts(of: payout.holder)
+        return LedgerEntry(
+            kind: .payout, reference: "payout:\(payout.id)", currency: payout.currency,
+            postings: [
+                LedgerPosting(payout.amount > 0 ? earned : cash, -payout.amount),
+                LedgerPosting(.platformFunds, payout.amount),
+            ],
+            storeID: payout.storeID, courierID: payout.courierID, payoutID: payout.id, at: payout.createdAt)
+    }
+}
+
+extension Ledger {
+    /// A store or a courier, as the ledger holds their money.
+    public enum Holder: Hashable, Sendable {
+        case store(StoreID)
+        case courier(UserID)
+    }
+
+    /// The holder's two accounts: what they earned, and the cash they hold.
+    public static func accounts(of holder: Holder) -> (earned: LedgerAccount, cash: LedgerAccount) {
+        switch holder {
+        case .store(let store): (.store(store), .storeCash(store))
+        case .courier(let courier): (.courier(courier), .courierCash(courier))
+        }
+    }
+}
+
+public typealias PayoutID = Identifier<PayoutTag>
+public enum PayoutTag {}
+
+/// Money paid out to a store or a courier (what they earned), or paid in by one (cash they held),
+/// recorded by an admin or an accountant with the reference of the transfer.
+public struct Payout: Hashable, Sendable, Codable {
+    public var id: PayoutID
+    /// Whose money it moved.
+    public var holder: Ledger.Holder
+    /// Paid out when positive, paid in when negative.
+    public var amount: Int64
+    public var currency: CurrencyCode
+    /// The bank transfer's (or other) reference.
+    public var reference: String?
+    public var note: String?
+    public var recordedBy: UserID
+    public var createdAt: Date
+
+    public init(
+        id: PayoutID, holder: Ledger.Holder, amount: Int64, currency: CurrencyCode, reference: String?,
+        note: String?, recordedBy: UserID, createdAt: Date
+    ) {
+        self.id = id
+        self.holder = holder
+        self.amount = amount
+        self.currency = currency
+        self.reference = reference
+        self.note = note
+        self.recordedBy = recordedBy
+        self.createdAt = createdAt
+    }
+
+    public var storeID: StoreID? {
+        if case .store(let store) = holder { return store }
+        return nil
+    }
+
+    public var courierID: UserID? {
+        if case .courier(let courier) = holder { return courier }
+        return nil
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, amount, currency, reference, note
+        case storeID = "store_id"
+        case courierID = "courier_id"
+        case recordedBy = "recorded_by"
+        case createdAt = "created_at"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(PayoutID.self, forKey: .id)
+        if let store = try container.decodeIfPresent(StoreID.self, forKey: .storeID) {
+            holder = .store(store)
+        } else {
+            holder = .courier(try container.decode(UserID.self, forKey: .courierID))
+        }
+        amount = try container.decode(Int64.self, forKey: .amount)
+        currency = try container.decode(CurrencyCode.self, forKey: .currency)
+        reference = try container.decodeIfPresent(String.self, forKey: .reference)
+        note = try container.decodeIfPresent(String.self, forKey: .note)
+        recordedBy = try container.decode(UserID.self, forKey: .recordedBy)
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encodeIfPresent(storeID, forKey: .storeID)
+        try container.encodeIfPresent(courierID, forKey: .courierID)
+        try container.encode(amount, forKey: .amount)
+        try container.encode(currency, forKey: .currency)
+        try container.encodeIfPresent(reference, forKey: .reference)
+        try container.encodeIfPresent(note, forKey: .note)
+        try container.encode(recordedBy, forKey: .recordedBy)
+        try container.encode(createdAt, forKey: .createdAt)
+    }
+}
