@@ -21,7 +21,8 @@ import Synchronization
 /// through the API: every order delivered and paid exactly its total, by one completed payment
 /// of its total and tip; each store's statistics revenue is its completed payments; no stock
 /// oversold nor left held (each product's quantity is its opening stock less what its delivered
-/// lines sold); each customer heard each of the five status changes of each order exactly once.
+/// lines sold); each customer heard each of the five status changes of each order exactly once;
+/// the ledger adds up (`checkLedger`).
 extension LoadGen {
     func driveMarketplace(_ api: API) async throws -> Int {
         let password = ProcessInfo.processInfo.environment[adminPasswordVariable]!
@@ -56,7 +57,9 @@ extension LoadGen {
         say(String(format: "  done in %.1fs", (ContinuousClock.now - started).timeInterval))
 
         say("checking the invariants")
-        let failures = try await market.check(api, cast.admin, wait: .seconds(Int(inboxWait)))
+        let failures =
+            try await market.check(api, cast.admin, wait: .seconds(Int(inboxWait)))
+            + market.checkLedger(api, cast: cast, wait: .seconds(Int(inboxWait)))
         for failure in failures.prefix(20) { say("  FAILED: \(failure)") }
         if failures.count > 20 { say("  … and \(failures.count - 20) more") }
         if failures.isEmpty { say("  every invariant holds") }
@@ -127,6 +130,7 @@ final class Marketplace: Sendable {
     }
 
     var placedCount: Int { state.withLock { $0.placed.count } }
+    var placedIDs: [OrderID] { state.withLock { Array($0.placed.keys) } }
 
     var summary: String {
         state.withLock { state in
@@ -150,7 +154,7 @@ final class Marketplace: Sendable {
         for (index, store) in cast.stores.enumerated() {
             _ = try await api.require(
                 [200], .PATCH, "/v1/stores/\(store)", token: cast.admin,
-                body: StoreSwitches(openingHours: allWeek, autoAccept: index % 2 == 1))
+                body: StoreSwitches(openingHours: allWeek, autoAccept: index % 2 == 1, commissionBP: 500 * (index % 3)))
             var menu: [Item] = []
             for number in 0..<5 {
                 let product = try await api.require(
@@ -481,10 +485,13 @@ struct OpeningPeriodBody: Encodable, Sendable {
 struct StoreSwitches: Encodable, Sendable {
     var openingHours: [OpeningPeriodBody]
     var autoAccept: Bool
+    /// 0%, 5% or 10%, store by store, so that the ledger's invariants meet a commission.
+    var commissionBP: Int
 
     enum CodingKeys: String, CodingKey {
         case openingHours = "opening_hours"
         case autoAccept = "auto_accept"
+        case commissionBP = "commission_bp"
     }
 }
 

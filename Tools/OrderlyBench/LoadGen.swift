@@ -297,9 +297,9 @@ struct API: Sendable {
     /// Sends and requires one of `expected` statuses.
     func require(
         _ expected: Set<Int>, _ method: HTTPMethod, _ path: String, token: String? = nil,
-        body: (some Encodable)? = nil as String?
+        body: (some Encodable)? = nil as String?, headers: [(String, String)] = []
     ) async throws -> Reply {
-        let reply = try await send(method, path, token: token, body: body)
+        let reply = try await send(method, path, token: token, body: body, headers: headers)
         guard expected.contains(reply.status) else {
             throw LoadGenError("\(method) \(path) answered \(reply.status): \(reply.text.prefix(300))")
         }

@@ -5,7 +5,9 @@
 # delivery, with options and tips), measured; then the stores accept (half of them by themselves),
 # prepare and mark ready, and couriers claim, pick up and deliver, collecting cash; then the
 # invariants (every order delivered and paid exactly its total, statistics revenue equal to the
-# completed payments, no stock oversold or left held, each customer told each status change once).
+# completed payments, no stock oversold or left held, each customer told each status change once, and
+# the ledger: every entry balanced and adding up to the balances, each store and courier holding what
+# the rules say, a payout of half of each store's balance taking exactly that).
 # The checkout phase prints the machine's steal. The last line sums it up:
 #   checkouts_per_s=<n> p99_ms=<checkout p99> cpu_ms_per_checkout=<suite CPU> invariant_failures=<n>
 # Extra arguments go to `orderly-bench loadgen` (see `orderly-bench loadgen --help`). The suite listens on
