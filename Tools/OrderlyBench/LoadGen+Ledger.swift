@@ -4,18 +4,26 @@ import Foundation
 
 /// The ledger's invariants after a marketplace run, read back through the API as the admin: every
 /// entry of every store and courier balances (so the sum over all accounts is zero) and adds up
-/// to the balance kept; each store earned its completed payments less their commission and the
-/// fees and tips of its delivered orders; each courier earned the fees and tips of what they
-/// delivered and holds the cash they collected; a payout of part of each store's balance takes
-/// exactly that.
+/// to the balance kept; each store earned its completed payments less their commission, the fees
+/// and tips of its delivered orders and the payouts acknowledged to it; each courier earned the
+/// fees and tips of what they delivered and holds the cash they collected; a payout of part of
+/// each store's balance takes exactly that.
 extension Marketplace {
     func checkLedger(_ api: API, cast: Cast, wait: Duration) async throws -> [String] {
         var problems: [String] = []
         let deadline = ContinuousClock.now + wait
+        // Every delivered order, the suite's own list (an order whose answer was lost counts too).
         var orders: [Order] = []
-        for id in placedIDs {
-            orders.append(try await api.require([200], .GET, "/v1/orders/\(id)", token: cast.admin).decode(Order.self))
-        }
+        var cursor: String?
+        repeat {
+            let page = try await api.require(
+                [200], .GET, "/v1/orders?status=delivered&limit=200" + (cursor.map { "&cursor=\($0)" } ?? ""),
+                token: cast.admin
+            ).decode(Page<Order>.self)
+            orders += page.data
+            cursor = page.nextCursor
+        } while cursor != nil
+        let paidOut = self.paidOut
         var collected: [UserID: Int64] = [:]
         for store in stores {
             let bp =
@@ -26,9 +34,10 @@ extension Marketplace {
                 earned += payment.amount - Domain.Ledger.commission(of: payment, bp: bp)
                 if payment.collectedOnDelivery { collected[payment.staffID, default: 0] += payment.amount }
             }
-            for order in orders where order.storeID == store && order.status == .delivered {
+            for order in orders where order.storeID == store {
                 earned -= order.deliveryFee + (order.tip ?? 0)
             }
+            earned -= paidOut[store, default: 0]
             let path = "/v1/stores/\(store)/balance"
             let figures = try await settled(api, path, admin: cast.admin, earned: earned, deadline: deadline)
             if figures.earned != earned {
@@ -49,7 +58,7 @@ extension Marketplace {
             }
         }
         for courier in cast.courierIDs {
-            let earned = orders.filter { $0.courierID == courier && $0.status == .delivered }
+            let earned = orders.filter { $0.courierID == courier }
                 .reduce(Int64(0)) { $0 + $1.deliveryFee + ($1.tip ?? 0) }
             let path = "/v1/couriers/\(courier)/balance"
             let figures = try await settled(api, path, admin: cast.admin, earned: earned, deadline: deadline)

@@ -550,11 +550,13 @@ final class Till: Sendable {
 extension API {
     /// A payment provider's report that `payment` reached `type`, signed with its `secret` as
     /// `POST /v1/payments/provider-events` checks it.
-    func providerReport(_ payment: Payment, _ type: PaymentStatus?, provider: String, secret: String) async throws
-        -> Reply
-    {
+    /// A provider's signed report on `payment`; `id` names the report, the same one again when it
+    /// is sent again.
+    func providerReport(
+        _ payment: Payment, _ type: PaymentStatus?, provider: String, secret: String, id: String = UUID().uuidString
+    ) async throws -> Reply {
         let event = ProviderEvent(
-            id: UUID().uuidString, provider: provider, paymentID: payment.id, type: type,
+            id: id, provider: provider, paymentID: payment.id, type: type,
             providerRef: "ref-\(payment.id.description.prefix(8))", amount: payment.amount, currency: payment.currency,
             at: nil)
         let body = String(decoding: try API.encoder.encode(event), as: UTF8.self)

@@ -4,11 +4,15 @@
 # Drives the suite with `orderly-bench loadgen` and, meanwhile, kills each service and Redis with
 # SIGKILL and starts it again (Redis from its append-only file), and stops the orders service
 # with SIGSTOP past its callers' deadlines. Then loadgen checks what the suite acknowledged;
-# its last line is `acked=<n> lost=<n> duplicated=<n> notifications_missing=<n> errors_5xx=<n>`.
-# Usage: chaos-agent.sh ORDERLY_CLI [SECONDS_PER_PHASE]
+# its last line is `acked=<n> lost=<n> duplicated=<n> notifications_missing=<n> errors_5xx=<n>`
+# for the orders workload, and `checkouts_per_s=… invariant_failures=<n>` for the marketplace
+# (customers checking out and paying by card or in cash at the door, couriers collecting it,
+# payouts; every acknowledged payment and payout in the ledger once, every balance its entries).
+# Usage: chaos-agent.sh ORDERLY_CLI [SECONDS_PER_PHASE] [orders|marketplace]
 set -uo pipefail
 orderly=$1
 seconds=${2:-20}
+workload=${3:-orders}
 bin=$(dirname "$orderly")
 data=$(cd "$ORDERLY_DATA_DIR" && pwd)
 redis_port=${ORDERLY_REDIS_URL##*:}
@@ -17,12 +21,32 @@ for entry in $ORDERLY_PROCESSES; do pid[${entry%%:*}]=${entry##*:}; done
 started=()
 log="$data/loadgen.txt"
 
-"$orderly" loadgen --url "http://127.0.0.1:$ORDERLY_HTTP_PORT" --seconds "$seconds" --clients 32 \
-    --inbox-wait 180 > "$log" 2>&1 &
+if [ "$workload" = marketplace ]; then
+    "$orderly" loadgen --workload marketplace --url "http://127.0.0.1:$ORDERLY_HTTP_PORT" --seconds "$seconds" \
+        --clients 32 --couriers 16 --inbox-wait 300 > "$log" 2>&1 &
+    phases=("phase 1/2" "phase 2/2")
+else
+    "$orderly" loadgen --url "http://127.0.0.1:$ORDERLY_HTTP_PORT" --seconds "$seconds" --clients 32 \
+        --inbox-wait 180 > "$log" 2>&1 &
+    phases=("phase 2/3" "phase 3/3")
+fi
 loadgen=$!
 
+# Stops what it started; one still running 30 s after SIGTERM is named and killed.
 finish() {
     for p in "${started[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    for _ in $(seq 300); do
+        alive=0
+        for p in "${started[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+        [ "$alive" = 0 ] && break
+        sleep 0.1
+    done
+    for name in "${!pid[@]}"; do
+        if kill -0 "${pid[$name]}" 2>/dev/null && [[ " ${started[*]} " == *" ${pid[$name]} "* ]]; then
+            say "$name did not stop within 30 s of SIGTERM; killed"
+            kill -KILL "${pid[$name]}"
+        fi
+    done
     for p in "${started[@]}"; do wait "$p" 2>/dev/null; done
 }
 trap finish EXIT
@@ -83,13 +107,13 @@ freeze() {
     kill -CONT "${pid[$1]}"
 }
 
-if until_logged "phase 2/3"; then
+if until_logged "${phases[0]}"; then
     for victim in orders notifications redis catalog gateway payments; do
         crash "$victim"
         sleep 1
     done
 fi
-if until_logged "phase 3/3"; then
+if until_logged "${phases[1]}"; then
     crash notifications
     freeze orders 12
     crash redis
