@@ -134,7 +134,8 @@ public enum ServiceMain {
         logger[metadataKey: "service.instance"] = "\(settings.instance)"
         do {
             let services = try await build(settings, source, logger)
-            try await ServiceRunner.run(services, logger: logger)
+            try await ServiceRunner.run(
+                services, drain: .nanoseconds(settings.process.shutdownGracePeriod.nanoseconds), logger: logger)
             exit(0)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("orderly-\(service): \(error)\n".utf8))
