@@ -137,13 +137,8 @@ struct NotificationsRepository: Sendable {
             return (rows, broadcasts, unread)
         }
         let own = try rows.map { row in
-            let message = try StoredDocument.decode(NotificationMessage.self, from: row)
-            guard let id = UUID(text: try row.decode(column: "id", as: String.self)) else {
-                throw StorageError.unexpected("a notification's id is not a UUID")
-            }
-            return message.notification(
-                seq: try row.decode(column: "seq", as: Int64.self), id: id, of: user,
-                readAt: try row.decode(column: "read_at", as: Int64?.self).map(Date.init(millisecondsSince1970:)))
+            let (stored, readAt) = try Self.stored(row, of: user)
+            return stored.message.notification(seq: stored.seq, id: stored.id, of: user, readAt: readAt)
         }
         guard !broadcasts.isEmpty else { return (own, unread) }
         return (Array((own + broadcasts).sorted { $0.seq < $1.seq }.prefix(limit)), unread)
@@ -185,22 +180,28 @@ struct NotificationsRepository: Sendable {
     /// The notification numbered `seq` in `user`'s own inbox, as it was stored, and when it was
     /// read.
     func notification(of user: UserID, seq: Int64) async throws -> (stored: StoredNotification, readAt: Date?)? {
-        guard
-            let row = try await database.read({ sql in
-                try await sql.raw(
-                    """
-                    SELECT id, doc, read_at FROM notifications
-                    WHERE user_id = \(bind: user.description) AND seq = \(bind: seq)
-                    """
-                ).first()
-            })
-        else { return nil }
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT seq, id, doc, read_at FROM notifications
+                WHERE user_id = \(bind: user.description) AND seq = \(bind: seq)
+                """
+            ).first()
+        }.map { try Self.stored($0, of: user) }
+    }
+
+    /// A row of `user`'s inbox (`seq`, `id`, `doc`, `read_at`): the notification as stored, and
+    /// when it was read.
+    private static func stored(_ row: any SQLRow, of user: UserID) throws -> (
+        stored: StoredNotification, readAt: Date?
+    ) {
         guard let id = UUID(text: try row.decode(column: "id", as: String.self)) else {
             throw StorageError.unexpected("a notification's id is not a UUID")
         }
-        let message = try StoredDocument.decode(NotificationMessage.self, from: row)
         return (
-            StoredNotification(userID: user, seq: seq, id: id, message: message),
+            StoredNotification(
+                userID: user, seq: try row.decode(column: "seq", as: Int64.self), id: id,
+                message: try StoredDocument.decode(NotificationMessage.self, from: row)),
             try row.decode(column: "read_at", as: Int64?.self).map(Date.init(millisecondsSince1970:))
         )
     }

@@ -17,6 +17,9 @@ struct LedgerHandlers: Sendable {
 
     var idempotency: IdempotencyStore { IdempotencyStore(database: database) }
 
+    /// Since when credits are pending now; nil without a hold.
+    private var heldSince: Date? { hold > .zero ? Date() - TimeInterval(hold.components.seconds) : nil }
+
     func register(in router: inout WireRouter) {
         router.register(PaymentsAPI.balance) { request, context in
             try await balance(request, principal: context.requirePrincipal())
@@ -34,7 +37,7 @@ struct LedgerHandlers: Sendable {
         guard AccessPolicy(principal).canSeeBalance(of: holder) else { throw Self.missing(holder) }
         let limit = try KeysetCursor.limit(request.page.limit)
         let cursor = try request.page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
-        let (ledger, heldSince) = (self.ledger, Date() - TimeInterval(hold.components.seconds))
+        let (ledger, heldSince) = (self.ledger, self.heldSince)
         return try await database.read { sql in
             let balances = try await ledger.balances(of: holder, heldSince: heldSince, in: sql)
             let page = try await ledger.entries(of: holder, after: cursor, limit: limit, in: sql)
@@ -66,12 +69,11 @@ struct LedgerHandlers: Sendable {
             _ = try await catalog.call(
                 CatalogAPI.getStore, ResourceRef(id: store), options: WireCallOptions(principal: principal))
         }
-        let (ledger, heldSince) = (self.ledger, Date() - TimeInterval(hold.components.seconds))
+        let (ledger, heldSince, account) = (self.ledger, self.heldSince, Ledger.accounts(of: holder).earned.key)
         return try await idempotency.write(
-            key: idempotencyKey, caller: principal.userID,
-            scope: "payments.payouts:\(Ledger.accounts(of: holder).earned.key)", request: request
+            key: idempotencyKey, caller: principal.userID, scope: "payments.payouts:\(account)", request: request
         ) { transaction in
-            try await transaction.lock("payments.ledger:\(Ledger.accounts(of: holder).earned.key)")
+            try await transaction.lock("payments.ledger:\(account)")
             let figures =
                 try await ledger.balances(of: holder, heldSince: heldSince, in: transaction.sql)
                 .first { $0.currency == currency } ?? CurrencyBalance(currency: currency)

@@ -27,9 +27,10 @@ struct LedgerRepository: Sendable {
         guard !inserted.isEmpty, !entry.postings.isEmpty else { return !inserted.isEmpty }
         var postings: SQLQueryString = "INSERT INTO ledger_postings (account, created_at, id, currency, amount) VALUES "
         for (index, posting) in entry.postings.enumerated() {
-            postings =
-                postings + (index == 0 ? "" : ", ")
-                + "(\(bind: posting.account), \(bind: stamp), \(bind: entry.id.lowercasedText), \(bind: entry.currency.code), \(bind: posting.amount))"
+            let values: [any Encodable & Sendable] = [
+                posting.account, stamp, entry.id.lowercasedText, entry.currency.code, posting.amount,
+            ]
+            postings = postings + (index == 0 ? "" : ", ") + "(\(binds: values))"
         }
         try await transaction.sql.raw(postings).run()
         for posting in entry.postings where LedgerAccount(key: posting.account)?.isHolders == true {
@@ -44,15 +45,9 @@ struct LedgerRepository: Sendable {
         return true
     }
 
-    /// The entry recorded for `reference`, if any.
-    func entry(_ reference: String, in sql: any SQLDatabase) async throws -> LedgerEntry? {
-        try await sql.raw("SELECT doc FROM ledger_entries WHERE reference = \(bind: reference)").first()
-            .map { try StoredDocument.decode(LedgerEntry.self, from: $0) }
-    }
-
     /// The holder's balances per currency, the credits to what they earned since `heldSince`
-    /// counted as pending.
-    func balances(of holder: Ledger.Holder, heldSince: Date, in sql: any SQLDatabase) async throws
+    /// counted as pending (none without a hold).
+    func balances(of holder: Ledger.Holder, heldSince: Date?, in sql: any SQLDatabase) async throws
         -> [CurrencyBalance]
     {
         let (earned, cash) = Ledger.accounts(of: holder)
@@ -77,6 +72,7 @@ struct LedgerRepository: Sendable {
             }
             figures[currency] = figure
         }
+        guard let heldSince else { return figures.values.sorted { $0.currency.code < $1.currency.code } }
         let recent = try await sql.raw(
             """
             SELECT currency, CAST(SUM(amount) AS BIGINT) AS credited FROM ledger_postings

@@ -479,18 +479,9 @@ final class Marketplace: Sendable {
         let to = LoadGen.day(Date().addingTimeInterval(86_400))
         for (index, store) in stores.enumerated() {
             var completed: [OrderID: [Int64]] = [:]
-            var cursor: String?
-            repeat {
-                let page = try await api.require(
-                    [200], .GET,
-                    "/v1/stores/\(store)/payments?status=completed&limit=200" + (cursor.map { "&cursor=\($0)" } ?? ""),
-                    token: admin
-                ).decode(Page<Payment>.self)
-                for payment in page.data {
-                    if let order = payment.orderID { completed[order, default: []].append(payment.amount) }
-                }
-                cursor = page.nextCursor
-            } while cursor != nil
+            for payment in try await completedPayments(api, of: store, admin: admin) {
+                if let order = payment.orderID { completed[order, default: []].append(payment.amount) }
+            }
             for (id, order) in placed where order.store == index {
                 let amounts = completed[id] ?? []
                 if amounts != [order.total + order.tip] {

@@ -13,16 +13,7 @@ extension Marketplace {
         var problems: [String] = []
         let deadline = ContinuousClock.now + wait
         // Every delivered order, the suite's own list (an order whose answer was lost counts too).
-        var orders: [Order] = []
-        var cursor: String?
-        repeat {
-            let page = try await api.require(
-                [200], .GET, "/v1/orders?status=delivered&limit=200" + (cursor.map { "&cursor=\($0)" } ?? ""),
-                token: cast.admin
-            ).decode(Page<Order>.self)
-            orders += page.data
-            cursor = page.nextCursor
-        } while cursor != nil
+        let orders: [Order] = try await every(api, "/v1/orders?status=delivered", admin: cast.admin)
         let paidOut = self.paidOut
         var collected: [UserID: Int64] = [:]
         for store in stores {
@@ -72,19 +63,23 @@ extension Marketplace {
         return problems
     }
 
-    private func completedPayments(_ api: API, of store: StoreID, admin: String) async throws -> [Payment] {
-        var payments: [Payment] = []
+    /// A store's completed payments, every page.
+    func completedPayments(_ api: API, of store: StoreID, admin: String) async throws -> [Payment] {
+        try await every(api, "/v1/stores/\(store)/payments?status=completed", admin: admin)
+    }
+
+    /// Every item of the list at `path` (a query string included), page after page.
+    private func every<Item: Codable & Sendable>(_ api: API, _ path: String, admin: String) async throws -> [Item] {
+        var items: [Item] = []
         var cursor: String?
         repeat {
             let page = try await api.require(
-                [200], .GET,
-                "/v1/stores/\(store)/payments?status=completed&limit=200" + (cursor.map { "&cursor=\($0)" } ?? ""),
-                token: admin
-            ).decode(Page<Payment>.self)
-            payments += page.data
+                [200], .GET, path + "&limit=200" + (cursor.map { "&cursor=\($0)" } ?? ""), token: admin
+            ).decode(Page<Item>.self)
+            items += page.data
             cursor = page.nextCursor
         } while cursor != nil
-        return payments
+        return items
     }
 
     /// The balance at `path` once what it earned is `earned`, or as it is at `deadline`: the
