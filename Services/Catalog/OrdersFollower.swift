@@ -10,7 +10,7 @@ import Storage
 /// orders, as the orders service's events tell them.
 ///
 /// The orders service holds stock for a line before it stores it (a reservation carrying the
-/// order's id, expiring after `CatalogAPI.orderLineHoldSeconds`) and lists the reservation on
+/// order's id, expiring after `ORDERLY_ORDER_LINE_HOLD_SECONDS`) and lists the reservation on
 /// the stored line.
 /// Here each event's order is the state to reach: listed reservations are kept until the order
 /// ends (their expiry removed), one that lapsed before that is held again, a line's hold
@@ -30,8 +30,8 @@ struct OrdersFollower: EventFollower {
     /// lines list their reservations), its lines changed, or its status (cancelled, delivered,
     /// collected). A claim or a release changes neither.
     static let types = [OrdersAPI.Events.created, OrdersAPI.Events.updated, OrdersAPI.Events.statusChanged]
-    /// Holds last a day, so a fifth of a second is nothing to them; read back to back, the
-    /// stream would wake it for each store's new order to pass over.
+    /// Holds last minutes before they are seen, so a fifth of a second is nothing to them; read
+    /// back to back, the stream would wake it for each store's new order to pass over.
     static let readPause = Duration.milliseconds(200)
 
     /// How reservations end and are held again, over the catalog's database.

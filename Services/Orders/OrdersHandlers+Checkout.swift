@@ -149,7 +149,7 @@ extension OrdersHandlers {
                             NewReservation(
                                 storeID: order.storeID, orderID: order.id,
                                 lines: [Reservation.Line(productID: product, quantity: quantity)],
-                                reference: order.id.description, expiresInSeconds: CatalogAPI.orderLineHoldSeconds),
+                                reference: order.id.description, expiresInSeconds: lineHoldSeconds),
                             options: options)
                         return (index, .success(hold))
                     } catch {

@@ -1,6 +1,7 @@
 import Contracts
 import Domain
 import Foundation
+import Logging
 import Runtime
 import Storage
 import Wire
@@ -12,6 +13,9 @@ struct OrdersHandlers: Sendable {
     let stores: StoreDirectory
     /// Products and their stock, for catalog lines.
     let catalog: any WireCaller
+    /// How long a line's stock is held before the catalog sees the line stored (`OrdersSettings`).
+    let lineHoldSeconds: Int
+    let logger: Logger
 
     var orders: OrdersRepository { OrdersRepository(database: database) }
     var idempotency: IdempotencyStore { IdempotencyStore(database: database) }
@@ -507,7 +511,7 @@ struct OrdersHandlers: Sendable {
                 NewReservation(
                     storeID: order.storeID, orderID: order.id,
                     lines: [Reservation.Line(productID: productID, quantity: units)], reference: order.id.description,
-                    expiresInSeconds: CatalogAPI.orderLineHoldSeconds),
+                    expiresInSeconds: lineHoldSeconds),
                 options: options)
             return (product, hold)
         } catch var error as OrderlyError where error.reason == "insufficient_stock" {
@@ -525,7 +529,16 @@ struct OrdersHandlers: Sendable {
 
     /// Gives back a reservation a change did not store; if that fails too, it expires.
     func giveBack(_ hold: Reservation, _ principal: Principal) async {
-        _ = try? await catalog.call(
-            CatalogAPI.releaseReservation, ResourceRef(id: hold.id), options: WireCallOptions(principal: principal))
+        do {
+            _ = try await catalog.call(
+                CatalogAPI.releaseReservation, ResourceRef(id: hold.id), options: WireCallOptions(principal: principal))
+        } catch {
+            logger.warning(
+                "stock held for a line not stored could not be given back; it is held until it expires",
+                metadata: [
+                    "reservation.id": "\(hold.id)", "expires_at": "\(hold.expiresAt.map { "\($0)" } ?? "never")",
+                    "error": "\(error)",
+                ])
+        }
     }
 }

@@ -28,7 +28,10 @@ public enum OrdersService: ServiceDefinition {
         let stores = StoreDirectory(catalog: catalog)
         let orders = OrdersRepository(database: environment.database)
         var router = WireRouter()
-        let handlers = OrdersHandlers(database: environment.database, stores: stores, catalog: catalog)
+        let settings = try OrdersSettings.read(from: environment.configuration)
+        let handlers = OrdersHandlers(
+            database: environment.database, stores: stores, catalog: catalog, lineHoldSeconds: settings.lineHoldSeconds,
+            logger: environment.logger)
         handlers.register(in: &router)
         return ServiceParts(
             router: router,

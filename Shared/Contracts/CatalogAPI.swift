@@ -60,13 +60,6 @@ public enum CatalogAPI {
     public static let releaseReservation = WireMethod<ResourceRef<ReservationID>, Reservation>(
         "catalog.reservations.release", safeToRetry: true)
 
-    /// How long the stock reserved for an order's line waits for the catalog to see the stored
-    /// line before it expires: a day, so that a catalog that falls behind on the orders' events
-    /// (Redis away, a backlog) does not let a stored line's stock go. Once seen, it is held until
-    /// the order ends. Only a reservation whose line the orders service never stored, because
-    /// the process stopped between the two steps, waits this long.
-    public static let orderLineHoldSeconds = 86_400
-
     /// The events the catalog publishes on `orderly:events:catalog`: the store's with the store
     /// as payload, the products' with the product.
     public enum Events {

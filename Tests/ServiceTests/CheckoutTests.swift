@@ -1,7 +1,11 @@
+import Contracts
+import Domain
 import Foundation
+import NIOCore
 import Storage
 import TestSupport
 import Testing
+import Wire
 
 /// Customers' orders end to end: checkout priced from the menu, paying by card or in cash at the
 /// door, the store's side, tracking, and what is refused.
@@ -360,6 +364,29 @@ struct CheckoutTests {
         }
     }
 
+    @Test(
+        "stock a checkout held but never stored, and could not give back, comes back when its hold expires"
+    )
+    func unstoredHoldExpires() async throws {
+        try await InProcessSuite.with(settings: ["order.lineHoldSeconds": "10"], ordersCatalog: LosingReleases.init) {
+            suite in
+            let market = try await market(suite)
+            let body: [String: Any] = [
+                "address_id": market.address, "payment_method": "card",
+                "items": [["product_id": market.falafel, "quantity": 2, "option_ids": [market.small]]],
+            ]
+            let first = try await checkout(suite, market, body)
+            let id = try #require(first.object["id"] as? String, "\(first.text)")
+            // The same order id again: its stock is held, then the order is refused and the
+            // stock's release is lost on the way to the catalog.
+            let again = try await checkout(suite, market, body.merging(["id": id]) { $1 })
+            #expect(again.status == 409 && again.error["reason"] as? String == "already_exists", "\(again.text)")
+            #expect(try await available(suite, market) == 16)
+            // The stored order keeps its 2; the other 2 come back once their 10 s are up.
+            #expect(try await waitUntil(within: .seconds(20)) { try await available(suite, market) == 18 })
+        }
+    }
+
     @Test("checkout refuses a closed store, a small order, bad options, an inactive product and another's address")
     func refusals() async throws {
         try await InProcessSuite.with { suite in
@@ -424,5 +451,25 @@ struct CheckoutTests {
                 })
             #expect(try await available(suite, market) == 20, "no refusal holds stock")
         }
+    }
+}
+
+/// The catalog as the orders service reaches it, but a reservation's release never arrives.
+struct LosingReleases: WireCaller {
+    let catalog: any WireCaller
+
+    init(_ catalog: any WireCaller) { self.catalog = catalog }
+
+    func call<Request, Response>(_ method: WireMethod<Request, Response>, _ request: Request, options: WireCallOptions)
+        async throws -> Response
+    {
+        if method.name == CatalogAPI.releaseReservation.name { throw OrderlyError(.unavailable, "lost on the way") }
+        return try await catalog.call(method, request, options: options)
+    }
+
+    func forward<Request, Response>(
+        _ method: WireMethod<Request, Response>, json body: ByteBuffer, options: WireCallOptions
+    ) async throws -> ByteBuffer {
+        try await catalog.forward(method, json: body, options: options)
     }
 }

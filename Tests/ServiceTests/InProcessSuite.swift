@@ -81,9 +81,11 @@ final class InProcessSuite: Suite {
     ]
 
     /// Runs `body` against a new suite on `kind` databases, with `settings` over the usual ones,
-    /// removing everything afterwards.
+    /// removing everything afterwards. The orders service calls the catalog through
+    /// `ordersCatalog` (a test's faults between the two).
     static func with(
         on kind: Database.Kind = .sqlite, settings: [String: String] = [:],
+        ordersCatalog: @Sendable (any WireCaller) -> any WireCaller = { $0 },
         _ body: @Sendable (InProcessSuite) async throws -> Void
     ) async throws {
         var logger = Logger(label: "orderly.tests.in-process")
@@ -108,7 +110,8 @@ final class InProcessSuite: Suite {
             // Each service calls the others as itself, so that their grants apply as between processes.
             let catalog = try CatalogService.parts(environment("catalog"))
             let orders = try OrdersService.parts(
-                environment("orders", upstreams: ["catalog": catalog.router.caller(as: OrdersService.name)]))
+                environment(
+                    "orders", upstreams: ["catalog": ordersCatalog(catalog.router.caller(as: OrdersService.name))]))
             let payments = try PaymentsService.parts(
                 environment(
                     "payments",

@@ -4,6 +4,7 @@ import Domain
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Orders
 import Payments
 import Runtime
 import Synchronization
@@ -21,7 +22,8 @@ import Synchronization
 /// through the API: every order delivered and paid exactly its total, by one completed payment
 /// of its total and tip; each store's statistics revenue is its completed payments; no stock
 /// oversold nor left held (each product's quantity is its opening stock less what its delivered
-/// lines sold); each customer heard each of the five status changes of each order exactly once;
+/// lines sold; what an interrupted checkout held comes back when its hold expires, which the
+/// check waits for when it is at most two minutes, `ORDERLY_ORDER_LINE_HOLD_SECONDS`); each customer heard each of the five status changes of each order exactly once;
 /// the ledger adds up (`checkLedger`).
 extension LoadGen {
     func driveMarketplace(_ api: API) async throws -> Int {
@@ -461,6 +463,10 @@ final class Marketplace: Sendable {
         var problems: [String] = []
         // Every order delivered and paid exactly its total, once the payments have caught up.
         let deadline = ContinuousClock.now + wait
+        let holdSeconds = try OrdersSettings.read(from: try await ConfigurationSource.load(arguments: []))
+            .lineHoldSeconds
+        let expiryWait: Duration? = holdSeconds <= 120 ? .seconds(holdSeconds + 5) : nil
+        let stockDeadline = ContinuousClock.now + (expiryWait ?? .zero)
         var orders: [OrderID: Order] = [:]
         for id in placed.keys {
             var order = try await api.require([200], .GET, "/v1/orders/\(id)", token: admin).decode(Order.self)
@@ -501,16 +507,16 @@ final class Marketplace: Sendable {
                 problems.append("store \(store): statistics revenue \(revenue), completed payments \(expected)")
             }
             // Nothing oversold, nothing left held but what a checkout interrupted by a crash may
-            // hold: its first attempt's stock, which the orders service never stored and the
-            // catalog gives back when the hold expires (`CatalogAPI.orderLineHoldSeconds`).
+            // hold (a try the orders service never stored, its stock not given back), until the
+            // hold expires; a short hold is waited for, a long one allows what was resent.
             let orphans = state.withLock { $0.retriedUnits }
             for item in menus[index] {
                 let sold = placed.values.filter { $0.store == index }.reduce(0) { $0 + ($1.units[item.id] ?? 0) }
-                let mayHold = orphans[item.id, default: 0]
+                let mayHold = expiryWait == nil ? orphans[item.id, default: 0] : 0
                 var product = try await api.require([200], .GET, "/v1/products/\(item.id)", token: admin)
                     .decode(Product.self)
                 while product.reserved > mayHold || product.quantity != openingStock - sold,
-                    ContinuousClock.now < deadline
+                    ContinuousClock.now < max(deadline, stockDeadline)
                 {
                     try await Task.sleep(for: .milliseconds(200))
                     product = try await api.require([200], .GET, "/v1/products/\(item.id)", token: admin)
