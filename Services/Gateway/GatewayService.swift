@@ -116,10 +116,10 @@ public enum GatewayService {
         try await bootstrapAdmin(settings: settings, identity: identity, logger: logger)
 
         let router = Router(context: GatewayContext.self)
+        router.add(middleware: HTTPMetricsMiddleware())
         router.add(middleware: ErrorEnvelopeMiddleware(maximumBodyBytes: settings.maximumBodyBytes))
         let methods = MethodNotAllowed()
         router.add(middleware: MethodNotAllowed.Middleware(routes: methods))
-        router.add(middleware: MetricsMiddleware())
         router.add(middleware: BearerAuthentication(tokens: tokens, sessions: sessions))
         let clients = ClientAddressResolver(trustedProxies: settings.trustedProxies)
         if settings.userRequestsPerSecond > 0 {

@@ -24,6 +24,8 @@ final class PushSender: Service, Sendable {
     private let pending = Mutex<[StoredNotification]>([])
     private let doorbell = Doorbell()
     private let outcomes: [String: Counter]
+    /// How long each send took, by its outcome (`retry` when the provider could not take it then).
+    private let sendTimes: [String: Metrics.Timer]
 
     /// At most this many pushes wait; beyond it, the oldest are dropped (the inbox has them).
     static let capacity = 10_000
@@ -38,7 +40,11 @@ final class PushSender: Service, Sendable {
         self.logger = logger
         outcomes = Dictionary(
             uniqueKeysWithValues: ["delivered", "token_invalid", "refused", "given_up", "dropped"].map {
-                ($0, Counter(label: "notifications_pushes_total", dimensions: [("outcome", $0)]))
+                ($0, Counter(label: "orderly_push_sends_total", dimensions: [("outcome", $0)]))
+            })
+        sendTimes = Dictionary(
+            uniqueKeysWithValues: ["delivered", "token_invalid", "refused", "retry"].map {
+                ($0, Metrics.Timer(label: "orderly_push_send_duration_seconds", dimensions: [("outcome", $0)]))
             })
     }
 
@@ -108,7 +114,18 @@ final class PushSender: Service, Sendable {
     /// Sends `push` to `device`, again after a backoff while the provider cannot take it.
     private func deliver(_ push: StoredNotification, to device: Device) async {
         for attempt in 1...attempts {
-            switch await provider.send(push, device) {
+            let started = ContinuousClock.now
+            let result = await provider.send(push, device)
+            let took = ContinuousClock.now - started
+            let outcome =
+                switch result {
+                case .delivered: "delivered"
+                case .tokenInvalid: "token_invalid"
+                case .refused: "refused"
+                case .retry: "retry"
+                }
+            sendTimes[outcome]?.record(duration: took)
+            switch result {
             case .delivered:
                 outcomes["delivered"]?.increment()
                 return

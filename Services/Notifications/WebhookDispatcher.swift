@@ -3,6 +3,7 @@ import Contracts
 import Domain
 import Foundation
 import Logging
+import Metrics
 import NIOCore
 import NIOPosix
 import Runtime
@@ -29,6 +30,18 @@ struct WebhookDispatcher: Service {
 
     /// At most this many attempts run at once in one replica.
     static let concurrency = 32
+    /// Attempts counted and timed by outcome: `delivered`, `failed` (to be retried), `given_up`.
+    static let outcomes = Dictionary(
+        uniqueKeysWithValues: ["delivered", "failed", "given_up"].map { outcome in
+            let dimensions = [("outcome", outcome)]
+            return (
+                outcome,
+                (
+                    Counter(label: "orderly_webhook_deliveries_total", dimensions: dimensions),
+                    Metrics.Timer(label: "orderly_webhook_delivery_duration_seconds", dimensions: dimensions)
+                )
+            )
+        })
     /// At most this many of them go to one store's endpoints: a store whose endpoints are slow
     /// to answer (up to the timeout each) holds up its own deliveries, not every store's.
     static let perStore = 4
@@ -120,7 +133,9 @@ struct WebhookDispatcher: Service {
                 try await webhooks.record(delivery)
                 return
             }
+            let started = ContinuousClock.now
             let outcome = await send(claimed, at: now)
+            let took = ContinuousClock.now - started
             delivery.attempts += 1
             delivery.lastAttemptAt = now
             delivery.lastStatusCode = outcome.status
@@ -140,6 +155,12 @@ struct WebhookDispatcher: Service {
                 } else {
                     delivery.nextAttemptAt = next
                 }
+            }
+            if let (counter, timer) = Self.outcomes[
+                delivery.status == .delivered ? "delivered" : gaveUp ? "given_up" : "failed"]
+            {
+                counter.increment()
+                timer.record(duration: took)
             }
             if gaveUp {
                 let last = outcome.status.map { "answered \($0)" } ?? outcome.error ?? "no answer"

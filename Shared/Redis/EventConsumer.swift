@@ -2,6 +2,7 @@ import Domain
 public import Events
 import Foundation
 public import Logging
+import Metrics
 public import ServiceLifecycle
 
 /// Settings of one consumer of a service's events.
@@ -89,6 +90,9 @@ public struct EventConsumer: Service {
     private let handlers: [String: Handler]
     private let batchHandler: BatchHandler?
     private let logger: Logger
+    /// Events handled, by outcome: `applied`, `skipped` (a type it does not apply),
+    /// `dead_lettered`, `failed` (left to be retried).
+    private let handled: [String: Counter]
 
     /// With a `batchHandler`, the events of one read that have a handler go to it together
     /// (one transaction for all, say) and are handled one by one as described above only when it
@@ -105,7 +109,19 @@ public struct EventConsumer: Service {
         logger[metadataKey: "events.stream"] = "\(configuration.stream)"
         logger[metadataKey: "events.group"] = "\(configuration.group)"
         self.logger = logger
+        handled = Dictionary(
+            uniqueKeysWithValues: ["applied", "skipped", "dead_lettered", "failed"].map {
+                (
+                    $0,
+                    Counter(
+                        label: "orderly_events_handled_total",
+                        dimensions: [("group", configuration.group), ("outcome", $0)])
+                )
+            })
     }
+
+    /// The stream and group it reads, for the pipeline's metrics.
+    public var source: (stream: String, group: String) { (configuration.stream, configuration.group) }
 
     /// Consumes until graceful shutdown or cancellation.
     ///
@@ -269,6 +285,7 @@ public struct EventConsumer: Service {
                 handlers[String(decoding: type, as: UTF8.self)] == nil
             {
                 done.append(entry.id)
+                handled["skipped"]?.increment()
                 continue
             }
             switch EventFields.decode(entry.fields) {
@@ -282,6 +299,7 @@ public struct EventConsumer: Service {
                 logger.error(
                     "malformed event moved to the dead-letter stream", metadata: ["event.entry": "\(entry.id)"])
                 try await deadLetter(entry, error: error.description)
+                handled["dead_lettered"]?.increment()
             }
         }
         if let batchHandler, wanted.count > 1 {
@@ -289,6 +307,7 @@ public struct EventConsumer: Service {
                 try await withTaskExecutorPreference(configuration.executor) {
                     try await batchHandler(wanted.map(\.event))
                 }
+                handled["applied"]?.increment(by: wanted.count)
                 return done + wanted.map(\.id)
             } catch {
                 logger.debug(
@@ -332,6 +351,7 @@ public struct EventConsumer: Service {
         while true {
             do {
                 try await handler(event)
+                handled["applied"]?.increment()
                 if transientFailures > 0 {
                     logger.info(
                         "event handled after transient failures", metadata: ["events.retries": "\(transientFailures)"])
@@ -339,6 +359,7 @@ public struct EventConsumer: Service {
                 return .succeeded
             } catch {
                 if Task.isCancelled || Task.isShuttingDownGracefully { return .leftPending }
+                handled["failed"]?.increment()
                 if isTransient(error) {
                     transientFailures += 1
                     if transientFailures == 1 || transientFailures.isMultiple(of: 20) {
@@ -355,6 +376,7 @@ public struct EventConsumer: Service {
                             "event failed \(deliveries) times; moved to the dead-letter stream",
                             metadata: ["error": "\(error)"])
                         try await deadLetter(entry, error: "\(error)")
+                        handled["dead_lettered"]?.increment()
                         return .deadLettered
                     }
                     logger.warning(

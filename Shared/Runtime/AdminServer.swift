@@ -66,7 +66,7 @@ public struct AdminServer: Service {
         router.get("/metrics") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: MetricsExporter.exposition())))
+                body: ResponseBody(byteBuffer: ByteBuffer(string: await MetricsExporter.exposition())))
         }
     }
 

@@ -80,6 +80,9 @@ public struct ServiceHost: Sendable {
             await redis.shutdown()
         }
         let relay = OutboxRelay(database: database, publisher: publisher, logger: logger)
+        let pipeline = PipelineMetrics(
+            relay: relay, redis: redis, sources: parts.compactMap { ($0 as? EventConsumer)?.source }, logger: logger)
+        MetricsExporter.collect { await pipeline.collect() }
         let housekeeping = Housekeeping(
             jobs: Housekeeping.standardJobs(database: database) + housekeeping, logger: logger)
         var services: [any Service] = [closer, relay, housekeeping] + parts

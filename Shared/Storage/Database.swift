@@ -1,5 +1,7 @@
 import Foundation
 public import Logging
+import Metrics
+import NIOCore
 import NIOSSL
 import PostgresKit
 import PostgresNIO
@@ -24,6 +26,9 @@ public final class Database: Sendable {
     private let commitListeners = Mutex<[Int: AsyncStream<Void>.Continuation]>([:])
     private let nextListener = Atomic<Int>(0)
     private let runningRequests = Mutex<Set<String>>([])
+    /// Write transactions timed to their durable commit, or to their rollback.
+    private let committed: Metrics.Timer
+    private let rolledBack: Metrics.Timer
 
     private enum Backend: Sendable {
         case sqlite(
@@ -53,6 +58,14 @@ public final class Database: Sendable {
         self.location = location
         self.backend = backend
         self.logger = logger
+        (committed, rolledBack) = (
+            Metrics.Timer(
+                label: "orderly_db_transaction_duration_seconds",
+                dimensions: [("database", kind.rawValue), ("outcome", "committed")]),
+            Metrics.Timer(
+                label: "orderly_db_transaction_duration_seconds",
+                dimensions: [("database", kind.rawValue), ("outcome", "rolled_back")])
+        )
     }
 
     /// Opens (creating an SQLite file and its directory when missing, for their owner alone) and
@@ -162,6 +175,18 @@ public final class Database: Sendable {
     /// Events it publishes are written to the outbox just before the commit. `body` must not
     /// start another transaction on the same database (on SQLite it would wait for itself).
     public func transaction<T: Sendable>(_ body: @Sendable (Transaction) async throws -> T) async throws -> T {
+        let started = NIODeadline.now()
+        do {
+            let result = try await run(body)
+            committed.recordNanoseconds((NIODeadline.now() - started).nanoseconds)
+            return result
+        } catch {
+            rolledBack.recordNanoseconds((NIODeadline.now() - started).nanoseconds)
+            throw error
+        }
+    }
+
+    private func run<T: Sendable>(_ body: @Sendable (Transaction) async throws -> T) async throws -> T {
         switch backend {
         case .sqlite(let writer, _, let commits, _):
             let (result, published) = try await commits.run { sql in

@@ -1,8 +1,9 @@
 import Domain
 public import Events
-import Foundation
+public import Foundation
 import JSON
 public import Logging
+import Metrics
 import SQLKit
 public import ServiceLifecycle
 
@@ -83,6 +84,8 @@ public struct OutboxRelay: Service {
     private let publisher: any EventPublishing
     private let configuration: OutboxRelayConfiguration
     private let logger: Logger
+    private let published = Counter(label: "orderly_outbox_published_total")
+    private let failures = Counter(label: "orderly_outbox_publish_failures_total")
 
     public init(
         database: Database, publisher: any EventPublishing, configuration: OutboxRelayConfiguration = .init(),
@@ -120,6 +123,7 @@ public struct OutboxRelay: Service {
                         }
                     } catch {
                         if Task.isCancelled { break }
+                        failures.increment()
                         logger.warning(
                             "outbox relay cannot publish; retrying",
                             metadata: ["error": "\(error)", "retry_in": "\(backoff)"])
@@ -151,6 +155,7 @@ public struct OutboxRelay: Service {
             switch try await publishBatch() {
             case .published(let count):
                 total += count
+                published.increment(by: count)
                 if count < configuration.batchSize { return total }
             case .rewound:
                 continue
@@ -261,6 +266,21 @@ public struct OutboxRelay: Service {
 
     private func pruneSent() async throws {
         try await database.deleteRows(of: "orderly_outbox", where: "sent_at", olderThan: configuration.sentRetention)
+    }
+
+    /// How many rows wait to be published, and when the oldest of them was written.
+    public func backlog() async throws -> (count: Int, oldest: Date?) {
+        try await database.read { sql in
+            let row = try await sql.raw(
+                "SELECT COUNT(*) AS pending, MIN(created_at) AS oldest FROM orderly_outbox WHERE sent_at IS NULL"
+            ).first()
+            let oldest =
+                try row?.decodeNil(column: "oldest") == false ? row?.decode(column: "oldest", as: Int64.self) : nil
+            return (
+                try row?.decode(column: "pending", as: Int.self) ?? 0,
+                oldest.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+            )
+        }
     }
 
     /// How many rows wait to be published.

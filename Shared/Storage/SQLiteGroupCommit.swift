@@ -1,3 +1,5 @@
+import Metrics
+import NIOCore
 import SQLKit
 import Synchronization
 
@@ -30,6 +32,9 @@ final class SQLiteGroupCommit: Sendable {
     }
     private let queue = Mutex(Queue())
     private let checkpointRequested = Atomic(false)
+    private let commitTime = Metrics.Timer(label: "orderly_db_group_commit_duration_seconds")
+    private let commits = Counter(label: "orderly_db_group_commits_total")
+    private let committedTransactions = Counter(label: "orderly_db_group_commit_transactions_total")
 
     init(connection: EmbeddedSQLiteConnection, sql: any SQLDatabase) {
         self.connection = connection
@@ -134,7 +139,13 @@ final class SQLiteGroupCommit: Sendable {
                 }
             }
             if failure == nil {
+                let started = NIODeadline.now()
                 do { try await control("COMMIT") } catch { failure = error }
+                if failure == nil {
+                    commitTime.recordNanoseconds((NIODeadline.now() - started).nanoseconds)
+                    commits.increment()
+                    committedTransactions.increment(by: members.count)
+                }
             }
             if failure != nil { try? await control("ROLLBACK") }
             // Let go of the transactions' code before waking their callers, who may then

@@ -118,6 +118,7 @@ public final class WireClient: WireCaller {
     private let state: Mutex<PoolState>
     private let retries: Counter
     private let ejections: Counter
+    private let calls: WireCallMetrics
 
     private enum SlotState {
         case idle
@@ -168,27 +169,34 @@ public final class WireClient: WireCaller {
         logger[metadataKey: "wire.upstream"] = "\(configuration.service)"
         self.logger = logger
         self.state = Mutex(PoolState(addresses: Array(repeating: [], count: configuration.endpoints.count)))
-        self.retries = Counter(label: "wire_client_retries_total", dimensions: [("service", configuration.service)])
-        self.ejections = Counter(label: "wire_client_ejections_total", dimensions: [("service", configuration.service)])
+        self.retries = Counter(
+            label: "orderly_wire_client_retries_total", dimensions: [("service", configuration.service)])
+        self.ejections = Counter(
+            label: "orderly_wire_client_ejections_total", dimensions: [("service", configuration.service)])
+        self.calls = WireCallMetrics(service: configuration.service)
     }
 
     /// Calls `method` and decodes its response.
     public func call<Request, Response>(
         _ method: WireMethod<Request, Response>, _ request: Request, options: WireCallOptions
     ) async throws -> Response {
-        let envelope = try method.requestEnvelope(request, options: options)
-        let response = try await exchange(method, envelope, options: options)
-        return try method.decodeResponse(response, from: configuration.service)
+        try await calls.measure(method.name) {
+            let envelope = try method.requestEnvelope(request, options: options)
+            let response = try await exchange(method, envelope, options: options)
+            return try method.decodeResponse(response, from: configuration.service)
+        }
     }
 
     public func forward<Request, Response>(
         _ method: WireMethod<Request, Response>, json body: ByteBuffer, options: WireCallOptions
     ) async throws -> ByteBuffer {
-        let envelope = try method.requestEnvelope(json: body, options: options)
-        guard let body = try await exchange(method, envelope, options: options).body else {
-            throw OrderlyError(.internal, "\(configuration.service) answered \(method.name) without a body")
+        try await calls.measure(method.name) {
+            let envelope = try method.requestEnvelope(json: body, options: options)
+            guard let body = try await exchange(method, envelope, options: options).body else {
+                throw OrderlyError(.internal, "\(configuration.service) answered \(method.name) without a body")
+            }
+            return body
         }
-        return body
     }
 
     /// Sends a call, retrying when that is safe: always for reads, for writes when the call

@@ -176,9 +176,9 @@ public struct WireRouter: Sendable {
                 return try WireJSON.encoder.encode(response)
             },
             succeeded: Counter(
-                label: "wire_server_requests_total", dimensions: [("method", method.name), ("code", "ok")]),
+                label: "orderly_wire_server_requests_total", dimensions: [("method", method.name), ("outcome", "ok")]),
             duration: Metrics.Timer(
-                label: "wire_server_request_duration_seconds", dimensions: [("method", method.name)])
+                label: "orderly_wire_server_request_duration_seconds", dimensions: [("method", method.name)])
         )
     }
 
@@ -187,7 +187,8 @@ public struct WireRouter: Sendable {
         let methodName = request.method ?? ""
         guard let route = routes[methodName] else {
             Counter(
-                label: "wire_server_requests_total", dimensions: [("method", "unknown"), ("code", "unimplemented")]
+                label: "orderly_wire_server_requests_total",
+                dimensions: [("method", "unknown"), ("outcome", "unimplemented")]
             )
             .increment()
             return Self.errorEnvelope(
@@ -230,8 +231,8 @@ public struct WireRouter: Sendable {
                 failure = OrderlyError(.internal, "internal error")
             }
             Counter(
-                label: "wire_server_requests_total",
-                dimensions: [("method", methodName), ("code", failure.code.rawValue)]
+                label: "orderly_wire_server_requests_total",
+                dimensions: [("method", methodName), ("outcome", failure.code.rawValue)]
             ).increment()
             return Self.errorEnvelope(id: request.id, failure)
         }

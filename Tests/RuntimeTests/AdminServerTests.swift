@@ -83,6 +83,7 @@ struct AdminServerTests {
 
     @Test("/metrics serves the registry in the Prometheus text format")
     func metrics() async throws {
+        MetricsExporter.bootstrap()
         let events = MetricNameDescriptor(
             namespace: "orderly", subsystem: "test", metricName: "events", unitName: "total", helpText: "for this test")
         MetricsExporter.registry.makeCounter(descriptor: events, labels: [("kind", "x")]).increment(by: Int64(3))

@@ -68,7 +68,7 @@ struct CatalogProcessTests {
         let metrics = try await HTTPClient(baseURL: "").send(
             "GET", "http://127.0.0.1:\(suite.adminPorts[name]!)/metrics")
         return metrics.text.split(separator: "\n").filter {
-            $0.hasPrefix("wire_server_requests_total{method=\"\(method)")
+            $0.hasPrefix("orderly_wire_server_requests_total{method=\"\(method)")
         }.compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +)
     }
 

@@ -171,10 +171,10 @@ final class RunningSuite: Suite {
     }
 
     /// How many long-polls the gateway holds, from its metrics.
-    func longPollsWaiting() async -> Int { await gatewayGauge("gateway_long_polls_waiting") }
+    func longPollsWaiting() async -> Int { await gatewayGauge("orderly_gateway_long_polls_waiting") }
 
     /// How many event streams the gateway holds open, from its metrics.
-    func streamsOpen() async -> Int { await gatewayGauge("gateway_streams_open") }
+    func streamsOpen() async -> Int { await gatewayGauge("orderly_gateway_streams_open") }
 
     private func gatewayGauge(_ name: String) async -> Int {
         guard let port = adminPorts["gateway"],

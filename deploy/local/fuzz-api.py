@@ -234,4 +234,8 @@ for role in roles:
             if line.startswith("___") or line.startswith("- ST") or line.startswith("  ❌"):
                 print("   ", line.strip("_ ") if line.startswith("___") else line.strip())
         print(f"    full report: {report}")
+# What the processes export after this load: promtool's checks, every family documented.
+metrics = subprocess.run([sys.executable, os.path.join(here, "check-metrics.py"), "9200", "9201", "9202", "9203", "9204"])
+if metrics.returncode != 0:
+    failed.append("metrics")
 sys.exit(1 if failed else 0)

@@ -16,6 +16,7 @@ packages=(
     python3-pip     # make fuzz-api installs schemathesis from PyPI with it
     python3-venv    # the Kubernetes manifests' check installs its pinned tools into a venv
     openssl         # the Wire TLS tests make their certificates with it
+    prometheus      # promtool: make test checks every process's /metrics and the alert rules
 )
 # Installed without what they recommend, but for the container tools (podman's helpers).
 bare=(--no-install-recommends)

@@ -1,0 +1,95 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Metrics
+import NIOCore
+import Synchronization
+
+/// Counts every request by its route pattern, method and status as answered (an error's status
+/// included: it sits outside the error envelope), and times it to its response's last byte. A
+/// long-poll (`wait` above 0) or an event stream is timed apart, by how long it was held, so
+/// that neither hides the requests' latency.
+struct HTTPMetricsMiddleware: RouterMiddleware {
+    typealias Context = GatewayContext
+
+    private let cache = Cache()
+
+    func handle(
+        _ request: Request, context: GatewayContext, next: (Request, GatewayContext) async throws -> Response
+    ) async throws -> Response {
+        let started = ContinuousClock.now
+        cache.active.increment()
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            // Nothing outside the error envelope throws; if something did, Hummingbird answers 500.
+            cache.active.decrement()
+            cache.count(route: context.endpointPath, request.method, status: .internalServerError)
+            throw error
+        }
+        let held: String? =
+            response.headers[.contentType] == "text/event-stream"
+            ? "stream" : (request.uri.queryParameters.get("wait").flatMap(Int.init) ?? 0) > 0 ? "long_poll" : nil
+        let (status, cache, body) = (response.status, cache, response.body)
+        let finished: @Sendable () -> Void = {
+            let (seconds, attoseconds) = (ContinuousClock.now - started).components
+            let elapsed = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+            cache.active.decrement()
+            cache.count(route: context.endpointPath, request.method, status: status, took: held == nil ? elapsed : nil)
+            if let held { cache.held(route: context.endpointPath, kind: held).recordNanoseconds(elapsed) }
+        }
+        // Timed to the last byte written, as a stream ends when its writing does.
+        response.body = ResponseBody(contentLength: body.contentLength) { writer in
+            defer { finished() }
+            try await body.write(writer)
+        }
+        return response
+    }
+
+    /// Each label set's counter and timer, made once.
+    final class Cache: Sendable {
+        struct Key: Hashable {
+            var route: String
+            var method: HTTPRequest.Method
+            var status: Int
+        }
+
+        let active = Meter(label: "http_server_active_requests")
+        private let answered = Mutex<[Key: (Counter, Metrics.Timer)]>([:])
+        private let heldTimers = Mutex<[String: Metrics.Timer]>([:])
+
+        /// The route's pattern; `unmatched` for none (Hummingbird names it `NotFound`).
+        static func label(_ route: String?) -> String {
+            guard let route, route.hasPrefix("/") else { return "unmatched" }
+            return route
+        }
+
+        func count(route: String?, _ method: HTTPRequest.Method, status: HTTPResponse.Status, took: Int64? = nil) {
+            let key = Key(route: Self.label(route), method: method, status: status.code)
+            let (counter, timer) = answered.withLock { answered in
+                if let found = answered[key] { return found }
+                let dimensions = [("route", key.route), ("method", method.rawValue), ("status", "\(key.status)")]
+                let made = (
+                    Counter(label: "http_server_requests_total", dimensions: dimensions),
+                    Metrics.Timer(label: "http_server_request_duration_seconds", dimensions: dimensions)
+                )
+                answered[key] = made
+                return made
+            }
+            counter.increment()
+            if let took { timer.recordNanoseconds(took) }
+        }
+
+        func held(route: String?, kind: String) -> Metrics.Timer {
+            let route = Self.label(route)
+            return heldTimers.withLock { timers in
+                if let found = timers[route + " " + kind] { return found }
+                let made = Metrics.Timer(
+                    label: "http_server_held_request_duration_seconds", dimensions: [("route", route), ("kind", kind)])
+                timers[route + " " + kind] = made
+                return made
+            }
+        }
+    }
+}
