@@ -202,12 +202,16 @@ let package = Package(
         .executableTarget(name: "PaymentsMain", dependencies: ["Payments", "Runtime"], path: "Services/PaymentsMain"),
         .executableTarget(
             name: "NotificationsMain", dependencies: ["Notifications", "Runtime"], path: "Services/NotificationsMain"),
-        // The operator's command line: dead letters, Wire keys, the containers' health probe.
+        // The operator's command line: dead letters, the pipeline, an admin's password, Wire keys, the
+        // containers' health probe.
         .executableTarget(
             name: "OrderlyCLI",
             dependencies: [
                 "Wire",
                 "Redis",
+                "Gateway",
+                "Runtime",
+                "Domain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -271,7 +271,7 @@ struct UsersHandlers: Sendable {
     }
 
     /// Stores a changed user as the next version and announces it with `user.updated`.
-    private static func save(
+    static func save(
         _ changed: User, passwordHash: String?, users: UsersRepository, in transaction: Transaction
     ) async throws -> User {
         var user = changed

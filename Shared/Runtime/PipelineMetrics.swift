@@ -24,37 +24,23 @@ struct PipelineMetrics: Sendable {
         } catch {
             logger.debug("the outbox's backlog could not be read for /metrics", metadata: ["error": "\(error)"])
         }
+        let groups = ConsumerGroups(redis: redis)
         for (stream, group) in sources {
             do {
-                let reply = try await redis.send("XINFO", "GROUPS", RedisArgument(stream))
-                for entry in reply.elements ?? [] {
-                    let fields = Self.fields(of: entry)
-                    guard fields["name"]?.text == group else { continue }
+                if let found = try await groups.groups(of: stream).first(where: { $0.name == group }) {
                     let dimensions = [("stream", stream), ("group", group)]
-                    if let lag = fields["lag"]?.integer {
+                    if let lag = found.lag {
                         Gauge(label: "orderly_stream_group_lag", dimensions: dimensions).record(lag)
                     }
-                    if let pending = fields["pending"]?.integer {
-                        Gauge(label: "orderly_stream_group_pending", dimensions: dimensions).record(pending)
-                    }
+                    Gauge(label: "orderly_stream_group_pending", dimensions: dimensions).record(found.pending)
                 }
-                let dead = try await redis.send("XLEN", RedisArgument(deadLetterStream(of: group))).integer ?? 0
-                Gauge(label: "orderly_dead_letters", dimensions: [("group", group)]).record(dead)
+                Gauge(label: "orderly_dead_letters", dimensions: [("group", group)]).record(
+                    try await groups.deadLetters(of: group))
             } catch {
                 logger.debug(
                     "a consumer group's figures could not be read for /metrics",
                     metadata: ["events.stream": "\(stream)", "error": "\(error)"])
             }
         }
-    }
-
-    /// XINFO GROUPS answers each group as a flat list of names and values.
-    static func fields(of entry: RedisValue) -> [String: RedisValue] {
-        let parts = entry.elements ?? []
-        var fields: [String: RedisValue] = [:]
-        for index in stride(from: 0, to: parts.count - 1, by: 2) {
-            if let name = parts[index].text { fields[name] = parts[index + 1] }
-        }
-        return fields
     }
 }

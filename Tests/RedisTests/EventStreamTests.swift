@@ -235,6 +235,28 @@ struct EventStreamTests {
         }
     }
 
+    @Test("an operator sees each stream's groups: lag, pending entries and dead letters")
+    func consumerGroups() async throws {
+        try await withRedis { redis, server in
+            let failing = consumer(redis, name: "a", maximumDeliveries: 1) { _ in
+                throw OrderlyError(.invalidArgument, "never applies")
+            }
+            try await redis.xgroupCreate(eventStream(of: "orders"), group: "notifications")
+            let publisher = EventPublisher(redis: redis, service: "orders")
+            for index in 0..<3 { try await publisher.publish(event(index)) }
+            let groups = ConsumerGroups(redis: redis)
+            #expect(try await groups.streams() == [eventStream(of: "orders")])
+            var found = try #require(try await groups.groups(of: eventStream(of: "orders")).first)
+            #expect(found.name == "notifications" && found.lag == 3 && found.pending == 0)
+            // Three read: each fails once, which is its last try, and goes to the dead letters.
+            try await failing.poll()
+            found = try #require(try await groups.groups(of: eventStream(of: "orders")).first)
+            #expect(found.lag == 0 && found.pending == 0, "\(found)")
+            #expect(try await groups.deadLetters(of: "notifications") == 3)
+            #expect(try await groups.groups(of: eventStream(of: "nothing")).isEmpty)
+        }
+    }
+
     @Test("an operator lists, reads and replays dead letters; the replayed event is applied")
     func replayDeadLetters() async throws {
         try await withRedis { redis, server in

@@ -36,17 +36,22 @@ final class InProcessSuite: Suite {
     let paymentsDatabase: Database
     /// The orders service's database, to move a due time into the past.
     let ordersDatabase: Database
+    /// The gateway's database and the suite's Redis, for what operators do beside the API.
+    let gatewayDatabase: Database
+    let redis: RedisClient
     /// The gateway's password hasher: how many bcrypt runs requests cost.
     let passwords: PasswordHasher
     private let client: any TestClientProtocol
 
     private init(
         catalog: WireRouter, orders: WireRouter, payments: WireRouter, notifications: WireRouter,
-        notifier: Notifier, paymentsDatabase: Database, ordersDatabase: Database, passwords: PasswordHasher,
-        client: any TestClientProtocol
+        notifier: Notifier, paymentsDatabase: Database, ordersDatabase: Database, gatewayDatabase: Database,
+        redis: RedisClient, passwords: PasswordHasher, client: any TestClientProtocol
     ) {
         self.paymentsDatabase = paymentsDatabase
         self.ordersDatabase = ordersDatabase
+        self.gatewayDatabase = gatewayDatabase
+        self.redis = redis
         self.passwords = passwords
         self.catalog = catalog
         self.orders = orders
@@ -140,6 +145,7 @@ final class InProcessSuite: Suite {
             let notifier = NotificationsService.notifier(environment("notifications"))
             let paymentsDatabase = databases["payments"]!.database
             let ordersDatabase = databases["orders"]!.database
+            let gatewayDatabase = databases["gateway"]!.database
             let app = Application(
                 router: router,
                 services: relays + catalog.consumers + orders.consumers + payments.consumers + notifications.consumers,
@@ -150,7 +156,8 @@ final class InProcessSuite: Suite {
                         catalog: catalog.router, orders: orders.router, payments: payments.router,
                         notifications: notifications.router,
                         notifier: notifier, paymentsDatabase: paymentsDatabase,
-                        ordersDatabase: ordersDatabase, passwords: passwords,
+                        ordersDatabase: ordersDatabase, gatewayDatabase: gatewayDatabase, redis: redis,
+                        passwords: passwords,
                         client: client))
             }
         } catch {

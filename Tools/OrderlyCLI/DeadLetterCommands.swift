@@ -18,13 +18,18 @@ struct DeadLetterCommands: AsyncParsableCommand {
 
         /// Runs `body` with a client of the dead-letter streams, closed afterwards.
         func with(_ body: (DeadLetters) async throws -> Void) async throws {
+            try await withRedis { try await body(DeadLetters(redis: $0)) }
+        }
+
+        /// Runs `body` with a Redis client, closed afterwards.
+        func withRedis(_ body: (RedisClient) async throws -> Void) async throws {
             guard var configuration = RedisConfiguration(url: redisURL) else {
                 throw ValidationError("--redis-url must be redis://[[user]:password@]host:port[/database]")
             }
             configuration.poolSize = 1
             let redis = RedisClient(configuration: configuration)
             do {
-                try await body(DeadLetters(redis: redis))
+                try await body(redis)
             } catch {
                 await redis.shutdown()
                 throw error

@@ -36,11 +36,25 @@ struct LoginLimiter: Sendable {
         return {account, redis.call('TTL', KEYS[1]), address, redis.call('TTL', KEYS[3])}
         """
 
+    /// The account's counter of sign-in attempts, keyed by a hash of its e-mail.
+    static func accountKey(_ email: String) -> String { "orderly:ratelimit:login:account:\(digest(email))" }
+
+    /// Lifts the lock failed sign-ins put on the account `email`, and its strikes; logged when
+    /// Redis cannot be reached (the lock then ends with its window).
+    static func unlock(email: String, redis: RedisClient, logger: Logger) async {
+        let account = accountKey(email)
+        do {
+            try await redis.send("DEL", RedisArgument(account), RedisArgument(account + ":strikes"))
+        } catch {
+            logger.warning("the account's sign-in lock was not lifted", metadata: ["error": "\(error)"])
+        }
+    }
+
     /// Counts this attempt; throws `resource_exhausted` (429, with `retry_after_seconds`) when
     /// over a limit.
     func admit(email: String, address: IPAddress?) async throws(OrderlyError) {
         // Keys hold a hash, never the address or e-mail itself.
-        let account = "orderly:ratelimit:login:account:\(Self.digest(email))"
+        let account = Self.accountKey(email)
         let client = "orderly:ratelimit:login:address:\(Self.digest(address?.rateLimitKey ?? "unknown"))"
         let counts: [Int64]
         do {

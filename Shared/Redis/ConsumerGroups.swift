@@ -1,0 +1,65 @@
+/// The consumer groups of the event streams as Redis reports them (`XINFO GROUPS`), for the
+/// pipeline's metrics and `orderly pipeline`.
+public struct ConsumerGroups: Sendable {
+    /// One group of one stream.
+    public struct Group: Sendable, Hashable {
+        public var stream: String
+        public var name: String
+        public var consumers: Int64
+        /// Entries delivered to the group and not yet acknowledged.
+        public var pending: Int64
+        /// Entries not yet delivered to the group; nil when Redis cannot tell (after a trim
+        /// past what it read, say).
+        public var lag: Int64?
+        public var lastDelivered: String
+    }
+
+    public let redis: RedisClient
+
+    public init(redis: RedisClient) { self.redis = redis }
+
+    /// The services' event streams (`orderly:events:*`), sorted.
+    public func streams() async throws -> [String] {
+        var cursor = "0"
+        var streams: Set<String> = []
+        repeat {
+            let reply = try await redis.send(
+                "SCAN", RedisArgument(cursor), "MATCH", RedisArgument(eventStream(of: "*")), "COUNT", 1000, "TYPE",
+                "stream")
+            guard let parts = reply.elements, parts.count == 2, let next = parts[0].text else {
+                throw RedisError.unexpectedReply("SCAN: \(reply)")
+            }
+            cursor = next
+            streams.formUnion((parts[1].elements ?? []).compactMap(\.text))
+        } while cursor != "0"
+        return streams.sorted()
+    }
+
+    /// The groups reading `stream`; none when it does not exist.
+    public func groups(of stream: String) async throws -> [Group] {
+        let reply: RedisValue
+        do {
+            reply = try await redis.send("XINFO", "GROUPS", RedisArgument(stream))
+        } catch RedisError.server(let message) where message.contains("no such key") {
+            return []
+        }
+        return (reply.elements ?? []).compactMap { entry in
+            // Each group is a flat list of names and values.
+            let parts = entry.elements ?? []
+            var fields: [String: RedisValue] = [:]
+            for index in stride(from: 0, to: parts.count - 1, by: 2) {
+                if let name = parts[index].text { fields[name] = parts[index + 1] }
+            }
+            guard let name = fields["name"]?.text else { return nil }
+            return Group(
+                stream: stream, name: name, consumers: fields["consumers"]?.integer ?? 0,
+                pending: fields["pending"]?.integer ?? 0, lag: fields["lag"]?.integer,
+                lastDelivered: fields["last-delivered-id"]?.text ?? "")
+        }
+    }
+
+    /// How many entries wait in `group`'s dead-letter stream.
+    public func deadLetters(of group: String) async throws -> Int64 {
+        try await redis.send("XLEN", RedisArgument(deadLetterStream(of: group))).integer ?? 0
+    }
+}
