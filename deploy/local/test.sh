@@ -3,14 +3,16 @@
 # fuzzer, ending with one line per phase and the time it took.
 #
 #   checks     Shared/Domain imports Foundation only; the map (file names, Services/README.md's
-#              table) agrees with the code; the Kubernetes manifests are valid
+#              table) agrees with the code; the Kubernetes manifests are valid; the alert rules
+#              pass promtool's check and unit tests, and they, the dashboard and the PodMonitor
+#              name only what the processes export (deploy/observability)
 #   build      every product and test target (debug), with zero compiler warnings in our own
 #              code (dependencies' warnings are not ours); the build of the Wire fuzzer starts
 #              beside what follows, in its own build folder
 #   tests      every test target; the Redis tests start their own servers, the storage and
 #              service tests run on SQLite and on a throwaway PostgreSQL cluster started here
 #   fuzz-api   a bounded schemathesis run over the API (FUZZ_API_EXAMPLES, default 5 per
-#              operation, every role)
+#              operation, every role), then promtool check metrics on every process's /metrics
 #   fuzz-wire  the Wire fuzzer for FUZZ_SECONDS (default 20)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,6 +42,9 @@ phase checks
 deploy/local/check-domain.sh
 python3 deploy/local/check-map.py
 deploy/local/check-k8s.sh
+promtool check rules deploy/observability/alerts.yaml
+promtool test rules deploy/observability/alerts-test.yaml
+python3 deploy/local/check-metrics.py
 
 phase build
 mkdir -p .build
