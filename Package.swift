@@ -63,6 +63,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // OTLP over HTTP only: the gRPC exporter's dependencies would double the build.
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // Pure business values and rules: Foundation only, so the iOS apps can link it too.
@@ -79,6 +82,7 @@ let package = Package(
             name: "Wire",
             dependencies: [
                 "Domain",
+                "Events",
                 "JSON",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -93,7 +97,10 @@ let package = Package(
             swiftSettings: strict
         ),
         // What services tell each other: domain events, and the stream a relay publishes them to.
-        .target(name: "Events", dependencies: ["Domain", "JSON"], path: "Shared/Events", swiftSettings: strict),
+        .target(
+            name: "Events",
+            dependencies: ["Domain", "JSON", .product(name: "Tracing", package: "swift-distributed-tracing")],
+            path: "Shared/Events", swiftSettings: strict),
         // hiredis from Debian's libhiredis-dev, wrapped for Swift in Redis (the events' carrier).
         .systemLibrary(
             name: "CHiredis", path: "Shared/CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
@@ -152,6 +159,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Shared/Runtime",
             swiftSettings: strict

@@ -1,5 +1,6 @@
 import Contracts
 import Domain
+import Events
 import Foundation
 public import Hummingbird
 import HummingbirdCore
@@ -117,6 +118,13 @@ public enum GatewayService {
 
         let router = Router(context: GatewayContext.self)
         router.add(middleware: HTTPMetricsMiddleware())
+        if TraceContext.isEnabled {
+            // A server span per request, continuing a client's `traceparent`; its search text is
+            // the caller's business, not the trace's.
+            router.add(
+                middleware: TracingMiddleware(
+                    recordingHeaders: [.requestID], redactingQueryParameters: ["q"]))
+        }
         router.add(middleware: ErrorEnvelopeMiddleware(maximumBodyBytes: settings.maximumBodyBytes))
         let methods = MethodNotAllowed()
         router.add(middleware: MethodNotAllowed.Middleware(routes: methods))

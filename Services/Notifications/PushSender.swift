@@ -1,5 +1,6 @@
 import Contracts
 import Domain
+import Events
 import Foundation
 import Logging
 import Metrics
@@ -115,7 +116,13 @@ final class PushSender: Service, Sendable {
     private func deliver(_ push: StoredNotification, to device: Device) async {
         for attempt in 1...attempts {
             let started = ContinuousClock.now
-            let result = await provider.send(push, device)
+            let result = await TraceContext.span(
+                "push.send", kind: .client,
+                attributes: {
+                    $0["orderly.notification.seq"] = Int(push.seq)
+                    $0["orderly.push.attempt"] = attempt
+                }
+            ) { await provider.send(push, device) }
             let took = ContinuousClock.now - started
             let outcome =
                 switch result {

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Contracts
 import Domain
+import Events
 import Foundation
 import Logging
 import Metrics
@@ -134,7 +135,13 @@ struct WebhookDispatcher: Service {
                 return
             }
             let started = ContinuousClock.now
-            let outcome = await send(claimed, at: now)
+            let outcome = await TraceContext.span(
+                "webhook.deliver", kind: .client,
+                attributes: {
+                    $0["orderly.webhook.delivery_id"] = "\(id)"
+                    $0["orderly.webhook.attempt"] = claimed.delivery.attempts + 1
+                }
+            ) { await send(claimed, at: now) }
             let took = ContinuousClock.now - started
             delivery.attempts += 1
             delivery.lastAttemptAt = now

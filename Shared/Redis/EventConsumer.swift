@@ -305,7 +305,10 @@ public struct EventConsumer: Service {
         if let batchHandler, wanted.count > 1 {
             do {
                 try await withTaskExecutorPreference(configuration.executor) {
-                    try await batchHandler(wanted.map(\.event))
+                    // One step of each event's trace.
+                    try await TraceContext.spans(
+                        "\(configuration.group) batch", continuing: wanted.compactMap(\.event.trace), kind: .consumer
+                    ) { try await batchHandler(wanted.map(\.event)) }
                 }
                 handled["applied"]?.increment(by: wanted.count)
                 return done + wanted.map(\.id)
@@ -350,7 +353,17 @@ public struct EventConsumer: Service {
         var backoff = configuration.initialBackoff
         while true {
             do {
-                try await handler(event)
+                try await TraceContext.span(
+                    "\(configuration.group) \(event.type)", continuing: event.trace, kind: .consumer,
+                    attributes: {
+                        $0["messaging.system"] = "redis"
+                        $0["messaging.destination.name"] = configuration.stream
+                        $0["messaging.consumer.group.name"] = configuration.group
+                    }
+                ) {
+                    try await handler(event)
+                    logger.debug("event applied")
+                }
                 handled["applied"]?.increment()
                 if transientFailures > 0 {
                     logger.info(

@@ -9,16 +9,20 @@ public enum LogFormat: String, Sendable, CaseIterable {
 }
 
 /// Sets the process-wide log handler. Executables call this once; libraries never do.
-public func bootstrapLogging(format: LogFormat, level: Logger.Level, service: String) {
-    LoggingSystem.bootstrap { label in
-        var handler: any LogHandler
-        switch format {
-        case .plain: handler = PlainLogHandler(label: label)
-        case .json: handler = JSONLinesLogHandler(label: label, service: service)
-        }
-        handler.logLevel = level
-        return handler
-    }
+public func bootstrapLogging(
+    format: LogFormat, level: Logger.Level, service: String, metadataProvider: Logger.MetadataProvider? = nil
+) {
+    LoggingSystem.bootstrap(
+        { label, provider in
+            var handler: any LogHandler
+            switch format {
+            case .plain: handler = PlainLogHandler(label: label)
+            case .json: handler = JSONLinesLogHandler(label: label, service: service)
+            }
+            handler.logLevel = level
+            handler.metadataProvider = provider
+            return handler
+        }, metadataProvider: metadataProvider)
 }
 
 /// Writes each event as one line on standard error:
@@ -27,6 +31,7 @@ public func bootstrapLogging(format: LogFormat, level: Logger.Level, service: St
 /// does it whenever metadata is set, on every request, even when nothing is logged).
 public struct PlainLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
     public var logLevel: Logger.Level = .info
     private let label: String
     private let output: @Sendable (String) -> Void
@@ -44,6 +49,8 @@ public struct PlainLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var fields = metadata
+        // The trace's ids, when one is active (`metadataProvider`).
+        for (key, value) in metadataProvider?.get() ?? [:] { fields[key] = value }
         for (key, value) in event.metadata ?? [:] { fields[key] = value }
         var line = "\(RFC3339.format(Date())) \(event.level) \(label):"
         for key in fields.keys.sorted() { line += " \(key)=\(Self.oneLine("\(fields[key]!)"))" }
@@ -73,6 +80,7 @@ public struct PlainLogHandler: LogHandler {
 /// Writes each event as one JSON object on standard error:
 /// `{"level":"info","logger":"…","msg":"…","rpc.method":"…","service":"orders","ts":"…"}`.
 public struct JSONLinesLogHandler: LogHandler {
+    public var metadataProvider: Logger.MetadataProvider?
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level = .info
     private let label: String
@@ -97,6 +105,7 @@ public struct JSONLinesLogHandler: LogHandler {
     public func log(event: LogEvent) {
         var fields: [String: String] = [:]
         for (key, value) in metadata { fields[key] = "\(value)" }
+        for (key, value) in metadataProvider?.get() ?? [:] { fields[key] = "\(value)" }
         for (key, value) in event.metadata ?? [:] { fields[key] = "\(value)" }
         let line = Self.render(
             timestamp: Date(), level: event.level, service: service, label: label, message: "\(event.message)",

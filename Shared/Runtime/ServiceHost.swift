@@ -131,12 +131,15 @@ public enum ServiceMain {
             FileHandle.standardError.write(Data("orderly-\(service): \(error)\n".utf8))
             exit(2)
         }
-        bootstrapLogging(format: settings.process.logFormat, level: settings.process.logLevel, service: service)
+        bootstrapLogging(
+            format: settings.process.logFormat, level: settings.process.logLevel, service: service,
+            metadataProvider: TracingSetup.loggingMetadata())
         MetricsExporter.bootstrap()
         var logger = Logger(label: "orderly.\(service)")
         logger[metadataKey: "service.instance"] = "\(settings.instance)"
         do {
-            let services = try await build(settings, source, logger)
+            let exporter = try TracingSetup.bootstrap(service: service, logger: logger)
+            let services = (exporter.map { [$0] } ?? []) + (try await build(settings, source, logger))
             try await ServiceRunner.run(
                 services, drain: .nanoseconds(settings.process.shutdownGracePeriod.nanoseconds), logger: logger)
             exit(0)

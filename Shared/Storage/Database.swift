@@ -1,3 +1,4 @@
+import Events
 import Foundation
 public import Logging
 import Metrics
@@ -177,7 +178,9 @@ public final class Database: Sendable {
     public func transaction<T: Sendable>(_ body: @Sendable (Transaction) async throws -> T) async throws -> T {
         let started = NIODeadline.now()
         do {
-            let result = try await run(body)
+            let result = try await TraceContext.span(
+                "db.transaction", attributes: { $0["db.system"] = kind == .sqlite ? "sqlite" : "postgresql" }
+            ) { try await run(body) }
             committed.recordNanoseconds((NIODeadline.now() - started).nanoseconds)
             return result
         } catch {

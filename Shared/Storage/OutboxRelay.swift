@@ -205,7 +205,10 @@ public struct OutboxRelay: Service {
 
     private func publish(_ rows: [any SQLRow], expecting expected: Int64) async throws -> MarkedPublish {
         let last = try rows.last?.decode(column: "seq", as: Int64.self) ?? expected
-        return try await publisher.publish(try rows.map(OutboxSchema.event(from:)), through: last, expecting: expected)
+        let events = try rows.map(OutboxSchema.event(from:))
+        return try await TraceContext.spans(
+            "outbox.publish", continuing: events.compactMap(\.trace), kind: .producer
+        ) { try await publisher.publish(events, through: last, expecting: expected) }
     }
 
     /// Marks the published rows sent; or, when Redis was behind, marks pending again the rows

@@ -24,7 +24,10 @@ public final class Transaction: Sendable {
     /// Queues `event` for the service's stream; it is written to the outbox just before this
     /// transaction commits, so the event exists exactly when the change it reports does.
     public func publish(_ event: DomainEvent) {
-        events.withLock { $0.append(event) }
+        var event = event
+        // The trace of the request or event that caused it, which its consumers continue.
+        if event.trace == nil { event.trace = TraceContext.current() }
+        events.withLock { [event] in $0.append(event) }
     }
 
     /// Holds the lock named `name` until this transaction ends, waiting for another transaction

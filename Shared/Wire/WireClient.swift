@@ -1,4 +1,5 @@
 public import Domain
+import Events
 import Foundation
 public import Logging
 import Metrics
@@ -181,9 +182,11 @@ public final class WireClient: WireCaller {
         _ method: WireMethod<Request, Response>, _ request: Request, options: WireCallOptions
     ) async throws -> Response {
         try await calls.measure(method.name) {
-            let envelope = try method.requestEnvelope(request, options: options)
-            let response = try await exchange(method, envelope, options: options)
-            return try method.decodeResponse(response, from: configuration.service)
+            try await traced(method.name, options) { options in
+                let envelope = try method.requestEnvelope(request, options: options)
+                let response = try await exchange(method, envelope, options: options)
+                return try method.decodeResponse(response, from: configuration.service)
+            }
         }
     }
 
@@ -191,11 +194,33 @@ public final class WireClient: WireCaller {
         _ method: WireMethod<Request, Response>, json body: ByteBuffer, options: WireCallOptions
     ) async throws -> ByteBuffer {
         try await calls.measure(method.name) {
-            let envelope = try method.requestEnvelope(json: body, options: options)
-            guard let body = try await exchange(method, envelope, options: options).body else {
-                throw OrderlyError(.internal, "\(configuration.service) answered \(method.name) without a body")
+            try await traced(method.name, options) { options in
+                let envelope = try method.requestEnvelope(json: body, options: options)
+                guard let body = try await exchange(method, envelope, options: options).body else {
+                    throw OrderlyError(.internal, "\(configuration.service) answered \(method.name) without a body")
+                }
+                return body
             }
-            return body
+        }
+    }
+
+    /// Runs a call in a client span when tracing is on, its context in the envelope's `trace`;
+    /// off, the call carries the `traceparent` it was given.
+    private func traced<Result>(
+        _ method: String, _ options: WireCallOptions, _ call: (WireCallOptions) async throws -> Result
+    ) async throws -> Result {
+        guard TraceContext.isEnabled else { return try await call(options) }
+        return try await TraceContext.span(
+            method, kind: .client,
+            attributes: {
+                $0["rpc.system"] = "orderly-wire"
+                $0["rpc.service"] = configuration.service
+                $0["rpc.method"] = method
+            }
+        ) {
+            var options = options
+            options.trace = TraceContext.current() ?? options.trace
+            return try await call(options)
         }
     }
 

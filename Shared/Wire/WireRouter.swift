@@ -1,4 +1,5 @@
 public import Domain
+import Events
 import Foundation
 import JSON
 public import Logging
@@ -214,7 +215,18 @@ public struct WireRouter: Sendable {
             deadline: deadline, trace: request.trace, idempotencyKey: request.idempotencyKey, connectionLogger: logger)
         let started = NIODeadline.now()
         do {
-            let body = try await route.handle(request.body, context)
+            let body = try await TraceContext.span(
+                methodName, continuing: request.trace, kind: .server,
+                attributes: {
+                    $0["rpc.system"] = "orderly-wire"
+                    $0["rpc.method"] = methodName
+                    $0["orderly.caller"] = callerService
+                }
+            ) {
+                let body = try await route.handle(request.body, context)
+                context.logger.debug("answered")
+                return body
+            }
             route.duration.recordNanoseconds((NIODeadline.now() - started).nanoseconds)
             route.succeeded.increment()
             var buffer = ByteBufferAllocator().buffer(capacity: body.count)

@@ -58,3 +58,18 @@ struct MetricsTests {
         #expect(text.contains("# HELP process_open_fds Open file descriptors"))
     }
 }
+
+@Suite("Tracing's switch")
+struct TracingSetupTests {
+    @Test("traces are on only when the standard variables ask for them, and OTEL_SDK_DISABLED wins")
+    func requested() {
+        #expect(!TracingSetup.isRequested([:]))
+        #expect(TracingSetup.isRequested(["OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"]))
+        #expect(TracingSetup.isRequested(["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://collector:4318/v1/traces"]))
+        #expect(TracingSetup.isRequested(["OTEL_TRACES_EXPORTER": "otlp"]))
+        #expect(
+            !TracingSetup.isRequested(["OTEL_TRACES_EXPORTER": "none", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"]))
+        #expect(!TracingSetup.isRequested(["OTEL_SDK_DISABLED": "true", "OTEL_TRACES_EXPORTER": "otlp"]))
+        #expect(!TracingSetup.isRequested(["OTEL_EXPORTER_OTLP_ENDPOINT": ""]))
+    }
+}

@@ -13,6 +13,8 @@
 #              service tests run on SQLite and on a throwaway PostgreSQL cluster started here
 #   fuzz-api   a bounded schemathesis run over the API (FUZZ_API_EXAMPLES, default 5 per
 #              operation, every role), then promtool check metrics on every process's /metrics
+#   traces     one order's trace across the gateway, orders, its relay and notifications, sent
+#              over OTLP/HTTP to a receiver of the test's own, and its id in their log lines
 #   fuzz-wire  the Wire fuzzer for FUZZ_SECONDS (default 20)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -71,6 +73,9 @@ swift test --skip-build
 
 phase fuzz-api
 FUZZ_API_EXAMPLES=${FUZZ_API_EXAMPLES:-5} deploy/local/fuzz-api.sh
+
+phase traces
+python3 deploy/local/trace-test.py
 
 phase fuzz-wire
 if ! wait "$fuzz_build"; then
