@@ -20,6 +20,8 @@ public struct WireEnvelope: Sendable {
     public var deadlineMilliseconds: Int64?
     /// W3C `traceparent`.
     public var trace: String?
+    /// The client request's id the call serves (`WireRequestID`).
+    public var requestID: String?
     public var principal: Principal?
     public var idempotencyKey: String?
     /// Raw JSON of the body, if any.
@@ -28,8 +30,8 @@ public struct WireEnvelope: Sendable {
 
     public init(
         type: WireMessageType, id: UInt64, method: String? = nil, deadlineMilliseconds: Int64? = nil,
-        trace: String? = nil, principal: Principal? = nil, idempotencyKey: String? = nil, body: ByteBuffer? = nil,
-        error: OrderlyError? = nil
+        trace: String? = nil, requestID: String? = nil, principal: Principal? = nil, idempotencyKey: String? = nil,
+        body: ByteBuffer? = nil, error: OrderlyError? = nil
     ) {
         self.version = WireDefaults.protocolVersion
         self.type = type
@@ -37,6 +39,7 @@ public struct WireEnvelope: Sendable {
         self.method = method
         self.deadlineMilliseconds = deadlineMilliseconds
         self.trace = trace
+        self.requestID = requestID
         self.principal = principal
         self.idempotencyKey = idempotencyKey
         self.body = body
@@ -88,6 +91,7 @@ public struct WireEnvelope: Sendable {
             case "method": envelope.method = try scanner.readString()
             case "deadline_ms": envelope.deadlineMilliseconds = try scanner.readInteger()
             case "trace": envelope.trace = try scanner.readString()
+            case "request_id": envelope.requestID = try scanner.readString()
             case "idempotency_key": envelope.idempotencyKey = try scanner.readString()
             case "principal": envelope.principal = try readPrincipal(&scanner)
             case "body":
@@ -187,6 +191,10 @@ public struct WireEnvelope: Sendable {
         if let trace {
             buffer.writeStaticString(",\"trace\":")
             JSONStringWriter.write(trace, into: &buffer)
+        }
+        if let requestID {
+            buffer.writeStaticString(",\"request_id\":")
+            JSONStringWriter.write(requestID, into: &buffer)
         }
         if let principal {
             buffer.writeStaticString(",\"principal\":{\"user_id\":\"")

@@ -31,7 +31,8 @@ extension WireMethod {
             throw OrderlyError(.internal, "request for \(name) could not be encoded: \(error)")
         }
         return WireEnvelope(
-            type: .request, id: 0, method: name, trace: options.trace, principal: options.principal,
+            type: .request, id: 0, method: name, trace: options.trace, requestID: WireRequestID.current,
+            principal: options.principal,
             idempotencyKey: options.idempotencyKey, body: body)
     }
 
@@ -42,7 +43,8 @@ extension WireMethod {
         let valid = body.withUnsafeReadableBytes { (try? JSONScanner.validate($0)) != nil }
         guard valid else { throw OrderlyError.invalidFields(["body": "is not valid JSON"]) }
         return WireEnvelope(
-            type: .request, id: 0, method: name, trace: options.trace, principal: options.principal,
+            type: .request, id: 0, method: name, trace: options.trace, requestID: WireRequestID.current,
+            principal: options.principal,
             idempotencyKey: options.idempotencyKey, body: body)
     }
 
@@ -77,6 +79,8 @@ public struct WireRequestContext: Sendable {
     /// When the caller stops waiting.
     public let deadline: NIODeadline?
     public let trace: String?
+    /// The client request's id the call serves, when the caller sent an acceptable one.
+    public let clientRequestID: String?
     public let idempotencyKey: String?
     /// The connection's logger, before this request's metadata is added.
     let connectionLogger: Logger
@@ -89,6 +93,7 @@ public struct WireRequestContext: Sendable {
         logger[metadataKey: "rpc.method"] = "\(method)"
         logger[metadataKey: "rpc.request_id"] = "\(requestID)"
         if let trace { logger[metadataKey: "trace.parent"] = "\(trace)" }
+        if let clientRequestID { logger[metadataKey: "request.id"] = "\(clientRequestID)" }
         return logger
     }
 }
@@ -210,9 +215,11 @@ public struct WireRouter: Sendable {
             }
             deadline = .now() + .milliseconds(milliseconds)
         }
+        let clientRequestID = request.requestID.flatMap { WireRequestID.isAcceptable($0) ? $0 : nil }
         let context = WireRequestContext(
             method: methodName, requestID: request.id, callerService: callerService, principal: request.principal,
-            deadline: deadline, trace: request.trace, idempotencyKey: request.idempotencyKey, connectionLogger: logger)
+            deadline: deadline, trace: request.trace, clientRequestID: clientRequestID,
+            idempotencyKey: request.idempotencyKey, connectionLogger: logger)
         let started = NIODeadline.now()
         do {
             let body = try await TraceContext.span(
@@ -223,7 +230,10 @@ public struct WireRouter: Sendable {
                     $0["orderly.caller"] = callerService
                 }
             ) {
-                let body = try await route.handle(request.body, context)
+                // The calls the handler makes carry the client's request id on.
+                let body = try await WireRequestID.$current.withValue(clientRequestID) {
+                    try await route.handle(request.body, context)
+                }
                 context.logger.debug("answered")
                 return body
             }

@@ -13,14 +13,15 @@ struct EnvelopeTests {
         let body = ByteBuffer(string: #"{"b":[1,2,{"c":"\"q\""}],"d":null}"#)
         let envelope = WireEnvelope(
             type: .request, id: 42, method: "orders.create", deadlineMilliseconds: 1500,
-            trace: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", principal: principal,
-            idempotencyKey: "key \"with\" quotes\n", body: body)
+            trace: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", requestID: "req-1",
+            principal: principal, idempotencyKey: "key \"with\" quotes\n", body: body)
         let parsed = try WireEnvelope.parse(envelope.encoded(allocator: ByteBufferAllocator()))
         #expect(parsed.type == .request)
         #expect(parsed.id == 42)
         #expect(parsed.method == "orders.create")
         #expect(parsed.deadlineMilliseconds == 1500)
         #expect(parsed.trace == envelope.trace)
+        #expect(parsed.requestID == "req-1")
         #expect(parsed.principal == principal)
         #expect(parsed.idempotencyKey == "key \"with\" quotes\n")
         #expect(parsed.body == body)

@@ -24,6 +24,17 @@ struct WireServerTests {
         #expect(who.caller == "tests")
         #expect(who.principal == principal)
         #expect(who.idempotencyKey == "k-1")
+        #expect(who.clientRequestID == nil && who.forwardedRequestID == nil)
+        // The client request's id rides along, and the handler's own calls would carry it on;
+        // one that is not an acceptable id is dropped.
+        let carried = try await WireRequestID.$current.withValue("req-42.a_b") {
+            try await connection.call(TestAPI.who, WireEmpty())
+        }
+        #expect(carried.clientRequestID == "req-42.a_b" && carried.forwardedRequestID == "req-42.a_b")
+        let dropped = try await WireRequestID.$current.withValue("not acceptable\n") {
+            try await connection.call(TestAPI.who, WireEmpty())
+        }
+        #expect(dropped.clientRequestID == nil && dropped.forwardedRequestID == nil)
         try await connection.ping()
         await connection.close()
         try await server.stop()

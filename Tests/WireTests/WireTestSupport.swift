@@ -20,6 +20,9 @@ enum TestAPI {
         var caller: String
         var principal: Principal?
         var idempotencyKey: String?
+        /// The client request's id the call carried, and the one the handler's own calls would.
+        var clientRequestID: String?
+        var forwardedRequestID: String?
     }
 
     static let echo = WireMethod<Echo, Echo>("test.echo", safeToRetry: true)
@@ -51,7 +54,9 @@ enum TestAPI {
         router.register(write, echoHandler)
         router.register(amplify) { request, _ in Echo(text: String(repeating: request.text, count: 10)) }
         router.register(who) { _, context in
-            Who(caller: context.callerService, principal: context.principal, idempotencyKey: context.idempotencyKey)
+            Who(
+                caller: context.callerService, principal: context.principal, idempotencyKey: context.idempotencyKey,
+                clientRequestID: context.clientRequestID, forwardedRequestID: WireRequestID.current)
         }
         router.register(fail) { _, _ in throw OrderlyError(.notFound, "no such thing", reason: "thing_not_found") }
         router.register(crash) { _, _ in throw Secret() }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`make test`'s trace check: one order, from `POST /v1/orders` to the courier's notification, is
 one trace across the gateway, the orders service, its outbox relay and the notifications service,
-and the services' log lines for it carry its trace_id.
+and the services' log lines for it carry its trace_id (the orders service's, the request's id too).
 
 It runs the suite (deploy/local/run.sh) with traces sent over OTLP/HTTP to a receiver of its own,
 which decodes the export requests with `opentelemetry-proto` (from PyPI); in the suite a store,
@@ -30,13 +30,15 @@ def free_port():
         return s.getsockname()[1]
 
 
-def call(base, method, path, body=None, token=None):
+def call(base, method, path, body=None, token=None, headers=None):
     request = urllib.request.Request(base + path, method=method,
                                      data=json.dumps(body).encode() if body is not None else None)
     request.add_header("Content-Type", "application/json")
     request.add_header("Idempotency-Key", str(uuid.uuid4()))
     if token:
         request.add_header("Authorization", "Bearer " + token)
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.loads(response.read() or b"null")
 
@@ -55,14 +57,16 @@ def flow():
     courier = login("courier@trace.test", "Password-12345")
     call(base, "PUT", "/v1/couriers/me/availability", {"on_duty": True}, courier)
     staff = login("staff@trace.test", "Password-12345")
+    request_id = f"trace-test-{uuid.uuid4().hex[:12]}"
     order = call(base, "POST", "/v1/orders", {
         "recipient_first_name": "Dana", "recipient_last_name": "Levi", "phone": "050-1234567",
-        "street": "Herzl", "building_no": "12", "city": "Tel Aviv", "boxes_count": 1}, staff)
+        "street": "Herzl", "building_no": "12", "city": "Tel Aviv", "boxes_count": 1}, staff,
+        headers={"X-Request-Id": request_id})
     deadline = time.time() + 30
     while time.time() < deadline:
         told = call(base, "GET", "/v1/notifications?wait=1", token=courier)["data"]
         if any((n.get("data") or {}).get("order_id") == order["id"] for n in told):
-            print("ORDER", order["id"], flush=True)
+            print("ORDER", order["id"], request_id, flush=True)
             return 0
     print("the courier was never told of order", order["id"], flush=True)
     return 1
@@ -118,7 +122,7 @@ def main():
                              env=environment, capture_output=True, text=True, cwd=os.path.join(here, "..", ".."))
     server.shutdown()
     logs = run.stdout.splitlines()
-    order = next((line.split()[1] for line in logs if line.startswith("ORDER ")), None)
+    order, request_id = next((line.split()[1:3] for line in logs if line.startswith("ORDER ")), (None, None))
     problems = []
     if run.returncode != 0 or order is None:
         print(run.stdout[-4000:], run.stderr[-4000:])
@@ -147,6 +151,8 @@ def main():
         for name in ["orders", "notifications"]:
             if not any(line.startswith(f"[{name}]") and trace in line for line in logs):
                 problems.append(f"no log line of {name} carries the trace's id {trace}")
+        if not any(line.startswith("[orders]") and request_id in line for line in logs):
+            problems.append(f"no log line of orders carries the request's id {request_id}")
         print(f"traces: order {order} is trace {trace}: {len(ours)} spans over {', '.join(sorted(services))}")
         for s in sorted(ours, key=lambda s: s["service"]):
             print(f"    {s['service']:22} {s['name']}")

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import Wire
 
 /// Answers every failure with the error envelope
 /// `{"error": {"code", "message", "details", "request_id"}}`, and stamps `X-Request-Id` on
@@ -19,13 +20,16 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
     ) async throws -> Response {
         var context = context
         context.maxUploadSize = maximumBodyBytes
-        if let given = request.headers[.requestID], Self.isAcceptableID(given) { context.requestID = given }
+        if let given = request.headers[.requestID], WireRequestID.isAcceptable(given) { context.requestID = given }
         var logger = context.logger
         logger[metadataKey: "request.id"] = "\(context.requestID)"
         context.logger = logger
         var response: Response
         do {
-            response = try await next(request, context)
+            // Every Wire call made for the request carries its id to the services' logs.
+            response = try await WireRequestID.$current.withValue(context.requestID) {
+                try await next(request, context)
+            }
         } catch {
             response = Self.response(for: error, requestID: context.requestID, logger: logger)
         }
@@ -98,13 +102,5 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
         case 405: return "this route does not take that method"
         default: return status.reasonPhrase
         }
-    }
-
-    static func isAcceptableID(_ text: String) -> Bool {
-        (1...64).contains(text.utf8.count)
-            && text.utf8.allSatisfy { byte in
-                (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
-                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
-            }
     }
 }
