@@ -19,6 +19,37 @@ public enum MetricsExporter {
 
     private static let bootstrapped: Void = MetricsSystem.bootstrap(OrderlyMetricsFactory(registry: registry))
 
+    /// Waits for `collector` at most `limit`: one that takes longer is cancelled and left to
+    /// finish on its own (a task group would wait for it however long it hangs).
+    static func bounded(_ collector: @escaping @Sendable () async -> Void, within limit: Duration) async {
+        let once = Once()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let work = Task {
+                await collector()
+                if once.claim() { continuation.resume() }
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                if once.claim() {
+                    work.cancel()
+                    continuation.resume()
+                }
+            }
+        }
+    }
+
+    /// True for the first caller only.
+    private final class Once: Sendable {
+        private let done = Mutex(false)
+
+        func claim() -> Bool {
+            done.withLock { done in
+                defer { done = true }
+                return !done
+            }
+        }
+    }
+
     /// Runs `collector` before each scrape from now on.
     public static func collect(_ collector: @escaping @Sendable () async -> Void) {
         collectors.withLock { $0.append(collector) }
@@ -30,16 +61,7 @@ public enum MetricsExporter {
     public static func exposition() async -> String {
         let pending = collectors.withLock { $0 }
         await withTaskGroup(of: Void.self) { group in
-            for collector in pending {
-                group.addTask {
-                    await withTaskGroup(of: Void.self) { race in
-                        race.addTask { await collector() }
-                        race.addTask { try? await Task.sleep(for: collectTimeout) }
-                        await race.next()
-                        race.cancelAll()
-                    }
-                }
-            }
+            for collector in pending { group.addTask { await bounded(collector, within: collectTimeout) } }
         }
         ProcessMetrics.shared.update()
         return registry.emitToString()

@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import Synchronization
 import Testing
 
 @testable import Runtime
@@ -33,6 +34,22 @@ struct MetricsTests {
                     ? name : nil
             })
         #expect(listed == Set(MetricDescription.all.keys))
+    }
+
+    @Test("a scrape waits for a collector that hangs no longer than its limit")
+    func boundedCollector() async {
+        final class Held: Sendable {
+            let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
+        }
+        let held = Held()
+        let started = ContinuousClock.now
+        await MetricsExporter.bounded(
+            { await withCheckedContinuation { continuation in held.continuation.withLock { $0 = continuation } } },
+            within: .milliseconds(200))
+        #expect(ContinuousClock.now - started < .seconds(2))
+        // The hung collector, let go.
+        while held.continuation.withLock({ $0 == nil }) { await Task.yield() }
+        held.continuation.withLock { $0?.resume() }
     }
 
     @Test("the process's figures come from /proc/self/stat, a command with spaces and parentheses included")
