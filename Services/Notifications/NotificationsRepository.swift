@@ -284,6 +284,8 @@ struct StoredNotification: Sendable {
     var seq: Int64
     var id: UUID
     var message: NotificationMessage
+    /// The trace of what caused it, which its push continues (not stored).
+    var trace: String? = nil
 
     var wakeUp: WakeUp { WakeUp(userID: userID, seq: seq) }
 }

@@ -52,7 +52,12 @@ final class PushSender: Service, Sendable {
     /// Hands `pushes` over to be sent; returns at once.
     func push(_ pushes: [StoredNotification]) {
         guard !pushes.isEmpty else { return }
-        let dropped = pending.withLock { pending in
+        // Sent from the pusher's own task: each carries on the trace that made it.
+        var pushes = pushes
+        if let trace = TraceContext.current() {
+            for index in pushes.indices where pushes[index].trace == nil { pushes[index].trace = trace }
+        }
+        let dropped = pending.withLock { [pushes] pending in
             pending += pushes
             let before = pending.count
             pending = Self.fairShare(of: pending, capacity: Self.capacity)
@@ -117,7 +122,7 @@ final class PushSender: Service, Sendable {
         for attempt in 1...attempts {
             let started = ContinuousClock.now
             let result = await TraceContext.span(
-                "push.send", kind: .client,
+                "push.send", continuing: push.trace, kind: .client,
                 attributes: {
                     $0["orderly.notification.seq"] = Int(push.seq)
                     $0["orderly.push.attempt"] = attempt
