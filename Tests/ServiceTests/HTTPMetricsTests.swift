@@ -19,7 +19,14 @@ struct HTTPMetricsTests {
         return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
     }
 
-    @Test("a 404 and a 429 are counted and timed as 404 and 429, not 500")
+    /// The requests counted under `method="other"`, whatever their route and status.
+    static func others() async -> Double {
+        await MetricsExporter.exposition().split(separator: "\n").filter {
+            $0.hasPrefix("http_server_requests_total{") && $0.contains(#"method="other""#)
+        }.compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +)
+    }
+
+    @Test("a 404 and a 429 are counted and timed as 404 and 429, not 500; a method of a stranger's own as other")
     func statusesAsAnswered() async throws {
         MetricsExporter.bootstrap()
         let notFound = #"route="unmatched",method="GET",status="404""#
@@ -27,7 +34,8 @@ struct HTTPMetricsTests {
         let before = (
             await Self.sample("http_server_requests_total", notFound),
             await Self.sample("http_server_request_duration_seconds_count", notFound),
-            await Self.sample("http_server_requests_total", limited)
+            await Self.sample("http_server_requests_total", limited),
+            await Self.others()
         )
         try await InProcessSuite.with(
             settings: ["http.anonymousRequestsPerSecond": "1", "http.anonymousBurst": "2"]
@@ -35,6 +43,13 @@ struct HTTPMetricsTests {
             // Not in the document, so not sent through `api`, which checks every answer against it.
             let missing = try await suite.request("GET", "/v1/no-such-thing", headers: [:], body: nil)
             #expect(missing.status == 404, "\(missing.text)")
+            // A method of a stranger's own is one label, however many there are.
+            for method in ["BREW", "WHEN"] { _ = try await suite.request(method, "/v1/me", headers: [:], body: nil) }
+            let methods = await MetricsExporter.exposition().split(separator: "\n").filter {
+                $0.hasPrefix("http_server_requests_total{") && ($0.contains("BREW") || $0.contains("WHEN"))
+            }
+            #expect(methods.isEmpty, "\(methods)")
+            #expect(await Self.others() >= before.3 + 2)
             // At once, so that the bucket (2, then 1 a second) cannot refill between them.
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<8 {

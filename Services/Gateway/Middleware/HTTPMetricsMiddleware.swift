@@ -51,13 +51,17 @@ struct HTTPMetricsMiddleware: RouterMiddleware {
     final class Cache: Sendable {
         struct Key: Hashable {
             var route: String
-            var method: HTTPRequest.Method
+            var method: String
             var status: Int
         }
 
         let active = Meter(label: "http_server_active_requests")
         private let answered = Mutex<[Key: (Counter, Metrics.Timer)]>([:])
         private let heldTimers = Mutex<[String: Metrics.Timer]>([:])
+
+        /// The methods labelled as themselves; any other a client sends is `other`, so that
+        /// strangers cannot make series without end.
+        static let methods: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .patch, .delete, .options]
 
         /// The route's pattern; `unmatched` for none (Hummingbird names it `NotFound`).
         static func label(_ route: String?) -> String {
@@ -66,10 +70,12 @@ struct HTTPMetricsMiddleware: RouterMiddleware {
         }
 
         func count(route: String?, _ method: HTTPRequest.Method, status: HTTPResponse.Status, took: Int64? = nil) {
-            let key = Key(route: Self.label(route), method: method, status: status.code)
+            let key = Key(
+                route: Self.label(route), method: Self.methods.contains(method) ? method.rawValue : "other",
+                status: status.code)
             let (counter, timer) = answered.withLock { answered in
                 if let found = answered[key] { return found }
-                let dimensions = [("route", key.route), ("method", method.rawValue), ("status", "\(key.status)")]
+                let dimensions = [("route", key.route), ("method", key.method), ("status", "\(key.status)")]
                 let made = (
                     Counter(label: "http_server_requests_total", dimensions: dimensions),
                     Metrics.Timer(label: "http_server_request_duration_seconds", dimensions: dimensions)
