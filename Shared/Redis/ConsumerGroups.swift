@@ -20,19 +20,7 @@ public struct ConsumerGroups: Sendable {
 
     /// The services' event streams (`orderly:events:*`), sorted.
     public func streams() async throws -> [String] {
-        var cursor = "0"
-        var streams: Set<String> = []
-        repeat {
-            let reply = try await redis.send(
-                "SCAN", RedisArgument(cursor), "MATCH", RedisArgument(eventStream(of: "*")), "COUNT", 1000, "TYPE",
-                "stream")
-            guard let parts = reply.elements, parts.count == 2, let next = parts[0].text else {
-                throw RedisError.unexpectedReply("SCAN: \(reply)")
-            }
-            cursor = next
-            streams.formUnion((parts[1].elements ?? []).compactMap(\.text))
-        } while cursor != "0"
-        return streams.sorted()
+        try await redis.keys(matching: eventStream(of: "*"), type: "stream")
     }
 
     /// The groups reading `stream`; none when it does not exist.

@@ -24,19 +24,8 @@ public struct DeadLetters: Sendable {
 
     /// The groups with a dead-letter stream, and how many entries each holds.
     public func groups() async throws -> [(group: String, count: Int)] {
-        var cursor = "0"
-        var streams: Set<String> = []
-        repeat {
-            let reply = try await redis.send(
-                "SCAN", RedisArgument(cursor), "MATCH", RedisArgument(Self.prefix + "*"), "COUNT", 1000)
-            guard let parts = reply.elements, parts.count == 2, let next = parts[0].text else {
-                throw RedisError.unexpectedReply("SCAN: \(reply)")
-            }
-            cursor = next
-            streams.formUnion((parts[1].elements ?? []).compactMap(\.text))
-        } while cursor != "0"
         var groups: [(group: String, count: Int)] = []
-        for stream in streams.sorted() {
+        for stream in try await redis.keys(matching: Self.prefix + "*") {
             let length = try await redis.send("XLEN", RedisArgument(stream)).integer ?? 0
             groups.append((String(stream.dropFirst(Self.prefix.count)), Int(length)))
         }

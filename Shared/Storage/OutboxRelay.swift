@@ -287,10 +287,5 @@ public struct OutboxRelay: Service {
     }
 
     /// How many rows wait to be published.
-    public func pendingCount() async throws -> Int {
-        try await database.read { sql in
-            try await sql.raw("SELECT COUNT(*) AS pending FROM orderly_outbox WHERE sent_at IS NULL").first()?
-                .decode(column: "pending", as: Int.self) ?? 0
-        }
-    }
+    public func pendingCount() async throws -> Int { try await backlog().count }
 }

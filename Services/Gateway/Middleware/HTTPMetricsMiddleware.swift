@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Metrics
 import NIOCore
 import Synchronization
@@ -30,7 +31,7 @@ struct HTTPMetricsMiddleware: RouterMiddleware {
         }
         let held: String? =
             response.headers[.contentType] == "text/event-stream"
-            ? "stream" : (request.uri.queryParameters.get("wait").flatMap(Int.init) ?? 0) > 0 ? "long_poll" : nil
+            ? "stream" : Self.waits(request.uri) ? "long_poll" : nil
         let (status, cache, body) = (response.status, cache, response.body)
         let finished: @Sendable () -> Void = {
             let (seconds, attoseconds) = (ContinuousClock.now - started).components
@@ -47,6 +48,12 @@ struct HTTPMetricsMiddleware: RouterMiddleware {
         return response
     }
 
+    /// Whether the query asks to wait (`wait` above 0), read only from a query that names it.
+    static func waits(_ uri: URI) -> Bool {
+        guard uri.query?.contains("wait=") == true else { return false }
+        return (uri.queryParameters.get("wait").flatMap(Int.init) ?? 0) > 0
+    }
+
     /// Each label set's counter and timer, made once.
     final class Cache: Sendable {
         struct Key: Hashable {
@@ -56,7 +63,9 @@ struct HTTPMetricsMiddleware: RouterMiddleware {
         }
 
         let active = Meter(label: "http_server_active_requests")
-        private let answered = Mutex<[Key: (Counter, Metrics.Timer)]>([:])
+        private let counters = Mutex<[Key: Counter]>([:])
+        /// Only for requests that were timed: a held one has none.
+        private let timers = Mutex<[Key: Metrics.Timer]>([:])
         private let heldTimers = Mutex<[String: Metrics.Timer]>([:])
 
         /// The methods labelled as themselves; any other a client sends is `other`, so that
@@ -73,18 +82,20 @@ struct HTTPMetricsMiddleware: RouterMiddleware {
             let key = Key(
                 route: Self.label(route), method: Self.methods.contains(method) ? method.rawValue : "other",
                 status: status.code)
-            let (counter, timer) = answered.withLock { answered in
-                if let found = answered[key] { return found }
-                let dimensions = [("route", key.route), ("method", key.method), ("status", "\(key.status)")]
-                let made = (
-                    Counter(label: "http_server_requests_total", dimensions: dimensions),
-                    Metrics.Timer(label: "http_server_request_duration_seconds", dimensions: dimensions)
-                )
-                answered[key] = made
+            let dimensions = { [("route", key.route), ("method", key.method), ("status", "\(key.status)")] }
+            counters.withLock { counters in
+                if let found = counters[key] { return found }
+                let made = Counter(label: "http_server_requests_total", dimensions: dimensions())
+                counters[key] = made
                 return made
-            }
-            counter.increment()
-            if let took { timer.recordNanoseconds(took) }
+            }.increment()
+            guard let took else { return }
+            timers.withLock { timers in
+                if let found = timers[key] { return found }
+                let made = Metrics.Timer(label: "http_server_request_duration_seconds", dimensions: dimensions())
+                timers[key] = made
+                return made
+            }.recordNanoseconds(took)
         }
 
         func held(route: String?, kind: String) -> Metrics.Timer {
