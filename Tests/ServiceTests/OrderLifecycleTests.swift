@@ -362,7 +362,8 @@ struct OrderLifecycleTests {
                 let order = try await createOrder(
                     suite, cast.staff, boxes: 1 + index,
                     extra: [
-                        "recipient_first_name": index == 3 ? "Yael" : "Dana", "phone": "052-000-000\(index)",
+                        "recipient_first_name": index == 3 ? "Yael" : "Dana", "recipient_last_name": "Mizrahi",
+                        "phone": "052-000-000\(index)",
                         "due_at": RFC3339.format(due.addingTimeInterval(Double(-index) * 3600)),
                     ])
                 ids.append(order["id"] as! String)
@@ -379,6 +380,10 @@ struct OrderLifecycleTests {
             #expect(try await list("status=accepted,pending&fulfillment=delivery").count == 5)
             #expect(try await list("fulfillment=pickup") == [pickup["id"] as! String])
             #expect(try await list("q=yael") == [ids[3]])
+            // A query string as browsers write it: `+` is a space, `%2B` a plus.
+            #expect(try await list("q=yael+mizrahi") == [ids[3]])
+            #expect(try await list("q=yael%20mizrahi") == [ids[3]])
+            #expect(try await list("q=yael%2Bmizrahi").isEmpty)
             #expect(try await list("q=052-000-0002") == [ids[2]])
             #expect(try await list("q=%232") == [ids[1]])
             #expect(try await list("sort=due_at&fulfillment=delivery") == Array(ids.reversed()))

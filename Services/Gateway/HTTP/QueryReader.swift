@@ -5,15 +5,35 @@ import Hummingbird
 
 /// Reads query parameters, collecting every bad one.
 struct QueryReader {
-    let parameters: Parameters
+    let parameters: [String: String]
     var problems = FieldProblems()
 
-    init(_ request: Request) { self.parameters = request.uri.queryParameters }
+    init(_ request: Request) { self.parameters = Self.parameters(of: request.uri.query ?? "") }
 
-    func text(_ name: String) -> String? { parameters.get(name) }
+    /// The query's parameters as browsers write them (`application/x-www-form-urlencoded`): a
+    /// `+` is a space and `%2B` a plus, so `q=yael+mizrahi` from `URLSearchParams` is the same
+    /// search as `q=yael%20mizrahi`. A name given twice keeps its first value; text that is not
+    /// valid percent-encoding is kept as written.
+    static func parameters(of query: String) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = formDecoded(parts[0])
+            guard !name.isEmpty, parameters[name] == nil else { continue }
+            parameters[name] = parts.count > 1 ? formDecoded(parts[1]) : ""
+        }
+        return parameters
+    }
+
+    private static func formDecoded(_ text: Substring) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+
+    func text(_ name: String) -> String? { parameters[name] }
 
     mutating func int(_ name: String, in range: ClosedRange<Int>) -> Int? {
-        guard let text = parameters.get(name) else { return nil }
+        guard let text = parameters[name] else { return nil }
         guard let value = Int(text), range.contains(value) else {
             problems.add(name, "must be an integer from \(range.lowerBound) to \(range.upperBound)")
             return nil
@@ -22,7 +42,7 @@ struct QueryReader {
     }
 
     mutating func date(_ name: String) -> Date? {
-        guard let text = parameters.get(name) else { return nil }
+        guard let text = parameters[name] else { return nil }
         guard let date = RFC3339.parse(text) else {
             problems.add(name, "must be an RFC 3339 time such as 2026-11-22T09:00:00Z")
             return nil
@@ -31,7 +51,7 @@ struct QueryReader {
     }
 
     mutating func bool(_ name: String) -> Bool? {
-        guard let text = parameters.get(name) else { return nil }
+        guard let text = parameters[name] else { return nil }
         guard let value = Bool(text) else {
             problems.add(name, "must be true or false")
             return nil
@@ -40,7 +60,7 @@ struct QueryReader {
     }
 
     mutating func id<Tag>(_ name: String, as: Identifier<Tag>.Type) -> Identifier<Tag>? {
-        guard let text = parameters.get(name) else { return nil }
+        guard let text = parameters[name] else { return nil }
         guard let id = Identifier<Tag>(text) else {
             problems.add(name, "must be a UUID")
             return nil
@@ -50,7 +70,7 @@ struct QueryReader {
 
     mutating func choices<Value: RawRepresentable & CaseIterable>(_ name: String, as: Value.Type) -> [Value]?
     where Value.RawValue == String {
-        guard let text = parameters.get(name) else { return nil }
+        guard let text = parameters[name] else { return nil }
         var values: [Value] = []
         for part in text.split(separator: ",") {
             guard let value = Value(rawValue: String(part)) else {
