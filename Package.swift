@@ -202,7 +202,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Services/Gateway",
-            resources: [.copy("openapi.yaml")],
+            resources: [.copy("openapi.yaml"), .copy("Console")],
             swiftSettings: strict
         ),
         .executableTarget(name: "GatewayMain", dependencies: ["Gateway", "Runtime"], path: "Services/GatewayMain"),

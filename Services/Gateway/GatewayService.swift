@@ -142,6 +142,7 @@ public enum GatewayService {
                     clients: clients))
         }
         DocumentRoutes(document: try openAPIDocument()).add(to: router)
+        try ConsoleRoutes.bundled().add(to: router)
         let v1 = router.group("v1")
         AuthRoutes(auth: auth, clients: clients).add(to: v1)
         ApplicationRoutes(applications: applications, clients: clients).add(to: v1)

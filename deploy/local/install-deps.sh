@@ -17,6 +17,7 @@ packages=(
     python3-venv    # the Kubernetes manifests' check installs its pinned tools into a venv
     openssl         # the Wire TLS tests make their certificates with it
     prometheus      # promtool: make test checks every process's /metrics and the alert rules
+    chromium chromium-driver  # make test drives the admin web (/console/) in a headless browser
 )
 # Installed without what they recommend, but for the container tools (podman's helpers).
 bare=(--no-install-recommends)

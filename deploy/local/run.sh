@@ -153,9 +153,11 @@ fi
 cat <<TXT
 
 Orderly is running at $url   (OpenAPI: $url/openapi.yaml)
-  bootstrap admin: $ORDERLY_BOOTSTRAP_ADMIN_EMAIL / $ORDERLY_BOOTSTRAP_ADMIN_PASSWORD
   data: $data   Redis: $ORDERLY_REDIS_URL
-Try:
+
+Open the console in a browser: $url/console/
+  sign in as the bootstrap admin: $ORDERLY_BOOTSTRAP_ADMIN_EMAIL / $ORDERLY_BOOTSTRAP_ADMIN_PASSWORD
+Or call the API:
   curl -s -X POST $url/v1/auth/login -H 'Content-Type: application/json' \\
     -d '{"email":"$ORDERLY_BOOTSTRAP_ADMIN_EMAIL","password":"$ORDERLY_BOOTSTRAP_ADMIN_PASSWORD"}'
 Ctrl-C stops everything.

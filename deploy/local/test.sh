@@ -15,6 +15,8 @@
 #              operation, every role), then promtool check metrics on every process's /metrics
 #   traces     one order's trace across the gateway, orders, its relay and notifications, sent
 #              over OTLP/HTTP to a receiver of the test's own, and its id in their log lines
+#   console    the admin web in headless Chromium (Selenium, axe): an owner's day from sign-in to
+#              a refund and the chart, the board live and in Arabic, screenshots in .build/console
 #   fuzz-wire  the Wire fuzzer for FUZZ_SECONDS (default 20)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -76,6 +78,9 @@ FUZZ_API_EXAMPLES=${FUZZ_API_EXAMPLES:-5} deploy/local/fuzz-api.sh
 
 phase traces
 python3 deploy/local/trace-test.py
+
+phase console
+python3 deploy/local/console-test.py
 
 phase fuzz-wire
 if ! wait "$fuzz_build"; then

@@ -10,4 +10,7 @@ extension HTTPField.Name {
     static let lastEventID = Self("Last-Event-ID")!
     static let xAccelBuffering = Self("X-Accel-Buffering")!
     static let orderlySignature = Self(OrderlySignature.headerName)!
+    static let xFrameOptions = Self("X-Frame-Options")!
+    static let xContentTypeOptions = Self("X-Content-Type-Options")!
+    static let referrerPolicy = Self("Referrer-Policy")!
 }

@@ -1,0 +1,180 @@
+// The public API, as any client calls it: the access token in memory only, the refresh token in
+// sessionStorage (gone with the tab), a refresh when the access token has expired, and every
+// error as the server wrote it.
+
+const REFRESH_KEY = "orderly.refresh_token";
+let access = null;
+let user = null;
+let refreshing = null;
+
+/** An error answer: the server's code, message, reason and per-field details. */
+export class ApiError extends Error {
+  constructor(status, body) {
+    const error = body?.error ?? {};
+    super(error.message || `HTTP ${status}`);
+    this.status = status;
+    this.code = error.code ?? "unknown";
+    this.reason = error.reason ?? null;
+    this.details = error.details ?? {};
+    this.requestId = error.request_id ?? null;
+  }
+}
+
+export function currentUser() { return user; }
+export function setCurrentUser(next) { user = next; }
+
+function remember(pair) {
+  access = pair.access_token;
+  user = pair.user;
+  sessionStorage.setItem(REFRESH_KEY, pair.refresh_token);
+}
+
+export async function signIn(email, password) {
+  remember(await call("POST", "/v1/auth/login", { body: { email, password }, anonymous: true }));
+  return user;
+}
+
+/** Signs in again from the tab's refresh token, if it has one; false when it cannot. */
+export async function restore() {
+  if (!sessionStorage.getItem(REFRESH_KEY)) return false;
+  try {
+    await refresh();
+    return true;
+  } catch {
+    sessionStorage.removeItem(REFRESH_KEY);
+    return false;
+  }
+}
+
+async function refresh() {
+  // One refresh at a time: a refresh token is spent once, and a second use would end the session.
+  refreshing ??= (async () => {
+    const token = sessionStorage.getItem(REFRESH_KEY);
+    if (!token) throw new ApiError(401, { error: { code: "unauthorized", message: "Signed out." } });
+    remember(await call("POST", "/v1/auth/refresh", { body: { refresh_token: token }, anonymous: true }));
+  })().finally(() => { refreshing = null; });
+  return refreshing;
+}
+
+export async function signOut() {
+  const token = sessionStorage.getItem(REFRESH_KEY);
+  sessionStorage.removeItem(REFRESH_KEY);
+  access = null;
+  user = null;
+  if (token) await call("POST", "/v1/auth/logout", { body: { refresh_token: token }, anonymous: true }).catch(() => {});
+}
+
+/** A query string from an object, leaving out empty values. */
+export function query(parameters) {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(parameters)) {
+    if (value !== undefined && value !== null && value !== "") search.set(name, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : "";
+}
+
+/**
+ * Calls the API and answers its JSON (null for 204). Writes carry a fresh `Idempotency-Key`, so
+ * that a retried click does not write twice; `ifMatch` sends the version the caller saw.
+ */
+export async function call(method, path, { body, ifMatch, anonymous = false, retried = false, signal, text: plain = false } = {}) {
+  const headers = { Accept: plain ? "text/plain" : "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (!anonymous && access) headers.Authorization = `Bearer ${access}`;
+  if (method === "POST" && !anonymous) headers["Idempotency-Key"] = crypto.randomUUID();
+  if (ifMatch !== undefined) headers["If-Match"] = `"${ifMatch}"`;
+  const response = await fetch(path, {
+    method, headers, signal, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (response.status === 401 && !anonymous && !retried) {
+    await refresh();
+    return call(method, path, { body, ifMatch, retried: true, signal, text: plain });
+  }
+  const text = await response.text();
+  if (response.ok && plain) return text;
+  const json = text ? parseJSON(text) : null;
+  if (!response.ok) throw new ApiError(response.status, json);
+  return json;
+}
+
+function parseJSON(text) {
+  try { return JSON.parse(text); } catch { return { error: { message: text.slice(0, 200) } }; }
+}
+
+/** Every page of a list, following `next_cursor`, up to `limit` items. */
+export async function all(path, parameters = {}, limit = 1000) {
+  const items = [];
+  let cursor = null;
+  do {
+    const page = await call("GET", path + query({ ...parameters, limit: 200, cursor }));
+    items.push(...page.data);
+    cursor = page.next_cursor;
+  } while (cursor && items.length < limit);
+  return items;
+}
+
+/**
+ * The caller's notifications as they are stored: a `text/event-stream` read through `fetch`
+ * (an `EventSource` cannot send the token), reconnecting after the last id it received. Calls
+ * `onNotification` with each; stops when `signal` aborts.
+ */
+export async function followNotifications(onNotification, signal) {
+  let last = null;
+  while (!signal.aborted) {
+    try {
+      const headers = { Accept: "text/event-stream", Authorization: `Bearer ${access}` };
+      if (last !== null) headers["Last-Event-ID"] = String(last);
+      const response = await fetch("/v1/notifications/stream" + (last === null ? query({ after: await latestSeq() }) : ""),
+        { headers, signal });
+      if (response.status === 401) { await refresh(); continue; }
+      if (!response.ok || !response.body) throw new ApiError(response.status, null);
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const event = parseEvent(buffer.slice(0, end));
+          buffer = buffer.slice(end + 2);
+          if (event?.event === "notification") {
+            last = event.id;
+            onNotification(JSON.parse(event.data));
+          }
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+    }
+    await new Promise((resume) => setTimeout(resume, 2000));
+  }
+}
+
+/**
+ * The newest notification's `seq`, so that a stream opened now tells only what happens next (the
+ * board has just read the orders as they are): the list's pages followed to their end.
+ */
+async function latestSeq() {
+  let after = 0;
+  for (;;) {
+    const page = await call("GET", "/v1/notifications" + query({ after, limit: 200 }));
+    after = page.next_cursor;
+    if (!page.has_more) return after;
+  }
+}
+
+function parseEvent(text) {
+  const event = { event: "message", data: "", id: null };
+  for (const line of text.split("\n")) {
+    if (!line || line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+    if (field === "data") event.data += (event.data ? "\n" : "") + value;
+    else if (field === "event") event.event = value;
+    else if (field === "id") event.id = value;
+  }
+  return event;
+}

@@ -1,0 +1,222 @@
+// The console's words in English, Hebrew and Arabic; the last two right to left. The language
+// is the browser's until the user picks one (kept in localStorage) or saves one to their profile.
+
+const RTL = new Set(["he", "ar"]);
+const KEY = "orderly.language";
+
+const en = {
+  loading: "Loading…", sign_in: "Sign in", sign_in_title: "Sign in to the Orderly console", sign_out: "Sign out",
+  email: "E-mail", password: "Password", language: "Language", store: "Store", close: "Close",
+  not_for_role: "The console is for stores and the platform's staff; couriers and customers use their apps.",
+  screen_board: "Orders", screen_menu: "Menu and stock", screen_takings: "Takings", screen_people: "People and settings",
+  screen_platform: "Platform", screen_profile: "Profile",
+  role_admin: "admin", role_owner: "owner", role_manager: "manager", role_staff: "staff", role_courier: "courier",
+  role_customer: "customer", role_supervisor: "supervisor", role_support: "support", role_accountant: "accountant",
+  role_social_media: "social media",
+  search: "Search", fulfillment: "Fulfilment", any: "Any", delivery: "Delivery", pickup: "Pickup", apply: "Apply",
+  new_order: "New order", orders_shown: "{0} orders", due: "due", order: "Order", lines: "Lines", item: "Item",
+  quantity: "Qty", amount: "Amount", no_lines: "No lines.", items_total: "Items", delivery_fee: "Delivery fee", tip: "Tip",
+  total: "Total", paid: "Paid", timeline: "Timeline", actions: "Actions", cancel_reason: "Reason to cancel",
+  cash_collected: "Cash collected", done_action: "{0}: done", order_created: "Order #{0} created",
+  first_name: "First name", last_name: "Last name", phone: "Phone", street: "Street", building: "Building",
+  floor: "Floor", apartment: "Apartment", city: "City", boxes: "Boxes", customer: "Customer",
+  delivery_notes: "Delivery notes", notes: "Notes", create: "Create",
+  status_pending: "Pending", status_accepted: "Accepted", status_preparing: "Preparing", status_ready: "Ready",
+  status_out_for_delivery: "Out for delivery", status_done: "Done", status_delivered: "Delivered",
+  status_collected: "Collected", status_cancelled: "Cancelled",
+  action_accept: "Accept", action_start_preparing: "Start preparing", action_mark_ready: "Mark ready",
+  action_mark_collected: "Mark collected", action_cancel: "Cancel order", action_claim: "Claim", action_release: "Release",
+  action_pick_up: "Pick up", action_deliver: "Deliver",
+  change_created: "created", change_accept: "accepted", change_start_preparing: "preparing", change_mark_ready: "ready",
+  change_mark_collected: "collected", change_cancel: "cancelled", change_claim: "claimed by a courier",
+  change_release: "released by the courier", change_pick_up: "picked up", change_deliver: "delivered", change_edit: "edited",
+  payment_pending: "pending", payment_confirmed: "confirmed", payment_processing: "processing", payment_completed: "completed",
+  payment_failed: "failed", payment_cancelled: "cancelled", payment_expired: "expired",
+  payment_partially_refunded: "partly refunded", payment_refunded: "refunded", payment_unpaid: "unpaid",
+  payment_partially_paid: "partly paid", payment_paid: "paid",
+  no_store: "No store to show.", new_product: "New product", uncategorised: "Other", no_products: "No products yet.",
+  product: "Product", price: "Price", stock: "Stock", stock_status: "Stock status", on_sale: "On sale", yes: "Yes", no: "No",
+  not_sellable: "cannot be sold now", edit: "Edit", adjust_stock: "Adjust stock", ledger: "Ledger", save: "Save",
+  name: "Name", category: "Category", sku: "SKU", barcode: "Barcode", emoji: "Emoji", description: "Description",
+  track_stock: "Count stock", opening_stock: "Opening stock", low_stock_threshold: "Low-stock threshold",
+  saved: "{0} saved", adjustment: "Adjustment", reason: "Reason", stock_now: "{0}: {1} in stock", when: "When",
+  stock_not_tracked: "not counted", stock_in_stock: "in stock", stock_low: "low", stock_out_of_stock: "out of stock",
+  reason_sale: "sale", reason_restock: "restock", reason_adjustment: "count", reason_return: "return",
+  reason_damage: "damage", reason_expired: "expired", reason_transfer: "transfer", reason_initial: "opening stock",
+  from: "From", to: "To", show: "Show", statistics: "Statistics", payments: "Payments", receipts: "Receipts",
+  shifts: "Shifts", revenue: "Revenue", sales: "Sales", average_ticket: "Average ticket", tips: "Tips",
+  refunds: "Refunds", revenue_per_day: "Revenue per day", revenue_by_method: "Revenue by method",
+  revenue_by_staff: "Revenue by staff member", top_products: "Top products", refunded: "Refunded", method: "Method",
+  status: "Status", refund: "Refund", number: "Number", kind: "Kind", print: "Print", receipt: "Receipt",
+  receipt_sale: "sale", receipt_refund: "refund", staff_member: "Staff member", clocked_in: "Clocked in",
+  clocked_out: "Clocked out", expected_cash: "Expected cash", counted_cash: "Counted cash", difference: "Difference",
+  none_yet: "Nothing yet.", more: "More", refunded_amount: "{0} refunded",
+  method_cash: "cash", method_card: "card", method_nfc: "NFC card", method_wallet: "wallet", method_other: "other",
+  users: "Users", settings: "Settings", webhooks: "Webhooks", role: "Role", clock: "Clock", active: "Active",
+  address: "Address", accepting_orders: "Accepting orders", auto_accept: "Accepts by itself",
+  require_clock_in: "Clock-in required", minimum_order: "Minimum order", staff_refund_limit: "Staff refund limit",
+  open_now: "Open now", always_open: "always open", delivery_tiers: "Delivery fees", events: "Events",
+  deliveries: "Deliveries", attempts: "Attempts", answer: "Answer", redeliver: "Deliver again", redelivered: "Sent again",
+  day_1: "Mon", day_2: "Tue", day_3: "Wed", day_4: "Thu", day_5: "Fri", day_6: "Sat", day_7: "Sun", day_0: "Sun",
+  stores: "Stores", applications: "Applications", couriers: "Couriers", balance: "Balance",
+  application_store: "store", application_courier: "courier", approve: "Approve", approved: "Approved", reject: "Reject",
+  couriers_on_duty: "{0} of {1} couriers on duty", on_duty: "On duty", currency: "Currency", earned: "Earned",
+  cash_held: "Cash held", pending: "Pending", available: "Available", entries: "Entries",
+};
+
+const he = {
+  loading: "טוען…", sign_in: "כניסה", sign_in_title: "כניסה למסוף Orderly", sign_out: "יציאה",
+  email: "דוא״ל", password: "סיסמה", language: "שפה", store: "חנות", close: "סגירה",
+  not_for_role: "המסוף מיועד לחנויות ולצוות הפלטפורמה; שליחים ולקוחות משתמשים באפליקציות שלהם.",
+  screen_board: "הזמנות", screen_menu: "תפריט ומלאי", screen_takings: "הכנסות", screen_people: "אנשים והגדרות",
+  screen_platform: "פלטפורמה", screen_profile: "פרופיל",
+  role_admin: "מנהל מערכת", role_owner: "בעלים", role_manager: "מנהל", role_staff: "עובד", role_courier: "שליח",
+  role_customer: "לקוח", role_supervisor: "מפקח", role_support: "תמיכה", role_accountant: "חשבונאות",
+  role_social_media: "מדיה חברתית",
+  search: "חיפוש", fulfillment: "אופן מסירה", any: "הכול", delivery: "משלוח", pickup: "איסוף", apply: "החל",
+  new_order: "הזמנה חדשה", orders_shown: "{0} הזמנות", due: "יעד", order: "הזמנה", lines: "שורות", item: "פריט",
+  quantity: "כמות", amount: "סכום", no_lines: "אין שורות.", items_total: "פריטים", delivery_fee: "דמי משלוח", tip: "טיפ",
+  total: "סה״כ", paid: "שולם", timeline: "ציר זמן", actions: "פעולות", cancel_reason: "סיבת ביטול",
+  cash_collected: "מזומן שנגבה", done_action: "{0}: בוצע", order_created: "הזמנה #{0} נוצרה",
+  first_name: "שם פרטי", last_name: "שם משפחה", phone: "טלפון", street: "רחוב", building: "בניין",
+  floor: "קומה", apartment: "דירה", city: "עיר", boxes: "ארגזים", customer: "לקוח",
+  delivery_notes: "הערות למשלוח", notes: "הערות", create: "יצירה",
+  status_pending: "ממתינה", status_accepted: "התקבלה", status_preparing: "בהכנה", status_ready: "מוכנה",
+  status_out_for_delivery: "במשלוח", status_done: "הושלמה", status_delivered: "נמסרה",
+  status_collected: "נאספה", status_cancelled: "בוטלה",
+  action_accept: "קבלה", action_start_preparing: "התחלת הכנה", action_mark_ready: "סימון כמוכנה",
+  action_mark_collected: "סימון כנאספה", action_cancel: "ביטול הזמנה", action_claim: "לקיחה", action_release: "שחרור",
+  action_pick_up: "איסוף", action_deliver: "מסירה",
+  change_created: "נוצרה", change_accept: "התקבלה", change_start_preparing: "בהכנה", change_mark_ready: "מוכנה",
+  change_mark_collected: "נאספה", change_cancel: "בוטלה", change_claim: "נלקחה על ידי שליח",
+  change_release: "שוחררה על ידי השליח", change_pick_up: "נאספה לשליחות", change_deliver: "נמסרה", change_edit: "נערכה",
+  payment_pending: "ממתין", payment_confirmed: "אושר", payment_processing: "בעיבוד", payment_completed: "הושלם",
+  payment_failed: "נכשל", payment_cancelled: "בוטל", payment_expired: "פג תוקף",
+  payment_partially_refunded: "הוחזר חלקית", payment_refunded: "הוחזר", payment_unpaid: "לא שולם",
+  payment_partially_paid: "שולם חלקית", payment_paid: "שולם",
+  no_store: "אין חנות להצגה.", new_product: "מוצר חדש", uncategorised: "אחר", no_products: "אין מוצרים עדיין.",
+  product: "מוצר", price: "מחיר", stock: "מלאי", stock_status: "מצב מלאי", on_sale: "במכירה", yes: "כן", no: "לא",
+  not_sellable: "לא ניתן למכור כעת", edit: "עריכה", adjust_stock: "עדכון מלאי", ledger: "יומן מלאי", save: "שמירה",
+  name: "שם", category: "קטגוריה", sku: "מק״ט", barcode: "ברקוד", emoji: "אימוג׳י", description: "תיאור",
+  track_stock: "ספירת מלאי", opening_stock: "מלאי פתיחה", low_stock_threshold: "סף מלאי נמוך",
+  saved: "{0} נשמר", adjustment: "שינוי", reason: "סיבה", stock_now: "{0}: {1} במלאי", when: "מתי",
+  stock_not_tracked: "לא נספר", stock_in_stock: "במלאי", stock_low: "נמוך", stock_out_of_stock: "אזל",
+  reason_sale: "מכירה", reason_restock: "חידוש מלאי", reason_adjustment: "ספירה", reason_return: "החזרה",
+  reason_damage: "נזק", reason_expired: "פג תוקף", reason_transfer: "העברה", reason_initial: "מלאי פתיחה",
+  from: "מ־", to: "עד", show: "הצגה", statistics: "סטטיסטיקה", payments: "תשלומים", receipts: "קבלות",
+  shifts: "משמרות", revenue: "הכנסות", sales: "מכירות", average_ticket: "עסקה ממוצעת", tips: "טיפים",
+  refunds: "החזרים", revenue_per_day: "הכנסות ליום", revenue_by_method: "הכנסות לפי אמצעי תשלום",
+  revenue_by_staff: "הכנסות לפי עובד", top_products: "המוצרים המובילים", refunded: "הוחזר", method: "אמצעי",
+  status: "מצב", refund: "החזר", number: "מספר", kind: "סוג", print: "הדפסה", receipt: "קבלה",
+  receipt_sale: "מכירה", receipt_refund: "החזר", staff_member: "עובד", clocked_in: "במשמרת",
+  clocked_out: "מחוץ למשמרת", expected_cash: "מזומן צפוי", counted_cash: "מזומן שנספר", difference: "הפרש",
+  none_yet: "אין עדיין.", more: "עוד", refunded_amount: "הוחזרו {0}",
+  method_cash: "מזומן", method_card: "כרטיס", method_nfc: "כרטיס NFC", method_wallet: "ארנק", method_other: "אחר",
+  users: "משתמשים", settings: "הגדרות", webhooks: "Webhooks", role: "תפקיד", clock: "נוכחות", active: "פעיל",
+  address: "כתובת", accepting_orders: "מקבלת הזמנות", auto_accept: "קבלה אוטומטית",
+  require_clock_in: "חובת כניסה למשמרת", minimum_order: "הזמנת מינימום", staff_refund_limit: "תקרת החזר לעובד",
+  open_now: "פתוחה עכשיו", always_open: "פתוחה תמיד", delivery_tiers: "דמי משלוח", events: "אירועים",
+  deliveries: "משלוחים", attempts: "ניסיונות", answer: "תשובה", redeliver: "שליחה חוזרת", redelivered: "נשלח שוב",
+  day_1: "ב׳", day_2: "ג׳", day_3: "ד׳", day_4: "ה׳", day_5: "ו׳", day_6: "ש׳", day_7: "א׳", day_0: "א׳",
+  stores: "חנויות", applications: "בקשות הצטרפות", couriers: "שליחים", balance: "יתרה",
+  application_store: "חנות", application_courier: "שליח", approve: "אישור", approved: "אושר", reject: "דחייה",
+  couriers_on_duty: "{0} מתוך {1} שליחים בתורנות", on_duty: "בתורנות", currency: "מטבע", earned: "נצבר",
+  cash_held: "מזומן מוחזק", pending: "ממתין", available: "זמין", entries: "רישומים",
+};
+
+const ar = {
+  loading: "جارٍ التحميل…", sign_in: "تسجيل الدخول", sign_in_title: "تسجيل الدخول إلى لوحة Orderly", sign_out: "تسجيل الخروج",
+  email: "البريد الإلكتروني", password: "كلمة المرور", language: "اللغة", store: "المتجر", close: "إغلاق",
+  not_for_role: "اللوحة مخصصة للمتاجر ولطاقم المنصة؛ يستخدم السائقون والزبائن تطبيقاتهم.",
+  screen_board: "الطلبات", screen_menu: "القائمة والمخزون", screen_takings: "الإيرادات", screen_people: "الأشخاص والإعدادات",
+  screen_platform: "المنصة", screen_profile: "الملف الشخصي",
+  role_admin: "مدير النظام", role_owner: "المالك", role_manager: "المدير", role_staff: "موظف", role_courier: "سائق توصيل",
+  role_customer: "زبون", role_supervisor: "مشرف", role_support: "الدعم", role_accountant: "محاسب",
+  role_social_media: "وسائل التواصل",
+  search: "بحث", fulfillment: "طريقة التسليم", any: "الكل", delivery: "توصيل", pickup: "استلام", apply: "تطبيق",
+  new_order: "طلب جديد", orders_shown: "{0} طلبات", due: "الموعد", order: "طلب", lines: "البنود", item: "البند",
+  quantity: "الكمية", amount: "المبلغ", no_lines: "لا بنود.", items_total: "البنود", delivery_fee: "رسوم التوصيل", tip: "إكرامية",
+  total: "المجموع", paid: "المدفوع", timeline: "الخط الزمني", actions: "الإجراءات", cancel_reason: "سبب الإلغاء",
+  cash_collected: "النقد المحصّل", done_action: "{0}: تم", order_created: "تم إنشاء الطلب #{0}",
+  first_name: "الاسم الأول", last_name: "اسم العائلة", phone: "الهاتف", street: "الشارع", building: "المبنى",
+  floor: "الطابق", apartment: "الشقة", city: "المدينة", boxes: "الصناديق", customer: "الزبون",
+  delivery_notes: "ملاحظات التوصيل", notes: "ملاحظات", create: "إنشاء",
+  status_pending: "قيد الانتظار", status_accepted: "مقبول", status_preparing: "قيد التحضير", status_ready: "جاهز",
+  status_out_for_delivery: "في الطريق", status_done: "مكتمل", status_delivered: "تم التوصيل",
+  status_collected: "تم الاستلام", status_cancelled: "ملغى",
+  action_accept: "قبول", action_start_preparing: "بدء التحضير", action_mark_ready: "تعليم كجاهز",
+  action_mark_collected: "تعليم كمستلم", action_cancel: "إلغاء الطلب", action_claim: "أخذ الطلب", action_release: "ترك الطلب",
+  action_pick_up: "استلام للتوصيل", action_deliver: "تسليم",
+  change_created: "أُنشئ", change_accept: "قُبل", change_start_preparing: "قيد التحضير", change_mark_ready: "جاهز",
+  change_mark_collected: "استُلم", change_cancel: "أُلغي", change_claim: "أخذه سائق",
+  change_release: "تركه السائق", change_pick_up: "استُلم للتوصيل", change_deliver: "سُلّم", change_edit: "عُدّل",
+  payment_pending: "قيد الانتظار", payment_confirmed: "مؤكد", payment_processing: "قيد المعالجة", payment_completed: "مكتمل",
+  payment_failed: "فشل", payment_cancelled: "ملغى", payment_expired: "منتهي",
+  payment_partially_refunded: "مسترد جزئيًا", payment_refunded: "مسترد", payment_unpaid: "غير مدفوع",
+  payment_partially_paid: "مدفوع جزئيًا", payment_paid: "مدفوع",
+  no_store: "لا يوجد متجر لعرضه.", new_product: "منتج جديد", uncategorised: "أخرى", no_products: "لا منتجات بعد.",
+  product: "المنتج", price: "السعر", stock: "المخزون", stock_status: "حالة المخزون", on_sale: "معروض للبيع", yes: "نعم", no: "لا",
+  not_sellable: "لا يمكن بيعه الآن", edit: "تعديل", adjust_stock: "تعديل المخزون", ledger: "سجل المخزون", save: "حفظ",
+  name: "الاسم", category: "الفئة", sku: "رمز المنتج", barcode: "الباركود", emoji: "رمز تعبيري", description: "الوصف",
+  track_stock: "عدّ المخزون", opening_stock: "المخزون الافتتاحي", low_stock_threshold: "حد المخزون المنخفض",
+  saved: "تم حفظ {0}", adjustment: "التعديل", reason: "السبب", stock_now: "{0}: {1} في المخزون", when: "متى",
+  stock_not_tracked: "غير معدود", stock_in_stock: "متوفر", stock_low: "منخفض", stock_out_of_stock: "نفد",
+  reason_sale: "بيع", reason_restock: "إعادة تخزين", reason_adjustment: "جرد", reason_return: "إرجاع",
+  reason_damage: "تلف", reason_expired: "منتهي الصلاحية", reason_transfer: "نقل", reason_initial: "مخزون افتتاحي",
+  from: "من", to: "إلى", show: "عرض", statistics: "الإحصاءات", payments: "المدفوعات", receipts: "الإيصالات",
+  shifts: "المناوبات", revenue: "الإيرادات", sales: "المبيعات", average_ticket: "متوسط الفاتورة", tips: "الإكراميات",
+  refunds: "المبالغ المستردة", revenue_per_day: "الإيرادات اليومية", revenue_by_method: "الإيرادات حسب طريقة الدفع",
+  revenue_by_staff: "الإيرادات حسب الموظف", top_products: "المنتجات الأكثر مبيعًا", refunded: "المسترد", method: "الطريقة",
+  status: "الحالة", refund: "استرداد", number: "الرقم", kind: "النوع", print: "طباعة", receipt: "إيصال",
+  receipt_sale: "بيع", receipt_refund: "استرداد", staff_member: "الموظف", clocked_in: "في المناوبة",
+  clocked_out: "خارج المناوبة", expected_cash: "النقد المتوقع", counted_cash: "النقد المعدود", difference: "الفرق",
+  none_yet: "لا شيء بعد.", more: "المزيد", refunded_amount: "تم استرداد {0}",
+  method_cash: "نقدًا", method_card: "بطاقة", method_nfc: "بطاقة NFC", method_wallet: "محفظة", method_other: "أخرى",
+  users: "المستخدمون", settings: "الإعدادات", webhooks: "Webhooks", role: "الدور", clock: "الحضور", active: "نشط",
+  address: "العنوان", accepting_orders: "يستقبل الطلبات", auto_accept: "قبول تلقائي",
+  require_clock_in: "تسجيل الحضور إلزامي", minimum_order: "الحد الأدنى للطلب", staff_refund_limit: "حد الاسترداد للموظف",
+  open_now: "مفتوح الآن", always_open: "مفتوح دائمًا", delivery_tiers: "رسوم التوصيل", events: "الأحداث",
+  deliveries: "عمليات الإرسال", attempts: "المحاولات", answer: "الرد", redeliver: "إعادة الإرسال", redelivered: "أُعيد الإرسال",
+  day_1: "الإثنين", day_2: "الثلاثاء", day_3: "الأربعاء", day_4: "الخميس", day_5: "الجمعة", day_6: "السبت", day_7: "الأحد", day_0: "الأحد",
+  stores: "المتاجر", applications: "طلبات الانضمام", couriers: "السائقون", balance: "الرصيد",
+  application_store: "متجر", application_courier: "سائق", approve: "موافقة", approved: "تمت الموافقة", reject: "رفض",
+  couriers_on_duty: "{0} من {1} سائقين في الخدمة", on_duty: "في الخدمة", currency: "العملة", earned: "المكتسب",
+  cash_held: "النقد المحتفظ به", pending: "معلّق", available: "المتاح", entries: "القيود",
+};
+
+const WORDS = { en, he, ar };
+
+function chosen() {
+  const stored = localStorage.getItem(KEY);
+  if (stored && WORDS[stored]) return stored;
+  const browser = (navigator.language || "en").slice(0, 2);
+  return WORDS[browser] ? browser : "en";
+}
+
+let current = chosen();
+
+export function language() { return current; }
+
+/** The page's language and direction set to the chosen language. */
+export function applyLanguage() {
+  document.documentElement.lang = current;
+  document.documentElement.dir = RTL.has(current) ? "rtl" : "ltr";
+}
+
+export function setLanguage(next) {
+  if (!WORDS[next]) return;
+  current = next;
+  localStorage.setItem(KEY, next);
+  applyLanguage();
+}
+
+/** The words for `key` with `{0}`, `{1}`… filled from `args`; English where a language lacks them, else the key's own words. */
+export function t(key, args = []) {
+  const text = WORDS[current][key] ?? en[key] ?? key.replace(/^[a-z]+_/, "").replaceAll("_", " ");
+  return text.replace(/\{(\d)\}/g, (_, index) => String(args[Number(index)] ?? ""));
+}
+
+/** The keys each language lacks that English has (the browser test requires none). */
+export function missingWords() {
+  return Object.fromEntries(Object.entries(WORDS).map(([name, words]) => [name, Object.keys(en).filter((key) => !(key in words))]));
+}

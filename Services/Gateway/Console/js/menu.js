@@ -1,0 +1,127 @@
+// Menu and stock: the store's products by category with their stock status; a product created
+// or edited; stock adjusted with a reason; a product's ledger.
+import { all, call, query } from "./api.js";
+import { t } from "./i18n.js";
+import { busy, dialog, field, fill, h, majorUnits, minorUnits, money, progress, showError, table, time, toast, values } from "./ui.js";
+
+const EDITORS = ["admin", "owner", "manager"];
+const REASONS = ["restock", "adjustment", "return", "damage", "expired", "transfer", "sale"];
+
+export async function show(main, context) {
+  const store = context.store;
+  if (!store) return fill(main, h("p", { class: "muted" }, t("no_store")));
+  const editor = EDITORS.includes(context.user.role);
+  const list = h("div");
+  fill(main, h("h1", {}, t("screen_menu"), ` — ${store.name}`),
+    editor ? h("div", { class: "toolbar" },
+      h("button", { type: "button", class: "primary", id: "new-product", onclick: () => edit(store, null, reload) }, t("new_product"))) : null,
+    list);
+
+  async function reload() {
+    fill(list, progress());
+    try {
+      const products = await all(`/v1/stores/${store.id}/products`, {}, 2000);
+      const categories = new Map();
+      for (const product of products) {
+        const name = product.category || t("uncategorised");
+        if (!categories.has(name)) categories.set(name, []);
+        categories.get(name).push(product);
+      }
+      fill(list, products.length === 0 ? h("p", { class: "muted" }, t("no_products")) : null,
+        [...categories].map(([category, items]) => h("section", { class: "panel" }, h("h2", {}, category),
+          table([
+            [t("product"), (product) => `${product.emoji ?? ""} ${product.name}`.trim()],
+            [t("price"), (product) => money(product.price, product.currency), true],
+            [t("stock"), (product) => product.track_stock ? `${product.available} / ${product.quantity}` : "—", true],
+            [t("stock_status"), (product) => h("span", { class: `badge ${product.stock_status}` }, t(`stock_${product.stock_status}`))],
+            [t("on_sale"), (product) => product.active ? (product.can_sell ? t("yes") : t("not_sellable")) : t("no")],
+            ["", (product) => h("span", { class: "toolbar" },
+              editor || context.user.role === "social_media"
+                ? h("button", { type: "button", onclick: () => edit(store, product, reload), "aria-label": `${t("edit")} ${product.name}` }, t("edit")) : null,
+              editor && product.track_stock
+                ? h("button", { type: "button", onclick: () => adjust(product, reload), "aria-label": `${t("adjust_stock")} ${product.name}` }, t("adjust_stock")) : null,
+              product.track_stock
+                ? h("button", { type: "button", onclick: () => ledger(product), "aria-label": `${t("ledger")} ${product.name}` }, t("ledger")) : null)],
+          ], items))));
+    } catch (error) {
+      showError(list, error);
+    }
+  }
+  await reload();
+}
+
+function edit(store, product, reload) {
+  const { box, body } = dialog(product ? `${t("edit")} ${product.name}` : t("new_product"));
+  const place = h("div");
+  const save = h("button", { type: "submit", class: "primary", id: "save-product" }, t("save"));
+  const currency = store.currency;
+  const form = h("form", { class: "fields", id: "product-form" },
+    field("name", t("name"), { required: true, value: product?.name }),
+    field("category", t("category"), { value: product?.category }),
+    field("price", t("price"), { inputmode: "decimal", required: true, value: product ? majorUnits(product.price, currency) : "" }),
+    field("sku", t("sku"), { value: product?.sku }), field("barcode", t("barcode"), { value: product?.barcode }),
+    field("emoji", t("emoji"), { value: product?.emoji }),
+    field("description", t("description"), { multiline: true, value: product?.description }),
+    product ? null : field("track_stock", t("track_stock"), { options: [["true", t("yes")], ["false", t("no")]] }),
+    product ? null : field("quantity", t("opening_stock"), { type: "number", min: "0", value: "0" }),
+    field("low_stock_threshold", t("low_stock_threshold"), { type: "number", min: "0", value: product?.low_stock_threshold }),
+    product ? field("active", t("on_sale"), { options: [["true", t("yes")], ["false", t("no")]], value: String(product.active) }) : null,
+    h("div", { class: "actions" }, save), place);
+  if (product?.description) form.description.value = product.description;
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const draft = values(form);
+    const price = minorUnits(draft.price, currency);
+    draft.price = price ?? draft.price;
+    for (const name of ["track_stock", "active"]) if (name in draft) draft[name] = draft[name] === "true";
+    if (product) {
+      // Only what changed, with the version seen, so that a change made meanwhile is not overwritten.
+      for (const [name, value] of Object.entries(draft)) if (product[name] === value) delete draft[name];
+      draft.expected_version = product.version;
+    }
+    const saved = await busy(save, place, () => product
+      ? call("PATCH", `/v1/products/${product.id}`, { body: draft })
+      : call("POST", `/v1/stores/${store.id}/products`, { body: draft }), form);
+    if (!saved) return;
+    toast(t("saved", [saved.name]));
+    box.close();
+    reload();
+  });
+  fill(body, form);
+}
+
+function adjust(product, reload) {
+  const { box, body } = dialog(`${t("adjust_stock")} — ${product.name}`);
+  const place = h("div");
+  const save = h("button", { type: "submit", class: "primary", id: "save-adjustment" }, t("save"));
+  const form = h("form", { class: "fields" },
+    field("adjustment", t("adjustment"), { type: "number", required: true }),
+    field("reason", t("reason"), { options: REASONS.map((reason) => [reason, t(`reason_${reason}`)]) }),
+    field("notes", t("notes")), h("div", { class: "actions" }, save), place);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const entry = await busy(save, place, () => call("POST", `/v1/products/${product.id}/stock-adjustments`, { body: values(form) }), form);
+    if (!entry) return;
+    toast(t("stock_now", [product.name, entry.new_quantity]));
+    box.close();
+    reload();
+  });
+  fill(body, h("p", {}, t("stock_now", [product.name, product.quantity])), form);
+}
+
+async function ledger(product) {
+  const { body } = dialog(`${t("ledger")} — ${product.name}`);
+  fill(body, progress());
+  try {
+    const page = await call("GET", `/v1/products/${product.id}/stock-ledger${query({ limit: 100 })}`);
+    fill(body, table([
+      [t("when"), (entry) => time(entry.created_at)],
+      [t("reason"), (entry) => t(`reason_${entry.reason}`)],
+      [t("adjustment"), (entry) => (entry.adjustment > 0 ? "+" : "") + entry.adjustment, true],
+      [t("stock"), (entry) => String(entry.new_quantity), true],
+      [t("notes"), (entry) => entry.notes ?? ""],
+    ], page.data));
+  } catch (error) {
+    showError(body, error);
+  }
+}

@@ -1,0 +1,97 @@
+// The platform: stores, applications to approve or reject, couriers and whether they are on
+// duty, each store's balance and payouts. Each part is shown to the roles the API answers.
+import { all, call, query } from "./api.js";
+import { t } from "./i18n.js";
+import { busy, dialog, field, fill, h, money, progress, showError, table, time, toast, values } from "./ui.js";
+
+export async function show(main, context) {
+  const role = context.user.role;
+  const parts = [];
+  const section = (id, title, load) => {
+    const place = h("div", { id });
+    parts.push([place, load]);
+    return [h("h2", {}, title), place];
+  };
+  fill(main, h("h1", {}, t("screen_platform")),
+    section("stores", t("stores"), loadStores),
+    ["admin", "supervisor"].includes(role) ? section("applications", t("applications"), loadApplications) : null,
+    ["admin", "supervisor"].includes(role) ? section("couriers", t("couriers"), loadCouriers) : null,
+    ["admin", "accountant"].includes(role) && context.store ? section("balance", `${t("balance")} — ${context.store.name}`, (place) => loadBalance(place, context.store)) : null);
+  await Promise.all(parts.map(async ([place, load]) => {
+    fill(place, progress());
+    try {
+      await load(place);
+    } catch (error) {
+      showError(place, error);
+    }
+  }));
+
+  async function loadStores(place) {
+    fill(place, table([
+      [t("name"), (store) => store.name], [t("phone"), (store) => store.phone ?? ""],
+      [t("accepting_orders"), (store) => store.accepting_orders ? t("yes") : t("no")],
+      [t("open_now"), (store) => store.is_open_now ? t("yes") : t("no")],
+    ], context.stores));
+  }
+
+  async function loadApplications(place) {
+    const pending = await all("/v1/applications", { status: "pending" }, 500);
+    const status = h("div");
+    fill(place, status, pending.length ? table([
+      [t("when"), (application) => time(application.created_at)],
+      [t("kind"), (application) => t(`application_${application.kind}`)],
+      [t("name"), (application) => application.name], [t("email"), (application) => application.email],
+      ["", (application) => h("span", { class: "toolbar" },
+        h("button", {
+          type: "button", class: "primary", onclick: async (event) => {
+            const done = await busy(event.currentTarget, status, () => call("POST", `/v1/applications/${application.id}/approve`));
+            if (done) { toast(t("approved")); loadApplications(place); }
+          },
+        }, t("approve")),
+        h("button", { type: "button", class: "danger", onclick: () => reject(application, () => loadApplications(place)) }, t("reject")))],
+    ], pending) : h("p", { class: "muted" }, t("none_yet")));
+  }
+
+  async function loadCouriers(place) {
+    const couriers = await all("/v1/users", { role: "courier" }, 2000);
+    const onDuty = couriers.filter((courier) => courier.on_duty);
+    fill(place, h("p", {}, t("couriers_on_duty", [onDuty.length, couriers.length])), table([
+      [t("name"), (courier) => courier.name], [t("phone"), (courier) => courier.phone ?? ""],
+      [t("on_duty"), (courier) => courier.on_duty ? t("yes") : t("no")],
+    ], couriers));
+  }
+}
+
+function reject(application, done) {
+  const { box, body } = dialog(`${t("reject")} — ${application.name}`);
+  const place = h("div");
+  const save = h("button", { type: "submit", class: "danger" }, t("reject"));
+  const form = h("form", { class: "fields" }, field("reason", t("reason"), { required: true }), h("div", { class: "actions" }, save), place);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const made = await busy(save, place, () => call("POST", `/v1/applications/${application.id}/reject`, { body: values(form) }), form);
+    if (!made) return;
+    box.close();
+    done();
+  });
+  fill(body, form);
+}
+
+async function loadBalance(place, store) {
+  const balance = await call("GET", `/v1/stores/${store.id}/balance${query({ limit: 50 })}`);
+  fill(place,
+    table([
+      [t("currency"), (entry) => entry.currency],
+      [t("earned"), (entry) => money(entry.earned, entry.currency), true],
+      [t("cash_held"), (entry) => money(entry.cash_held, entry.currency), true],
+      [t("balance"), (entry) => money(entry.balance, entry.currency), true],
+      [t("pending"), (entry) => money(entry.pending, entry.currency), true],
+      [t("available"), (entry) => money(entry.available, entry.currency), true],
+    ], balance.balances),
+    h("h3", {}, t("entries")),
+    balance.data?.length ? table([
+      [t("when"), (entry) => time(entry.created_at ?? entry.at)],
+      [t("kind"), (entry) => entry.kind ?? entry.type ?? ""],
+      [t("amount"), (entry) => money(entry.amount, entry.currency), true],
+    ], balance.data) : h("p", { class: "muted" }, t("none_yet")));
+}

@@ -1,0 +1,145 @@
+// Small DOM helpers: elements, money and times in the user's language, errors as the server wrote
+// them, progress while waiting.
+import { t, language } from "./i18n.js";
+
+/** An element: `h("button", { class: "primary", onclick }, "Save")`. */
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
+    else if (value === true) element.setAttribute(name, "");
+    else element.setAttribute(name, String(value));
+  }
+  append(element, children);
+  return element;
+}
+
+function append(element, children) {
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Replaces what `element` holds. */
+export function fill(element, ...children) {
+  element.replaceChildren();
+  append(element, children);
+  return element;
+}
+
+export function progress() { return h("p", { class: "progress", role: "status" }, t("loading")); }
+
+/** Minor units as money in the store's currency. */
+export function money(minor, currency = "ILS") {
+  const format = new Intl.NumberFormat(language(), { style: "currency", currency });
+  const digits = format.resolvedOptions().maximumFractionDigits;
+  return format.format(minor / 10 ** digits);
+}
+
+/** Minor units as a plain number in major units, for an input (`1250` → `12.5`). */
+export function majorUnits(minor, currency = "ILS") {
+  const digits = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits;
+  return String(minor / 10 ** digits);
+}
+
+/** The minor units of an amount typed in major units (`12.50` → 1250), or null. */
+export function minorUnits(text, currency = "ILS") {
+  const digits = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits;
+  const value = Number(String(text).replace(",", "."));
+  return Number.isFinite(value) && String(text).trim() !== "" ? Math.round(value * 10 ** digits) : null;
+}
+
+export function time(iso) {
+  return iso ? new Date(iso).toLocaleString(language(), { dateStyle: "short", timeStyle: "short" }) : "";
+}
+
+/** The server's error, shown in `place`, with each field's reason beside its input in `form`. */
+export function showError(place, error, form = null) {
+  form?.querySelectorAll(".field-error").forEach((node) => node.remove());
+  const message = error?.message ?? String(error);
+  fill(place, h("p", { class: "error", role: "alert" }, message));
+  if (!form || !error?.details) return;
+  for (const [field, reason] of Object.entries(error.details)) {
+    if (typeof reason !== "string") continue;
+    const input = form.querySelector(`[name="${CSS.escape(field)}"]`);
+    if (!input) {
+      place.append(h("p", { class: "error" }, `${field}: ${reason}`));
+      continue;
+    }
+    const note = h("span", { class: "field-error", id: `${input.id || field}-error` }, reason);
+    input.setAttribute("aria-invalid", "true");
+    input.setAttribute("aria-describedby", note.id);
+    input.closest("label")?.append(note) ?? input.after(note);
+  }
+}
+
+/** Runs `work` with `button` showing it is busy; the error goes to `place`. */
+export async function busy(button, place, work, form = null) {
+  button.disabled = true;
+  fill(place, progress());
+  try {
+    const result = await work();
+    fill(place);
+    form?.querySelectorAll(".field-error").forEach((node) => node.remove());
+    return result;
+  } catch (error) {
+    showError(place, error, form);
+    return undefined;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+/** A labelled input for a form of fields. */
+export function field(name, label, attributes = {}) {
+  const id = attributes.id ?? `field-${name}`;
+  const input = attributes.options
+    ? h("select", { id, name }, attributes.options.map(([value, text]) =>
+      h("option", { value, selected: value === attributes.value }, text)))
+    : h(attributes.multiline ? "textarea" : "input", { id, name, ...without(attributes, ["options", "multiline"]) });
+  return h("label", { for: id }, h("span", {}, label), input);
+}
+
+function without(object, names) {
+  return Object.fromEntries(Object.entries(object).filter(([name]) => !names.includes(name)));
+}
+
+/** The form's values by name, empty ones left out; numbers where the input is a number. */
+export function values(form) {
+  const result = {};
+  for (const input of form.querySelectorAll("input, select, textarea")) {
+    if (!input.name || input.value === "") continue;
+    if (input.type === "checkbox") result[input.name] = input.checked;
+    else result[input.name] = input.type === "number" ? Number(input.value) : input.value;
+  }
+  return result;
+}
+
+/** A modal dialog with a title; answers the dialog and its body, removed from the page on close. */
+export function dialog(title) {
+  const body = h("div", { class: "dialog-body" });
+  const box = h("dialog", { "aria-labelledby": "dialog-title" },
+    h("div", { class: "dialog-head" }, h("h2", { id: "dialog-title" }, title),
+      h("button", { type: "button", onclick: () => box.close(), "aria-label": t("close") }, "×")),
+    body);
+  box.addEventListener("close", () => box.remove());
+  document.getElementById("main").append(box);
+  box.showModal();
+  return { box, body };
+}
+
+export function toast(text) {
+  const place = document.getElementById("toast");
+  place.textContent = text;
+  setTimeout(() => { if (place.textContent === text) place.textContent = ""; }, 4000);
+}
+
+/** A table of `rows`, each column `[heading, cell(row), numeric?]`. */
+export function table(columns, rows, caption) {
+  return h("table", {},
+    caption ? h("caption", { class: "muted" }, caption) : null,
+    h("thead", {}, h("tr", {}, columns.map(([heading, , numeric]) => h("th", { scope: "col", class: numeric ? "number" : null }, heading)))),
+    h("tbody", {}, rows.map((row) => h("tr", {}, columns.map(([, cell, numeric]) => h("td", { class: numeric ? "number" : null }, cell(row)))))));
+}
