@@ -158,6 +158,7 @@ class Browser:
 
 
 def flow(base, admin_email, admin_password):
+    admin_login = (admin_email, admin_password)
     login = lambda email, password: call(base, "POST", "/v1/auth/login",
                                          {"email": email, "password": password})["access_token"]
     admin = login(admin_email, admin_password)
@@ -183,7 +184,7 @@ def flow(base, admin_email, admin_password):
 
     browser = Browser(base)
     try:
-        run_browser(browser, base, store, people, owner, staff)
+        run_browser(browser, base, store, people, owner, staff, admin_login)
     except AssertionError as error:
         browser.shot("failure")
         problems.append(str(error))
@@ -197,7 +198,7 @@ def flow(base, admin_email, admin_password):
     return 1 if problems else 0
 
 
-def run_browser(browser, base, store, people, owner, staff):
+def run_browser(browser, base, store, people, owner, staff, admin_login):
     driver = browser.driver
     driver.get(base + "/console/")
     browser.one("#sign-in")
@@ -286,6 +287,10 @@ def run_browser(browser, base, store, people, owner, staff):
     browser.wait("the page right to left", lambda: driver.execute_script("return document.documentElement.dir") == "rtl")
     browser.wait("the board in Arabic", lambda: browser.one("#nav-board").text == "الطلبات")
     browser.one(f"#order-{order['id']}")
+    missing = driver.execute_async_script(
+        "import('/console/js/i18n.js').then((words) => arguments[0](words.missingWords()))")
+    if any(missing.values()):
+        raise AssertionError(f"words missing in a language: {missing}")
     browser.shot("board-arabic")
     browser.accessibility("board in Arabic")
     browser.select("#language", "en")
@@ -301,6 +306,31 @@ def run_browser(browser, base, store, people, owner, staff):
         raise AssertionError("a staff member reached the takings by their address")
     print("  a staff member is shown no takings")
     browser.shot("board-staff")
+
+    # The admin: the store's people and settings (a setting saved), the platform (an application approved).
+    browser.sign_out()
+    applicant = f"courier-{uuid.uuid4().hex[:8]}@console.test"
+    application = call(base, "POST", "/v1/applications", {
+        "kind": "courier", "name": "Noa Courier", "email": applicant, "password": "Password-12345",
+        "phone": "050-7654321", "vehicle": "scooter"})
+    browser.sign_in(*admin_login)
+    browser.select("#store-select", store["id"])
+    browser.click("#nav-people")
+    browser.one("#users table")
+    browser.type("#settings-form #field-minimum_order", "60")
+    browser.click("#save-settings")
+    admin = call(base, "POST", "/v1/auth/login", {"email": admin_login[0], "password": admin_login[1]})["access_token"]
+    browser.wait("the setting saved", lambda: call(base, "GET", f"/v1/stores/{store['id']}", token=admin)["minimum_order"] == 6000)
+    print("  the store's minimum order saved from its settings")
+    browser.shot("people")
+    browser.accessibility("people")
+    browser.click("#nav-platform")
+    browser.click(f"#approve-{application['id']}")
+    browser.wait("the application approved", lambda: call(
+        base, "GET", f"/v1/applications/{application['id']}", token=admin)["status"] == "approved")
+    print("  an application approved from the platform screen")
+    browser.shot("platform")
+    browser.accessibility("platform")
 
 
 def main():

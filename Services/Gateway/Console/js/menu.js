@@ -38,10 +38,9 @@ export async function show(main, context) {
             ["", (product) => h("span", { class: "toolbar" },
               editor || context.user.role === "social_media"
                 ? h("button", { type: "button", onclick: () => edit(store, product, reload), "aria-label": `${t("edit")} ${product.name}` }, t("edit")) : null,
-              editor && product.track_stock
+              editor
                 ? h("button", { type: "button", onclick: () => adjust(product, reload), "aria-label": `${t("adjust_stock")} ${product.name}` }, t("adjust_stock")) : null,
-              product.track_stock
-                ? h("button", { type: "button", onclick: () => ledger(product), "aria-label": `${t("ledger")} ${product.name}` }, t("ledger")) : null)],
+              h("button", { type: "button", onclick: () => ledger(product), "aria-label": `${t("ledger")} ${product.name}` }, t("ledger")))],
           ], items))));
     } catch (error) {
       showError(list, error);

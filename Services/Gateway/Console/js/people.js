@@ -41,7 +41,7 @@ export async function show(main, context) {
       field("minimum_order", t("minimum_order"), { inputmode: "decimal", value: majorUnits(store.minimum_order, store.currency) }),
       field("staff_refund_limit", t("staff_refund_limit"), { inputmode: "decimal", value: majorUnits(store.staff_refund_limit, store.currency) }),
       h("p", { class: "muted" }, t("open_now"), ": ", store.is_open_now ? t("yes") : t("no"), " · ",
-        (store.opening_hours ?? []).map((period) => `${t(`day_${period.day}`)} ${period.open}–${period.close}`).join(", ") || t("always_open")),
+        (store.opening_hours ?? []).map((period) => `${t(`day_${period.day}`)} ${period.open}–${period.close}`).join(", ") || "—"),
       h("p", { class: "muted" }, t("delivery_tiers"), ": ",
         (store.delivery_pricing?.tiers ?? []).map((tier) => `${tier.max_boxes ?? "∞"} → ${money(tier.fee, store.currency)}`).join(", ")),
       h("div", { class: "actions" }, save), place);

@@ -43,7 +43,7 @@ export async function show(main, context) {
       [t("name"), (application) => application.name], [t("email"), (application) => application.email],
       ["", (application) => h("span", { class: "toolbar" },
         h("button", {
-          type: "button", class: "primary", onclick: async (event) => {
+          type: "button", class: "primary", id: `approve-${application.id}`, onclick: async (event) => {
             const done = await busy(event.currentTarget, status, () => call("POST", `/v1/applications/${application.id}/approve`));
             if (done) { toast(t("approved")); loadApplications(place); }
           },
