@@ -220,13 +220,23 @@ def run_browser(browser, base, store, people, owner, staff, admin_login):
         raise AssertionError(f"the price's error is not beside the price: {note.text!r}")
     print(f"  a bad price: {note.text!r} beside the field")
     browser.type("#field-price", "42.50")
+    # A size to choose: small as it is, large for 5.00 more.
+    browser.click("#add-option-group")
+    browser.type('[name="option_groups[0].name"]', "Size")
+    browser.type('[name="option_groups[0].min_select"]', "1")
+    browser.type('[name="option_groups[0].options[0].name"]', "Small")
+    browser.click('#product-form fieldset [data-path] > button')
+    browser.type('[name="option_groups[0].options[1].name"]', "Large")
+    browser.type('[name="option_groups[0].options[1].price_delta"]', "5")
     browser.click("#save-product")
     browser.wait("the product in the menu", lambda: any("Shakshuka" in cell.text for cell in browser.css("td")))
     browser.accessibility("menu")
     browser.shot("menu")
     product = call(base, "GET", f"/v1/stores/{store['id']}/products", token=owner)["data"][0]
-    if product["price"] != 4250 or product["quantity"] != 10:
-        raise AssertionError(f"the product was stored as {product['price']} with {product['quantity']} in stock")
+    options = [(o["name"], o["price_delta"]) for group in product["option_groups"] for o in group["options"]]
+    if product["price"] != 4250 or product["quantity"] != 10 or options != [("Small", 0), ("Large", 500)]:
+        raise AssertionError(f"the product was stored as {product['price']} with {product['quantity']} in stock "
+                             f"and options {options}")
 
     # Board: an order made through the API appears without a reload; accepted from its card.
     browser.click("#nav-board")
@@ -318,10 +328,18 @@ def run_browser(browser, base, store, people, owner, staff, admin_login):
     browser.click("#nav-people")
     browser.one("#users table")
     browser.type("#settings-form #field-minimum_order", "60")
+    # Opening hours: a time that does not exist is refused, its reason beside it.
+    browser.click('#settings-form [data-path="opening_hours"] > button')
+    browser.type('[name="opening_hours[0].close"]', "25:00")
+    browser.click("#save-settings")
+    note = browser.one('#settings-form td .field-error')
+    print(f"  a closing time of 25:00: {note.text!r} beside it")
+    browser.type('[name="opening_hours[0].close"]', "22:00")
     browser.click("#save-settings")
     admin = call(base, "POST", "/v1/auth/login", {"email": admin_login[0], "password": admin_login[1]})["access_token"]
-    browser.wait("the setting saved", lambda: call(base, "GET", f"/v1/stores/{store['id']}", token=admin)["minimum_order"] == 6000)
-    print("  the store's minimum order saved from its settings")
+    browser.wait("the settings saved", lambda: (lambda saved: saved["minimum_order"] == 6000 and saved["opening_hours"] == [
+        {"day": "mon", "open": "09:00", "close": "22:00"}])(call(base, "GET", f"/v1/stores/{store['id']}", token=admin)))
+    print("  the store's minimum order and opening hours saved from its settings")
     browser.shot("people")
     browser.accessibility("people")
     browser.click("#nav-platform")
@@ -329,6 +347,10 @@ def run_browser(browser, base, store, people, owner, staff, admin_login):
     browser.wait("the application approved", lambda: call(
         base, "GET", f"/v1/applications/{application['id']}", token=admin)["status"] == "approved")
     print("  an application approved from the platform screen")
+    browser.type("#payout-form #field-amount", "1000")
+    browser.click("#record-payout")
+    note = browser.one("#payout-form .error")
+    print(f"  a payout above the balance: {note.text!r}")
     browser.shot("platform")
     browser.accessibility("platform")
 

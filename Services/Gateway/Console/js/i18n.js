@@ -5,6 +5,11 @@ const RTL = new Set(["he", "ar"]);
 const KEY = "orderly.language";
 
 const en = {
+  add_row: "Add a row", remove: "Remove", option_groups: "Options", option_group: "Option group", option: "Option",
+  price_delta: "Price added", min_select: "Pick at least", max_select: "Pick at most", remove_group: "Remove the group",
+  add_option_group: "Add an option group", opening_hours: "Opening hours", day: "Day", opens: "Opens", closes: "Closes",
+  up_to_boxes: "Up to boxes (empty: any)", multiplier: "Courier load", record_payout: "Record",
+  payout_amount: "Payout (negative: cash handed in)", reference: "Reference", payout_recorded: "{0} recorded",
   loading: "Loading…", sign_in: "Sign in", sign_in_title: "Sign in to the Orderly console", sign_out: "Sign out",
   email: "E-mail", password: "Password", language: "Language", store: "Store", close: "Close",
   not_for_role: "The console is for stores and the platform's staff; couriers and customers use their apps.",
@@ -65,6 +70,11 @@ const en = {
 };
 
 const he = {
+  add_row: "הוספת שורה", remove: "הסרה", option_groups: "תוספות ואפשרויות", option_group: "קבוצת אפשרויות", option: "אפשרות",
+  price_delta: "תוספת מחיר", min_select: "בחירה של לפחות", max_select: "בחירה של לכל היותר", remove_group: "הסרת הקבוצה",
+  add_option_group: "הוספת קבוצת אפשרויות", opening_hours: "שעות פתיחה", day: "יום", opens: "פתיחה", closes: "סגירה",
+  up_to_boxes: "עד ארגזים (ריק: ללא הגבלה)", multiplier: "עומס לשליח", record_payout: "רישום",
+  payout_amount: "תשלום (שלילי: מזומן שהופקד)", reference: "אסמכתא", payout_recorded: "נרשמו {0}",
   loading: "טוען…", sign_in: "כניסה", sign_in_title: "כניסה למסוף Orderly", sign_out: "יציאה",
   email: "דוא״ל", password: "סיסמה", language: "שפה", store: "חנות", close: "סגירה",
   not_for_role: "המסוף מיועד לחנויות ולצוות הפלטפורמה; שליחים ולקוחות משתמשים באפליקציות שלהם.",
@@ -125,6 +135,11 @@ const he = {
 };
 
 const ar = {
+  add_row: "إضافة صف", remove: "إزالة", option_groups: "الخيارات", option_group: "مجموعة خيارات", option: "خيار",
+  price_delta: "السعر الإضافي", min_select: "اختيار على الأقل", max_select: "اختيار على الأكثر", remove_group: "إزالة المجموعة",
+  add_option_group: "إضافة مجموعة خيارات", opening_hours: "ساعات العمل", day: "اليوم", opens: "يفتح", closes: "يغلق",
+  up_to_boxes: "حتى صناديق (فارغ: بلا حد)", multiplier: "حمل السائق", record_payout: "تسجيل",
+  payout_amount: "دفعة (سالبة: نقد مُسلَّم)", reference: "المرجع", payout_recorded: "تم تسجيل {0}",
   loading: "جارٍ التحميل…", sign_in: "تسجيل الدخول", sign_in_title: "تسجيل الدخول إلى لوحة Orderly", sign_out: "تسجيل الخروج",
   email: "البريد الإلكتروني", password: "كلمة المرور", language: "اللغة", store: "المتجر", close: "إغلاق",
   not_for_role: "اللوحة مخصصة للمتاجر ولطاقم المنصة؛ يستخدم السائقون والزبائن تطبيقاتهم.",

@@ -2,7 +2,7 @@
 // or edited; stock adjusted with a reason; a product's ledger.
 import { all, call, query } from "./api.js";
 import { t } from "./i18n.js";
-import { busy, dialog, field, fill, h, majorUnits, minorUnits, money, progress, showError, table, time, toast, values } from "./ui.js";
+import { busy, dialog, field, fill, h, majorUnits, minorUnits, money, progress, rowsEditor, showError, table, time, toast, values } from "./ui.js";
 
 const EDITORS = ["admin", "owner", "manager"];
 const REASONS = ["restock", "adjustment", "return", "damage", "expired", "transfer", "sale"];
@@ -54,6 +54,7 @@ function edit(store, product, reload) {
   const place = h("div");
   const save = h("button", { type: "submit", class: "primary", id: "save-product" }, t("save"));
   const currency = store.currency;
+  const groups = optionGroupsEditor(product?.option_groups ?? [], currency);
   const form = h("form", { class: "fields", id: "product-form" },
     field("name", t("name"), { required: true, value: product?.name }),
     field("category", t("category"), { value: product?.category }),
@@ -65,6 +66,7 @@ function edit(store, product, reload) {
     product ? null : field("quantity", t("opening_stock"), { type: "number", min: "0", value: "0" }),
     field("low_stock_threshold", t("low_stock_threshold"), { type: "number", min: "0", value: product?.low_stock_threshold }),
     product ? field("active", t("on_sale"), { options: [["true", t("yes")], ["false", t("no")]], value: String(product.active) }) : null,
+    h("div", { class: "wide" }, h("h3", {}, t("option_groups")), groups.element),
     h("div", { class: "actions" }, save), place);
   if (product?.description) form.description.value = product.description;
   form.addEventListener("submit", async (event) => {
@@ -73,7 +75,9 @@ function edit(store, product, reload) {
     const price = minorUnits(draft.price, currency);
     draft.price = price ?? draft.price;
     for (const name of ["track_stock", "active"]) if (name in draft) draft[name] = draft[name] === "true";
+    draft.option_groups = groups.read();
     if (product) {
+      if (JSON.stringify(draft.option_groups) === JSON.stringify(product.option_groups)) delete draft.option_groups;
       // Only what changed, with the version seen, so that a change made meanwhile is not overwritten.
       for (const [name, value] of Object.entries(draft)) if (product[name] === value) delete draft[name];
       draft.expected_version = product.version;
@@ -123,4 +127,45 @@ async function ledger(product) {
   } catch (error) {
     showError(body, error);
   }
+}
+
+/** A product's option groups: each a name, how many of its options a customer picks, and its options with their price. */
+function optionGroupsEditor(groups, currency) {
+  const place = h("div", { "data-path": "option_groups" });
+  let items = groups.map((group) => ({ ...group }));
+  let editors = [];
+
+  function current() {
+    return [...place.querySelectorAll("fieldset")].map((set, index) => {
+      const number = (key, fallback) => {
+        const text = set.querySelector(`:scope > .toolbar [data-key="${key}"]`).value.trim();
+        return text === "" ? fallback : Number(text);
+      };
+      const group = items[index]?.id ? { id: items[index].id } : {};
+      group.name = set.querySelector(':scope > .toolbar [data-key="name"]').value.trim();
+      group.min_select = number("min_select", 0);
+      group.max_select = number("max_select", 1);
+      group.options = editors[index].read();
+      return group;
+    });
+  }
+
+  function render() {
+    editors = items.map((group, index) => rowsEditor(`option_groups[${index}].options`, [
+      { key: "name", label: t("option") },
+      { key: "price_delta", label: t("price_delta"), show: (value) => majorUnits(value ?? 0, currency), read: (text) => minorUnits(text || "0", currency) ?? text },
+    ], group.options ?? [], () => ({ name: "", price_delta: 0 })));
+    fill(place, items.map((group, index) => h("fieldset", { class: "panel" },
+      h("legend", {}, `${t("option_group")} ${index + 1}`),
+      h("div", { class: "toolbar" },
+        ...[["name", t("name"), "text", group.name ?? ""], ["min_select", t("min_select"), "number", group.min_select ?? 0],
+          ["max_select", t("max_select"), "number", group.max_select ?? 1]].map(([key, label, type, value]) =>
+          h("label", {}, label, " ", h("input", { name: `option_groups[${index}].${key}`, "data-key": key, type, value: String(value) }))),
+        h("button", { type: "button", class: "danger", onclick: () => { items = current(); items.splice(index, 1); render(); } }, t("remove_group"))),
+      editors[index].element)),
+    h("button", { type: "button", id: "add-option-group", onclick: () => { items = current(); items.push({ name: "", min_select: 0, max_select: 1, options: [{ name: "", price_delta: 0 }] }); render(); } }, t("add_option_group")));
+  }
+
+  render();
+  return { element: place, read: current };
 }

@@ -2,7 +2,7 @@
 // duty, each store's balance and payouts. Each part is shown to the roles the API answers.
 import { all, call, query } from "./api.js";
 import { t } from "./i18n.js";
-import { busy, dialog, field, fill, h, money, progress, showError, table, time, toast, values } from "./ui.js";
+import { busy, dialog, field, fill, h, minorUnits, money, progress, showError, table, time, toast, values } from "./ui.js";
 
 export async function show(main, context) {
   const role = context.user.role;
@@ -79,7 +79,23 @@ function reject(application, done) {
 
 async function loadBalance(place, store) {
   const balance = await call("GET", `/v1/stores/${store.id}/balance${query({ limit: 50 })}`);
-  fill(place,
+  const status = h("div");
+  const record = h("button", { type: "submit", class: "primary", id: "record-payout" }, t("record_payout"));
+  const payout = h("form", { class: "fields panel", id: "payout-form" },
+    field("amount", t("payout_amount"), { inputmode: "decimal", required: true }),
+    field("currency", t("currency"), { options: [...new Set([store.currency, ...balance.balances.map((entry) => entry.currency)])].map((code) => [code, code]) }),
+    field("reference", t("reference")), field("note", t("notes")),
+    h("div", { class: "actions" }, record), status);
+  payout.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const draft = values(payout);
+    draft.amount = minorUnits(draft.amount, draft.currency) ?? draft.amount;
+    const made = await busy(record, status, () => call("POST", `/v1/stores/${store.id}/payouts`, { body: draft }), payout);
+    if (!made) return;
+    toast(t("payout_recorded", [money(made.amount, made.currency)]));
+    loadBalance(place, store);
+  });
+  fill(place, payout,
     table([
       [t("currency"), (entry) => entry.currency],
       [t("earned"), (entry) => money(entry.earned, entry.currency), true],

@@ -106,11 +106,11 @@ function without(object, names) {
   return Object.fromEntries(Object.entries(object).filter(([name]) => !names.includes(name)));
 }
 
-/** The form's values by name, empty ones left out; numbers where the input is a number. */
+/** The form's values by name, empty ones left out; numbers where the input is a number. Rows of an editor are its own. */
 export function values(form) {
   const result = {};
   for (const input of form.querySelectorAll("input, select, textarea")) {
-    if (!input.name || input.value === "") continue;
+    if (!input.name || input.value === "" || input.closest("[data-path]")) continue;
     if (input.type === "checkbox") result[input.name] = input.checked;
     else result[input.name] = input.type === "number" ? Number(input.value) : input.value;
   }
@@ -142,4 +142,53 @@ export function table(columns, rows, caption) {
     caption ? h("caption", { class: "muted" }, caption) : null,
     h("thead", {}, h("tr", {}, columns.map(([heading, , numeric]) => h("th", { scope: "col", class: numeric ? "number" : null }, heading)))),
     h("tbody", {}, rows.map((row) => h("tr", {}, columns.map(([, cell, numeric]) => h("td", { class: numeric ? "number" : null }, cell(row)))))));
+}
+
+/**
+ * An editable list: a row of inputs per item, rows added and removed. Each input is named by its
+ * path in the request (`opening_hours[1].close`), so that the server's reason for a field shows
+ * beside it. `columns`: `{ key, label, type, options, show(value), read(text) }`; `blank()` makes
+ * a new item. `read()` answers the items as the request wants them (an item's `id` kept).
+ */
+export function rowsEditor(path, columns, items, blank) {
+  const place = h("div", { "data-path": path });
+  let rows = items.map((item) => ({ ...item }));
+
+  function current() {
+    return [...place.querySelectorAll("tbody tr")].map((row, index) => {
+      const item = rows[index]?.id ? { id: rows[index].id } : {};
+      for (const column of columns) {
+        const input = row.querySelector(`[data-key="${column.key}"]`);
+        const text = input.value.trim();
+        item[column.key] = column.read ? column.read(text) : text;
+      }
+      return item;
+    });
+  }
+
+  function render() {
+    fill(place,
+      h("table", { class: "rows" },
+        h("thead", {}, h("tr", {}, columns.map((column) => h("th", { scope: "col" }, column.label)), h("th", {}, ""))),
+        h("tbody", {}, rows.map((item, index) => h("tr", {},
+          columns.map((column) => {
+            const attributes = {
+              name: `${path}[${index}].${column.key}`, "data-key": column.key, "aria-label": `${column.label} ${index + 1}`,
+              type: column.type ?? "text",
+            };
+            const value = column.show ? column.show(item[column.key]) : item[column.key] ?? "";
+            const input = column.options
+              ? h("select", attributes, column.options.map(([option, text]) => h("option", { value: option, selected: option === value }, text)))
+              : h("input", { ...attributes, value: String(value) });
+            return h("td", {}, input);
+          }),
+          h("td", {}, h("button", {
+            type: "button", class: "danger", "aria-label": `${t("remove")} ${index + 1}`,
+            onclick: () => { rows = current(); rows.splice(index, 1); render(); },
+          }, "×")))))),
+      h("button", { type: "button", onclick: () => { rows = current(); rows.push(blank()); render(); } }, t("add_row")));
+  }
+
+  render();
+  return { element: place, read: current };
 }
