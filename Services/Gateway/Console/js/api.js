@@ -50,8 +50,18 @@ async function refresh() {
   // One refresh at a time: a refresh token is spent once, and a second use would end the session.
   refreshing ??= (async () => {
     const token = sessionStorage.getItem(REFRESH_KEY);
-    if (!token) throw new ApiError(401, { error: { code: "unauthorized", message: "Signed out." } });
-    remember(await call("POST", "/v1/auth/refresh", { body: { refresh_token: token }, anonymous: true }));
+    try {
+      if (!token) throw new ApiError(401, { error: { code: "unauthorized", message: "Signed out." } });
+      remember(await call("POST", "/v1/auth/refresh", { body: { refresh_token: token }, anonymous: true }));
+    } catch (error) {
+      // The session ended (signed out elsewhere, a new password, a reused token): sign in again.
+      if (error instanceof ApiError && error.status === 401) {
+        sessionStorage.removeItem(REFRESH_KEY);
+        access = null;
+        window.dispatchEvent(new Event("orderly:signed-out"));
+      }
+      throw error;
+    }
   })().finally(() => { refreshing = null; });
   return refreshing;
 }

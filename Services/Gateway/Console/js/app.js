@@ -32,6 +32,13 @@ async function start() {
     relabel();
   });
   window.addEventListener("orderly:language", relabel);
+  window.addEventListener("orderly:signed-out", () => {
+    leave?.();
+    leave = null;
+    context.user = null;
+    document.getElementById("bar").hidden = true;
+    showSignIn(main, enter);
+  });
   document.getElementById("sign-out").addEventListener("click", async () => {
     await signOut();
     location.hash = "";

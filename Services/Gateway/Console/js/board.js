@@ -56,8 +56,8 @@ export async function show(main, context) {
     render();
   }
 
-  async function load() {
-    fill(status, progress());
+  async function load(quietly = false) {
+    if (!quietly) fill(status, progress());
     try {
       const search = values(filters);
       const found = await all("/v1/orders", { store_id: store?.id, q: search.q, fulfillment: search.fulfillment, sort: "-created_at" }, 500);
@@ -80,18 +80,18 @@ export async function show(main, context) {
       if (!id) return;
       try {
         const order = await call("GET", `/v1/orders/${id}`);
-        if (matches(order, values(filters))) upsert(order, true);
+        if (orders.has(order.id) || matches(order, values(filters))) upsert(order, true);
       } catch { /* gone from the caller's view: nothing to show */ }
     }, stop.signal);
   } else {
     // The platform's staff are not told of a store's orders: the board reads them again.
-    const timer = setInterval(load, 5000);
+    const timer = setInterval(() => load(true), 5000);
     stop.signal.addEventListener("abort", () => clearInterval(timer));
   }
   return () => stop.abort();
 }
 
-/** Whether the order shows under the filters; the search itself is the server's, so a search shows what it found. */
+/** Whether a new order shows under the filters; a search is the server's, so while one is shown only what it found is. */
 function matches(order, search) {
   return !search.q && (!search.fulfillment || order.fulfillment === search.fulfillment);
 }
