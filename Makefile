@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build run test deploy-test bench-wire bench-storage bench-orders bench-catalog bench-payments bench-notifications bench-marketplace profile-orders chaos fuzz-wire fuzz-api format clean
+.PHONY: help deps build run test deploy-test bench-wire bench-storage bench-orders bench-catalog bench-payments bench-notifications bench-marketplace profile-orders scaling-costs scaling-model chaos fuzz-wire fuzz-api format clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -46,6 +46,12 @@ bench-notifications: deps ## A new order's way to 1,000 users' streams and long-
 
 profile-orders: deps ## Where each created order's CPU goes, per process and step (perf, release build)
 	@deploy/local/profile-orders.sh
+
+scaling-costs: deps ## What an order, a status change, a payment and an open stream cost each process, for the scaling model (release)
+	@python3 deploy/scaling/measure.py deploy/scaling/costs.json
+
+scaling-model: ## What a hundred times a busy day needs (docs/SCALING.md), from deploy/scaling/costs.json
+	@python3 deploy/scaling/model.py deploy/scaling/costs.json deploy/scaling/hundredfold.toml
 
 chaos: deps ## The suite (release) under load while its processes and Redis are killed; nothing acknowledged lost
 	@deploy/local/chaos.sh

@@ -48,6 +48,7 @@ python3 deploy/local/check-map.py
 deploy/local/check-k8s.sh
 promtool check rules deploy/observability/alerts.yaml
 promtool test rules deploy/observability/alerts-test.yaml
+python3 deploy/scaling/model.py deploy/scaling/costs.json deploy/scaling/hundredfold.toml > /dev/null
 python3 deploy/local/check-metrics.py
 
 phase build
