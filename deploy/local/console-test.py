@@ -15,7 +15,6 @@ bootstrap admin's e-mail address and password in ORDERLY_BOOTSTRAP_ADMIN_EMAIL a
 """
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,16 +23,10 @@ import urllib.error
 import urllib.request
 import uuid
 
-here = os.path.dirname(os.path.abspath(__file__))
-root = os.path.abspath(os.path.join(here, "..", ".."))
+from suite import root, run_inside
+
 shots = os.path.join(root, ".build", "console")
 WAIT = 20
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def call(base, method, path, body=None, token=None):
@@ -360,18 +353,9 @@ def main():
     if sys.argv[1:2] == ["--against"]:
         return flow(sys.argv[2], os.environ["ORDERLY_BOOTSTRAP_ADMIN_EMAIL"], os.environ["ORDERLY_BOOTSTRAP_ADMIN_PASSWORD"])
     with tempfile.TemporaryDirectory() as work:
-        environment = dict(
-            os.environ, ORDERLY_DATA_DIR=os.path.join(work, "data"), ORDERLY_HTTP_PORT=str(free_port()),
-            ORDERLY_LOG_LEVEL="warning", ORDERLY_BOOTSTRAP_ADMIN_EMAIL="admin@console.test",
-            ORDERLY_BOOTSTRAP_ADMIN_PASSWORD="Console-Admin-Pass-1")
-        run = subprocess.run([os.path.join(here, "run.sh"), sys.executable, os.path.abspath(__file__), "--inside"],
-                             env=environment, cwd=root, capture_output=True, text=True)
-    # The suite's own lines only when something failed.
-    lines = run.stdout.splitlines()
-    print("\n".join(lines if run.returncode else [line for line in lines if not line.startswith("[")]))
-    if run.returncode:
-        print(run.stderr[-4000:])
-    return run.returncode
+        return run_inside(__file__, ["--inside"], os.path.join(work, "data"),
+                          ORDERLY_BOOTSTRAP_ADMIN_EMAIL="admin@console.test",
+                          ORDERLY_BOOTSTRAP_ADMIN_PASSWORD="Console-Admin-Pass-1")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ exporter holds as it stops), the spans and the log lines are checked.
 import http.server
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,11 +22,7 @@ import uuid
 
 here = os.path.dirname(os.path.abspath(__file__))
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from suite import free_port  # noqa: E402
 
 
 def call(base, method, path, body=None, token=None, headers=None):

@@ -20,28 +20,22 @@ well under the suite's ceiling: costs per operation, not the suite's best rate.
 import http.client
 import json
 import os
-import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
-here = os.path.dirname(os.path.abspath(__file__))
-root = os.path.abspath(os.path.join(here, "..", ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "local"))
+from suite import root, run_inside  # noqa: E402
 TICK = os.sysconf("SC_CLK_TCK")
 PASSWORD = "Password-12345"
 local = threading.local()
 # Each request's time in the current phase, in milliseconds.
 timings = []
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def call(method, path, body=None, token=None):
@@ -283,18 +277,10 @@ def inside(out):
 def main():
     out = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, ".build", "scaling-costs.json"))
     subprocess.run(["swift", "build", "-c", "release"], cwd=root, check=True, stdout=subprocess.DEVNULL)
-    data = os.path.join("/tmp", f"orderly-scaling-{uuid.uuid4().hex[:8]}")
-    environment = dict(os.environ, ORDERLY_BUILD="release", ORDERLY_DATA_DIR=data, ORDERLY_HTTP_PORT=str(free_port()),
-                       ORDERLY_LOG_LEVEL="warning", ORDERLY_BOOTSTRAP_ADMIN_EMAIL="admin@scale.test",
-                       ORDERLY_BOOTSTRAP_ADMIN_PASSWORD="Scale-Admin-Pass-1", ORDERLY_AUTH_BCRYPT_COST="4")
-    run_ = subprocess.run([os.path.join(root, "deploy", "local", "run.sh"), sys.executable, os.path.abspath(__file__),
-                           "--inside", out], env=environment, cwd=root, capture_output=True, text=True)
-    subprocess.run(["rm", "-rf", data])
-    lines = run_.stdout.splitlines()
-    print("\n".join(lines if run_.returncode else [line for line in lines if not line.startswith("[")]))
-    if run_.returncode:
-        print(run_.stderr[-3000:])
-    return run_.returncode
+    with tempfile.TemporaryDirectory() as work:
+        return run_inside(__file__, ["--inside", out], os.path.join(work, "data"), ORDERLY_BUILD="release",
+                          ORDERLY_BOOTSTRAP_ADMIN_EMAIL="admin@scale.test",
+                          ORDERLY_BOOTSTRAP_ADMIN_PASSWORD="Scale-Admin-Pass-1", ORDERLY_AUTH_BCRYPT_COST="4")
 
 
 if __name__ == "__main__":
