@@ -12,12 +12,15 @@ suite, and divided by the operations the phase made:
   payment   cash payments rung up at the till and confirmed (two requests each)
   stream    event streams held open (the gateway's memory per stream), then orders created while
             they are open (CPU per notification delivered to a stream)
+  webhook   each store's endpoint (a receiver in this process) told of new orders: the
+            notifications service's CPU per delivery, signature included
 
 and the bytes each order and payment adds to its service's database (its pages, indexes
 included; the notifications' for an order's notifications), and each event to Redis's memory. The clients are threads with keep-alive connections, at a rate
 well under the suite's ceiling: costs per operation, not the suite's best rate.
 """
 import http.client
+import http.server
 import json
 import os
 import sqlite3
@@ -268,10 +271,44 @@ def inside(out):
         "streams": streams, "orders": count, "delivered": delivered, "expected": expected, "stolen": phase.stolen,
         "gateway_cpu_ms_per_delivery": round(stream_gateway_ms / max(1, delivered), 4)}
     print(f"  stream: {results['phases']['stream']}, {results['bytes_per_stream']}", flush=True)
+
+    # Webhooks: every store's endpoint is told of each new order; the notifications service signs
+    # and sends each delivery.
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        received = 0
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            with lock:
+                Receiver.received += 1
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    sink = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=sink.serve_forever, daemon=True).start()
+    for store, token, _ in staff:
+        call("POST", f"/v1/stores/{store['id']}/webhooks",
+             {"url": f"http://127.0.0.1:{sink.server_address[1]}/hook", "events": ["order.created"]}, admin)
+    count = 1000
+    with Phase("webhook", pids) as phase:
+        run(16, [lambda i=i: create(i) for i in range(count)])
+        deadline = time.time() + 60
+        while Receiver.received < count and time.time() < deadline:
+            time.sleep(0.05)
+    sink.shutdown()
+    notifications_create = results["phases"]["create"]["cpu_ms"]["notifications"] * count
+    hooks_ms = phase.seconds["notifications"] * 1000 - notifications_create
+    results["phases"]["webhook"] = {
+        "orders": count, "delivered": Receiver.received, "stolen": phase.stolen,
+        "notifications_cpu_ms_per_delivery": round(max(0.0, hooks_ms) / max(1, Receiver.received), 4)}
+    print(f"  webhook: {results['phases']['webhook']}", flush=True)
     with open(out, "w") as f:
         json.dump(results, f, indent=2)
     print(f"measured: {out}")
-    return 0 if delivered >= expected else 1
+    return 0 if delivered >= expected and Receiver.received >= count else 1
 
 
 def main():
@@ -280,7 +317,8 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         return run_inside(__file__, ["--inside", out], os.path.join(work, "data"), ORDERLY_BUILD="release",
                           ORDERLY_BOOTSTRAP_ADMIN_EMAIL="admin@scale.test",
-                          ORDERLY_BOOTSTRAP_ADMIN_PASSWORD="Scale-Admin-Pass-1", ORDERLY_AUTH_BCRYPT_COST="4")
+                          ORDERLY_BOOTSTRAP_ADMIN_PASSWORD="Scale-Admin-Pass-1", ORDERLY_AUTH_BCRYPT_COST="4",
+                          ORDERLY_WEBHOOKS_ALLOWED_NETWORKS="127.0.0.0/8", ORDERLY_WEBHOOKS_PLAIN_HTTP="allowed")
 
 
 if __name__ == "__main__":

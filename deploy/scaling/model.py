@@ -59,6 +59,8 @@ def plan(costs, load):
     deliveries = creates * told_create + changes * told_change
     heartbeats = l["open_streams"] / l["heartbeat_seconds"]
     per_delivery = phases["stream"]["gateway_cpu_ms_per_delivery"]
+    # Each event of a store with an endpoint, to that endpoint (every store subscribed to all).
+    hooks = (creates + changes) * min(1.0, l["webhook_endpoints"] / l["stores"])
 
     busy = {}
     for name in SERVICES + ["redis"]:
@@ -67,10 +69,13 @@ def plan(costs, load):
         if name == "gateway":
             # A heartbeat is one write of a comment line: counted as a delivery, an upper bound.
             ms += (deliveries + heartbeats) * per_delivery
+        if name == "notifications":
+            ms += hooks * phases["webhook"]["notifications_cpu_ms_per_delivery"]
         busy[name] = ms / 1000
 
     print(f"load: {creates:.0f} orders/s created, {changes:.0f} status changes/s, {payments:.0f} payments/s, "
-          f"{l['open_streams']:,} open streams ({heartbeats:,.0f} heartbeats/s), {deliveries:,.0f} deliveries/s to streams")
+          f"{l['open_streams']:,} open streams ({heartbeats:,.0f} heartbeats/s), {deliveries:,.0f} deliveries/s to streams, "
+          f"{hooks:,.0f} webhook deliveries/s")
     print(f"plan: {p['cores_per_replica']} cores a replica at {p['utilisation']:.0%} busy at most, "
           f"{p['streams_per_replica']:,} streams a gateway replica at most, at least {p['minimum_replicas']} replicas\n")
     c = p["cores_per_replica"]
@@ -123,7 +128,7 @@ def bench(costs, clients, cores, client_ms):
 
 LOAD_KEYS = {"load": ["orders_per_minute", "status_changes_per_order", "payments_per_second", "open_streams",
                       "heartbeat_seconds", "store_streams_per_store", "couriers_told_per_order",
-                      "customer_streams_per_order"],
+                      "customer_streams_per_order", "stores", "webhook_endpoints"],
              "plan": ["cores_per_replica", "utilisation", "minimum_replicas", "streams_per_replica", "base_memory_mb",
                       "commits_per_database_server"]}
 
@@ -137,7 +142,8 @@ def checked(costs, load=None):
             problems.append(f"costs: phases.{phase}.cpu_ms must map each process to milliseconds")
         elif "p50_ms" not in costs["phases"][phase]:
             problems.append(f"costs: phases.{phase}.p50_ms is missing")
-    for path in ("phases.stream.gateway_cpu_ms_per_delivery", "bytes_per_order.orders_database",
+    for path in ("phases.stream.gateway_cpu_ms_per_delivery", "phases.webhook.notifications_cpu_ms_per_delivery",
+                 "bytes_per_order.orders_database",
                  "bytes_per_order.notifications_database", "bytes_per_payment.payments_database",
                  "bytes_per_stream.gateway_memory"):
         value = costs
