@@ -13,34 +13,18 @@ written to .build/console/.
 `console-test.py --against URL` runs the same against a suite already running there, with the
 bootstrap admin's e-mail address and password in ORDERLY_BOOTSTRAP_ADMIN_EMAIL and _PASSWORD.
 """
-import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
 import urllib.request
 import uuid
 
-from suite import root, run_inside
+from suite import call, root, run_inside
 
 shots = os.path.join(root, ".build", "console")
 WAIT = 20
-
-
-def call(base, method, path, body=None, token=None):
-    request = urllib.request.Request(base + path, method=method,
-                                     data=json.dumps(body).encode() if body is not None else None)
-    request.add_header("Content-Type", "application/json")
-    request.add_header("Idempotency-Key", str(uuid.uuid4()))
-    if token:
-        request.add_header("Authorization", "Bearer " + token)
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        raise AssertionError(f"{method} {path}: {error.code} {error.read().decode(errors='replace')}") from None
 
 
 def ensure_tools():

@@ -1,9 +1,13 @@
-"""What the Python checks share: a free port, and a command run inside a suite started by
-deploy/local/run.sh (the suite's own log lines printed only when the command failed)."""
+"""What the Python checks share: a free port, a call of the API, and a command run inside a suite
+started by deploy/local/run.sh (the suite's own log lines printed only when the command failed)."""
+import json
 import os
 import socket
 import subprocess
 import sys
+import urllib.error
+import urllib.request
+import uuid
 
 root = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
@@ -12,6 +16,24 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def call(base, method, path, body=None, token=None, headers=None):
+    """One request with a fresh `Idempotency-Key`; answers its JSON. A refusal is an
+    AssertionError holding the server's answer."""
+    request = urllib.request.Request(base + path, method=method,
+                                     data=json.dumps(body).encode() if body is not None else None)
+    request.add_header("Content-Type", "application/json")
+    request.add_header("Idempotency-Key", str(uuid.uuid4()))
+    if token:
+        request.add_header("Authorization", "Bearer " + token)
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        raise AssertionError(f"{method} {path}: {error.code} {error.read().decode(errors='replace')}") from None
 
 
 def run_inside(script, arguments, data_dir, **settings):

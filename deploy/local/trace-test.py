@@ -10,32 +10,17 @@ courier's notification is waited for. Once the suite has stopped (each process s
 exporter holds as it stops), the spans and the log lines are checked.
 """
 import http.server
-import json
 import os
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 import uuid
 
 here = os.path.dirname(os.path.abspath(__file__))
 
-from suite import free_port  # noqa: E402
-
-
-def call(base, method, path, body=None, token=None, headers=None):
-    request = urllib.request.Request(base + path, method=method,
-                                     data=json.dumps(body).encode() if body is not None else None)
-    request.add_header("Content-Type", "application/json")
-    request.add_header("Idempotency-Key", str(uuid.uuid4()))
-    if token:
-        request.add_header("Authorization", "Bearer " + token)
-    for name, value in (headers or {}).items():
-        request.add_header(name, value)
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read() or b"null")
+from suite import call, free_port  # noqa: E402
 
 
 def flow():

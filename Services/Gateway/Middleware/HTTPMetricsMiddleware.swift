@@ -51,7 +51,7 @@ struct HTTPMetricsMiddleware: RouterMiddleware {
     /// Whether the query asks to wait (`wait` above 0), read only from a query that names it.
     static func waits(_ uri: URI) -> Bool {
         guard uri.query?.contains("wait=") == true else { return false }
-        return (uri.queryParameters.get("wait").flatMap(Int.init) ?? 0) > 0
+        return (QueryReader.parameters(of: uri.query ?? "")["wait"].flatMap(Int.init) ?? 0) > 0
     }
 
     /// Each label set's counter and timer, made once.

@@ -7,16 +7,13 @@ let access = null;
 let user = null;
 let refreshing = null;
 
-/** An error answer: the server's code, message, reason and per-field details. */
+/** An error answer: its status, the server's message and per-field details. */
 export class ApiError extends Error {
   constructor(status, body) {
     const error = body?.error ?? {};
     super(error.message || `HTTP ${status}`);
     this.status = status;
-    this.code = error.code ?? "unknown";
-    this.reason = error.reason ?? null;
     this.details = error.details ?? {};
-    this.requestId = error.request_id ?? null;
   }
 }
 
@@ -51,7 +48,7 @@ async function refresh() {
   refreshing ??= (async () => {
     const token = sessionStorage.getItem(REFRESH_KEY);
     try {
-      if (!token) throw new ApiError(401, { error: { code: "unauthorized", message: "Signed out." } });
+      if (!token) throw new ApiError(401, { error: { message: "Signed out." } });
       remember(await call("POST", "/v1/auth/refresh", { body: { refresh_token: token }, anonymous: true }));
     } catch (error) {
       // The session ended (signed out elsewhere, a new password, a reused token): sign in again.
@@ -85,21 +82,18 @@ export function query(parameters) {
 }
 
 /**
- * Calls the API and answers its JSON (null for 204). Writes carry a fresh `Idempotency-Key`, so
- * that a retried click does not write twice; `ifMatch` sends the version the caller saw.
+ * Calls the API and answers its JSON (null for 204), or its text with `text: true`. Writes carry a
+ * fresh `Idempotency-Key`, so that a retried click does not write twice.
  */
-export async function call(method, path, { body, ifMatch, anonymous = false, retried = false, signal, text: plain = false } = {}) {
+export async function call(method, path, { body, anonymous = false, retried = false, text: plain = false } = {}) {
   const headers = { Accept: plain ? "text/plain" : "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (!anonymous && access) headers.Authorization = `Bearer ${access}`;
   if (method === "POST" && !anonymous) headers["Idempotency-Key"] = crypto.randomUUID();
-  if (ifMatch !== undefined) headers["If-Match"] = `"${ifMatch}"`;
-  const response = await fetch(path, {
-    method, headers, signal, body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (response.status === 401 && !anonymous && !retried) {
     await refresh();
-    return call(method, path, { body, ifMatch, retried: true, signal, text: plain });
+    return call(method, path, { body, retried: true, text: plain });
   }
   const text = await response.text();
   if (response.ok && plain) return text;

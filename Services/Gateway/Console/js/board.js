@@ -3,7 +3,7 @@
 // server allows the caller; a new order; search and filters.
 import { all, call, followNotifications, query } from "./api.js";
 import { t } from "./i18n.js";
-import { busy, dialog, field, fill, h, money, progress, showError, time, toast, values } from "./ui.js";
+import { busy, dialog, field, figure, fill, h, money, progress, showError, submits, table, time, toast, values } from "./ui.js";
 
 const COLUMNS = [
   ["pending", ["pending"]], ["accepted", ["accepted"]], ["preparing", ["preparing"]], ["ready", ["ready"]],
@@ -41,8 +41,8 @@ export async function show(main, context) {
 
   function card(order) {
     return h("button", {
-      type: "button", class: order.fresh ? "card fresh" : "card", id: `order-${order.id}`, "data-number": order.number,
-      onclick: () => openOrder(order.id, context, upsert),
+      type: "button", class: order.fresh ? "card fresh" : "card", id: `order-${order.id}`,
+      onclick: () => openOrder(order.id, upsert),
     },
     h("span", { class: "number" }, `#${order.number}`), " ",
     h("span", {}, [order.recipient_first_name, order.recipient_last_name].filter(Boolean).join(" ") || order.customer_name || ""),
@@ -96,15 +96,18 @@ function matches(order, search) {
   return !search.q && (!search.fulfillment || order.fulfillment === search.fulfillment);
 }
 
-async function openOrder(id, context, upsert) {
+/** An order's timeline, oldest change first. */
+async function historyOf(id) {
+  return (await call("GET", `/v1/orders/${id}/history${query({ limit: 200 })}`)).data;
+}
+
+async function openOrder(id, upsert) {
   const { box, body } = dialog(t("order"));
   fill(body, progress());
   try {
-    const [order, history] = await Promise.all([
-      call("GET", `/v1/orders/${id}`), call("GET", `/v1/orders/${id}/history${query({ limit: 200 })}`),
-    ]);
+    const [order, history] = await Promise.all([call("GET", `/v1/orders/${id}`), historyOf(id)]);
     upsert(order);
-    renderOrder(box, body, order, history.data, upsert);
+    renderOrder(box, body, order, history, upsert);
   } catch (error) {
     showError(body, error);
   }
@@ -126,8 +129,7 @@ function renderOrder(box, body, order, history, upsert) {
       if (!changed) return;
       toast(t("done_action", [t(`action_${action}`)]));
       upsert(changed);
-      const again = await call("GET", `/v1/orders/${order.id}/history${query({ limit: 200 })}`);
-      renderOrder(box, body, changed, again.data, upsert);
+      renderOrder(box, body, changed, await historyOf(order.id), upsert);
     },
   }, t(`action_${action}`)));
   const address = [order.street, order.building_no, order.floor && `${t("floor")} ${order.floor}`,
@@ -138,9 +140,11 @@ function renderOrder(box, body, order, history, upsert) {
     order.notes ? h("p", { class: "muted" }, order.notes) : null,
     h("h3", {}, t("lines")),
     order.items?.length
-      ? h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("item")), h("th", { class: "number" }, t("quantity")), h("th", { class: "number" }, t("amount")))),
-        h("tbody", {}, order.items.map((item) => h("tr", {}, h("td", {}, item.description),
-          h("td", { class: "number" }, String(item.quantity)), h("td", { class: "number" }, money(item.line_gross, order.currency))))))
+      ? table([
+        [t("item"), (item) => item.description],
+        [t("quantity"), (item) => String(item.quantity), true],
+        [t("amount"), (item) => money(item.line_gross, order.currency), true],
+      ], order.items)
       : h("p", { class: "muted" }, t("no_lines")),
     h("div", { class: "figures" },
       figure(t("items_total"), money(order.items_gross, order.currency)),
@@ -158,8 +162,6 @@ function renderOrder(box, body, order, history, upsert) {
     place);
 }
 
-function figure(label, value) { return h("div", {}, h("span", { class: "muted" }, label), h("strong", {}, value)); }
-
 function newOrder(context, upsert) {
   const { box, body } = dialog(t("new_order"));
   const place = h("div");
@@ -173,13 +175,11 @@ function newOrder(context, upsert) {
     field("customer_name", t("customer")), field("due_at", t("due"), { type: "datetime-local" }),
     field("delivery_notes", t("delivery_notes"), { multiline: true }), field("notes", t("notes"), { multiline: true }),
     h("div", { class: "actions" }, save), place);
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const draft = values(form);
+  submits(form, save, place, (draft) => {
     if (draft.due_at) draft.due_at = new Date(draft.due_at).toISOString().replace(/\.\d+Z$/, "Z");
     if (context.user.role === "admin") draft.store_id = context.store.id;
-    const order = await busy(save, place, () => call("POST", "/v1/orders", { body: draft }), form);
-    if (!order) return;
+    return call("POST", "/v1/orders", { body: draft });
+  }, (order) => {
     upsert(order, true);
     toast(t("order_created", [order.number]));
     box.close();

@@ -2,7 +2,10 @@
 // or edited; stock adjusted with a reason; a product's ledger.
 import { all, call, query } from "./api.js";
 import { t } from "./i18n.js";
-import { busy, dialog, field, fill, h, majorUnits, minorUnits, money, progress, rowsEditor, showError, table, time, toast, values } from "./ui.js";
+import {
+  changedFrom, dialog, field, fill, h, majorUnits, minorUnits, money, progress, rowsEditor, showError, submits, table, time, toast,
+  yesNo,
+} from "./ui.js";
 
 const EDITORS = ["admin", "owner", "manager"];
 const REASONS = ["restock", "adjustment", "return", "damage", "expired", "transfer", "sale"];
@@ -62,30 +65,24 @@ function edit(store, product, reload) {
     field("sku", t("sku"), { value: product?.sku }), field("barcode", t("barcode"), { value: product?.barcode }),
     field("emoji", t("emoji"), { value: product?.emoji }),
     field("description", t("description"), { multiline: true, value: product?.description }),
-    product ? null : field("track_stock", t("track_stock"), { options: [["true", t("yes")], ["false", t("no")]] }),
+    product ? null : field("track_stock", t("track_stock"), { options: yesNo() }),
     product ? null : field("quantity", t("opening_stock"), { type: "number", min: "0", value: "0" }),
     field("low_stock_threshold", t("low_stock_threshold"), { type: "number", min: "0", value: product?.low_stock_threshold }),
-    product ? field("active", t("on_sale"), { options: [["true", t("yes")], ["false", t("no")]], value: String(product.active) }) : null,
+    product ? field("active", t("on_sale"), { options: yesNo(), value: String(product.active) }) : null,
     h("div", { class: "wide" }, h("h3", {}, t("option_groups")), groups.element),
     h("div", { class: "actions" }, save), place);
   if (product?.description) form.description.value = product.description;
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const draft = values(form);
-    const price = minorUnits(draft.price, currency);
-    draft.price = price ?? draft.price;
+  submits(form, save, place, (draft) => {
+    draft.price = minorUnits(draft.price, currency);
     for (const name of ["track_stock", "active"]) if (name in draft) draft[name] = draft[name] === "true";
     draft.option_groups = groups.read();
-    if (product) {
-      if (JSON.stringify(draft.option_groups) === JSON.stringify(product.option_groups)) delete draft.option_groups;
-      // Only what changed, with the version seen, so that a change made meanwhile is not overwritten.
-      for (const [name, value] of Object.entries(draft)) if (product[name] === value) delete draft[name];
-      draft.expected_version = product.version;
-    }
-    const saved = await busy(save, place, () => product
-      ? call("PATCH", `/v1/products/${product.id}`, { body: draft })
-      : call("POST", `/v1/stores/${store.id}/products`, { body: draft }), form);
-    if (!saved) return;
+    if (!product) return call("POST", `/v1/stores/${store.id}/products`, { body: draft });
+    // Only what changed, with the version seen, so that a change made meanwhile is not overwritten.
+    const changed = changedFrom(draft, product);
+    if (JSON.stringify(draft.option_groups) === JSON.stringify(product.option_groups)) delete changed.option_groups;
+    changed.expected_version = product.version;
+    return call("PATCH", `/v1/products/${product.id}`, { body: changed });
+  }, (saved) => {
     toast(t("saved", [saved.name]));
     box.close();
     reload();
@@ -101,10 +98,7 @@ function adjust(product, reload) {
     field("adjustment", t("adjustment"), { type: "number", required: true }),
     field("reason", t("reason"), { options: REASONS.map((reason) => [reason, t(`reason_${reason}`)]) }),
     field("notes", t("notes")), h("div", { class: "actions" }, save), place);
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const entry = await busy(save, place, () => call("POST", `/v1/products/${product.id}/stock-adjustments`, { body: values(form) }), form);
-    if (!entry) return;
+  submits(form, save, place, (adjustment) => call("POST", `/v1/products/${product.id}/stock-adjustments`, { body: adjustment }), (entry) => {
     toast(t("stock_now", [product.name, entry.new_quantity]));
     box.close();
     reload();
@@ -153,7 +147,7 @@ function optionGroupsEditor(groups, currency) {
   function render() {
     editors = items.map((group, index) => rowsEditor(`option_groups[${index}].options`, [
       { key: "name", label: t("option") },
-      { key: "price_delta", label: t("price_delta"), show: (value) => majorUnits(value ?? 0, currency), read: (text) => minorUnits(text || "0", currency) ?? text },
+      { key: "price_delta", label: t("price_delta"), show: (value) => majorUnits(value ?? 0, currency), read: (text) => minorUnits(text || "0", currency) },
     ], group.options ?? [], () => ({ name: "", price_delta: 0 })));
     fill(place, items.map((group, index) => h("fieldset", { class: "panel" },
       h("legend", {}, `${t("option_group")} ${index + 1}`),

@@ -2,7 +2,9 @@
 // its webhooks with their deliveries (each delivered again from here).
 import { all, call, query } from "./api.js";
 import { t } from "./i18n.js";
-import { busy, dialog, field, fill, h, majorUnits, minorUnits, progress, rowsEditor, showError, table, time, toast, values } from "./ui.js";
+import {
+  busy, changedFrom, dialog, field, fill, h, majorUnits, minorUnits, progress, rowsEditor, showError, submits, table, time, toast, yesNo,
+} from "./ui.js";
 
 const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 
@@ -33,42 +35,38 @@ export async function show(main, context) {
   function renderSettings() {
     const place = h("div");
     const save = h("button", { type: "submit", class: "primary", id: "save-settings" }, t("save"));
-    const yesNo = [["true", t("yes")], ["false", t("no")]];
     const hours = rowsEditor("opening_hours", [
       { key: "day", label: t("day"), options: DAYS.map((day) => [day, t(`day_${day}`)]) },
       { key: "open", label: t("opens"), type: "time" }, { key: "close", label: t("closes") },
     ], store.opening_hours ?? [], () => ({ day: "mon", open: "09:00", close: "17:00" }));
-    const amount = (text) => minorUnits(text, store.currency) ?? text;
     const tiers = rowsEditor("delivery_pricing.tiers", [
       { key: "max_boxes", label: t("up_to_boxes"), type: "number", read: (text) => (text === "" ? null : Number(text)) },
-      { key: "fee", label: t("delivery_fee"), show: (value) => majorUnits(value ?? 0, store.currency), read: amount },
+      { key: "fee", label: t("delivery_fee"), show: (value) => majorUnits(value ?? 0, store.currency), read: (text) => minorUnits(text, store.currency) },
       { key: "multiplier", label: t("multiplier"), type: "number", read: (text) => Number(text || "1") },
     ], store.delivery_pricing?.tiers ?? [], () => ({ max_boxes: null, fee: 0, multiplier: 1 }));
     const form = h("form", { class: "fields panel", id: "settings-form" },
       field("name", t("name"), { value: store.name }), field("phone", t("phone"), { value: store.phone }),
       field("address", t("address"), { value: store.address }),
-      field("accepting_orders", t("accepting_orders"), { options: yesNo, value: String(store.accepting_orders) }),
-      field("auto_accept", t("auto_accept"), { options: yesNo, value: String(store.auto_accept) }),
-      field("require_clock_in", t("require_clock_in"), { options: yesNo, value: String(store.require_clock_in) }),
+      field("accepting_orders", t("accepting_orders"), { options: yesNo(), value: String(store.accepting_orders) }),
+      field("auto_accept", t("auto_accept"), { options: yesNo(), value: String(store.auto_accept) }),
+      field("require_clock_in", t("require_clock_in"), { options: yesNo(), value: String(store.require_clock_in) }),
       field("minimum_order", t("minimum_order"), { inputmode: "decimal", value: majorUnits(store.minimum_order, store.currency) }),
       field("staff_refund_limit", t("staff_refund_limit"), { inputmode: "decimal", value: majorUnits(store.staff_refund_limit, store.currency) }),
       h("p", { class: "muted wide" }, t("open_now"), ": ", store.is_open_now ? t("yes") : t("no")),
       h("div", { class: "wide" }, h("h3", {}, t("opening_hours")), hours.element),
       h("div", { class: "wide" }, h("h3", {}, t("delivery_tiers")), tiers.element),
       h("div", { class: "actions" }, save), place);
-    form.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      const draft = values(form);
-      for (const name of ["accepting_orders", "auto_accept", "require_clock_in"]) draft[name] = draft[name] === "true";
-      for (const name of ["minimum_order", "staff_refund_limit"]) draft[name] = minorUnits(draft[name], store.currency) ?? draft[name];
-      for (const [name, value] of Object.entries(draft)) if (store[name] === value) delete draft[name];
+    submits(form, save, place, (entered) => {
+      for (const name of ["accepting_orders", "auto_accept", "require_clock_in"]) entered[name] = entered[name] === "true";
+      for (const name of ["minimum_order", "staff_refund_limit"]) entered[name] = minorUnits(entered[name], store.currency);
+      const draft = changedFrom(entered, store);
       const opening = hours.read();
       if (JSON.stringify(opening) !== JSON.stringify(store.opening_hours ?? [])) draft.opening_hours = opening;
       const pricing = { tiers: tiers.read() };
       if (JSON.stringify(pricing) !== JSON.stringify(store.delivery_pricing)) draft.delivery_pricing = pricing;
       draft.expected_version = store.version;
-      const saved = await busy(save, place, () => call("PATCH", `/v1/stores/${store.id}`, { body: draft }), form);
-      if (!saved) return;
+      return call("PATCH", `/v1/stores/${store.id}`, { body: draft });
+    }, (saved) => {
       store = saved;
       context.store = saved;
       toast(t("saved", [saved.name]));

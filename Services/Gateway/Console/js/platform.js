@@ -2,7 +2,7 @@
 // duty, each store's balance and payouts. Each part is shown to the roles the API answers.
 import { all, call, query } from "./api.js";
 import { t } from "./i18n.js";
-import { busy, dialog, field, fill, h, minorUnits, money, progress, showError, table, time, toast, values } from "./ui.js";
+import { busy, dialog, field, fill, h, minorUnits, money, progress, showError, submits, table, time, toast } from "./ui.js";
 
 export async function show(main, context) {
   const role = context.user.role;
@@ -67,10 +67,7 @@ function reject(application, done) {
   const place = h("div");
   const save = h("button", { type: "submit", class: "danger" }, t("reject"));
   const form = h("form", { class: "fields" }, field("reason", t("reason"), { required: true }), h("div", { class: "actions" }, save), place);
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const made = await busy(save, place, () => call("POST", `/v1/applications/${application.id}/reject`, { body: values(form) }), form);
-    if (!made) return;
+  submits(form, save, place, (rejection) => call("POST", `/v1/applications/${application.id}/reject`, { body: rejection }), () => {
     box.close();
     done();
   });
@@ -86,12 +83,10 @@ async function loadBalance(place, store) {
     field("currency", t("currency"), { options: [...new Set([store.currency, ...balance.balances.map((entry) => entry.currency)])].map((code) => [code, code]) }),
     field("reference", t("reference")), field("note", t("notes")),
     h("div", { class: "actions" }, record), status);
-  payout.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const draft = values(payout);
-    draft.amount = minorUnits(draft.amount, draft.currency) ?? draft.amount;
-    const made = await busy(record, status, () => call("POST", `/v1/stores/${store.id}/payouts`, { body: draft }), payout);
-    if (!made) return;
+  submits(payout, record, status, (draft) => {
+    draft.amount = minorUnits(draft.amount, draft.currency);
+    return call("POST", `/v1/stores/${store.id}/payouts`, { body: draft });
+  }, (made) => {
     toast(t("payout_recorded", [money(made.amount, made.currency)]));
     loadBalance(place, store);
   });

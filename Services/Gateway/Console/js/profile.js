@@ -1,7 +1,7 @@
 // The signed-in user's profile: name, phone and language, saved to their account.
 import { call, setCurrentUser } from "./api.js";
 import { setLanguage, t } from "./i18n.js";
-import { busy, field, fill, h, toast, values } from "./ui.js";
+import { changedFrom, field, fill, h, submits, toast } from "./ui.js";
 
 export async function show(main, context) {
   const user = context.user;
@@ -12,12 +12,7 @@ export async function show(main, context) {
     field("phone", t("phone"), { type: "tel", value: user.phone }),
     field("locale", t("language"), { options: [["en", "English"], ["he", "עברית"], ["ar", "العربية"]], value: user.locale.slice(0, 2) }),
     h("div", { class: "actions" }, save), place);
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const changes = values(form);
-    for (const [name, value] of Object.entries(changes)) if (user[name] === value) delete changes[name];
-    const saved = await busy(save, place, () => call("PATCH", `/v1/users/${user.id}`, { body: changes }), form);
-    if (!saved) return;
+  submits(form, save, place, (entered) => call("PATCH", `/v1/users/${user.id}`, { body: changedFrom(entered, user) }), (saved) => {
     setCurrentUser(saved);
     context.user = saved;
     setLanguage(saved.locale.slice(0, 2));

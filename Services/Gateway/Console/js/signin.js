@@ -1,7 +1,7 @@
 // The sign-in form.
 import { signIn } from "./api.js";
 import { t } from "./i18n.js";
-import { busy, field, fill, h } from "./ui.js";
+import { field, fill, h, submits } from "./ui.js";
 
 export function showSignIn(main, onSignedIn) {
   const place = h("div");
@@ -11,11 +11,7 @@ export function showSignIn(main, onSignedIn) {
     field("email", t("email"), { type: "email", autocomplete: "email", required: true }),
     field("password", t("password"), { type: "password", autocomplete: "current-password", required: true }),
     button, place);
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const user = await busy(button, place, () => signIn(form.email.value.trim(), form.password.value), form);
-    if (user) await onSignedIn();
-  });
+  submits(form, button, place, (entered) => signIn((entered.email ?? "").trim(), entered.password ?? ""), onSignedIn);
   fill(main, form);
   form.email.focus();
 }

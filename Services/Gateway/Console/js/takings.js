@@ -3,7 +3,9 @@
 import { call, query } from "./api.js";
 import { t } from "./i18n.js";
 import { barChart } from "./chart.js";
-import { busy, dialog, field, fill, h, majorUnits, minorUnits, money, progress, showError, table, time, toast, values } from "./ui.js";
+import {
+  busy, dialog, field, figure, fill, h, majorUnits, minorUnits, money, progress, showError, submits, table, time, toast, values,
+} from "./ui.js";
 
 const REFUNDERS = ["admin", "owner", "manager"];
 
@@ -41,7 +43,7 @@ export async function show(main, context) {
           [["revenue", figures.totals.revenue, amount], ["sales", figures.totals.sales_count, String],
             ["average_ticket", figures.totals.average_ticket, amount], ["tips", figures.totals.tips, amount],
             ["refunds", figures.totals.refunds, amount]].map(([name, value, format]) =>
-            h("div", { id: `total-${name}` }, h("span", { class: "muted" }, t(name)), h("strong", {}, format(value))))),
+            figure(t(name), format(value), `total-${name}`))),
         h("div", { class: "charts" },
           barChart("chart-days", t("revenue_per_day"), figures.days.map((entry) => ({ label: entry.date.slice(5), value: entry.figures.revenue })), amount),
           barChart("chart-methods", t("revenue_by_method"), figures.methods.map((entry) => ({ label: t(`method_${entry.method}`), value: entry.figures.revenue })), amount),
@@ -52,16 +54,20 @@ export async function show(main, context) {
     }
   }
 
-  range.addEventListener("submit", (event) => { event.preventDefault(); loadStats(); });
-  await Promise.all([loadStats(), pagedTable(payments, `/v1/stores/${store.id}/payments`, (rows) => table([
+  const paymentsTable = (rows) => table([
     [t("when"), (payment) => time(payment.completed_at ?? payment.created_at)],
     [t("amount"), (payment) => money(payment.amount, payment.currency), true],
     [t("refunded"), (payment) => payment.refunded_amount ? money(payment.refunded_amount, payment.currency) : "", true],
     [t("method"), (payment) => t(`method_${payment.method}`)],
     [t("status"), (payment) => h("span", { class: `badge ${payment.status}` }, t(`payment_${payment.status}`))],
     ["", (payment) => REFUNDERS.includes(context.user.role)
-      ? h("button", { type: "button", id: `refund-${payment.id}`, onclick: () => refund(payment, () => { loadStats(); reloadPayments(); }) }, t("refund")) : ""],
-  ], rows)),
+      ? h("button", {
+        type: "button", id: `refund-${payment.id}`,
+        onclick: () => refund(payment, () => { loadStats(); pagedTable(payments, `/v1/stores/${store.id}/payments`, paymentsTable); }),
+      }, t("refund")) : ""],
+  ], rows);
+  range.addEventListener("submit", (event) => { event.preventDefault(); loadStats(); });
+  await Promise.all([loadStats(), pagedTable(payments, `/v1/stores/${store.id}/payments`, paymentsTable),
   pagedTable(receipts, `/v1/stores/${store.id}/receipts`, (rows) => table([
     [t("number"), (receipt) => `#${receipt.number}`],
     [t("when"), (receipt) => time(receipt.issued_at)],
@@ -73,19 +79,14 @@ export async function show(main, context) {
     [t("staff_member"), (shift) => shift.staff_name ?? ""],
     [t("clocked_in"), (shift) => time(shift.clocked_in_at)],
     [t("clocked_out"), (shift) => time(shift.clocked_out_at)],
-    [t("expected_cash"), (shift) => shift.expected_cash === null || shift.expected_cash === undefined ? "" : money(shift.expected_cash, currency), true],
-    [t("counted_cash"), (shift) => shift.counted_cash === null || shift.counted_cash === undefined ? "" : money(shift.counted_cash, currency), true],
-    [t("difference"), (shift) => shift.difference === null || shift.difference === undefined ? "" : money(shift.difference, currency), true],
+    [t("expected_cash"), (shift) => money(shift.expected_cash, currency), true],
+    [t("counted_cash"), (shift) => money(shift.counted_cash, currency), true],
+    [t("difference"), (shift) => money(shift.difference, currency), true],
   ], rows))]);
-
-  function reloadPayments() {
-    pagedTable(payments, `/v1/stores/${store.id}/payments`, payments.render);
-  }
 }
 
 /** A list read a page at a time, with a button for the next page. */
 async function pagedTable(place, path, render) {
-  place.render = render;
   const rows = [];
   async function more(cursor, button) {
     const load = () => call("GET", path + query({ limit: 50, cursor }));
@@ -113,12 +114,10 @@ function refund(payment, done) {
     field("amount", t("amount"), { inputmode: "decimal", value: majorUnits(left, payment.currency) }),
     field("reason", t("reason"), { required: true }),
     h("div", { class: "actions" }, save), place);
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const draft = values(form);
-    draft.amount = minorUnits(draft.amount, payment.currency) ?? draft.amount;
-    const made = await busy(save, place, () => call("POST", `/v1/payments/${payment.id}/refunds`, { body: draft }), form);
-    if (!made) return;
+  submits(form, save, place, (draft) => {
+    draft.amount = minorUnits(draft.amount, payment.currency);
+    return call("POST", `/v1/payments/${payment.id}/refunds`, { body: draft });
+  }, (made) => {
     toast(t("refunded_amount", [money(made.amount, made.currency)]));
     box.close();
     done();

@@ -31,24 +31,29 @@ export function fill(element, ...children) {
 
 export function progress() { return h("p", { class: "progress", role: "status" }, t("loading")); }
 
-/** Minor units as money in the store's currency. */
+/** How many digits of `currency` a minor unit is (2 for shekels, 0 for yen). */
+function fractionDigits(currency) {
+  return new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits;
+}
+
+/** Minor units as money in the store's currency; blank for none. */
 export function money(minor, currency = "ILS") {
-  const format = new Intl.NumberFormat(language(), { style: "currency", currency });
-  const digits = format.resolvedOptions().maximumFractionDigits;
-  return format.format(minor / 10 ** digits);
+  if (minor === null || minor === undefined) return "";
+  return new Intl.NumberFormat(language(), { style: "currency", currency }).format(minor / 10 ** fractionDigits(currency));
 }
 
 /** Minor units as a plain number in major units, for an input (`1250` → `12.5`). */
 export function majorUnits(minor, currency = "ILS") {
-  const digits = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits;
-  return String(minor / 10 ** digits);
+  return String(minor / 10 ** fractionDigits(currency));
 }
 
-/** The minor units of an amount typed in major units (`12.50` → 1250), or null. */
+/**
+ * The minor units of an amount typed in major units (`12.50` → 1250); text that is not a number
+ * is answered as typed, for the server to name the field.
+ */
 export function minorUnits(text, currency = "ILS") {
-  const digits = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits;
   const value = Number(String(text).replace(",", "."));
-  return Number.isFinite(value) && String(text).trim() !== "" ? Math.round(value * 10 ** digits) : null;
+  return Number.isFinite(value) && String(text).trim() !== "" ? Math.round(value * 10 ** fractionDigits(currency)) : text;
 }
 
 export function time(iso) {
@@ -90,6 +95,31 @@ export async function busy(button, place, work, form = null) {
   } finally {
     button.disabled = false;
   }
+}
+
+/**
+ * Sends what `request(values)` asks when `form` is submitted, `button` busy meanwhile and the
+ * server's errors in `place` (each field's beside it), then calls `done` with the answer.
+ */
+export function submits(form, button, place, request, done) {
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const answer = await busy(button, place, () => request(values(form)), form);
+    if (answer !== undefined) await done(answer);
+  });
+}
+
+/** `draft` without what `original` already holds: a change sends only what changed. */
+export function changedFrom(draft, original) {
+  return Object.fromEntries(Object.entries(draft).filter(([name, value]) => original[name] !== value));
+}
+
+/** A choice of yes or no, for a select whose value is read back with `draft[name] === "true"`. */
+export function yesNo() { return [["true", t("yes")], ["false", t("no")]]; }
+
+/** A figure with its label, as the totals and an order's amounts show. */
+export function figure(label, value, id = null) {
+  return h("div", { id }, h("span", { class: "muted" }, label), h("strong", {}, value));
 }
 
 /** A labelled input for a form of fields. */
