@@ -55,7 +55,7 @@ extension OrdersHandlers {
                     OrderHistoryEntry(
                         seq: 1, orderID: order.id, at: now, actorID: principal.userID, actorRole: principal.role,
                         change: "created", to: .pending),
-                    in: transaction)
+                    of: order.storeID, in: transaction)
                 transaction.publish(OrdersEvents.created(order, document: document))
                 if order.autoAccept == true, !order.awaitsPayment {
                     guard try await Self.acceptForStore(&order, orders, in: transaction) else {
@@ -204,7 +204,7 @@ extension OrdersHandlers {
         let entry = OrderHistoryEntry(
             seq: order.version, orderID: order.id, at: order.updatedAt, actorID: nil, actorRole: nil,
             change: action.rawValue, from: from, to: status, details: details)
-        try await orders.appendHistory(entry, in: transaction)
+        try await orders.appendHistory(entry, of: order.storeID, in: transaction)
         transaction.publish(
             try OrdersEvents.changed(OrdersAPI.Events.statusChanged, OrderChange(order: order, change: entry)))
         return true

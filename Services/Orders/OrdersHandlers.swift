@@ -90,7 +90,7 @@ struct OrdersHandlers: Sendable {
                 OrderHistoryEntry(
                     seq: 1, orderID: id, at: now, actorID: principal.userID, actorRole: principal.role,
                     change: "created", to: .pending),
-                in: transaction)
+                of: storeID, in: transaction)
             transaction.publish(OrdersEvents.created(order, document: document))
             return policy.present(order)
         }
@@ -274,7 +274,7 @@ struct OrdersHandlers: Sendable {
             let entry = OrderHistoryEntry(
                 seq: order.version, orderID: id, at: now, actorID: principal.userID, actorRole: principal.role,
                 change: change.name, from: change.from, to: change.to, details: change.details)
-            try await orders.appendHistory(entry, in: transaction)
+            try await orders.appendHistory(entry, of: order.storeID, in: transaction)
             transaction.publish(try OrdersEvents.changed(change.event, OrderChange(order: order, change: entry)))
             return policy.present(order)
         }

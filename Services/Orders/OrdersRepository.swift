@@ -57,7 +57,10 @@ package struct OrdersRepository: Sendable {
         if let releasedBy { query = query + ", released_by = \(bind: releasedBy.description)" }
         let row = try await transaction.sql.raw(
             query
-                + " WHERE id = \(bind: order.id.description) AND version = \(bind: previousVersion) RETURNING id"
+                + """
+                 WHERE store_id = \(bind: order.storeID.description) AND id = \(bind: order.id.description)
+                    AND version = \(bind: previousVersion) RETURNING id
+                """
         ).first()
         return row != nil
     }
@@ -67,11 +70,14 @@ package struct OrdersRepository: Sendable {
             .map { try StoredDocument.decode(Order.self, from: $0) }
     }
 
-    func appendHistory(_ entry: OrderHistoryEntry, in transaction: Transaction) async throws {
+    /// Records a change of an order of `store`, beside it: the history is partitioned by store
+    /// with the orders (docs/SCALING.md).
+    func appendHistory(_ entry: OrderHistoryEntry, of store: StoreID, in transaction: Transaction) async throws {
         try await transaction.sql.raw(
             """
-            INSERT INTO order_history (order_id, seq, doc)
-            VALUES (\(bind: entry.orderID.description), \(bind: entry.seq), \(bind: try StoredDocument.text(entry)))
+            INSERT INTO order_history (store_id, order_id, seq, doc)
+            VALUES (\(bind: store.description), \(bind: entry.orderID.description), \(bind: entry.seq),
+                \(bind: try StoredDocument.text(entry)))
             """
         ).run()
     }

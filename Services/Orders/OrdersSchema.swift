@@ -10,8 +10,8 @@ import Storage
 /// `due_key` is `due_at` with orders that have none sorting last; `search` is the lower-cased
 /// text a search matches (number, names), `search_phone` the recipient's phone digits, matched
 /// apart so that only those who may see an order's phone find it by its digits.
-/// `order_history` keeps one row per change, numbered by the order's version; `order_releases`
-/// one per release by a courier, counted against their daily limit.
+/// `order_history` keeps one row per change, numbered by the order's version and naming its
+/// store; `order_releases` one per release by a courier, counted against their daily limit.
 enum OrdersSchema {
     static let migrations = [
         Migration(
@@ -136,6 +136,17 @@ enum OrdersSchema {
                 "DROP INDEX orders_by_delivery",
                 "CREATE INDEX orders_by_delivery ON orders (courier_id, delivered_at) WHERE courier_id IS NOT NULL",
                 "CREATE INDEX orders_in_pool ON orders (created_at, id) WHERE " + OrdersRepository.poolCondition,
+            ]),
+        // An order's history beside it when the orders are partitioned by store, on one server or
+        // across several (docs/SCALING.md): every row names its store.
+        Migration(
+            8, "the store of each history entry",
+            sql: [
+                "ALTER TABLE order_history ADD COLUMN store_id TEXT NOT NULL DEFAULT ''",
+                """
+                UPDATE order_history SET store_id = (SELECT store_id FROM orders WHERE orders.id = order_history.order_id)
+                WHERE EXISTS (SELECT 1 FROM orders WHERE orders.id = order_history.order_id)
+                """,
             ]),
     ]
 }

@@ -58,7 +58,7 @@ struct PaymentsFollower: EventFollower {
                     actorRole: Self.role(of: payment, for: order),
                     change: refunded ? "payment_refunded" : "payment_completed",
                     details: ["payment_id": .string(payment.id.description), "paid_amount": .int(paid)])
-                try await orders.appendHistory(entry, in: transaction)
+                try await orders.appendHistory(entry, of: order.storeID, in: transaction)
                 transaction.publish(
                     try OrdersEvents.changed(OrdersAPI.Events.updated, OrderChange(order: order, change: entry)))
                 // A card order paid in full reaches its store now, which may accept it by itself.
