@@ -59,19 +59,24 @@ public enum GatewayService {
     private static func listeners(hub: WakeHub, sessions: Sessions, redis: RedisConfiguration, logger: Logger)
         -> [any Service]
     {
-        [
-            // Feeds the hub from `orderly:wake`; malformed messages are logged and skipped.
-            ChannelListener(redis: redis, channel: WakeUp.channel) { message in
-                guard let wakeUps = try? JSONDecoder().decode([WakeUp].self, from: Data(message.payload)) else {
-                    return logger.warning(
-                        "malformed wake-up skipped", metadata: ["redis.channel": "\(message.channel)"])
-                }
-                await hub.wake(
-                    wakeUps.compactMap(\.userID), couriers: wakeUps.contains { $0.couriersOnDuty == true })
-            },
+        // Feeds the hub from `orderly:wake` (or each of its sharded channels); malformed
+        // messages are logged and skipped.
+        let wake: @Sendable (RedisMessage) async -> Void = { message in
+            guard let wakeUps = try? JSONDecoder().decode([WakeUp].self, from: Data(message.payload)) else {
+                return logger.warning("malformed wake-up skipped", metadata: ["redis.channel": "\(message.channel)"])
+            }
+            await hub.wake(wakeUps.compactMap(\.userID), couriers: wakeUps.contains { $0.couriersOnDuty == true })
+        }
+        let wakeUps: [any Service] =
+            redis.streamShards > 1
+            ? shardedChannels(of: WakeUp.channel, shards: redis.streamShards).map {
+                ChannelListener(redis: redis, channel: $0, sharded: true, handle: wake)
+            }
+            : [ChannelListener(redis: redis, channel: WakeUp.channel, handle: wake)]
+        return wakeUps + [
             ChannelListener(redis: redis, channel: Sessions.channel) { message in
                 sessions.heard(message, logger: logger)
-            },
+            }
         ]
     }
 

@@ -5,7 +5,9 @@ import Logging
 import Redis
 import Synchronization
 
-/// Tells every gateway which users have something new, on `orderly:wake`.
+/// Tells every gateway which users have something new, on `orderly:wake`; with streams over
+/// shards (`RedisConfiguration.streamShards`), on as many sharded channels, each user's on the
+/// one of their id (`SPUBLISH`), so that no message goes to every node of a cluster.
 ///
 /// One message carries whatever gathered while the previous one was being sent: alone, a
 /// wake-up goes out at once; under load, the events of a moment share a message (at most 1,000
@@ -48,8 +50,21 @@ final class WakePublisher: Sendable {
             }
             guard !batch.isEmpty else { return }
             do {
-                let message = try JSONEncoder().encode(batch)
-                try await redis.send(["PUBLISH", RedisArgument(WakeUp.channel), RedisArgument(Array(message))])
+                let shards = redis.configuration.streamShards
+                guard shards > 1 else {
+                    let message = try JSONEncoder().encode(batch)
+                    try await redis.send(["PUBLISH", RedisArgument(WakeUp.channel), RedisArgument(Array(message))])
+                    continue
+                }
+                // What the couriers on duty are told goes with the first user's, to any channel:
+                // every gateway hears every shard.
+                let byChannel = Dictionary(grouping: batch) { wakeUp in
+                    shardedChannel(of: WakeUp.channel, for: wakeUp.userID?.description ?? "", shards: shards)
+                }
+                for (channel, wakeUps) in byChannel {
+                    let message = try JSONEncoder().encode(wakeUps)
+                    try await redis.send(["SPUBLISH", RedisArgument(channel), RedisArgument(Array(message))])
+                }
             } catch {
                 logger.warning("wake-ups not published", metadata: ["error": "\(error)", "wake_ups": "\(batch.count)"])
             }

@@ -46,8 +46,16 @@ public struct ConsumerGroups: Sendable {
         }
     }
 
-    /// How many entries wait in `group`'s dead-letter stream.
-    public func deadLetters(of group: String) async throws -> Int64 {
-        try await redis.send("XLEN", RedisArgument(deadLetterStream(of: group))).integer ?? 0
+    /// How many entries from `streams` wait in `group`'s dead-letter streams
+    /// (`deadLetterStream(of:from:)`: one for a service's only stream, one beside each stream of a
+    /// shard); with no streams named, in `deadLetterStream(of:)`.
+    public func deadLetters(of group: String, from streams: [String] = []) async throws -> Int64 {
+        var total: Int64 = 0
+        let names =
+            streams.isEmpty ? [deadLetterStream(of: group)] : streams.map { deadLetterStream(of: group, from: $0) }
+        for stream in Set(names) {
+            total += try await redis.send("XLEN", RedisArgument(stream)).integer ?? 0
+        }
+        return total
     }
 }

@@ -4,7 +4,10 @@ import Foundation
 /// What operators do with the dead-letter streams (`orderly:dlq:<group>`): see which groups
 /// have entries, read them, and replay one: its event goes back on the stream it came from, and
 /// leaves the dead-letter stream in the same transaction. Every group of that stream sees it
-/// again; those that had applied it drop it by its id (their inbox).
+/// again; those that had applied it drop it by its id (their inbox). With a service's events
+/// over several streams (`RedisConfiguration.streamShards`), each stream's dead letters are
+/// beside it in its slot (`deadLetterStream(of:from:)`), and are listed here as a group named with
+/// the shard's hash tag (`notifications:{orders.3}`).
 public struct DeadLetters: Sendable {
     /// One dead-lettered entry: the event's fields as they were, and why it failed.
     public struct Entry: Sendable, Hashable {

@@ -73,7 +73,7 @@ public struct EventConsumerConfiguration: Sendable {
 /// A transient failure (`isTransient(_:)`: the database, Redis or a peer unavailable) is retried
 /// until it passes or the process stops, and does not count; a failure of the event itself
 /// counts, and after `maximumDeliveries` (earlier deliveries included) the entry, with the last
-/// error, moves to `orderly:dlq:<group>`; so does an entry that is not a valid event. While it
+/// error, moves to the group's dead-letter stream (`deadLetterStream(of:from:)`); so does an entry that is not a valid event. While it
 /// retries, the consumer keeps its pending entries claimed, so another replica does not take
 /// them over as a dead replica's and apply later events first. Entries a dead replica left
 /// pending are taken over once idle for `reclaimAfter`. Delivery is at least once: handlers
@@ -457,7 +457,9 @@ public struct EventConsumer: Service {
     /// Copies the entry and the reason to the dead-letter stream, then acknowledges it, in one
     /// round trip (`MULTI`), so it is never both lost and acknowledged.
     private func deadLetter(_ entry: RedisStreamEntry, error: String) async throws {
-        var add: [RedisArgument] = ["XADD", RedisArgument(deadLetterStream(of: configuration.group)), "*"]
+        var add: [RedisArgument] = [
+            "XADD", RedisArgument(deadLetterStream(of: configuration.group, from: configuration.stream)), "*",
+        ]
         for (name, value) in entry.fields.sorted(by: { $0.key < $1.key }) {
             add += [RedisArgument(name), RedisArgument(value)]
         }

@@ -2,34 +2,47 @@ public import Events
 import Foundation
 
 /// Publishes a service's events to its stream, and trims the stream of what every consumer
-/// group has acknowledged.
+/// group has acknowledged. With `RedisConfiguration.streamShards` above 1 the events are spread
+/// over that many streams by store (`eventStreams(of:shards:)`), each with its own mark in its
+/// slot, and every publish under a mark moves every shard's.
 public struct EventPublisher: EventPublishing {
     private let redis: RedisClient
-    private let stream: String
+    /// Each shard's stream, and the mark beside it.
+    private let shards: [(stream: String, mark: String)]
 
-    private let mark: String
-
-    /// Events of `service`, on `orderly:events:<service>`.
+    /// Events of `service`, on `orderly:events:<service>` (or its shards' streams).
     public init(redis: RedisClient, service: String) {
         self.redis = redis
-        self.stream = eventStream(of: service)
-        self.mark = "orderly:published:\(service)"
+        self.shards = eventStreams(of: service, shards: redis.configuration.streamShards).map { stream in
+            (stream, "orderly:published:\(service)" + (hashTag(of: stream).map { ":\($0)" } ?? ""))
+        }
+    }
+
+    /// The events by shard, each shard's in their order.
+    private func byShard(_ events: [DomainEvent]) -> [[DomainEvent]] {
+        var grouped = [[DomainEvent]](repeating: [], count: shards.count)
+        for event in events { grouped[streamShard(of: event, shards: shards.count)].append(event) }
+        return grouped
     }
 
     /// Appends the event; returns its stream id.
     @discardableResult
     public func publish(_ event: DomainEvent) async throws -> String {
-        try await redis.xadd(stream, fields: EventFields.encode(event))
+        try await redis.xadd(
+            shards[streamShard(of: event, shards: shards.count)].stream, fields: EventFields.encode(event))
     }
 
-    /// Appends the events in order, in one round trip. When it throws, any prefix of them may
-    /// have been appended: publish them all again (consumers drop the repeats by event id).
+    /// Appends the events in order, in one round trip per shard. When it throws, any prefix of
+    /// each shard's may have been appended: publish them all again (consumers drop the repeats by
+    /// event id).
     public func publish(_ events: [DomainEvent]) async throws {
-        let commands = events.map { event in
-            RedisClient.xaddArguments(stream, fields: EventFields.encode(event))
-        }
-        for reply in try await redis.pipeline(commands) {
-            if case .error(let message) = reply { throw RedisError.server(message) }
+        for (shard, events) in zip(shards, byShard(events)) where !events.isEmpty {
+            let commands = events.map { event in
+                RedisClient.xaddArguments(shard.stream, fields: EventFields.encode(event))
+            }
+            for reply in try await redis.pipeline(commands) {
+                if case .error(let message) = reply { throw RedisError.server(message) }
+            }
         }
     }
 
@@ -41,11 +54,41 @@ public struct EventPublisher: EventPublishing {
     /// from a file without its last second, or came back empty, has a mark behind the number of
     /// the last row the outbox marked sent: those rows must be published again. An empty batch
     /// with `last == expected` only checks.
+    ///
+    /// Over shards, each shard's script runs apart (side by side), every shard's mark moving
+    /// with each batch, events or not; Redis is behind when any shard is, from the lowest mark
+    /// found. The shards that were not behind then get the rows after it again, which their
+    /// consumers drop by event id.
     public func publish(
         _ events: [DomainEvent], through last: Int64, expecting expected: Int64
     ) async throws -> MarkedPublish {
+        if shards.count == 1 { return try await publish(events, on: shards[0], through: last, expecting: expected) }
+        let grouped = byShard(events)
+        let outcomes = try await withThrowingTaskGroup(of: MarkedPublish.self) { group in
+            for (shard, events) in zip(shards, grouped) {
+                group.addTask {
+                    try await publish(events, on: shard, through: last, expecting: expected)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        var previous = expected
+        var behind: Int64?
+        for outcome in outcomes {
+            switch outcome {
+            case .published(let mark): previous = max(previous, mark)
+            case .behind(let mark): behind = min(behind ?? mark, mark)
+            }
+        }
+        return behind.map { .behind(mark: $0) } ?? .published(previous: previous)
+    }
+
+    private func publish(
+        _ events: [DomainEvent], on shard: (stream: String, mark: String), through last: Int64,
+        expecting expected: Int64
+    ) async throws -> MarkedPublish {
         var arguments: [RedisArgument] = [
-            "EVAL", RedisArgument(Self.markedPublish), "2", RedisArgument(stream), RedisArgument(mark),
+            "EVAL", RedisArgument(Self.markedPublish), "2", RedisArgument(shard.stream), RedisArgument(shard.mark),
             RedisArgument(String(expected)), RedisArgument(String(last)),
         ]
         for event in events {
@@ -78,9 +121,22 @@ public struct EventPublisher: EventPublishing {
 
     /// Removes the entries every consumer group has acknowledged: those before the oldest entry
     /// any group still has pending or has not read yet. Never by length alone: with no group,
-    /// nothing is removed.
+    /// nothing is removed. Over shards, each stream is trimmed, and the oldest entry kept is the
+    /// oldest of them all.
     @discardableResult
     public func trimAcknowledged() async throws -> StreamTrim {
+        var total = StreamTrim(removed: 0, oldestKept: nil, neededBy: nil)
+        for shard in shards {
+            let trim = try await trimAcknowledged(shard.stream)
+            total.removed += trim.removed
+            if let oldest = trim.oldestKept, total.oldestKept.map({ oldest < $0 }) ?? true {
+                (total.oldestKept, total.neededBy) = (oldest, trim.neededBy)
+            }
+        }
+        return total
+    }
+
+    private func trimAcknowledged(_ stream: String) async throws -> StreamTrim {
         let groups: RedisValue
         do {
             groups = try await redis.send("XINFO", "GROUPS", RedisArgument(stream))

@@ -64,12 +64,31 @@ public final class RedisClusterClient: Sendable {
 
     /// The master that serves `key` by the map as last read.
     public func node(for key: String) async throws -> Node {
-        if let node = state.withLock({ $0.owners.isEmpty ? nil : $0.owners[Self.slot(of: key)] }) { return node }
+        try await node(slot: Self.slot(of: key))
+    }
+
+    /// The master that serves `slot` by the map as last read; for no slot, any master.
+    func node(slot: Int?) async throws -> Node {
+        func lookUp(_ owners: [Node?]) -> Node? {
+            guard !owners.isEmpty else { return nil }
+            guard let slot else { return owners.lazy.compactMap { $0 }.first }
+            return owners[slot]
+        }
+        if let node = state.withLock({ lookUp($0.owners) }) { return node }
         try await refresh()
-        guard let node = state.withLock({ $0.owners[Self.slot(of: key)] }) else {
-            throw RedisError.unavailable("no master serves the slot of \(key)")
+        guard let node = state.withLock({ lookUp($0.owners) }) else {
+            throw RedisError.unavailable("no master serves slot \(slot.map(String.init) ?? "any")")
         }
         return node
+    }
+
+    /// Every master, by the map as last read (read first if it never was).
+    public func masters() async throws -> [Node] {
+        if state.withLock({ $0.owners.isEmpty }) { try await refresh() }
+        return state.withLock { state in
+            var seen: Set<Node> = []
+            return state.owners.compactMap { $0 }.filter { seen.insert($0).inserted }
+        }
     }
 
     /// Reads the slot map again, from the nodes known and then the seeds, the first that answers.
@@ -116,14 +135,20 @@ public final class RedisClusterClient: Sendable {
     /// Sends commands whose keys share `key`'s slot in one round trip, following redirections,
     /// and returns every reply, error replies included.
     public func pipeline(key: String, _ commands: [[RedisArgument]]) async throws -> [RedisValue] {
+        try await pipeline(slot: Self.slot(of: key), commands)
+    }
+
+    /// Sends commands whose keys are in `slot` (or that have no key, when nil) in one round trip.
+    func pipeline(slot: Int?, _ commands: [[RedisArgument]]) async throws -> [RedisValue] {
         guard !commands.isEmpty else { return [] }
-        var node = try await node(for: key)
+        var node = try await node(slot: slot)
         var asking = false
         for _ in 0...Self.maximumRedirections {
             let sent = asking ? commands.flatMap { [["ASKING"], $0] } : commands
             let replies = try await client(for: node).pipeline(sent)
             let answers = asking ? stride(from: 1, to: replies.count, by: 2).map { replies[$0] } : replies
-            switch Redirection(answers.first) {
+            // Behind MULTI the first answer is its OK, and the redirection comes with the next.
+            switch answers.lazy.compactMap(Redirection.init).first {
             case .moved(let target):
                 // The slot has a new master: the map is stale, read it again, then ask the new one.
                 try? await refresh()
@@ -136,7 +161,7 @@ public final class RedisClusterClient: Sendable {
                 return answers
             }
         }
-        throw RedisError.unavailable("redirected more than \(Self.maximumRedirections) times for \(key)")
+        throw RedisError.unavailable("redirected more than \(Self.maximumRedirections) times for slot \(slot ?? -1)")
     }
 
     /// A `MOVED` or `ASK` error reply: `MOVED 3999 127.0.0.1:6381`.
@@ -156,7 +181,7 @@ public final class RedisClusterClient: Sendable {
         }
     }
 
-    private func client(for node: Node) -> RedisClient {
+    func client(for node: Node) -> RedisClient {
         state.withLock { state in
             if let client = state.clients[node] { return client }
             var configuration = template

@@ -16,6 +16,11 @@ public struct RedisMessage: Sendable, Hashable {
 /// Receives pub/sub messages on a thread of its own and delivers them as an `AsyncSequence`.
 /// When the connection breaks (Redis restarted), it reconnects with backoff and subscribes again;
 /// messages published while it was away are lost, as pub/sub is best-effort by design.
+///
+/// `sharded` channels are Redis's sharded pub/sub (`SSUBSCRIBE`, published with `SPUBLISH`),
+/// all of them in one slot: on a cluster, the subscriber reads the slot map and listens to that
+/// slot's master, and reads the map again when the slot moves (Redis then ends the
+/// subscription). Plain channels on a cluster are heard from any node, the seeds tried in turn.
 public final class RedisSubscriber: Sendable {
     public let messages: AsyncStream<RedisMessage>
     private let continuation: AsyncStream<RedisMessage>.Continuation
@@ -28,9 +33,9 @@ public final class RedisSubscriber: Sendable {
     }
 
     /// Starts receiving on `channels`.
-    public init(configuration: RedisConfiguration, channels: [String]) {
+    public init(configuration: RedisConfiguration, channels: [String], sharded: Bool = false) {
         (messages, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(10_000))
-        let thread = Thread { [self] in receive(configuration: configuration, channels: channels) }
+        let thread = Thread { [self] in receive(configuration: configuration, channels: channels, sharded: sharded) }
         thread.name = "redis-subscriber"
         thread.start()
     }
@@ -49,11 +54,15 @@ public final class RedisSubscriber: Sendable {
         continuation.finish()
     }
 
-    private func receive(configuration: RedisConfiguration, channels: [String]) {
+    private func receive(configuration: RedisConfiguration, channels: [String], sharded: Bool) {
         var backoff = Duration.milliseconds(50)
+        var attempt = 0
+        let (subscribe, message) = sharded ? ("SSUBSCRIBE", "smessage") : ("SUBSCRIBE", "message")
         while !state.withLock({ $0.stopped }) {
             do {
-                let connection = try RedisConnection(configuration, readTimeout: .zero)
+                attempt += 1
+                let node = try Self.node(of: configuration, for: sharded ? channels.first : nil, attempt: attempt)
+                let connection = try RedisConnection(node, readTimeout: .zero)
                 defer {
                     state.withLock {
                         $0.socket = nil
@@ -67,14 +76,16 @@ public final class RedisSubscriber: Sendable {
                     return true
                 }
                 guard registered else { return }
-                let replies = try connection.pipeline([["SUBSCRIBE"] + channels.map { RedisArgument($0) }])
+                let replies = try connection.pipeline([[RedisArgument(subscribe)] + channels.map { RedisArgument($0) }])
                 guard case .array = replies.first else { throw RedisError.unexpectedReply("\(replies)") }
                 for _ in 1..<max(1, channels.count) { _ = try connection.nextReply() }
                 state.withLock { $0.subscribed = true }
                 backoff = .milliseconds(50)
                 while true {
                     let reply = try connection.nextReply()
-                    guard let parts = reply.elements, parts.count == 3, parts[0].text == "message",
+                    // The slot moved to another master: subscribe there.
+                    if reply.elements?.first?.text == "sunsubscribe" { throw RedisError.unavailable("slot moved") }
+                    guard let parts = reply.elements, parts.count == 3, parts[0].text == message,
                         let channel = parts[1].text, case .bulk(let payload) = parts[2]
                     else { continue }
                     continuation.yield(RedisMessage(channel: channel, payload: payload))
@@ -85,5 +96,27 @@ public final class RedisSubscriber: Sendable {
                 backoff = min(backoff * 2, .seconds(2))
             }
         }
+    }
+
+    /// Where to subscribe: Redis itself; on a cluster, the master of `channel`'s slot, or for
+    /// plain channels a seed, the next one at each attempt.
+    private static func node(of configuration: RedisConfiguration, for channel: String?, attempt: Int)
+        throws(RedisError)
+        -> RedisConfiguration
+    {
+        guard configuration.isCluster else { return configuration }
+        var node = configuration
+        node.clusterSeeds = []
+        let seed = configuration.clusterSeeds[attempt % configuration.clusterSeeds.count]
+        (node.host, node.port) = (seed.host, seed.port)
+        guard let channel else { return node }
+        let connection = try RedisConnection(node, readTimeout: configuration.commandTimeout)
+        defer { connection.close() }
+        guard let reply = try connection.pipeline([["CLUSTER", "SLOTS"]]).first,
+            let owners = try? RedisClusterClient.owners(from: reply, askedOf: seed),
+            let owner = owners[RedisClusterClient.slot(of: channel)]
+        else { throw .unavailable("no master serves the slot of \(channel)") }
+        (node.host, node.port) = (owner.host, owner.port)
+        return node
     }
 }

@@ -70,8 +70,15 @@ public enum RedisError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 extension RedisError: TransientFailure {
+    /// Redis unreachable, or answering that it cannot serve yet: loading its files (`LOADING`),
+    /// a cluster whose slots are not all served (`CLUSTERDOWN`, as after a master restarted),
+    /// a slot in the middle of moving (`TRYAGAIN`), a replica without its master (`MASTERDOWN`).
     public var isTransient: Bool {
-        if case .unavailable = self { return true }
-        return false
+        switch self {
+        case .unavailable: return true
+        case .server(let message):
+            return ["LOADING", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN"].contains { message.hasPrefix($0 + " ") }
+        case .unexpectedReply: return false
+        }
     }
 }

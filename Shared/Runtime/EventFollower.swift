@@ -49,12 +49,27 @@ extension ServiceEnvironment {
         let apply: EventConsumer.Handler = { event in try await follower.apply(event) }
         var batch: EventConsumer.BatchHandler?
         if Follower.appliesBatches { batch = { events in try await follower.apply(events) } }
-        let configuration = EventConsumerConfiguration(
-            stream: eventStream(of: Follower.producer), group: group, consumer: instance,
-            durableGroup: Follower.replicaGroup == nil, executor: database.preferredExecutor, pause: Follower.readPause)
-        return EventConsumer(
-            redis: consumerRedis(), configuration: configuration,
-            handlers: Dictionary(uniqueKeysWithValues: Follower.types.map { ($0, apply) }), batchHandler: batch,
-            logger: logger)
+        let consumers = eventStreams(of: Follower.producer, shards: redis.configuration.streamShards).map { stream in
+            let configuration = EventConsumerConfiguration(
+                stream: stream, group: group, consumer: instance, durableGroup: Follower.replicaGroup == nil,
+                executor: database.preferredExecutor, pause: Follower.readPause)
+            return EventConsumer(
+                redis: consumerRedis(), configuration: configuration,
+                handlers: Dictionary(uniqueKeysWithValues: Follower.types.map { ($0, apply) }), batchHandler: batch,
+                logger: logger)
+        }
+        return consumers.count == 1 ? consumers[0] : ShardConsumers(consumers: consumers)
+    }
+}
+
+/// The consumers of each shard's stream of one producer (`RedisConfiguration.streamShards`),
+/// run side by side: a store's events are all on one shard, so each consumer keeps their order.
+struct ShardConsumers: Service {
+    let consumers: [EventConsumer]
+
+    func run() async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            for consumer in consumers { group.addTask { try await consumer.run() } }
+        }
     }
 }

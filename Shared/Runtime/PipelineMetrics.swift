@@ -25,6 +25,8 @@ struct PipelineMetrics: Sendable {
             logger.debug("the outbox's backlog could not be read for /metrics", metadata: ["error": "\(error)"])
         }
         let groups = ConsumerGroups(redis: redis)
+        var streamsOf: [String: [String]] = [:]
+        for (stream, group) in sources { streamsOf[group, default: []].append(stream) }
         for (stream, group) in sources {
             do {
                 if let found = try await groups.groups(of: stream).first(where: { $0.name == group }) {
@@ -35,7 +37,7 @@ struct PipelineMetrics: Sendable {
                     Gauge(label: "orderly_stream_group_pending", dimensions: dimensions).record(found.pending)
                 }
                 Gauge(label: "orderly_dead_letters", dimensions: [("group", group)]).record(
-                    try await groups.deadLetters(of: group))
+                    try await groups.deadLetters(of: group, from: streamsOf[group] ?? []))
             } catch {
                 logger.debug(
                     "a consumer group's figures could not be read for /metrics",

@@ -81,7 +81,7 @@ public struct ServiceHost: Sendable {
         }
         let relay = OutboxRelay(database: database, publisher: publisher, logger: logger)
         let pipeline = PipelineMetrics(
-            relay: relay, redis: redis, sources: parts.compactMap { ($0 as? EventConsumer)?.source }, logger: logger)
+            relay: relay, redis: redis, sources: parts.flatMap(Self.sources(of:)), logger: logger)
         MetricsExporter.collect { await pipeline.collect() }
         let housekeeping = Housekeeping(
             jobs: Housekeeping.standardJobs(database: database) + housekeeping, logger: logger)
@@ -94,6 +94,13 @@ public struct ServiceHost: Sendable {
                 host: settings.process.adminHost, port: settings.process.adminPort,
                 checks: readinessChecks, logger: logger))
         return services
+    }
+
+    /// The streams and groups a part of the process consumes, for the pipeline's metrics.
+    static func sources(of part: any Service) -> [(stream: String, group: String)] {
+        if let consumer = part as? EventConsumer { return [consumer.source] }
+        if let shards = part as? ShardConsumers { return shards.consumers.map(\.source) }
+        return []
     }
 }
 

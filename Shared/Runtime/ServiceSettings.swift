@@ -12,7 +12,8 @@ public import Wire
 /// |---|---|---|
 /// | `data.dir` | `ORDERLY_DATA_DIR` | `./.orderly` |
 /// | `database.url` | `ORDERLY_DATABASE_URL` | `sqlite:<data dir>/<service>.sqlite` |
-/// | `redis.url` | `ORDERLY_REDIS_URL` | `redis://127.0.0.1:6379` |
+/// | `redis.url` | `ORDERLY_REDIS_URL` | `redis://127.0.0.1:6379` (`redis-cluster://host:port[,…]` for a cluster) |
+/// | `redis.stream_shards` | `ORDERLY_REDIS_STREAM_SHARDS` | 1: streams per service, and wake-up channels |
 ///
 /// A database or Redis URL with a password is read from the environment only.
 /// | `instance` | `ORDERLY_INSTANCE` | `<host name>-<admin port>` |
@@ -51,8 +52,18 @@ public struct ServiceSettings: Sendable {
             reader.report("database.url", error.reason)
         }
         let redisURL = reader.urlWithCredentials("redis.url", default: "redis://127.0.0.1:6379")
-        let redis = RedisConfiguration(url: redisURL)
-        if redis == nil { reader.report("redis.url", "expected redis://[[user]:password@]host:port[/database]") }
+        var redis = RedisConfiguration(url: redisURL)
+        if redis == nil {
+            reader.report(
+                "redis.url",
+                "expected redis://[[user]:password@]host:port[/database] or redis-cluster://[[user]:password@]host:port[,host:port…]"
+            )
+        }
+        redis?.streamShards = reader.int("redis.stream_shards", default: 1, in: 1...1024)
+        if let redis, redis.isCluster, redis.streamShards < 2 {
+            // A stream's mark and dead letters share its slot only through the shards' hash tags.
+            reader.report("redis.stream_shards", "at least 2 with a Redis Cluster, got \(redis.streamShards)")
+        }
         // Unique among replicas without being set: a host runs one process on an admin port
         // (and a container or pod has a host name of its own); the same after a restart, so a
         // replica that comes back takes up its own consumer group again.

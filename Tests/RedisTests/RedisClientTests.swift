@@ -59,7 +59,7 @@ struct RedisClientTests {
         }
     }
 
-    @Test("URLs carry a user, a password and a database; their text shows no password")
+    @Test("URLs carry a user, a password and a database, or a cluster's nodes; their text shows no password")
     func urls() throws {
         let full = try #require(RedisConfiguration(url: "redis://alice:p%40ss%3Aword@cache.internal:6380/2"))
         #expect(full.host == "cache.internal" && full.port == 6380 && full.database == 2)
@@ -69,11 +69,34 @@ struct RedisClientTests {
         #expect(passwordOnly.username == nil && passwordOnly.password == "secret" && passwordOnly.database == 0)
         let plain = try #require(RedisConfiguration(url: "redis://127.0.0.1:6379/"))
         #expect(plain.password == nil && plain.description == "redis://127.0.0.1:6379/0")
+        #expect(!plain.isCluster)
+        let cluster = try #require(RedisConfiguration(url: "redis-cluster://:secret@10.0.0.1:7000,10.0.0.2:7001"))
+        #expect(cluster.isCluster && cluster.host == "10.0.0.1" && cluster.port == 7000 && cluster.password == "secret")
+        #expect(cluster.clusterSeeds.map(\.description) == ["10.0.0.1:7000", "10.0.0.2:7001"])
+        #expect(cluster.description == "redis-cluster://:***@10.0.0.1:7000,10.0.0.2:7001")
         for bad in [
             "redis://127.0.0.1", "http://127.0.0.1:6379", "redis://alice@127.0.0.1:6379", "redis://:@127.0.0.1:6379",
             "redis://127.0.0.1:6379/x", "redis://127.0.0.1:6379/-1", "redis://127.0.0.1:70000",
+            "redis-cluster://127.0.0.1:7000,", "redis-cluster://127.0.0.1:7000/0", "redis-cluster://",
         ] {
             #expect(RedisConfiguration(url: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test("Redis unreachable, loading, or a cluster not serving every slot yet is of the moment; other errors are not")
+    func transientErrors() {
+        for error in [
+            RedisError.unavailable("refused"), .server("CLUSTERDOWN The cluster is down"),
+            .server("LOADING Redis is loading the dataset in memory"), .server("TRYAGAIN Multiple keys request"),
+            .server("MASTERDOWN Link with MASTER is down"),
+        ] {
+            #expect(error.isTransient, "\(error)")
+        }
+        for error in [
+            RedisError.server("ERR unknown command"), .server("NOGROUP No such key"), .server("CLUSTERDOWNx"),
+            .unexpectedReply("?"),
+        ] {
+            #expect(!error.isTransient, "\(error)")
         }
     }
 

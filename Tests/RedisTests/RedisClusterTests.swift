@@ -1,4 +1,9 @@
+import Domain
+import Events
 import Foundation
+import JSON
+import Logging
+import Synchronization
 import TestSupport
 import Testing
 
@@ -153,6 +158,84 @@ struct RedisClusterTests {
             }
             #expect(try await cluster.send(key: key, ["INCR", RedisArgument(key)]) == .integer(43))
             #expect(try await cluster.node(for: key).port == targetPort, "a MOVED reads the map again")
+        }
+    }
+
+    @Test(
+        "a service's events over three streams of the cluster: a store's on one, in order, a mark per shard, read by a group on each; sharded wake-ups heard from their slot's master"
+    )
+    func shards() async throws {
+        try await Self.withCluster { _, nodes in
+            let seeds = nodes.map { RedisClusterClient.Node(host: "127.0.0.1", port: $0.configuration.port) }
+            let configuration = RedisConfiguration(
+                host: "127.0.0.1", port: seeds[0].port, clusterSeeds: seeds, streamShards: 3)
+            let redis = RedisClient(configuration: configuration)
+            let streams = eventStreams(of: "orders", shards: 3)
+            #expect(Set(streams.map(RedisClusterClient.slot(of:))).count == 3)
+
+            // Five rounds of an event for each of twelve stores, under the relay's mark.
+            let stores = (0..<12).map { _ in StoreID() }
+            let events = (0..<5).flatMap { round in
+                stores.map { store in
+                    DomainEvent(
+                        type: "order.created", storeID: store, aggregateID: "order-of-\(store)", occurredAt: Date(),
+                        payload: EventPayload(encodedJSON: "{\"round\":\(round)}"), trace: nil)
+                }
+            }
+            let publisher = EventPublisher(redis: redis, service: "orders")
+            #expect(try await publisher.publish(events, through: 60, expecting: 0) == .published(previous: 0))
+            var held: [Int64] = []
+            for stream in streams { held.append(try await redis.send("XLEN", RedisArgument(stream)).integer ?? -1) }
+            #expect(held.reduce(0, +) == 60 && held.allSatisfy { $0 > 0 }, "\(held)")
+            // Every shard's mark moved: one that lost its mark is behind, and says from where.
+            #expect(try await publisher.publish([], through: 60, expecting: 60) == .published(previous: 60))
+            try await redis.send("SET", "orderly:published:orders:{orders.1}", "10")
+            #expect(try await publisher.publish([], through: 60, expecting: 60) == .behind(mark: 10))
+
+            // A group on each shard's stream reads every event once, each store's in order.
+            let read = Mutex<[DomainEvent]>([])
+            let consumers = try await streams.asyncMap { stream in
+                try await redis.xgroupCreate(stream, group: "notifications")
+                return EventConsumer(
+                    redis: redis,
+                    configuration: EventConsumerConfiguration(
+                        stream: stream, group: "notifications", consumer: "n1", batchSize: 7,
+                        block: .milliseconds(10)),
+                    handlers: ["order.created": { event in read.withLock { $0.append(event) } }],
+                    logger: Logger(label: "test.shards"))
+            }
+            while read.withLock({ $0.count }) < 60 {
+                for consumer in consumers { try await consumer.poll() }
+            }
+            let all = read.withLock { $0 }
+            #expect(Set(all.map(\.id)) == Set(events.map(\.id)) && all.count == 60)
+            for store in stores {
+                #expect(all.filter { $0.storeID == store }.map(\.payload.json) == (0..<5).map { "{\"round\":\($0)}" })
+            }
+            for stream in streams {
+                #expect(try await redis.xpendingCount(stream, group: "notifications") == 0)
+                let deadLetters = deadLetterStream(of: "notifications", from: stream)
+                #expect(
+                    RedisClusterClient.slot(of: deadLetters) == RedisClusterClient.slot(of: stream), "\(deadLetters)")
+            }
+            #expect(try await redis.keys(matching: "orderly:events:*") == streams.sorted())
+
+            // Sharded wake-ups: each channel heard by a subscriber of its slot's master.
+            let channels = shardedChannels(of: "orderly:wake", shards: 3)
+            let subscribers = channels.map {
+                RedisSubscriber(configuration: configuration, channels: [$0], sharded: true)
+            }
+            try await Self.eventually("every subscriber is subscribed") { subscribers.allSatisfy(\.isSubscribed) }
+            for channel in channels {
+                try await redis.send("SPUBLISH", RedisArgument(channel), RedisArgument("hello " + channel))
+            }
+            for (subscriber, channel) in zip(subscribers, channels) {
+                var messages = subscriber.messages.makeAsyncIterator()
+                #expect(
+                    await messages.next() == RedisMessage(channel: channel, payload: Array("hello \(channel)".utf8)))
+                subscriber.stop()
+            }
+            await redis.shutdown()
         }
     }
 

@@ -143,6 +143,37 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("a Redis Cluster's nodes and the streams per service are read; a cluster needs two streams or more")
+    func redisCluster() async throws {
+        func service(_ environment: [String: String]) async throws -> ServiceSettings {
+            try ServiceSettings.read(
+                service: "orders", defaultWirePort: 7101, defaultAdminPort: 9101, upstreams: [:],
+                from: try await ConfigurationSource.load(
+                    arguments: ["orderly"], environment: secret.merging(environment) { a, _ in a }))
+        }
+        let cluster = try await service([
+            "ORDERLY_REDIS_URL": "redis-cluster://10.0.0.1:7000,10.0.0.2:7000", "ORDERLY_REDIS_STREAM_SHARDS": "4",
+        ])
+        #expect(cluster.redis.clusterSeeds.count == 2 && cluster.redis.streamShards == 4)
+        #expect(try await service([:]).redis.streamShards == 1)
+        for (url, shards, problem) in [
+            (
+                "redis-cluster://10.0.0.1:7000", "1",
+                "ORDERLY_REDIS_STREAM_SHARDS (redis.stream_shards): at least 2 with a Redis Cluster, got 1"
+            ),
+            (
+                "redis://cache:6379", "0",
+                "ORDERLY_REDIS_STREAM_SHARDS (redis.stream_shards): expected an integer from 1 to 1024, got '0'"
+            ),
+        ] {
+            await #expect {
+                try await service(["ORDERLY_REDIS_URL": url, "ORDERLY_REDIS_STREAM_SHARDS": shards])
+            } throws: { error in
+                (error as? ConfigurationError)?.description.contains(problem) == true
+            }
+        }
+    }
+
     @Test("a process may hold its Wire keys alone instead of the secret; malformed keys are refused unechoed")
     func wireKeys() async throws {
         let key = String(repeating: "ab", count: 32)

@@ -80,7 +80,7 @@ struct LoginLimiterTests {
             } while cursor != "0"
 
             // Once the window is over (its counter gone), the next strike waits twice as long.
-            let account = "orderly:ratelimit:login:account:\(LoginLimiter.digest("a@x.com"))"
+            let account = LoginLimiter.accountKey("a@x.com")
             try await redis.send("DEL", RedisArgument(account))
             for _ in 1...3 { #expect(await Self.wait(limiter, "a@x.com", "192.0.2.1") == nil) }
             let second = try #require(await Self.wait(limiter, "a@x.com", "192.0.2.1"))

@@ -27,7 +27,8 @@ struct PipelineCommand: AsyncParsableCommand {
                 for group in found.sorted(by: { $0.name < $1.name }) {
                     rows.append([
                         stream, group.name, "\(group.consumers)", group.lag.map { "\($0)" } ?? "?",
-                        "\(group.pending)", "\(try await groups.deadLetters(of: group.name))", group.lastDelivered,
+                        "\(group.pending)", "\(try await groups.deadLetters(of: group.name, from: [stream]))",
+                        group.lastDelivered,
                     ])
                 }
             }

@@ -37,7 +37,9 @@ struct LoginLimiter: Sendable {
         """
 
     /// The account's counter of sign-in attempts, keyed by a hash of its e-mail.
-    static func accountKey(_ email: String) -> String { "orderly:ratelimit:login:account:\(digest(email))" }
+    /// Every sign-in counter shares the hash tag `{login}`, so that the script's keys share a slot
+    /// of a Redis Cluster.
+    static func accountKey(_ email: String) -> String { "orderly:ratelimit:{login}:account:\(digest(email))" }
 
     /// Lifts the lock failed sign-ins put on the account `email`, and its strikes; logged when
     /// Redis cannot be reached (the lock then ends with its window).
@@ -55,7 +57,7 @@ struct LoginLimiter: Sendable {
     func admit(email: String, address: IPAddress?) async throws(OrderlyError) {
         // Keys hold a hash, never the address or e-mail itself.
         let account = Self.accountKey(email)
-        let client = "orderly:ratelimit:login:address:\(Self.digest(address?.rateLimitKey ?? "unknown"))"
+        let client = "orderly:ratelimit:{login}:address:\(Self.digest(address?.rateLimitKey ?? "unknown"))"
         let counts: [Int64]
         do {
             let reply = try await redis.send(
