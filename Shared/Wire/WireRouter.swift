@@ -247,6 +247,13 @@ public struct WireRouter: Sendable {
             let failure: OrderlyError
             if let known = error as? OrderlyError {
                 failure = known
+            } else if isTransient(error) {
+                // The database or Redis unreachable, or a write that lost a race the database
+                // settles by refusing one side (a serialization failure): the caller may try again.
+                context.logger.warning(
+                    "handler failed for the moment",
+                    metadata: ["error.type": "\(type(of: error))", "error": "\(error)"])
+                failure = OrderlyError(.unavailable, "unavailable for the moment; try again")
             } else {
                 context.logger.error(
                     "handler failed", metadata: ["error.type": "\(type(of: error))", "error": "\(error)"])

@@ -56,7 +56,9 @@ struct WireServerTests {
         try await server.stop()
     }
 
-    @Test("handler errors arrive with their code; unknown errors become internal without their text")
+    @Test(
+        "handler errors arrive with their code; unknown errors become internal without their text, transient ones unavailable"
+    )
     func errors() async throws {
         let server = try await RunningServer.start()
         let connection = try await server.connect()
@@ -65,6 +67,9 @@ struct WireServerTests {
         }
         await #expect(throws: OrderlyError(.internal, "internal error")) {
             try await connection.call(TestAPI.crash, WireEmpty())
+        }
+        await #expect(throws: OrderlyError(.unavailable, "unavailable for the moment; try again")) {
+            try await connection.call(TestAPI.busy, WireEmpty())
         }
         await #expect(throws: OrderlyError(.unimplemented, "no method named 'test.missing'")) {
             try await connection.call(TestAPI.missing, WireEmpty())

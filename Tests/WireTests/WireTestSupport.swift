@@ -32,9 +32,12 @@ enum TestAPI {
     static let amplify = WireMethod<Echo, Echo>("test.amplify", safeToRetry: true)
     static let fail = WireMethod<WireEmpty, WireEmpty>("test.fail", safeToRetry: true)
     static let crash = WireMethod<WireEmpty, WireEmpty>("test.crash", safeToRetry: true)
+    /// Fails as a database does for the moment (a serialization failure, a lost connection).
+    static let busy = WireMethod<WireEmpty, WireEmpty>("test.busy", safeToRetry: true)
     static let missing = WireMethod<WireEmpty, WireEmpty>("test.missing", safeToRetry: true)
 
     struct Secret: Error {}
+    struct Busy: TransientFailure { var isTransient: Bool { true } }
 
     static var router: WireRouter { makeRouter() }
 
@@ -60,6 +63,7 @@ enum TestAPI {
         }
         router.register(fail) { _, _ in throw OrderlyError(.notFound, "no such thing", reason: "thing_not_found") }
         router.register(crash) { _, _ in throw Secret() }
+        router.register(busy) { _, _ in throw Busy() }
         return router
     }
 }
