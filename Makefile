@@ -53,6 +53,9 @@ scaling-costs: deps ## What an order, a status change, a payment and an open str
 scaling-model: ## What a hundred times a busy day needs (docs/SCALING.md), from deploy/scaling/costs.json
 	@python3 deploy/scaling/model.py deploy/scaling/costs.json deploy/scaling/hundredfold.toml
 
+scaling-shards: deps ## The shard key proved: the suite (release) on a 3-master Redis Cluster and its orders across two PostgreSQL servers by store; loadgen and chaos on it
+	@deploy/scaling/two-shards.sh
+
 chaos: deps ## The suite (release) under load while its processes and Redis are killed; nothing acknowledged lost
 	@deploy/local/chaos.sh
 

@@ -18,6 +18,13 @@ data=$(cd "$ORDERLY_DATA_DIR" && pwd)
 redis_port=${ORDERLY_REDIS_URL##*:}
 declare -A pid admin=([gateway]=9200 [orders]=9201 [catalog]=9202 [payments]=9203 [notifications]=9204)
 for entry in $ORDERLY_PROCESSES; do pid[${entry%%:*}]=${entry##*:}; done
+# A Redis Cluster (redis-cluster://…, deploy/scaling/two-shards.sh) loses its last node named,
+# a master, started again from its files in <data>/redis-<port>.
+cluster=""
+if [[ "$ORDERLY_REDIS_URL" == redis-cluster://* ]]; then
+    cluster=yes
+    pid[redis]=$(pgrep -f "redis-server 127.0.0.1:$redis_port" | head -1)
+fi
 started=()
 log="$data/loadgen.txt"
 
@@ -62,7 +69,9 @@ until_logged() {
 }
 
 is_ready() {
-    if [ "$1" = redis ]; then
+    if [ "$1" = redis ] && [ -n "$cluster" ]; then
+        redis-cli -p "$redis_port" cluster info 2>/dev/null | grep -q 'cluster_state:ok'
+    elif [ "$1" = redis ]; then
         redis-cli -p "$redis_port" ping >/dev/null 2>&1
     else
         curl -sf "http://127.0.0.1:${admin[$1]}/readyz" >/dev/null 2>&1
@@ -73,7 +82,11 @@ is_ready() {
 # held by the killed process makes the new one exit; it is started again until it stays up.
 start() {
     for _ in $(seq 20); do
-        if [ "$1" = redis ]; then
+        if [ "$1" = redis ] && [ -n "$cluster" ]; then
+            redis-server --bind 127.0.0.1 --port "$redis_port" --dir "$data/redis-$redis_port" --appendonly yes \
+                --save "" --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 5000 \
+                >> "$data/redis.log" 2>&1 &
+        elif [ "$1" = redis ]; then
             redis-server --bind 127.0.0.1 --port "$redis_port" --dir "$data/redis" --appendonly yes --save "" \
                 >> "$data/redis.log" 2>&1 &
         elif [ -n "${ORDERLY_POSTGRES_SERVER_URL:-}" ]; then
