@@ -56,8 +56,8 @@ final class WakePublisher: Sendable {
                     try await redis.send(["PUBLISH", RedisArgument(WakeUp.channel), RedisArgument(Array(message))])
                     continue
                 }
-                // What the couriers on duty are told goes with the first user's, to any channel:
-                // every gateway hears every shard.
+                // What the couriers on duty are told (for no user) goes to one channel, as any
+                // would do: every gateway hears every shard.
                 let byChannel = Dictionary(grouping: batch) { wakeUp in
                     shardedChannel(of: WakeUp.channel, for: wakeUp.userID?.description ?? "", shards: shards)
                 }
