@@ -49,14 +49,14 @@ extension ServiceEnvironment {
         let apply: EventConsumer.Handler = { event in try await follower.apply(event) }
         var batch: EventConsumer.BatchHandler?
         if Follower.appliesBatches { batch = { events in try await follower.apply(events) } }
+        let handlers = Dictionary(uniqueKeysWithValues: Follower.types.map { ($0, apply) })
         let consumers = eventStreams(of: Follower.producer, shards: redis.configuration.streamShards).map { stream in
             let configuration = EventConsumerConfiguration(
                 stream: stream, group: group, consumer: instance, durableGroup: Follower.replicaGroup == nil,
                 executor: database.preferredExecutor, pause: Follower.readPause)
             return EventConsumer(
                 redis: consumerRedis(), configuration: configuration,
-                handlers: Dictionary(uniqueKeysWithValues: Follower.types.map { ($0, apply) }), batchHandler: batch,
-                logger: logger)
+                handlers: handlers, batchHandler: batch, logger: logger)
         }
         return consumers.count == 1 ? consumers[0] : ShardConsumers(consumers: consumers)
     }

@@ -25,8 +25,6 @@ struct PipelineMetrics: Sendable {
             logger.debug("the outbox's backlog could not be read for /metrics", metadata: ["error": "\(error)"])
         }
         let groups = ConsumerGroups(redis: redis)
-        var streamsOf: [String: [String]] = [:]
-        for (stream, group) in sources { streamsOf[group, default: []].append(stream) }
         for (stream, group) in sources {
             do {
                 if let found = try await groups.groups(of: stream).first(where: { $0.name == group }) {
@@ -36,12 +34,21 @@ struct PipelineMetrics: Sendable {
                     }
                     Gauge(label: "orderly_stream_group_pending", dimensions: dimensions).record(found.pending)
                 }
-                Gauge(label: "orderly_dead_letters", dimensions: [("group", group)]).record(
-                    try await groups.deadLetters(of: group, from: streamsOf[group] ?? []))
             } catch {
                 logger.debug(
                     "a consumer group's figures could not be read for /metrics",
                     metadata: ["events.stream": "\(stream)", "error": "\(error)"])
+            }
+        }
+        // Each group's dead letters once, over the streams it reads (one per shard).
+        for (group, streams) in Dictionary(grouping: sources, by: \.group).mapValues({ $0.map(\.stream) }) {
+            do {
+                Gauge(label: "orderly_dead_letters", dimensions: [("group", group)]).record(
+                    try await groups.deadLetters(of: group, from: streams))
+            } catch {
+                logger.debug(
+                    "a consumer group's dead letters could not be read for /metrics",
+                    metadata: ["events.group": "\(group)", "error": "\(error)"])
             }
         }
     }
