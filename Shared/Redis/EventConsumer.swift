@@ -127,8 +127,9 @@ public struct EventConsumer: Service {
     ///
     /// Reading overlaps handling: while one batch's handlers run, the next batch is read, and
     /// the batch before is acknowledged in the same round trip. Stale entries are looked for
-    /// once a second (every `reclaimAfter` when that is shorter). On graceful shutdown the batch
-    /// in hand is handled and acknowledged, and nothing more is read.
+    /// once a second (every `reclaimAfter` when that is shorter), with a read between two looks
+    /// however long a round takes. On graceful shutdown the batch in hand is handled and
+    /// acknowledged, and nothing more is read.
     public func run() async throws {
         // Redis may be down or still loading when the process starts: wait for it rather than
         // fail, which would stop every other part of the process with it.
@@ -154,9 +155,13 @@ public struct EventConsumer: Service {
             // Where the scan for stale entries goes on; nil between scans.
             var scan: String? = "0-0"
             var lastScan = ContinuousClock.now
+            // Whether the round before ended a scan. A scan starts only after a round that read,
+            // or a process whose every round outlasts the interval (short of CPU, or on a slow
+            // Redis) would scan in every round and never read.
+            var scanEnded = false
             while !Task.isCancelled {
                 let stopping = Task.isShuttingDownGracefully
-                if scan == nil, lastScan.duration(to: .now) >= scanInterval {
+                if scan == nil, !scanEnded, lastScan.duration(to: .now) >= scanInterval {
                     (scan, lastScan) = ("0-0", .now)
                 }
                 let (acknowledging, scanning) = (unacknowledged, scan)
@@ -169,6 +174,7 @@ public struct EventConsumer: Service {
                         ? ([], nil) : fetch(acknowledging: acknowledging, scanningFrom: scanning, after: pausing)
                     handled = try await handle(batch)
                     (batch, scan) = try await next
+                    scanEnded = scanning != nil && scan == nil
                     unacknowledged = stopping ? acknowledging + handled : handled
                 } catch {
                     // Entries of a batch not handled stay pending, and are taken over once stale.
