@@ -50,6 +50,19 @@ for role in ["owner", "manager", "staff", "courier", "customer", "supervisor", "
         body["store_id"] = store
     call("POST", "/v1/users", body, admin)
     users[role] = token(f"{role}@fuzz.test")
+
+
+def sign_in_again():
+    """Fresh access tokens for every user: they last 15 minutes, and on a slow machine two runs
+    take longer than that (the runs before had made the next role's orders as a 401)."""
+    global admin
+    admin = users["admin"] = token(
+        os.environ["ORDERLY_BOOTSTRAP_ADMIN_EMAIL"], os.environ["ORDERLY_BOOTSTRAP_ADMIN_PASSWORD"])
+    for role in users:
+        if role != "admin":
+            users[role] = token(f"{role}@fuzz.test")
+
+
 call("PUT", "/v1/couriers/me/availability", {"on_duty": True}, users["courier"])
 def new_order():
     """An order of the store, with one line, made by its staff: (order id, line id)."""
@@ -196,6 +209,7 @@ def ids_for(role):
 
 failed = []
 for role in roles:
+    sign_in_again()
     config = os.path.join(work, f"{role}.toml")
     with open(config, "w") as out:
         out.write(f'base-url = "{base}"\nrequest-timeout = 45\n')
