@@ -52,6 +52,19 @@ struct EventStreamTests {
             handlers: ["order.created": handler], logger: Logger(label: "test.events"))
     }
 
+    /// Runs the consumer as a service until `done` holds or `timeout` passes, then stops it
+    /// gracefully; whether `done` held.
+    private func run(_ reader: EventConsumer, within timeout: Duration, until done: () -> Bool) async throws -> Bool {
+        let group = ServiceGroup(services: [reader], gracefulShutdownSignals: [], logger: Logger(label: "test"))
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            let held = await waitUntil(within: timeout, done)
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return held
+        }
+    }
+
     @Test("an event arrives whole, and two consumers of one group share the stream without overlap")
     func sharing() async throws {
         try await withRedis { redis, server in
@@ -133,13 +146,8 @@ struct EventStreamTests {
                         log.add("alive", event)
                     }
                 ], logger: Logger(label: "test.events"))
-            let group = ServiceGroup(services: [reader], gracefulShutdownSignals: [], logger: Logger(label: "test"))
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await group.run() }
-                #expect(await waitUntil(within: .seconds(30)) { Set(log.all.map(\.1.id)).count == published.count })
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-            }
+            #expect(
+                try await run(reader, within: .seconds(30)) { Set(log.all.map(\.1.id)).count == published.count })
             #expect(Set(log.all.map(\.1)) == Set(published))
             #expect(elsewhere.withLock { $0 } == 0)
             #expect(try await redis.xpendingCount(eventStream(of: "orders"), group: "notifications") == 0)
@@ -157,13 +165,8 @@ struct EventStreamTests {
             // on a process short of CPU when the interval is 200 ms; a scan after every round
             // would leave no round to read in.
             let reader = consumer(redis, name: "alive", reclaimAfter: .zero) { log.add("alive", $0) }
-            let group = ServiceGroup(services: [reader], gracefulShutdownSignals: [], logger: Logger(label: "test"))
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await group.run() }
-                #expect(await waitUntil(within: .seconds(20)) { Set(log.all.map(\.1.id)).count == published.count })
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-            }
+            #expect(
+                try await run(reader, within: .seconds(20)) { Set(log.all.map(\.1.id)).count == published.count })
             #expect(Set(log.all.map(\.1)) == Set(published))
         }
     }

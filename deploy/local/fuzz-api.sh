@@ -3,7 +3,8 @@
 # user of each role and ids that exist (deploy/local/fuzz-api.py), every check and phase: no 5xx,
 # every answer as documented, every request the document allows accepted, every one it forbids
 # refused. FUZZ_API_EXAMPLES (25) bounds the examples per operation; FUZZ_API_ROLES picks roles;
-# each role's report stays in .build-fuzz/api/. Long-polls are held a second at most, however
+# FUZZ_API_COVERAGE_ROLES, those whose runs include the coverage phase (all by default); each
+# role's report stays in .build-fuzz/api/. Long-polls are held a second at most, however
 # long their `wait`: the run checks their answers, not their patience. The suite listens on its
 # usual wire and admin ports (7201–7204, 9200–9204), so stop a `make run` first.
 set -euo pipefail

@@ -12,7 +12,8 @@
 #   tests      every test target; the Redis tests start their own servers, the storage and
 #              service tests run on SQLite and on a throwaway PostgreSQL cluster started here
 #   fuzz-api   a bounded schemathesis run over the API (FUZZ_API_EXAMPLES, default 5 per
-#              operation, every role), then promtool check metrics on every process's /metrics
+#              operation, every role; the coverage phase for five of them), then promtool check
+#              metrics on every process's /metrics
 #   traces     one order's trace across the gateway, orders, its relay and notifications, sent
 #              over OTLP/HTTP to a receiver of the test's own, and its id in their log lines
 #   console    the admin web in headless Chromium (Selenium, axe): an owner's day from sign-in to
@@ -76,7 +77,13 @@ deploy/local/fuzz-wire.sh build > .build/fuzz-wire-build.log 2>&1 &
 fuzz_build=$!
 
 phase fuzz-api
-FUZZ_API_EXAMPLES=${FUZZ_API_EXAMPLES:-5} deploy/local/fuzz-api.sh
+# The coverage phase (inputs at and past each operation's bounds, three quarters of a run's time)
+# for the callers that reach different operations: the platform, a store, a courier, a customer
+# and a stranger. The store's and the platform's other roles meet the same validation behind
+# other permissions, which their fuzzing and stateful phases and the access tests cover.
+FUZZ_API_EXAMPLES=${FUZZ_API_EXAMPLES:-5} \
+    FUZZ_API_COVERAGE_ROLES=${FUZZ_API_COVERAGE_ROLES:-admin,owner,courier,customer,anonymous} \
+    deploy/local/fuzz-api.sh
 
 phase traces
 python3 deploy/local/trace-test.py
