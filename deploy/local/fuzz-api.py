@@ -39,38 +39,39 @@ def call(method, path, body=None, token=None, headers=None):
         return json.loads(text) if text else None
 
 
-def signed_in(email, password="Password-12345"):
-    """A token pair. The runs' own attempts at signing in count against the limit per address:
-    when it is reached, the wait the 429 names and again."""
+# Each user's sign-in and the refresh token of its session, by role.
+sessions = {}
+
+
+def sign_in(role, email, password="Password-12345"):
+    """Signs the user in as `role`'s: users[role] is its access token. The runs' own attempts at
+    signing in count against the limit per address: when it is reached, it waits as the 429 says
+    and tries again."""
     for _ in range(10):
         try:
-            return call("POST", "/v1/auth/login", {"email": email, "password": password})
+            pair = call("POST", "/v1/auth/login", {"email": email, "password": password})
+            break
         except urllib.error.HTTPError as error:
             if error.code != 429:
                 raise
             time.sleep(min(int(error.headers.get("Retry-After", "30")), 300))
-    raise SystemExit(f"{email} could not sign in: rate limited")
+    else:
+        raise SystemExit(f"{email} could not sign in: rate limited")
+    sessions[role] = (email, password, pair["refresh_token"])
+    users[role] = pair["access_token"]
 
 
-def token(email, password="Password-12345"):
-    pair = signed_in(email, password)
-    refresh_tokens[email] = (pair["refresh_token"], password)
-    return pair["access_token"]
-
-
-refresh_tokens = {}
-
-
-admin = token(os.environ["ORDERLY_BOOTSTRAP_ADMIN_EMAIL"], os.environ["ORDERLY_BOOTSTRAP_ADMIN_PASSWORD"])
+users = {}
+sign_in("admin", os.environ["ORDERLY_BOOTSTRAP_ADMIN_EMAIL"], os.environ["ORDERLY_BOOTSTRAP_ADMIN_PASSWORD"])
+admin = users["admin"]
 store = call("POST", "/v1/stores", {"name": "Fuzz", "address": "1 Herzl St", "phone": "031234567"}, admin)["id"]
-users = {"admin": admin}
 for role in ["owner", "manager", "staff", "courier", "customer", "supervisor", "support", "accountant",
              "social_media"]:
     body = {"email": f"{role}@fuzz.test", "name": role.title(), "role": role, "password": "Password-12345"}
     if role in ("owner", "manager", "staff"):
         body["store_id"] = store
     call("POST", "/v1/users", body, admin)
-    users[role] = token(f"{role}@fuzz.test")
+    sign_in(role, f"{role}@fuzz.test")
 
 
 def sign_in_again():
@@ -78,17 +79,15 @@ def sign_in_again():
     take longer than that (the runs before had made the next role's orders as a 401). Each
     session is refreshed; one a run ended (it signed out) is signed in again."""
     global admin
-    for role in users:
-        email = os.environ["ORDERLY_BOOTSTRAP_ADMIN_EMAIL"] if role == "admin" else f"{role}@fuzz.test"
-        refresh, password = refresh_tokens[email]
+    for role, (email, password, refresh) in list(sessions.items()):
         try:
             pair = call("POST", "/v1/auth/refresh", {"refresh_token": refresh})
-            refresh_tokens[email] = (pair["refresh_token"], password)
+            sessions[role] = (email, password, pair["refresh_token"])
             users[role] = pair["access_token"]
         except urllib.error.HTTPError as error:
             if error.code != 401:
                 raise
-            users[role] = token(email, password)
+            sign_in(role, email, password)
     admin = users["admin"]
 
 
