@@ -9,7 +9,7 @@ let strict: [SwiftSetting] = [
 
 /// What every service library builds on.
 let serviceDependencies: [Target.Dependency] = [
-    "Domain", "Contracts", "Events", "Wire", "Redis", "Storage", "Runtime",
+    "Domain", "Contracts", "Events", "Wire", "WireCodec", "Redis", "Storage", "Runtime",
     .product(name: "SQLKit", package: "sql-kit"),
     .product(name: "Logging", package: "swift-log"),
     .product(name: "Metrics", package: "swift-metrics"),
@@ -23,6 +23,7 @@ let package = Package(
     products: [
         .library(name: "Domain", targets: ["Domain"]),
         .library(name: "JSON", targets: ["JSON"]),
+        .library(name: "WireCodec", targets: ["WireCodec"]),
         .library(name: "Wire", targets: ["Wire"]),
         .library(name: "Runtime", targets: ["Runtime"]),
         .library(name: "Events", targets: ["Events"]),
@@ -78,12 +79,21 @@ let package = Package(
             path: "Shared/JSON",
             swiftSettings: strict
         ),
+        // The protocol's bytes: frames, the envelope and its errors, with no I/O of their own, so
+        // the Wire fuzzer builds on them and NIOCore alone (deploy/local/fuzz-wire.sh).
+        .target(
+            name: "WireCodec",
+            dependencies: ["Domain", "JSON", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Shared/WireCodec",
+            swiftSettings: strict
+        ),
         .target(
             name: "Wire",
             dependencies: [
                 "Domain",
                 "Events",
                 "JSON",
+                "WireCodec",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -151,6 +161,7 @@ let package = Package(
                 "Domain",
                 "Events",
                 "Wire",
+                "WireCodec",
                 "Redis",
                 "Storage",
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -236,6 +247,7 @@ let package = Package(
                 "Events",
                 "JSON",
                 "Wire",
+                "WireCodec",
                 "Runtime",
                 "Redis",
                 "Storage",
@@ -268,6 +280,7 @@ let package = Package(
             name: "WireTests",
             dependencies: [
                 "Wire",
+                "WireCodec",
                 "WireFuzz",
                 "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -284,7 +297,7 @@ let package = Package(
         .target(
             name: "WireFuzz",
             dependencies: [
-                "Wire", "JSON", .product(name: "NIOCore", package: "swift-nio"),
+                "WireCodec", "JSON", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             path: "Tests/WireFuzz",
@@ -337,7 +350,8 @@ let package = Package(
         .testTarget(
             name: "ServiceTests",
             dependencies: [
-                "Domain", "JSON", "Contracts", "Events", "Wire", "Redis", "Storage", "Runtime", "TestSupport",
+                "Domain", "JSON", "Contracts", "Events", "Wire", "WireCodec", "Redis", "Storage", "Runtime",
+                "TestSupport",
                 "Catalog", "Orders", "Payments", "Notifications", "Gateway",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -6,6 +6,7 @@ import Logging
 import Redis
 import Storage
 import Wire
+import WireCodec
 
 /// What the notifications service makes of the events its followers read: the identity events
 /// keep its copy of who is where, who is on duty and which language they read; the order, stock

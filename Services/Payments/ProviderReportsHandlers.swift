@@ -6,6 +6,7 @@ import NIOCore
 import Runtime
 import Storage
 import Wire
+import WireCodec
 
 /// The payments service's Wire method of the providers' signed reports on card payments.
 struct ProviderReportsHandlers: Sendable {

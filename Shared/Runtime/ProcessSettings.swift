@@ -1,6 +1,7 @@
 public import Logging
 public import NIOCore
 public import Wire
+import WireCodec
 
 /// What every Orderly process reads at start: logging, its Wire listener, its admin port and
 /// the internal secret. Read once, validated as a whole.

@@ -6,6 +6,7 @@ import Metrics
 public import NIOCore
 public import NIOPosix
 import Synchronization
+public import WireCodec
 
 /// Where a service listens.
 public struct WireEndpoint: Hashable, Sendable, CustomStringConvertible {

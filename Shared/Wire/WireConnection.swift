@@ -3,6 +3,7 @@ import Foundation
 public import NIOCore
 public import NIOPosix
 import Synchronization
+public import WireCodec
 
 /// Why a call failed before the server could answer it: decides whether it may be retried.
 enum WireTransportFailure: Error, Sendable {

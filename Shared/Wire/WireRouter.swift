@@ -5,6 +5,7 @@ import JSON
 public import Logging
 import Metrics
 public import NIOCore
+import WireCodec
 
 /// A remote method with its request and response types: the contract between a service and
 /// its callers, shared by both sides.

@@ -6,6 +6,7 @@ public import NIOCore
 public import NIOPosix
 public import ServiceLifecycle
 import Synchronization
+public import WireCodec
 
 /// Settings of a Wire server.
 public struct WireServerConfiguration: Sendable {

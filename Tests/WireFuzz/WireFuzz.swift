@@ -2,7 +2,7 @@ import Foundation
 import JSON
 import NIOCore
 import NIOEmbedded
-import Wire
+import WireCodec
 
 /// What `make fuzz-wire` runs for every input libFuzzer makes: the bytes as a stream of frames
 /// through the server's frame decoder (hello limit included), each frame and the whole input as

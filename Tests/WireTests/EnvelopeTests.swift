@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import NIOCore
 import Testing
+import WireCodec
 
 @testable import Wire
 

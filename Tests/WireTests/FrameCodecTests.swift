@@ -3,6 +3,7 @@ import NIOEmbedded
 import NIOTestUtils
 import Testing
 import Wire
+import WireCodec
 
 @Suite("Frame codec")
 struct FrameCodecTests {

@@ -6,6 +6,7 @@ import ServiceLifecycle
 import Synchronization
 import TestSupport
 import Testing
+import WireCodec
 
 @testable import Wire
 

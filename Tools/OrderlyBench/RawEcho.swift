@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import Wire
+import WireCodec
 
 /// The ceiling for `bench-wire`: the same length-prefixed framing, the same kind of async callers
 /// and the same flushing on both sides (the client groups flushes like `WireClientHandler`, the

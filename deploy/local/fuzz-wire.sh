@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # `make fuzz-wire`: libFuzzer over the Wire frame decoder, the envelope reader and the JSON
 # scanner (Tests/WireFuzz). Builds the checks as a shared library with -sanitize=fuzzer in its own
-# build folder (.build-fuzz), links it into libFuzzer's program, and runs it from the committed
-# corpus for FUZZ_SECONDS (default 60). New inputs go to .build-fuzz/corpus, never into the
-# committed one; a crash is saved as .build-fuzz/crash-<hash> and fails the run. To keep a
-# finding as a regression test, copy it into Tests/WireFuzz/corpus. With the argument `build`, it
-# builds and links the fuzzer only (what `make test` starts beside its tests).
+# build folder (.build-fuzz), from them and what they read only (WireCodec, JSON, NIOCore: no
+# sockets, TLS or crypto, a fifth of a whole build's steps); links it into libFuzzer's program,
+# and runs it from the committed corpus for FUZZ_SECONDS (default 60). New inputs go to
+# .build-fuzz/corpus, never into the committed one; a crash is saved as .build-fuzz/crash-<hash>
+# and fails the run. To keep a finding as a regression test, copy it into Tests/WireFuzz/corpus.
+# With the argument `build`, it builds and links the fuzzer only (what `make test` starts beside
+# its API fuzzing).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${FUZZ_SECONDS:-60}

@@ -6,6 +6,7 @@ import Hummingbird
 import JSON
 import NIOCore
 import Wire
+import WireCodec
 
 /// JSON in and out of the gateway, in the same shape as Wire bodies: `snake_case` keys from
 /// each type's `CodingKeys`, RFC 3339 times. Unknown fields in a request are ignored.

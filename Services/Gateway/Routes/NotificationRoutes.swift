@@ -6,6 +6,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import Wire
+import WireCodec
 
 /// The caller's notifications, from the notifications service, three ways over one cursor (the
 /// `seq`), and a store's activity feed two ways:
