@@ -63,14 +63,14 @@ def sign_in(role, email, password="Password-12345"):
 
 users = {}
 sign_in("admin", os.environ["ORDERLY_BOOTSTRAP_ADMIN_EMAIL"], os.environ["ORDERLY_BOOTSTRAP_ADMIN_PASSWORD"])
-admin = users["admin"]
-store = call("POST", "/v1/stores", {"name": "Fuzz", "address": "1 Herzl St", "phone": "031234567"}, admin)["id"]
+store = call("POST", "/v1/stores", {"name": "Fuzz", "address": "1 Herzl St", "phone": "031234567"},
+             users["admin"])["id"]
 for role in ["owner", "manager", "staff", "courier", "customer", "supervisor", "support", "accountant",
              "social_media"]:
     body = {"email": f"{role}@fuzz.test", "name": role.title(), "role": role, "password": "Password-12345"}
     if role in ("owner", "manager", "staff"):
         body["store_id"] = store
-    call("POST", "/v1/users", body, admin)
+    call("POST", "/v1/users", body, users["admin"])
     sign_in(role, f"{role}@fuzz.test")
 
 
@@ -78,7 +78,6 @@ def sign_in_again():
     """Fresh access tokens for every user: they last 15 minutes, and on a slow machine two runs
     take longer than that (the runs before had made the next role's orders as a 401). Each
     session is refreshed; one a run ended (it signed out) is signed in again."""
-    global admin
     for role, (email, password, refresh) in list(sessions.items()):
         try:
             pair = call("POST", "/v1/auth/refresh", {"refresh_token": refresh})
@@ -88,7 +87,6 @@ def sign_in_again():
             if error.code != 401:
                 raise
             sign_in(role, email, password)
-    admin = users["admin"]
 
 
 call("PUT", "/v1/couriers/me/availability", {"on_duty": True}, users["courier"])
@@ -109,7 +107,7 @@ order, item = new_order()
 def pending_payment():
     """A cash payment for a line the cashier types, pending. The runs before may have made the
     store require clocking in: undone first."""
-    call("PATCH", f"/v1/stores/{store}", {"require_clock_in": False}, admin)
+    call("PATCH", f"/v1/stores/{store}", {"require_clock_in": False}, users["admin"])
     return call(
         "POST", "/v1/payments",
         {"items": [{"name": "Fuzz tea", "unit_price": 500, "quantity": 1, "vat_rate_bp": 1700}], "method": "cash"},
@@ -126,7 +124,7 @@ me = {role: call("GET", "/v1/me", token=users[role])["id"] for role in users}
 product = call(
     "POST", f"/v1/stores/{store}/products",
     {"name": "Fuzz cola", "sku": "FUZZ-1", "category": "Drinks", "price": 900, "track_stock": True,
-     "quantity": 1000000}, admin)["id"]
+     "quantity": 1000000}, users["admin"])["id"]
 
 
 # One endpoint per role, made before any run (a store has at most 16, and the runs make more):
@@ -134,7 +132,7 @@ product = call(
 # send again. Its URL does not resolve here, so those deliveries stay pending.
 webhooks = {
     role: call("POST", f"/v1/stores/{store}/webhooks",
-               {"url": "https://hooks.example.com/orderly", "events": ["order.created"]}, admin)["id"]
+               {"url": "https://hooks.example.com/orderly", "events": ["order.created"]}, users["admin"])["id"]
     for role in roles
 }
 
@@ -143,7 +141,7 @@ def delivery(webhook):
     """A delivery of the endpoint: one of the order just made, once it is stored."""
     new_order()
     for _ in range(200):
-        page = call("GET", f"/v1/webhooks/{webhook}/deliveries", token=admin)["data"]
+        page = call("GET", f"/v1/webhooks/{webhook}/deliveries", token=users["admin"])["data"]
         if page:
             return page[0]["id"]
         time.sleep(0.05)
@@ -153,8 +151,9 @@ def delivery(webhook):
 def reservation():
     """A reservation of one unit of the product, held by the store's staff. The runs before may
     have taken the product off sale, stopped tracking its stock or sold it out: undone first."""
-    call("PATCH", f"/v1/products/{product}", {"active": True, "track_stock": True}, admin)
-    call("POST", f"/v1/products/{product}/stock-adjustments", {"new_quantity": 1000000, "reason": "restock"}, admin)
+    call("PATCH", f"/v1/products/{product}", {"active": True, "track_stock": True}, users["admin"])
+    call("POST", f"/v1/products/{product}/stock-adjustments", {"new_quantity": 1000000, "reason": "restock"},
+         users["admin"])
     return call("POST", "/v1/reservations", {"store_id": store, "lines": [{"product_id": product, "quantity": 1}]},
                 users["staff"])["id"]
 
