@@ -7,7 +7,8 @@
 # With arguments, runs them as a command once the suite is ready (the suite's settings are in
 # its environment), then stops everything and exits with the command's status: what
 # `make bench-orders` does. ORDERLY_BUILD=release builds and runs the release build;
-# ORDERLY_SQLITE_SYNCHRONOUS=normal runs the services' SQLite files with synchronous=normal
+# ORDERLY_BIN=DIR runs the executables already built in DIR instead of building (a copy kept
+# while the sources change); ORDERLY_SQLITE_SYNCHRONOUS=normal runs the services' SQLite files with synchronous=normal
 # instead of the durable default (full); ORDERLY_POSTGRES_SERVER_URL runs each service on a
 # database of its own on that PostgreSQL server instead.
 set -euo pipefail
@@ -40,10 +41,14 @@ build() {
     fi
     echo " done ($((SECONDS - started)) s)           "
 }
-for product in orderly-gateway orderly-orders orderly-catalog orderly-payments orderly-notifications; do
-    build "$product"
-done
-bin="$(swift build -c "$configuration" --show-bin-path)"
+if [ -n "${ORDERLY_BIN:-}" ]; then
+    bin="$ORDERLY_BIN"
+else
+    for product in orderly-gateway orderly-orders orderly-catalog orderly-payments orderly-notifications; do
+        build "$product"
+    done
+    bin="$(swift build -c "$configuration" --show-bin-path)"
+fi
 
 export ORDERLY_DATA_DIR="${ORDERLY_DATA_DIR:-./.orderly}"
 mkdir -p "$ORDERLY_DATA_DIR"
