@@ -7,12 +7,16 @@ its error shown beside the field), watches an order created through the API appe
 without a reload, accepts it, refunds part of a cash payment, and finds the day's revenue in the
 chart; the page in Arabic is right to left; axe (`axe-selenium-python`) finds no serious or
 critical violation on any screen; the browser logged no error (a Content-Security-Policy
-violation included); a staff member is never shown the takings. Screenshots of each screen are
+violation included); a staff member is never shown the takings; a payout sent again after its
+answer was lost is recorded once. Screenshots of each screen are
 written to .build/console/.
 
 `console-test.py --against URL` runs the same against a suite already running there, with the
 bootstrap admin's e-mail address and password in ORDERLY_BOOTSTRAP_ADMIN_EMAIL and _PASSWORD.
 """
+import hashlib
+import hmac
+import json
 import os
 import subprocess
 import sys
@@ -330,6 +334,50 @@ def run_browser(browser, base, store, people, owner, staff, admin_login):
     print(f"  a payout above the balance: {note.text!r}")
     browser.shot("platform")
     browser.accessibility("platform")
+    payout_sent_twice(browser, base, store, admin)
+
+
+def card_sale(base, store, token, amount):
+    """A card payment of `amount` at the store, rung up with `token` and completed by the suite's
+    payment provider (`local`, its secret in ORDERLY_PAYMENT_PROVIDER_SECRETS), signed as providers
+    sign: `t=<seconds>,v1=<HMAC-SHA256(secret, "<t>.<body>")>`."""
+    payment = call(base, "POST", "/v1/payments", {
+        "store_id": store["id"], "method": "card",
+        "items": [{"name": "Catering", "unit_price": amount, "quantity": 1, "vat_rate_bp": 1700}]}, token)
+    secret = dict(entry.split("=", 1) for entry in os.environ["ORDERLY_PAYMENT_PROVIDER_SECRETS"].split(","))["local"]
+    report = {"id": str(uuid.uuid4()), "provider": "local", "payment_id": payment["id"], "type": "completed",
+              "provider_ref": f"ch_{payment['id'][:8]}", "amount": payment["amount"], "currency": payment["currency"]}
+    seconds = int(time.time())
+    code = hmac.new(secret.encode(), f"{seconds}.{json.dumps(report)}".encode(), hashlib.sha256).hexdigest()
+    call(base, "POST", "/v1/payments/provider-events", report, headers={"Orderly-Signature": f"t={seconds},v1={code}"})
+
+
+def payout_sent_twice(browser, base, store, admin):
+    """A payout whose answer is lost on the way (the page's `fetch` fails after the server has
+    answered) and which is sent again with the same fields is recorded once: the console sends the
+    submission's `Idempotency-Key` again."""
+    card_sale(base, store, admin, 20000)
+    balance = lambda: call(base, "GET", f"/v1/stores/{store['id']}/balance?limit=50", token=admin)
+    browser.wait("the sale credited", lambda: balance()["balances"][0]["available"] >= 2000)
+    browser.driver.execute_script("""
+        const sent = window.fetch;
+        let lost = false;
+        window.fetch = async (url, options) => {
+          const answer = await sent(url, options);
+          if (!lost && String(url).endsWith("/payouts")) { lost = true; throw new TypeError("the answer was lost"); }
+          return answer;
+        };""")
+    browser.type("#payout-form #field-amount", "10")
+    browser.click("#record-payout")
+    browser.one("#payout-form .error")
+    browser.wait("the form ready again", lambda: browser.one("#record-payout").is_enabled())
+    browser.click("#record-payout")
+    browser.wait("the payout shown recorded", lambda: not browser.css("#payout-form .error")
+                 and browser.one("#payout-form #field-amount").get_attribute("value") == "")
+    payouts = [entry for entry in balance()["data"] if entry["kind"] == "payout"]
+    if len(payouts) != 1:
+        raise AssertionError(f"a payout sent again after its answer was lost was recorded {len(payouts)} times")
+    print("  a payout sent again after its answer was lost: recorded once")
 
 
 def main():
@@ -339,7 +387,7 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         return run_inside(__file__, ["--inside"], os.path.join(work, "data"),
                           ORDERLY_BOOTSTRAP_ADMIN_EMAIL="admin@console.test",
-                          ORDERLY_BOOTSTRAP_ADMIN_PASSWORD="Console-Admin-Pass-1")
+                          ORDERLY_BOOTSTRAP_ADMIN_PASSWORD="Console-Admin-Pass-1", ORDERLY_LEDGER_HOLD_HOURS="0")
 
 
 if __name__ == "__main__":

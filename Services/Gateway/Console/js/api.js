@@ -82,18 +82,22 @@ export function query(parameters) {
 }
 
 /**
- * Calls the API and answers its JSON (null for 204), or its text with `text: true`. Writes carry a
- * fresh `Idempotency-Key`, so that a retried click does not write twice.
+ * Calls the API and answers its JSON (null for 204), or its text with `text: true`. Writes carry
+ * an `Idempotency-Key`: `idempotencyKey`, the submission's (`busy`), so that a submission sent
+ * again after a failure is recorded once; a fresh one when none is given. A retry after a
+ * refreshed session sends the same.
  */
-export async function call(method, path, { body, anonymous = false, retried = false, text: plain = false } = {}) {
+export async function call(method, path, {
+  body, anonymous = false, retried = false, text: plain = false, idempotencyKey = crypto.randomUUID(),
+} = {}) {
   const headers = { Accept: plain ? "text/plain" : "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (!anonymous && access) headers.Authorization = `Bearer ${access}`;
-  if (method === "POST" && !anonymous) headers["Idempotency-Key"] = crypto.randomUUID();
+  if ((method === "POST" || method === "PATCH") && !anonymous) headers["Idempotency-Key"] = idempotencyKey;
   const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (response.status === 401 && !anonymous && !retried) {
     await refresh();
-    return call(method, path, { body, retried: true, text: plain });
+    return call(method, path, { body, retried: true, text: plain, idempotencyKey });
   }
   const text = await response.text();
   if (response.ok && plain) return text;

@@ -47,7 +47,9 @@ export async function show(main, context) {
     h("span", { class: "number" }, `#${order.number}`), " ",
     h("span", {}, [order.recipient_first_name, order.recipient_last_name].filter(Boolean).join(" ") || order.customer_name || ""),
     h("br"), h("span", { class: "muted" }, `${t(order.fulfillment)} · ${money(order.total, order.currency)}`),
-    order.due_at ? h("span", { class: "muted" }, ` · ${t("due")} ${time(order.due_at)}`) : null);
+    order.due_at ? h("span", { class: "muted" }, ` · ${t("due")} ${time(order.due_at)}`) : null,
+    // A customer's card order not paid yet holds its lines' stock until its time to be paid runs out.
+    order.pay_by ? h("span", { class: "unpaid" }, h("br"), t("awaiting_payment", [time(order.pay_by)])) : null);
   }
 
   function upsert(order, fresh = false) {
@@ -125,7 +127,8 @@ function renderOrder(box, body, order, history, upsert) {
       if (action === "cancel") payload.reason = reason.value;
       if (action === "deliver" && cash.value !== "") payload.cash_collected = Number(cash.value);
       const changed = await busy(event.currentTarget, place,
-        () => call("POST", `/v1/orders/${order.id}/actions/${action}`, { body: payload }), box);
+        (key) => call("POST", `/v1/orders/${order.id}/actions/${action}`, { body: payload, idempotencyKey: key(payload) }),
+        box);
       if (!changed) return;
       toast(t("done_action", [t(`action_${action}`)]));
       upsert(changed);
@@ -175,10 +178,10 @@ function newOrder(context, upsert) {
     field("customer_name", t("customer")), field("due_at", t("due"), { type: "datetime-local" }),
     field("delivery_notes", t("delivery_notes"), { multiline: true }), field("notes", t("notes"), { multiline: true }),
     h("div", { class: "actions" }, save), place);
-  submits(form, save, place, (draft) => {
+  submits(form, save, place, (draft, key) => {
     if (draft.due_at) draft.due_at = new Date(draft.due_at).toISOString().replace(/\.\d+Z$/, "Z");
     if (context.user.role === "admin") draft.store_id = context.store.id;
-    return call("POST", "/v1/orders", { body: draft });
+    return call("POST", "/v1/orders", { body: draft, idempotencyKey: key(draft) });
   }, (order) => {
     upsert(order, true);
     toast(t("order_created", [order.number]));

@@ -72,16 +72,16 @@ function edit(store, product, reload) {
     h("div", { class: "wide" }, h("h3", {}, t("option_groups")), groups.element),
     h("div", { class: "actions" }, save), place);
   if (product?.description) form.description.value = product.description;
-  submits(form, save, place, (draft) => {
+  submits(form, save, place, (draft, key) => {
     draft.price = minorUnits(draft.price, currency);
     for (const name of ["track_stock", "active"]) if (name in draft) draft[name] = draft[name] === "true";
     draft.option_groups = groups.read();
-    if (!product) return call("POST", `/v1/stores/${store.id}/products`, { body: draft });
+    if (!product) return call("POST", `/v1/stores/${store.id}/products`, { body: draft, idempotencyKey: key(draft) });
     // Only what changed, with the version seen, so that a change made meanwhile is not overwritten.
     const changed = changedFrom(draft, product);
     if (JSON.stringify(draft.option_groups) === JSON.stringify(product.option_groups)) delete changed.option_groups;
     changed.expected_version = product.version;
-    return call("PATCH", `/v1/products/${product.id}`, { body: changed });
+    return call("PATCH", `/v1/products/${product.id}`, { body: changed, idempotencyKey: key(changed) });
   }, (saved) => {
     toast(t("saved", [saved.name]));
     box.close();
@@ -98,7 +98,8 @@ function adjust(product, reload) {
     field("adjustment", t("adjustment"), { type: "number", required: true }),
     field("reason", t("reason"), { options: REASONS.map((reason) => [reason, t(`reason_${reason}`)]) }),
     field("notes", t("notes")), h("div", { class: "actions" }, save), place);
-  submits(form, save, place, (adjustment) => call("POST", `/v1/products/${product.id}/stock-adjustments`, { body: adjustment }), (entry) => {
+  submits(form, save, place, (adjustment, key) =>
+    call("POST", `/v1/products/${product.id}/stock-adjustments`, { body: adjustment, idempotencyKey: key(adjustment) }), (entry) => {
     toast(t("stock_now", [product.name, entry.new_quantity]));
     box.close();
     reload();

@@ -56,7 +56,7 @@ export async function show(main, context) {
       h("div", { class: "wide" }, h("h3", {}, t("opening_hours")), hours.element),
       h("div", { class: "wide" }, h("h3", {}, t("delivery_tiers")), tiers.element),
       h("div", { class: "actions" }, save), place);
-    submits(form, save, place, (entered) => {
+    submits(form, save, place, (entered, key) => {
       for (const name of ["accepting_orders", "auto_accept", "require_clock_in"]) entered[name] = entered[name] === "true";
       for (const name of ["minimum_order", "staff_refund_limit"]) entered[name] = minorUnits(entered[name], store.currency);
       const draft = changedFrom(entered, store);
@@ -65,7 +65,7 @@ export async function show(main, context) {
       const pricing = { tiers: tiers.read() };
       if (JSON.stringify(pricing) !== JSON.stringify(store.delivery_pricing)) draft.delivery_pricing = pricing;
       draft.expected_version = store.version;
-      return call("PATCH", `/v1/stores/${store.id}`, { body: draft });
+      return call("PATCH", `/v1/stores/${store.id}`, { body: draft, idempotencyKey: key(draft) });
     }, (saved) => {
       store = saved;
       context.store = saved;
@@ -106,8 +106,8 @@ async function deliveries(hook) {
         [t("answer"), (delivery) => delivery.last_status_code ? String(delivery.last_status_code) : (delivery.last_error ?? "")],
         ["", (delivery) => h("button", {
           type: "button", onclick: async (event) => {
-            const done = await busy(event.currentTarget, place, () =>
-              call("POST", `/v1/webhooks/${hook.id}/deliveries/${delivery.id}/redeliver`));
+            const done = await busy(event.currentTarget, place, (key) =>
+              call("POST", `/v1/webhooks/${hook.id}/deliveries/${delivery.id}/redeliver`, { idempotencyKey: key() }));
             if (done !== undefined) { toast(t("redelivered")); load(); }
           },
         }, t("redeliver"))],

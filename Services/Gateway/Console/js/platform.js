@@ -44,7 +44,8 @@ export async function show(main, context) {
       ["", (application) => h("span", { class: "toolbar" },
         h("button", {
           type: "button", class: "primary", id: `approve-${application.id}`, onclick: async (event) => {
-            const done = await busy(event.currentTarget, status, () => call("POST", `/v1/applications/${application.id}/approve`));
+            const done = await busy(event.currentTarget, status,
+              (key) => call("POST", `/v1/applications/${application.id}/approve`, { idempotencyKey: key() }));
             if (done) { toast(t("approved")); loadApplications(place); }
           },
         }, t("approve")),
@@ -67,7 +68,8 @@ function reject(application, done) {
   const place = h("div");
   const save = h("button", { type: "submit", class: "danger" }, t("reject"));
   const form = h("form", { class: "fields" }, field("reason", t("reason"), { required: true }), h("div", { class: "actions" }, save), place);
-  submits(form, save, place, (rejection) => call("POST", `/v1/applications/${application.id}/reject`, { body: rejection }), () => {
+  submits(form, save, place, (rejection, key) =>
+    call("POST", `/v1/applications/${application.id}/reject`, { body: rejection, idempotencyKey: key(rejection) }), () => {
     box.close();
     done();
   });
@@ -83,9 +85,9 @@ async function loadBalance(place, store) {
     field("currency", t("currency"), { options: [...new Set([store.currency, ...balance.balances.map((entry) => entry.currency)])].map((code) => [code, code]) }),
     field("reference", t("reference")), field("note", t("notes")),
     h("div", { class: "actions" }, record), status);
-  submits(payout, record, status, (draft) => {
+  submits(payout, record, status, (draft, key) => {
     draft.amount = minorUnits(draft.amount, draft.currency);
-    return call("POST", `/v1/stores/${store.id}/payouts`, { body: draft });
+    return call("POST", `/v1/stores/${store.id}/payouts`, { body: draft, idempotencyKey: key(draft) });
   }, (made) => {
     toast(t("payout_recorded", [money(made.amount, made.currency)]));
     loadBalance(place, store);

@@ -12,7 +12,10 @@ export async function show(main, context) {
     field("phone", t("phone"), { type: "tel", value: user.phone }),
     field("locale", t("language"), { options: [["en", "English"], ["he", "עברית"], ["ar", "العربية"]], value: user.locale.slice(0, 2) }),
     h("div", { class: "actions" }, save), place);
-  submits(form, save, place, (entered) => call("PATCH", `/v1/users/${user.id}`, { body: changedFrom(entered, user) }), (saved) => {
+  submits(form, save, place, (entered, key) => {
+    const changed = changedFrom(entered, user);
+    return call("PATCH", `/v1/users/${user.id}`, { body: changed, idempotencyKey: key(changed) });
+  }, (saved) => {
     setCurrentUser(saved);
     context.user = saved;
     setLanguage(saved.locale.slice(0, 2));

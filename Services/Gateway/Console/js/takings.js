@@ -114,9 +114,9 @@ function refund(payment, done) {
     field("amount", t("amount"), { inputmode: "decimal", value: majorUnits(left, payment.currency) }),
     field("reason", t("reason"), { required: true }),
     h("div", { class: "actions" }, save), place);
-  submits(form, save, place, (draft) => {
+  submits(form, save, place, (draft, key) => {
     draft.amount = minorUnits(draft.amount, payment.currency);
-    return call("POST", `/v1/payments/${payment.id}/refunds`, { body: draft });
+    return call("POST", `/v1/payments/${payment.id}/refunds`, { body: draft, idempotencyKey: key(draft) });
   }, (made) => {
     toast(t("refunded_amount", [money(made.amount, made.currency)]));
     box.close();

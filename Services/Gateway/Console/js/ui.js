@@ -80,12 +80,36 @@ export function showError(place, error, form = null) {
   }
 }
 
-/** Runs `work` with `button` showing it is busy; the error goes to `place`. */
+/**
+ * What each button's last write that failed sent: its body and `Idempotency-Key`, so that the
+ * same body sent again is the same submission retried (an answer lost on the way, then a second
+ * click, records it once) and a changed body, or the next after a success, a new one.
+ */
+const attempts = new WeakMap();
+
+/** The `Idempotency-Key` function of writes made from `button` (see `attempts`). */
+function keyFor(button) {
+  return (body) => {
+    const text = JSON.stringify(body ?? null);
+    let attempt = attempts.get(button);
+    if (!attempt || attempt.text !== text) {
+      attempt = { text, key: crypto.randomUUID() };
+      attempts.set(button, attempt);
+    }
+    return attempt.key;
+  };
+}
+
+/**
+ * Runs `work` with `button` showing it is busy; the error goes to `place`. `work` gets the key
+ * function of the button's writes: `call(…, { body, idempotencyKey: key(body) })`.
+ */
 export async function busy(button, place, work, form = null) {
   button.disabled = true;
   fill(place, progress());
   try {
-    const result = await work();
+    const result = await work(keyFor(button));
+    attempts.delete(button);
     fill(place);
     form?.querySelectorAll(".field-error").forEach((node) => node.remove());
     return result;
@@ -98,13 +122,14 @@ export async function busy(button, place, work, form = null) {
 }
 
 /**
- * Sends what `request(values)` asks when `form` is submitted, `button` busy meanwhile and the
- * server's errors in `place` (each field's beside it), then calls `done` with the answer.
+ * Sends what `request(values, key)` asks when `form` is submitted, `button` busy meanwhile and
+ * the server's errors in `place` (each field's beside it), then calls `done` with the answer.
+ * `key(body)` is the submission's `Idempotency-Key`, the same on every retry of it (`busy`).
  */
 export function submits(form, button, place, request, done) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const answer = await busy(button, place, () => request(values(form)), form);
+    const answer = await busy(button, place, (key) => request(values(form), key), form);
     if (answer !== undefined) await done(answer);
   });
 }
