@@ -41,8 +41,12 @@ struct StoresHandlers: Sendable {
     }
 
     func createStore(_ draft: StoreDraft, principal: Principal, idempotencyKey: String?) async throws -> Store {
-        guard AccessPolicy(principal).canCreateStores else {
-            throw OrderlyError(.permissionDenied, "only admins create stores")
+        let policy = AccessPolicy(principal)
+        guard policy.canOpenStores else {
+            throw OrderlyError(.permissionDenied, "only admins and supervisors open stores")
+        }
+        if !policy.canSetStoreTerms, draft.tier != nil || draft.commissionBP != nil {
+            throw OrderlyError(.permissionDenied, "only admins set a store's tier and commission_bp")
         }
         let now = Date.currentMillisecond
         var store = Store(
@@ -124,10 +128,10 @@ struct StoresHandlers: Sendable {
                 throw OrderlyError.versionConflict(current: store)
             }
             // A client that sends the store back as it read it may repeat its tier.
-            if let tier = patch.changes.tier, tier != store.tier, !policy.canCreateStores {
+            if let tier = patch.changes.tier, tier != store.tier, !policy.canSetStoreTerms {
                 throw OrderlyError(.permissionDenied, "only admins change a store's tier")
             }
-            if let bp = patch.changes.commissionBP, bp != (store.commissionBP ?? 0), !policy.canCreateStores {
+            if let bp = patch.changes.commissionBP, bp != (store.commissionBP ?? 0), !policy.canSetStoreTerms {
                 throw OrderlyError(.permissionDenied, "only admins change a store's commission_bp")
             }
             let previousVersion = store.version
@@ -193,7 +197,8 @@ struct StoresHandlers: Sendable {
             store.commissionBP = bp
         }
         if let description = draft.description {
-            store.description = problems.optionalText(description, "description", maximumLength: 2000)
+            store.description = problems.optionalText(
+                description, "description", maximumLength: 2000, allowingInvisible: true)
         }
         if let hours = draft.openingHours {
             hours.validate(into: &problems, field: "opening_hours")

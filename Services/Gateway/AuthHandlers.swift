@@ -24,8 +24,8 @@ struct AuthHandlers: Sendable {
 
     func login(_ request: LoginRequest, address: IPAddress?) async throws -> TokenPair {
         var problems = FieldProblems()
-        let email = problems.text(request.email, "email", maximumLength: 254).lowercased()
-        let password = problems.text(request.password, "password", maximumLength: 1000)
+        let email = User.normalizedEmail(problems.text(request.email, "email", maximumLength: 254))
+        let password = problems.text(request.password, "password", maximumLength: 1000, allowingInvisible: true)
         try problems.check()
         try await limiter.admit(email: email, address: address)
         let invalid = OrderlyError(.unauthenticated, "wrong e-mail address or password", reason: "invalid_credentials")

@@ -1,3 +1,5 @@
+import Domain
+import SQLKit
 import Storage
 
 /// The gateway's tables: users with their password hashes and token versions, refresh tokens
@@ -73,5 +75,40 @@ enum GatewaySchema {
                 "CREATE INDEX applications_by_time ON applications (created_at, id)",
                 "CREATE INDEX applications_by_status ON applications (status, created_at, id)",
             ]),
+        // E-mail addresses NFKC-normalised and case-folded as they are now stored and compared
+        // (`User.normalizedEmail`): before, they were only lower-cased, which leaves an address
+        // such as `straße@…` unreachable by a sign-in typed now. An address whose normalised form
+        // another account holds already keeps its old form (the two cannot be merged here).
+        Migration(6, "e-mail addresses normalised") { transaction in
+            let rows = try await transaction.sql.raw("SELECT id, email, doc FROM users").all()
+            var taken = Set(try rows.map { try $0.decode(column: "email", as: String.self) })
+            for row in rows {
+                let email = try row.decode(column: "email", as: String.self)
+                let normalized = User.normalizedEmail(email)
+                guard normalized != email, !taken.contains(normalized) else { continue }
+                var user = try StoredDocument.decode(User.self, from: row)
+                user.email = normalized
+                try await transaction.sql.raw(
+                    """
+                    UPDATE users SET email = \(bind: normalized), doc = \(bind: try StoredDocument.text(user))
+                    WHERE id = \(bind: try row.decode(column: "id", as: String.self))
+                    """
+                ).run()
+                taken.insert(normalized)
+            }
+            for row in try await transaction.sql.raw("SELECT id, email, doc FROM applications").all() {
+                let email = try row.decode(column: "email", as: String.self)
+                let normalized = User.normalizedEmail(email)
+                guard normalized != email else { continue }
+                var application = try StoredDocument.decode(JoinApplication.self, from: row)
+                application.email = normalized
+                try await transaction.sql.raw(
+                    """
+                    UPDATE applications SET email = \(bind: normalized), doc = \(bind: try StoredDocument.text(application))
+                    WHERE id = \(bind: try row.decode(column: "id", as: String.self))
+                    """
+                ).run()
+            }
+        },
     ]
 }

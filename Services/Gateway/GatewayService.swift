@@ -89,7 +89,7 @@ public enum GatewayService {
     /// The HTTP routes over `environment` (the gateway's database, Redis, and callers of the
     /// four services), releasing long-polls through `wakeHub` and checking tokens against
     /// `sessions` (made here when nil): what the process serves, and what tests drive
-    /// in-process. Creates the bootstrap admin when there are no users.
+    /// in-process. Makes the bootstrap admin when no admin is active.
     static func router(
         settings: GatewaySettings, environment: ServiceEnvironment, wakeHub: WakeHub, sessions: Sessions? = nil,
         passwords: PasswordHasher? = nil
@@ -109,7 +109,8 @@ public enum GatewayService {
         let identity = UsersHandlers(
             database: database, users: users, passwords: passwords, limiter: limiter,
             passwordChangesPerHour: settings.passwordChangesPerHour, catalog: try upstream(CatalogAPI.service),
-            idempotency: IdempotencyStore(database: database), sessions: sessions)
+            idempotency: IdempotencyStore(database: database), sessions: sessions,
+            bootstrapEmail: settings.bootstrapAdminEmail)
         let applications = ApplicationsHandlers(
             database: database, applications: ApplicationsRepository(database: database), users: users,
             passwords: passwords, limiter: limiter, applicationsPerAddressPerHour: settings.signUpsPerAddressPerHour,
@@ -119,22 +120,16 @@ public enum GatewayService {
             tokens: tokens, passwords: passwords, limiter: limiter,
             signUpsPerAddressPerHour: settings.signUpsPerAddressPerHour, identity: identity,
             applications: applications, logger: logger)
-        try await bootstrapAdmin(settings: settings, identity: identity, logger: logger)
+        try await bootstrapAdmin(settings: settings, database: database, passwords: passwords, logger: logger)
 
         let router = Router(context: GatewayContext.self)
         router.add(middleware: HTTPMetricsMiddleware())
-        if TraceContext.isEnabled {
-            // A server span per request, continuing a client's `traceparent`; its search text is
-            // the caller's business, not the trace's.
-            router.add(
-                middleware: TracingMiddleware(
-                    recordingHeaders: [.requestID], redactingQueryParameters: ["q"]))
-        }
+        let clients = ClientAddressResolver(trustedProxies: settings.trustedProxies)
+        router.add(middleware: EdgeTracingMiddleware(clients: clients))
         router.add(middleware: ErrorEnvelopeMiddleware(maximumBodyBytes: settings.maximumBodyBytes))
         let methods = MethodNotAllowed()
         router.add(middleware: MethodNotAllowed.Middleware(routes: methods))
         router.add(middleware: BearerAuthentication(tokens: tokens, sessions: sessions))
-        let clients = ClientAddressResolver(trustedProxies: settings.trustedProxies)
         if settings.userRequestsPerSecond > 0 {
             router.add(
                 middleware: UserRateLimitMiddleware(
@@ -157,7 +152,10 @@ public enum GatewayService {
         ProductRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)
         let addresses = AddressesHandlers(
             database: database, addresses: AddressesRepository(), idempotency: IdempotencyStore(database: database))
-        OrderRoutes(orders: try upstream(OrdersAPI.service), identity: identity, addresses: addresses).add(to: v1)
+        OrderRoutes(
+            orders: try upstream(OrdersAPI.service), payments: try upstream(PaymentsAPI.service), identity: identity,
+            addresses: addresses
+        ).add(to: v1)
         PaymentRoutes(payments: try upstream(PaymentsAPI.service)).add(to: v1)
         LedgerRoutes(payments: try upstream(PaymentsAPI.service), identity: identity).add(to: v1)
         CustomerRoutes(payments: try upstream(PaymentsAPI.service), identity: identity).add(to: v1)
@@ -173,30 +171,39 @@ public enum GatewayService {
         return router
     }
 
-    /// Creates the first admin when there are no users yet, with the configured password. Without
+    /// Makes the bootstrap admin when no admin is active, with the configured password. Without
     /// one, a password is generated only when standard error is a terminal (a gateway started by
     /// hand), and shown there once; where the output is kept (a container's log, a file) whoever reads it
     /// would have an admin's password, so no admin is made and a warning says what to set.
-    private static func bootstrapAdmin(settings: GatewaySettings, identity: UsersHandlers, logger: Logger)
-        async throws
-    {
+    private static func bootstrapAdmin(
+        settings: GatewaySettings, database: Database, passwords: PasswordHasher, logger: Logger
+    ) async throws {
         let generated =
             settings.bootstrapAdminPassword == nil && isatty(STDERR_FILENO) == 1
             ? TokenIssuer.randomToken().prefix(20).description : nil
         let email = settings.bootstrapAdminEmail
-        switch try await identity.bootstrapAdmin(email: email, password: settings.bootstrapAdminPassword ?? generated) {
+        let outcome = try await UsersHandlers.bootstrapAdmin(
+            email: email, password: settings.bootstrapAdminPassword ?? generated, database: database,
+            passwords: passwords)
+        switch outcome {
         case .notNeeded:
             break
-        case .created:
+        case .created, .reactivated:
             if let generated {
                 FileHandle.standardError.write(
-                    Data("bootstrap admin created: \(email) with password \(generated) (shown once)\n".utf8))
+                    Data("bootstrap admin ready: \(email) with password \(generated) (shown once)\n".utf8))
             }
-            logger.notice("bootstrap admin created", metadata: ["user.email": "\(email)"])
+            logger.notice(
+                "no admin was active: bootstrap admin \(outcome == .created ? "created" : "active again")",
+                metadata: ["user.email": "\(email)"])
         case .waitingForPassword:
             logger.warning(
-                "no users yet: set ORDERLY_BOOTSTRAP_ADMIN_PASSWORD to create the first admin (a generated password is shown on a terminal only, never where output is kept)"
+                "no admin is active: set ORDERLY_BOOTSTRAP_ADMIN_PASSWORD to make one (a generated password is shown on a terminal only, never where output is kept)"
             )
+        case .addressTaken(let role):
+            logger.error(
+                "no admin is active, and ORDERLY_BOOTSTRAP_ADMIN_EMAIL is a \(role.rawValue)'s account: set another address to make one",
+                metadata: ["user.email": "\(email)"])
         }
     }
 

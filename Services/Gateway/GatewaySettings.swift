@@ -1,3 +1,4 @@
+import Domain
 public import Runtime
 
 /// The gateway's own settings, besides those of every service.
@@ -95,7 +96,7 @@ public struct GatewaySettings: Sendable {
                 }
             }
         }
-        let email = reader.string("bootstrap.admin.email", default: "admin@orderly.local").lowercased()
+        let email = User.normalizedEmail(reader.string("bootstrap.admin.email", default: "admin@orderly.local"))
         let password = reader.optionalSecret("bootstrap.admin.password")
         if let password, !(8...72).contains(password.unicodeScalars.count) {
             reader.report("bootstrap.admin.password", "must be 8 to 72 characters long")

@@ -13,7 +13,7 @@ extension UsersHandlers {
         email: String, password: String, database: Database, redis: RedisClient, passwords: PasswordHasher,
         logger: Logger
     ) async throws -> User {
-        let email = email.trimmingWhitespace().lowercased()
+        let email = User.normalizedEmail(email.trimmingWhitespace())
         guard (8...72).contains(password.unicodeScalars.count) else {
             throw OrderlyError.invalidFields(["password": "must be 8 to 72 characters long"])
         }

@@ -19,6 +19,8 @@ struct UsersHandlers: Sendable {
     let catalog: any WireCaller
     let idempotency: IdempotencyStore
     let sessions: Sessions
+    /// The bootstrap admin's address, which nobody signs up with (`bootstrapAdmin`).
+    let bootstrapEmail: String
 
     func me(_ principal: Principal) async throws -> User {
         guard let user = try await database.read({ try await users.find(principal.userID, in: $0) }) else {
@@ -41,12 +43,12 @@ struct UsersHandlers: Sendable {
         email: String?, name: String?, phone: String?, locale: String?, password: String?,
         _ problems: inout FieldProblems
     ) -> (email: String, name: String, phone: String?, password: String) {
-        let email = problems.text(email, "email", maximumLength: 254).lowercased()
+        let email = User.normalizedEmail(problems.text(email, "email", maximumLength: 254))
         if !email.isEmpty, !User.isEmailAddress(email) { problems.add("email", "must be an e-mail address") }
         let name = problems.text(name, "name")
         let phone = problems.optionalText(phone, "phone", maximumLength: 32)
         if let locale { problems.locale(locale) }
-        let password = problems.text(password, "password", maximumLength: 1000)
+        let password = problems.text(password, "password", maximumLength: 1000, allowingInvisible: true)
         if !password.isEmpty, !(8...72).contains(password.unicodeScalars.count) {
             problems.add("password", "must be 8 to 72 characters long")
         }
@@ -72,7 +74,9 @@ struct UsersHandlers: Sendable {
     }
 
     /// A customer signing themselves up: the rules of any new user's fields, the role always
-    /// `customer`. An address already taken is 409 `already_exists` naming `email`.
+    /// `customer`. An address already taken is 409 `already_exists` naming `email`, and so is one
+    /// a pending application to join waits on (its approval would find it taken) or the bootstrap
+    /// admin's: taken under the address's lock, which applying takes too.
     func signUp(_ request: SignUpRequest) async throws -> User {
         var problems = FieldProblems()
         let (email, name, phone, password) = Self.profile(
@@ -85,8 +89,15 @@ struct UsersHandlers: Sendable {
             id: UserID(), email: email, name: name, phone: phone, role: .customer, storeID: nil, staffRole: nil,
             active: true, onDuty: false, locale: request.locale ?? User.defaultLocale, version: 1, createdAt: now,
             updatedAt: now)
-        let users = self.users
+        let (users, applications, reserved) = (self.users, ApplicationsRepository(database: database), bootstrapEmail)
         return try await database.transaction { transaction in
+            try await transaction.lock("gateway.users.email:\(email)")
+            let pending = try await applications.isPending(email: email, in: transaction.sql)
+            if email == reserved || pending {
+                throw OrderlyError(
+                    .conflict, "an account or an application uses this e-mail address", reason: "already_exists",
+                    details: ["email": .string("is taken")])
+            }
             try await Self.insertNew(user, passwordHash: hash, takenReason: "already_exists", users, in: transaction)
             return user
         }
@@ -286,29 +297,54 @@ struct UsersHandlers: Sendable {
         return user
     }
 
-    /// What became of the first admin at start.
+    /// What became of the bootstrap admin at start.
     enum Bootstrap: Equatable {
-        /// There are users already.
+        /// An admin's account is active already.
         case notNeeded
         case created
-        /// There are no users, and no password to make the first admin with.
+        /// The bootstrap address's admin account, deactivated, is active again with the password.
+        case reactivated
+        /// No admin is active, and there is no password to make one with.
         case waitingForPassword
+        /// No admin is active, and the bootstrap address is another role's account.
+        case addressTaken(Role)
     }
 
-    /// Creates the first admin with `password` when there are no users yet.
-    func bootstrapAdmin(email: String, password: String?) async throws -> Bootstrap {
-        guard try await users.count() == 0 else { return .notNeeded }
+    /// Makes the bootstrap admin (`ORDERLY_BOOTSTRAP_ADMIN_*`) whenever no admin's account is
+    /// active, so that the platform always has a way back in: a new admin with `email` and
+    /// `password`, or that address's admin account active again with it. An address that is
+    /// another role's is left alone (sign-ups refuse the bootstrap address, so only an account an
+    /// admin made can hold it). Replicas starting together make one admin: the check and the
+    /// write are one transaction under a lock.
+    static func bootstrapAdmin(email: String, password: String?, database: Database, passwords: PasswordHasher)
+        async throws -> Bootstrap
+    {
+        let users = UsersRepository(database: database)
+        guard try await !database.read({ try await users.hasActiveAdmin(in: $0) }) else { return .notNeeded }
         guard let password else { return .waitingForPassword }
         let hash = try await passwords.hash(password)
-        let now = Date.currentMillisecond
-        let admin = User(
-            id: UserID(), email: email, name: "Administrator", phone: nil, role: .admin, storeID: nil, staffRole: nil,
-            active: true, onDuty: false, version: 1, createdAt: now, updatedAt: now)
-        try await database.transaction { transaction in
+        return try await database.transaction { transaction in
+            try await transaction.lock("gateway.users.email:\(email)")
+            guard try await !users.hasActiveAdmin(in: transaction.sql) else { return .notNeeded }
+            let now = Date.currentMillisecond
+            if var admin = try await users.find(email: email, in: transaction.sql) {
+                guard admin.role == .admin else { return .addressTaken(admin.role) }
+                let previous = admin.version
+                admin.active = true
+                admin.version += 1
+                admin.updatedAt = now
+                guard try await users.update(admin, previousVersion: previous, passwordHash: hash, in: transaction)
+                else { throw OrderlyError(.unavailable, "the bootstrap admin changed meanwhile") }
+                transaction.publish(try GatewayEvents.userUpdated(admin))
+                return .reactivated
+            }
+            let admin = User(
+                id: UserID(), email: email, name: "Administrator", phone: nil, role: .admin, storeID: nil,
+                staffRole: nil, active: true, onDuty: false, version: 1, createdAt: now, updatedAt: now)
             try await users.insert(admin, passwordHash: hash, in: transaction)
             transaction.publish(try GatewayEvents.userCreated(admin))
+            return .created
         }
-        return .created
     }
 
     func requireStore(_ store: StoreID, principal: Principal) async throws {

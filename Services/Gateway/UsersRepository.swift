@@ -89,10 +89,16 @@ struct UsersRepository: Sendable {
         ).run()
     }
 
-    func count() async throws -> Int {
-        try await database.read { sql in
-            try await sql.raw("SELECT COUNT(*) AS n FROM users").first()?.decode(column: "n", as: Int.self) ?? 0
-        }
+    /// Whether an admin's account is active: none is when the platform has no operator left.
+    func hasActiveAdmin(in sql: any SQLDatabase) async throws -> Bool {
+        try await sql.raw("SELECT doc FROM users WHERE role = 'admin'").all()
+            .contains { try StoredDocument.decode(User.self, from: $0).active }
+    }
+
+    /// The user with this e-mail address, in a transaction.
+    func find(email: String, in sql: any SQLDatabase) async throws -> User? {
+        try await sql.raw("SELECT doc FROM users WHERE email = \(bind: email)").first()
+            .map { try StoredDocument.decode(User.self, from: $0) }
     }
 
     /// The users of the stores in `scope`, in creation order.

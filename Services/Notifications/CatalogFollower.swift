@@ -24,7 +24,8 @@ struct CatalogFollower: NotifyingFollower {
     private static func stock(_ event: DomainEvent) throws -> Notifier.Effect {
         let product = try event.payload.decode(as: ProductFacts.self)
         let kind = event.type == CatalogAPI.Events.stockOut ? "stock.out" : "stock.low"
-        let telling = Telling("\(kind).title", "\(kind).body", [product.name, "\(product.available)"])
+        let telling = Telling(
+            "\(kind).title", "\(kind).body", [product.name, "\(product.available)", "\(product.reserved ?? 0)"])
         return Notifier.Effect.notify(
             ["product_id": product.id.description, "store_id": product.storeID.description],
             [(Audience(storeManagers: product.storeID), telling)],
@@ -39,12 +40,15 @@ struct CatalogFollower: NotifyingFollower {
         var storeID: StoreID
         var name: String
         var available: Int64
+        /// Held by reservations: orders and sales not yet paid or ended (the product's JSON
+        /// carries it; nil in an event of an earlier release that did not).
+        var reserved: Int64?
         /// On `product.created`, for its entry in the store's activity.
         var price: Int64?
         var currency: CurrencyCode?
 
         enum CodingKeys: String, CodingKey {
-            case id, name, available, price, currency
+            case id, name, available, reserved, price, currency
             case storeID = "store_id"
         }
     }

@@ -93,11 +93,20 @@ enum NotificationTexts {
             "en": "Follow it in the app", "he": "אפשר לעקוב באפליקציה", "ar": "تابعه في التطبيق",
         ],
         "order.status.cancelled.body": ["en": "Reason: {1}", "he": "סיבה: {1}", "ar": "السبب: {1}"],
-        // stock.low and stock.out: product name; how many are left.
+        // stock.low and stock.out: product name; how many are left to sell; how many orders and
+        // sales not yet paid hold.
         "stock.low.title": ["en": "{0} is running low", "he": "{0} עומד להיגמר", "ar": "{0} على وشك النفاد"],
-        "stock.low.body": ["en": "{1} left", "he": "נשארו {1}", "ar": "تبقى {1}"],
+        "stock.low.body": [
+            "en": "{1} left to sell, {2} held for orders and sales not yet paid",
+            "he": "נשארו {1} למכירה, {2} שמורים להזמנות ולמכירות שטרם שולמו",
+            "ar": "تبقى {1} للبيع، و{2} محجوزة لطلبات ومبيعات لم تُدفع بعد",
+        ],
         "stock.out.title": ["en": "{0} is out of stock", "he": "{0} אזל מהמלאי", "ar": "نفد {0} من المخزون"],
-        "stock.out.body": ["en": "Nothing left to sell", "he": "לא נשאר מה למכור", "ar": "لم يتبق شيء للبيع"],
+        "stock.out.body": [
+            "en": "Nothing left to sell; {2} held for orders and sales not yet paid",
+            "he": "לא נשאר מה למכור; {2} שמורים להזמנות ולמכירות שטרם שולמו",
+            "ar": "لم يتبق شيء للبيع؛ {2} محجوزة لطلبات ومبيعات لم تُدفع بعد",
+        ],
         // payment.completed: the amount with its currency; the body by the method.
         "payment.completed.title": [
             "en": "Payment of {0} received", "he": "התקבל תשלום של {0}", "ar": "تم استلام دفعة بقيمة {0}",

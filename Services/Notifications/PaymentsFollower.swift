@@ -29,6 +29,8 @@ struct PaymentsFollower: NotifyingFollower {
                 "payment.refunded.title", "payment.refunded.body", [refund.description, refunded.refund.reason])
             var logged = refunded.payment.activityData
             logged["refund_id"] = refunded.refund.id
+            // Who gave it back: the refund's maker (a cancel's canceller), not the payment's taker.
+            logged["user_id"] = refunded.refund.staffID ?? logged["user_id"]
             return Notifier.Effect.notify(
                 data,
                 [(Audience(customer: refunded.payment.customerUserID, person: refunded.payment.staffID), telling)],
@@ -124,6 +126,12 @@ struct PaymentsFollower: NotifyingFollower {
             var id: String
             var amount: Int64
             var reason: String
+            var staffID: String?
+
+            enum CodingKeys: String, CodingKey {
+                case id, amount, reason
+                case staffID = "staff_id"
+            }
         }
 
         var payment: PaymentFacts

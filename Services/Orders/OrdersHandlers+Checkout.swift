@@ -24,6 +24,12 @@ extension OrdersHandlers {
                 replay: replay(for: policy)
             ) { _ in throw OrderlyError(.unavailable, "the request's record lapsed meanwhile; send it again") }
         }
+        let orders = self.orders
+        if valid.paymentMethod == .card {
+            // Before any stock is held; again under the customer's lock as the order is stored.
+            try Order.checkUnpaid(
+                try await database.read { try await orders.unpaidCount(of: principal.userID, in: $0) })
+        }
         let store = try await stores.store(valid.storeID, for: principal)
         guard store.acceptingOrders, store.isOpen(at: Date()) else {
             throw OrderlyError(
@@ -34,7 +40,6 @@ extension OrdersHandlers {
         var (order, tracked) = try await price(valid, in: store, principal: principal)
         let holds = try await hold(order, tracked: tracked, principal: principal)
         for (index, hold) in holds { order.items[index].reservationIDs = [hold.id] }
-        let orders = self.orders
         let answer: Order
         do {
             answer = try await idempotency.write(
@@ -42,6 +47,10 @@ extension OrdersHandlers {
                 replay: replay(for: policy)
             ) { [order] transaction in
                 var order = order
+                if order.paymentMethod == .card {
+                    try await transaction.lock("orders.customer.unpaid:\(principal.userID)")
+                    try Order.checkUnpaid(try await orders.unpaidCount(of: principal.userID, in: transaction.sql))
+                }
                 if valid.order.id != nil, try await orders.find(order.id, in: transaction.sql) != nil {
                     throw OrderlyError(
                         .conflict, "an order with id \(order.id) already exists", reason: "already_exists")
@@ -127,7 +136,7 @@ extension OrdersHandlers {
 
     /// Holds the units of each line of a stock-tracked product, a reservation per line (which
     /// the catalog keeps until the order ends), by line index; all or none: the products short
-    /// of stock are named together in one `409 insufficient_stock`.
+    /// of stock are named together in one `409 insufficient_stock`, without their counts.
     private func hold(_ order: Order, tracked: Set<ProductID>, principal: Principal) async throws
         -> [Int: Reservation]
     {
@@ -161,7 +170,13 @@ extension OrdersHandlers {
                 switch result {
                 case .success(let hold): holds[index] = hold
                 case .failure(let error as OrderlyError) where error.reason == "insufficient_stock":
-                    if case .array(let products)? = error.details?["products"] { shortages += products }
+                    // A customer learns which products are short, not how many the store has left.
+                    if case .array(let products)? = error.details?["products"] {
+                        shortages += products.compactMap { product in
+                            guard case .object(let fields) = product, let id = fields["product_id"] else { return nil }
+                            return .object(["product_id": id])
+                        }
+                    }
                 case .failure(let error): failure = failure ?? error
                 }
             }

@@ -327,6 +327,10 @@ struct OrdersHandlers: Sendable {
                 order.claimedAt = nil
                 order.courierFirstName = nil
             case .deliver:
+                if cash != nil, !policy.mayStateCash(for: order) {
+                    throw OrderlyError(
+                        .permissionDenied, "only the courier carrying the order states the cash collected for it")
+                }
                 order.deliveredAt = now
                 order.cashCollected = try order.collectedCash(cash)
             case .cancel: order.cancellationReason = reason
@@ -368,7 +372,14 @@ struct OrdersHandlers: Sendable {
                     reason: "order_claimed")
             }
             let before = try JSONValue(encoding: order)
+            let (fee, total) = (order.deliveryFee, order.total)
             order.assign(valid, quote: try Self.quote(valid, in: store))
+            if order.deliveryFee != fee || order.total != total, !policy.mayChangeMoney(of: order) {
+                throw OrderlyError(
+                    .permissionDenied,
+                    "a \(principal.role.rawValue) changes no order line, price, tip or cash amount: "
+                        + "this change moves the delivery fee")
+            }
             guard case .object(let old) = before, case .object(let new) = try JSONValue(encoding: order) else {
                 throw OrderlyError(.internal, "an order did not encode as an object")
             }
@@ -388,7 +399,7 @@ struct OrdersHandlers: Sendable {
     func changeItems(_ request: ItemChange, principal: Principal, idempotencyKey: String?) async throws -> Order {
         let policy = AccessPolicy(principal)
         let current = try await visibleOrder(request.orderID, policy)
-        try policy.checkEdit(current)
+        try policy.checkEdit(current, money: true)
         let rates = try await stores.store(current.storeID, for: principal).vatRates
         // A repeat is answered from its record, and must not hold stock again.
         let repeated = try await idempotency.isRepeat(
@@ -402,7 +413,7 @@ struct OrdersHandlers: Sendable {
                 request.orderID, by: principal, expectedVersion: request.expectedVersion,
                 idempotencyKey: idempotencyKey, scope: "orders.items", request: request
             ) { order in
-                try policy.checkEdit(order)
+                try policy.checkEdit(order, money: true)
                 let change: String
                 let item: OrderItem
                 switch request.kind {

@@ -287,6 +287,17 @@ package struct OrdersRepository: Sendable {
         return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
     }
 
+    /// How many card orders `customer` has not paid yet (pending, their time to be paid running).
+    func unpaidCount(of customer: UserID, in sql: any SQLDatabase) async throws -> Int {
+        let row = try await sql.raw(
+            """
+            SELECT COUNT(*) AS unpaid FROM orders
+            WHERE created_by = \(bind: customer.description) AND pay_by IS NOT NULL
+            """
+        ).first()
+        return try row?.decode(column: "unpaid", as: Int.self) ?? 0
+    }
+
     /// The unpaid card orders whose time to be paid ran out by `now`, at most `limit`.
     func unpaid(at now: Date, limit: Int) async throws -> [OrderID] {
         try await database.read { sql in

@@ -41,12 +41,17 @@ struct LedgerHandlers: Sendable {
         return try await database.read { sql in
             let balances = try await ledger.balances(of: holder, heldSince: heldSince, in: sql)
             let page = try await ledger.entries(of: holder, after: cursor, limit: limit, in: sql)
-            return AccountBalance(holder: holder, balances: balances, data: page.entries, nextCursor: page.next)
+            let policy = AccessPolicy(principal)
+            let entries = page.entries.map {
+                AccountEntry(amount: $0.amount, entry: policy.present($0.entry, of: holder))
+            }
+            return AccountBalance(holder: holder, balances: balances, data: entries, nextCursor: page.next)
         }
     }
 
     /// Records a payout (or cash paid in) within what the holder has: a payout at most the
-    /// balance available, cash paid in at most the cash held (422 `insufficient_balance`).
+    /// balance available (none while refunds keep it below zero), cash paid in at most the cash
+    /// held (422 `insufficient_balance`).
     func payout(_ request: PayoutRequest, principal: Principal, idempotencyKey: String) async throws -> Payout {
         let policy = AccessPolicy(principal)
         let holder = try BalanceRequest(storeID: request.storeID, courierID: request.courierID).holder()
@@ -73,7 +78,9 @@ struct LedgerHandlers: Sendable {
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "payments.payouts:\(account)", request: request
         ) { transaction in
-            try await transaction.lock("payments.ledger:\(account)")
+            // Every entry moving the holder's money takes this lock too: no debit lands between
+            // the check and the payout.
+            try await transaction.lock(LedgerRepository.lock(of: holder))
             let figures =
                 try await ledger.balances(of: holder, heldSince: heldSince, in: transaction.sql)
                 .first { $0.currency == currency } ?? CurrencyBalance(currency: currency)

@@ -8,13 +8,23 @@ import Storage
 /// running balance of every store's and courier's account, kept in the entry's transaction (the
 /// platform's own accounts are summed when asked, so that no row is written by every payment).
 struct LedgerRepository: Sendable {
+    /// The lock of `holder`'s accounts, which every entry moving their money and every payout
+    /// from them takes, so that a payout's check of the balance sees every debit before it.
+    static func lock(of holder: Ledger.Holder) -> String {
+        "payments.ledger:\(Ledger.accounts(of: holder).earned.key)"
+    }
+
     /// Records `entry` unless an entry of its reference is recorded already; returns whether it
-    /// recorded it. An entry whose postings do not add up to zero is refused.
+    /// recorded it. An entry whose postings do not add up to zero is refused. It takes the lock of
+    /// each store and courier it moves money of (in one order, so that two entries never wait on
+    /// each other).
     @discardableResult
     func post(_ entry: LedgerEntry, in transaction: Transaction) async throws -> Bool {
         guard entry.isBalanced else {
             throw OrderlyError(.internal, "a ledger entry of \(entry.reference) does not balance")
         }
+        let holders = Set(entry.postings.compactMap { LedgerAccount(key: $0.account)?.holder })
+        for lock in Set(holders.map(Self.lock(of:))).sorted() { try await transaction.lock(lock) }
         let stamp = entry.createdAt.millisecondsSince1970
         let inserted = try await transaction.sql.raw(
             """
@@ -43,6 +53,12 @@ struct LedgerRepository: Sendable {
             ).run()
         }
         return true
+    }
+
+    /// The entry recorded for `reference`, if there is one.
+    func entry(_ reference: String, in sql: any SQLDatabase) async throws -> LedgerEntry? {
+        try await sql.raw("SELECT doc FROM ledger_entries WHERE reference = \(bind: reference)").first()
+            .map { try StoredDocument.decode(LedgerEntry.self, from: $0) }
     }
 
     /// The holder's balances per currency, the credits to what they earned since `heldSince`

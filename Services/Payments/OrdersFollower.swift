@@ -9,10 +9,12 @@ import Wire
 
 /// The money of orders, as the orders service's status changes tell it: the cash a courier
 /// collected for a customer's cash-on-delivery order becomes a completed cash payment taken by
-/// the courier (numbered receipt, the store's statistics), a delivered order's fee and tip go
-/// from its store to its courier in the ledger, and a cancelled customer's order gets its
-/// completed card payments refunded in full and its pending ones cancelled. Each event is
-/// applied once, in one transaction with its inbox record.
+/// the courier (numbered receipt, the store's statistics), a delivered order's fee and the tips
+/// its payments paid go from its store to its courier in the ledger, and a cancelled customer's
+/// order gets its completed card payments refunded in full, by whoever cancelled it and for
+/// their reason (the orders service asked `payments.orders.checkRefund` whether they may), and
+/// its pending ones cancelled. Each event is applied once, in one transaction with its inbox
+/// record.
 struct OrdersFollower: EventFollower {
     static let producer = OrdersAPI.service
     static let types = [OrdersAPI.Events.statusChanged]
@@ -35,7 +37,8 @@ struct OrdersFollower: EventFollower {
         guard event.payload.mentions("\"customer_id\"") || event.payload.mentions("\"status\":\"delivered\"") else {
             return
         }
-        let order = try event.payload.decode(as: OrderChange.self).order
+        let change = try event.payload.decode(as: OrderChange.self)
+        let order = change.order
         switch order.status {
         case .delivered:
             // The customer's own view of the store names it on the receipt; the payments service
@@ -49,16 +52,32 @@ struct OrdersFollower: EventFollower {
                                 principal: Principal(userID: customer, role: .customer, storeID: nil))),
                         staffName: nil)
                 } else { nil }
-            let ledger = LedgerRepository()
+            let (ledger, payments) = (LedgerRepository(), self.payments)
             try await database.applyOnce(event, consumer: Self.consumer) { transaction in
+                // The tips counted here and a tip completing meanwhile (`PaymentsFollower`) wait on each other.
+                try await transaction.lock(PaymentsRepository.lock(ofOrder: order.id))
                 if let header { try await recordCash(of: order, header: header, in: transaction) }
-                if let delivery = Ledger.delivery(order, at: order.deliveredAt ?? event.occurredAt) {
+                let paid = try await payments.payments(of: order.id, in: transaction.sql)
+                if let delivery = Ledger.delivery(order, paid: paid, at: order.deliveredAt ?? event.occurredAt) {
                     try await ledger.post(delivery, in: transaction)
                 }
             }
         case .cancelled where order.customerID != nil:
+            // Whoever cancelled it was asked to be allowed the refund before (the gateway's check);
+            // asked again here, against what it refunds now, so that no path refunds past them.
+            let canceller = change.change.actorID.map { user in
+                Principal(
+                    userID: user, role: change.change.actorRole ?? .customer,
+                    storeID: change.change.actorRole?.isStoreRole == true ? order.storeID : nil)
+            }
+            let store: Store? =
+                if canceller != nil {
+                    try await catalog.call(
+                        CatalogAPI.getStore, ResourceRef(id: order.storeID),
+                        options: WireCallOptions(principal: canceller))
+                } else { nil }
             try await database.applyOnce(event, consumer: Self.consumer) { transaction in
-                try await giveBack(order, in: transaction)
+                try await giveBack(order, cancelledBy: canceller, store: store, in: transaction)
             }
         default:
             return
@@ -72,20 +91,19 @@ struct OrdersFollower: EventFollower {
             return
         }
         let payments = self.payments
-        let left: Int64
+        let left: (subtotal: Int64, tip: Int64)
         do {
             left = try await PaymentsHandlers.orderShare(nil, of: order, payments, in: transaction)
         } catch let error as OrderlyError where error.reason == "order_paid" {
             return
         }
-        let tip = order.tip ?? 0
         let now = Date.currentMillisecond
         let record = try await CustomersRepository(database: database).linked(
             to: customer, in: order.storeID, in: transaction.sql)
         var payment = Payment(
             id: PaymentID(), storeID: order.storeID, orderID: order.id, customerID: record?.id,
             customerUserID: customer, items: [],
-            subtotal: left, vat: 0, tip: tip, currency: order.currency, method: .cash, status: .pending,
+            subtotal: left.subtotal, vat: 0, tip: left.tip, currency: order.currency, method: .cash, status: .pending,
             staffID: courier, reservationID: nil, expiresAt: nil, createdAt: now)
         try await payments.insert(payment, header: header, in: transaction)
         try payment.move(to: .completed, at: now)
@@ -95,18 +113,38 @@ struct OrdersFollower: EventFollower {
         try await PaymentsHandlers.save(&payment, payments, in: transaction)
     }
 
-    /// Refunds in full what completed card payments of the cancelled `order` paid, and cancels
-    /// those still pending, under each payment's lock.
-    private func giveBack(_ order: Order, in transaction: Transaction) async throws {
+    /// Refunds in full what completed card payments of the cancelled `order` paid, by whoever
+    /// cancelled it (the server itself for an order nobody paid for in time) for the order's
+    /// reason, and cancels those still pending, under each payment's lock.
+    private func giveBack(_ order: Order, cancelledBy canceller: Principal?, store: Store?, in transaction: Transaction)
+        async throws
+    {
         let (payments, refunds) = (self.payments, self.refunds)
-        for found in try await payments.payments(of: order.id, in: transaction.sql) where found.method != .cash {
-            try await transaction.lock("payments.payment:\(found.id)")
+        let reason = order.cancellationReason.map { "the order was cancelled: \($0)" } ?? "the order was cancelled"
+        let made = try await payments.payments(of: order.id, in: transaction.sql)
+        var refunding = true
+        if let canceller, let store {
+            do {
+                try await RefundsHandlers.checkCancelRefund(
+                    of: order, amount: RefundsHandlers.refundedByCancelling(made), by: canceller, store: store,
+                    ShiftsRepository(database: database), in: transaction.sql)
+            } catch let error as OrderlyError where error.reason == "refund_not_allowed" {
+                // Paid since the check, past what the canceller may refund: a manager refunds it.
+                logger.error(
+                    "a cancelled order's payments were not refunded: not the canceller's to refund",
+                    metadata: ["order.id": "\(order.id)", "user.id": "\(canceller.userID)"])
+                refunding = false
+            }
+        }
+        for found in made where found.method != .cash {
+            try await transaction.lock(PaymentsRepository.lock(ofPayment: found.id))
             guard var payment = try await payments.payment(found.id, in: transaction.sql) else { continue }
             switch payment.status {
             case .completed, .partiallyRefunded:
+                guard refunding else { continue }
                 _ = try await RefundsHandlers.record(
-                    payment.amount - payment.refundedAmount, of: &payment, reason: "the order was cancelled",
-                    restock: [], by: payment.staffID, payments, refunds, in: transaction)
+                    payment.amount - payment.refundedAmount, of: &payment, reason: String(reason.prefix(500)),
+                    restock: [], by: canceller?.userID ?? payment.staffID, payments, refunds, in: transaction)
             case .pending, .confirmed:
                 try payment.move(to: .cancelled, at: Date.currentMillisecond)
                 try await PaymentsHandlers.save(&payment, payments, in: transaction)

@@ -7,7 +7,9 @@ import Storage
 /// Keeps a store's statistics (`StatsRepository`) and the ledger (`LedgerRepository`) from the
 /// payments service's own events: `payment.completed` and `payment.refunded` each add to their
 /// day's rows and post their entry, once, at the commission the store had when the payment was
-/// made.
+/// made. A tip completed after its order was delivered goes to the courier who delivered it
+/// (the delivery's entry, posted by `OrdersFollower` under the order's lock as this is, counted
+/// the tips completed before it).
 struct PaymentsFollower: EventFollower {
     static let producer = PaymentsAPI.service
     static let types = [PaymentsAPI.Events.completed, PaymentsAPI.Events.refunded]
@@ -36,14 +38,20 @@ struct PaymentsFollower: EventFollower {
         } else {
             let payment = try event.payload.decode(as: Payment.self)
             try await database.applyOnce(event, consumer: Self.consumer) { transaction in
+                let tipped = payment.tip > 0 ? payment.orderID : nil
+                if let order = tipped { try await transaction.lock(PaymentsRepository.lock(ofOrder: order)) }
                 let header = try await payments.header(of: payment.id, in: transaction.sql)
                 let (row, products) = StatsContribution.sale(payment, zone: header?.timezone)
                 try await stats.add(row, in: transaction)
                 for product in products { try await stats.add(product, in: transaction) }
+                let at = payment.completedAt ?? event.occurredAt
                 try await ledger.post(
-                    Ledger.payment(
-                        payment, commissionBP: header?.commissionBP ?? 0, at: payment.completedAt ?? event.occurredAt),
-                    in: transaction)
+                    Ledger.payment(payment, commissionBP: header?.commissionBP ?? 0, at: at), in: transaction)
+                if let order = tipped, let delivery = try await ledger.entry("delivery:\(order)", in: transaction.sql),
+                    let tip = Ledger.tip(of: payment, after: delivery, at: at)
+                {
+                    try await ledger.post(tip, in: transaction)
+                }
             }
         }
     }

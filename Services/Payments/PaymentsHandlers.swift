@@ -226,14 +226,18 @@ struct PaymentsHandlers: Sendable {
                 let payer = try await Self.payer(
                     draft, card: valid.cardUID, in: storeID, customers, cards, in: transaction.sql)
                 var subtotal = items.reduce(0) { $0 + $1.total }
+                var tip = valid.tip
                 if let paidFor {
-                    subtotal = try await Self.orderShare(draft.amount, of: paidFor, payments, in: transaction)
+                    let share = try await Self.orderShare(draft.amount, of: paidFor, payments, in: transaction)
+                    subtotal = share.subtotal
+                    // The order's tip is paid with it unless the request says what the customer tipped.
+                    if draft.tip == nil { tip = share.tip }
                 }
                 let now = Date.currentMillisecond
                 let payment = Payment(
                     id: paymentID, storeID: storeID, orderID: draft.orderID, customerID: payer.customerID,
                     customerUserID: payer.customerUserID, cardID: payer.cardID, items: items, subtotal: subtotal,
-                    vat: items.reduce(0) { $0 + $1.vat }, tip: valid.tip,
+                    vat: items.reduce(0) { $0 + $1.vat }, tip: tip,
                     currency: store.currency, method: valid.method, status: .pending, staffID: principal.userID,
                     reservationID: hold?.id, expiresAt: now.addingTimeInterval(TimeInterval(valid.pendingSeconds)),
                     createdAt: now)
@@ -296,13 +300,13 @@ struct PaymentsHandlers: Sendable {
             key: idempotencyKey, caller: principal.userID, scope: scope, request: draft
         ) { transaction in
             try await Self.claim(paymentID, payments, in: transaction)
-            let subtotal = try await Self.orderShare(nil, of: order, payments, in: transaction)
+            let share = try await Self.orderShare(nil, of: order, payments, in: transaction)
             let now = Date.currentMillisecond
             let record = try await customers.linked(to: principal.userID, in: order.storeID, in: transaction.sql)
             let payment = Payment(
                 id: paymentID, storeID: order.storeID, orderID: order.id, customerID: record?.id,
                 customerUserID: principal.userID,
-                subtotal: subtotal, tip: order.tip ?? 0, currency: order.currency, method: .card, status: .pending,
+                subtotal: share.subtotal, tip: share.tip, currency: order.currency, method: .card, status: .pending,
                 staffID: principal.userID,
                 expiresAt: order.payBy ?? now.addingTimeInterval(Order.cardPaymentWindow), createdAt: now)
             try await payments.insert(payment, header: ReceiptHeader(store: store, staffName: nil), in: transaction)
@@ -350,20 +354,23 @@ struct PaymentsHandlers: Sendable {
     private static func claim(_ id: PaymentID, _ payments: PaymentsRepository, in transaction: Transaction)
         async throws
     {
-        try await transaction.lock("payments.payment:\(id)")
+        try await transaction.lock(PaymentsRepository.lock(ofPayment: id))
         if try await payments.payment(id, in: transaction.sql) != nil {
             throw OrderlyError(.conflict, "a payment \(id) exists already", details: ["id": .string("is taken")])
         }
     }
 
-    /// What a payment for `order` pays of it: `requested`, or what is left when absent. What is
-    /// left counts every payment for the order this service holds, those still in flight too,
-    /// under the order's lock, so two payments rung up at once cannot both pay the rest.
+    /// What a payment for `order` pays of it: `requested`, or what is left when absent; and what
+    /// is left of the order's tip. What is left counts every payment for the order this service
+    /// holds, those still in flight too, under the order's lock, so two payments rung up at once
+    /// cannot both pay the rest.
     static func orderShare(
         _ requested: Int64?, of order: Order, _ payments: PaymentsRepository, in transaction: Transaction
-    ) async throws -> Int64 {
-        try await transaction.lock("payments.order:\(order.id)")
-        let taken = try await payments.payments(of: order.id, in: transaction.sql).reduce(0) { $0 + $1.orderShare }
+    ) async throws -> (subtotal: Int64, tip: Int64) {
+        try await transaction.lock(PaymentsRepository.lock(ofOrder: order.id))
+        let made = try await payments.payments(of: order.id, in: transaction.sql)
+        let taken = made.reduce(0) { $0 + $1.orderShare }
+        let tipped = made.filter { ![.failed, .cancelled, .expired].contains($0.status) }.reduce(0) { $0 + $1.tip }
         let left = order.total - taken
         guard left > 0 else {
             throw OrderlyError(.failedPrecondition, "the order is paid in full", reason: "order_paid")
@@ -373,7 +380,7 @@ struct PaymentsHandlers: Sendable {
                 .failedPrecondition, "\(left) of the order is left to pay",
                 details: ["amount": .string("must be at most \(left), what is left to pay")])
         }
-        return requested ?? left
+        return (requested ?? left, max(0, (order.tip ?? 0) - tipped))
     }
 
     /// The payment's lines: catalog products at the catalog's price and VAT rate, free lines as
@@ -527,7 +534,7 @@ struct PaymentsHandlers: Sendable {
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "\(scope):\(id)", request: request
         ) { transaction in
-            try await transaction.lock("payments.payment:\(id)")
+            try await transaction.lock(PaymentsRepository.lock(ofPayment: id))
             let policy = AccessPolicy(principal)
             guard var payment = try await payments.payment(id, in: transaction.sql), policy.canSee(payment: payment)
             else { throw OrderlyError(.notFound, "no payment \(id)") }
@@ -576,7 +583,7 @@ struct PaymentsHandlers: Sendable {
         for id in try await payments.due(at: Date.currentMillisecond, limit: limit) {
             do {
                 let ended = try await database.transaction { transaction in
-                    try await transaction.lock("payments.payment:\(id)")
+                    try await transaction.lock(PaymentsRepository.lock(ofPayment: id))
                     let now = Date.currentMillisecond
                     guard var payment = try await payments.payment(id, in: transaction.sql),
                         payment.status == .pending, let expiresAt = payment.expiresAt, now >= expiresAt

@@ -1,4 +1,5 @@
 import Domain
+import Foundation
 import SQLKit
 import Storage
 
@@ -261,6 +262,24 @@ enum PaymentsSchema {
                 payment.refundedAmount = refunded[payment.id]!
                 try await ledger.post(
                     Ledger.refund(refund, of: payment, commissionBP: 0, at: refund.createdAt), in: transaction)
+            }
+        },
+        // Refunds of cash a courier collected on delivery were booked back to the courier's cash,
+        // which cleared a debt the courier still owed (the refund was paid from the store's till):
+        // each gets a correction entry moving it to the store's till cash (`Ledger.correction`).
+        Migration(10, "refunds of cash paid from the store's till") { transaction in
+            let ledger = LedgerRepository()
+            let refunds = try await transaction.sql.raw(
+                """
+                SELECT DISTINCT e.doc FROM ledger_entries e JOIN ledger_postings p ON p.id = e.id
+                WHERE e.reference LIKE 'refund:%' AND p.account LIKE 'courier_cash:%'
+                """
+            ).all().map { try StoredDocument.decode(LedgerEntry.self, from: $0) }
+            let now = Date.currentMillisecond
+            for refund in refunds {
+                if let correction = Ledger.correction(ofCourierRefund: refund, at: now) {
+                    try await ledger.post(correction, in: transaction)
+                }
             }
         },
     ]

@@ -30,7 +30,7 @@ public enum PaymentsService: ServiceDefinition {
         let settings = try PaymentsSettings.read(from: environment.configuration)
         var router = WireRouter()
         payments.register(in: &router)
-        RefundsHandlers(database: database, catalog: payments.catalog).register(in: &router)
+        RefundsHandlers(database: database, catalog: payments.catalog, orders: payments.orders).register(in: &router)
         ProviderReportsHandlers(database: database, settings: settings, logger: logger).register(in: &router)
         ShiftsHandlers(database: database).register(in: &router)
         CustomersHandlers(database: database, catalog: payments.catalog).register(in: &router)

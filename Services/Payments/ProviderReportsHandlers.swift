@@ -72,7 +72,7 @@ struct ProviderReportsHandlers: Sendable {
         }
         let (payments, reports, logger) = (self.payments, self.reports, self.logger)
         return try await database.transaction { transaction in
-            try await transaction.lock("payments.payment:\(paymentID)")
+            try await transaction.lock(PaymentsRepository.lock(ofPayment: paymentID))
             guard var payment = try await payments.payment(paymentID, in: transaction.sql) else {
                 throw OrderlyError(.notFound, "no payment \(paymentID)")
             }

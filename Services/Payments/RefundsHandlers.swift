@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import NIOCore
 import Runtime
+import SQLKit
 import Storage
 import Wire
 
@@ -14,6 +15,8 @@ struct RefundsHandlers: Sendable {
     let database: Database
     /// The store a payment is of: who may refund how much, whether staff must be clocked in.
     let catalog: any WireCaller
+    /// The order a cancel would refund the payments of, as its canceller sees it.
+    let orders: any WireCaller
 
     var payments: PaymentsRepository { PaymentsRepository(database: database) }
     var refunds: RefundsRepository { RefundsRepository(database: database) }
@@ -25,6 +28,54 @@ struct RefundsHandlers: Sendable {
             try await refund(
                 request, principal: context.requirePrincipal(),
                 idempotencyKey: context.requireIdempotencyKey(for: "refunding a payment"))
+        }
+        router.register(PaymentsAPI.checkCancelRefund) { ref, context in
+            try await checkCancelRefund(ref.id, principal: context.requirePrincipal())
+        }
+    }
+
+    /// What cancelling the order would refund, refused (422 `refund_not_allowed`) when the caller
+    /// may not refund it (`checkCancelRefund(of:amount:by:store:_:in:)`); an order the caller
+    /// cannot see is 404, as the orders service would answer.
+    func checkCancelRefund(_ id: OrderID, principal: Principal) async throws -> CancelRefundCheck {
+        let payments = self.payments
+        let amount = Self.refundedByCancelling(try await database.read { try await payments.payments(of: id, in: $0) })
+        guard amount > 0 else { return CancelRefundCheck(amount: 0, currency: nil) }
+        let options = WireCallOptions(principal: principal)
+        let order = try await orders.call(OrdersAPI.getOrder, ResourceRef(id: id), options: options)
+        guard order.customerID != nil else { return CancelRefundCheck(amount: 0, currency: nil) }
+        let store = try await catalog.call(CatalogAPI.getStore, ResourceRef(id: order.storeID), options: options)
+        let shifts = self.shifts
+        try await database.read { sql in
+            try await Self.checkCancelRefund(of: order, amount: amount, by: principal, store: store, shifts, in: sql)
+        }
+        return CancelRefundCheck(amount: amount, currency: order.currency)
+    }
+
+    /// What a cancel gives back of `payments`, an order's: what is left of each completed card
+    /// (not cash) payment.
+    static func refundedByCancelling(_ payments: [Payment]) -> Int64 {
+        payments.filter { $0.method != .cash && ($0.status == .completed || $0.status == .partiallyRefunded) }
+            .reduce(0) { $0 + $1.amount - $1.refundedAmount }
+    }
+
+    /// Refuses the cancel of `order` by `principal` when it would refund `amount` they may not
+    /// (`AccessPolicy.mayRefundByCancelling`, with the store's staff refund limit; a staff member
+    /// clocked in at the store): 422 `refund_not_allowed`.
+    static func checkCancelRefund(
+        of order: Order, amount: Int64, by principal: Principal, store: Store, _ shifts: ShiftsRepository,
+        in sql: any SQLDatabase
+    ) async throws {
+        let refusal = OrderlyError(
+            .failedPrecondition,
+            "cancelling this order refunds \(amount) of its payments, which is not yours to refund; "
+                + "an owner or manager of the store cancels it",
+            reason: "refund_not_allowed", details: ["amount": .int(amount)])
+        guard AccessPolicy(principal).mayRefundByCancelling(order, amount: amount, staffLimit: store.staffRefundLimit)
+        else { throw refusal }
+        if principal.role == .staff, try await shifts.openShift(of: principal.userID, in: sql)?.storeID != order.storeID
+        {
+            throw refusal
         }
     }
 
@@ -64,7 +115,7 @@ struct RefundsHandlers: Sendable {
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "payments.refund:\(id)", request: request
         ) { transaction in
-            try await transaction.lock("payments.payment:\(id)")
+            try await transaction.lock(PaymentsRepository.lock(ofPayment: id))
             guard var payment = try await payments.payment(id, in: transaction.sql), policy.canSee(payment: payment)
             else { throw OrderlyError(.notFound, "no payment \(id)") }
             guard payment.status == .completed || payment.status == .partiallyRefunded else {

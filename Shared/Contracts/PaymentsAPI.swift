@@ -44,6 +44,12 @@ public enum PaymentsAPI {
     /// Staff give back part or all of what is left of a completed payment; needs an
     /// idempotency key.
     public static let refund = WireMethod<RefundRequest, Refund>("payments.refunds.create", safeToRetry: false)
+    /// Whether the caller may cancel the order, as far as its payments go: a cancel refunds a
+    /// customer's completed card payments in full, which only whoever may refund that amount
+    /// does (`AccessPolicy.mayRefundByCancelling`; 422 `refund_not_allowed` otherwise). The
+    /// gateway asks before it forwards a cancel; the refund itself follows the cancel's event.
+    public static let checkCancelRefund = WireMethod<ResourceRef<OrderID>, CancelRefundCheck>(
+        "payments.refunds.check_cancel", safeToRetry: true)
 
     /// How long a payment stays pending unless its request says otherwise (15 minutes), and the
     /// longest it may (an hour).
@@ -646,5 +652,17 @@ public struct ShiftSummary: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case from, to, timezone, staff
         case storeID = "store_id"
+    }
+}
+
+/// What cancelling an order would refund of its payments: `amount` in `currency` (nil when
+/// nothing), which the caller may.
+public struct CancelRefundCheck: Codable, Sendable, Hashable {
+    public var amount: Int64
+    public var currency: CurrencyCode?
+
+    public init(amount: Int64, currency: CurrencyCode?) {
+        self.amount = amount
+        self.currency = currency
     }
 }

@@ -36,8 +36,13 @@ public struct AccessPolicy: Sendable {
     /// customers) see every store's, store users their own.
     public func canSee(store: StoreID) -> Bool { seesEveryStore || worksIn(store) }
 
-    /// Only admins open stores.
-    public var canCreateStores: Bool { isAdmin }
+    /// Opening stores: admins, and supervisors, who approve restaurants' applications (which
+    /// open their stores).
+    public var canOpenStores: Bool { isAdmin || role == .supervisor }
+
+    /// A store's terms with the platform (`tier`, `commission_bp`), set when it opens or later:
+    /// admins only.
+    public var canSetStoreTerms: Bool { isAdmin }
 
     /// A store's profile, prices and rates: admins, and the store's owner and managers.
     public func canChange(store: StoreID) -> Bool { isAdmin || runs(store) }
@@ -251,20 +256,35 @@ public struct AccessPolicy: Sendable {
         role == .customer && order.customerID == principal.userID
     }
 
-    /// Changing an order's own fields and its items: admins, supervisors and the users of the
-    /// order's store. Whether the order still takes changes is its own rule (`Order.isEditable`).
+    /// Changing an order's own fields (recipient, address, notes, due time): admins, supervisors
+    /// and the users of the order's store. Whether the order still takes changes is its own rule
+    /// (`Order.isEditable`).
     public func mayEdit(_ order: Order) -> Bool { isAdmin || role == .supervisor || worksIn(order.storeID) }
 
-    /// Whether the caller can change the order and its items now (`can_edit`).
+    /// Changing what an order costs: its lines and their prices, its delivery fee (boxes,
+    /// fulfillment) and tip: admins and the users of the order's store. Supervisors run
+    /// operations and touch no money.
+    public func mayChangeMoney(of order: Order) -> Bool { isAdmin || worksIn(order.storeID) }
+
+    /// Stating the cash collected for an order on delivery: admins, and the courier carrying it.
+    public func mayStateCash(for order: Order) -> Bool {
+        isAdmin || (role == .courier && order.courierID == principal.userID)
+    }
+
+    /// Whether the caller can change the order's fields now (`can_edit`).
     public func canEdit(_ order: Order) -> Bool { mayEdit(order) && order.isEditable }
 
-    /// Refuses a change to the order's fields or items: `not_found` when the caller cannot see
-    /// the order, `permission_denied` when they may not edit it, 422 `order_locked` when it no
-    /// longer takes changes.
-    public func checkEdit(_ order: Order) throws(OrderlyError) {
+    /// Refuses a change to the order's fields, or with `money` to what it costs (its items):
+    /// `not_found` when the caller cannot see the order, `permission_denied` when they may not
+    /// make it, 422 `order_locked` when it no longer takes changes.
+    public func checkEdit(_ order: Order, money: Bool = false) throws(OrderlyError) {
         guard canSee(order: order) else { throw OrderlyError(.notFound, "no order \(order.id)") }
         guard mayEdit(order) else {
             throw OrderlyError(.permissionDenied, "only the store's staff change an order's details and items")
+        }
+        if money, !mayChangeMoney(of: order) {
+            throw OrderlyError(
+                .permissionDenied, "a \(role.rawValue) changes no order line, price, tip or cash amount")
         }
         try order.requireEditable()
     }
@@ -432,6 +452,18 @@ public struct AccessPolicy: Sendable {
         }
     }
 
+    /// A ledger entry of `holder`'s as the caller reads it: whole for admins and accountants, and
+    /// for a store's owners and managers (their store's commission is theirs to read); a courier
+    /// reads only the postings to their own accounts, without the store's account or the
+    /// commission.
+    public func present(_ entry: LedgerEntry, of holder: Ledger.Holder) -> LedgerEntry {
+        guard case .courier = holder, !(isAdmin || role == .accountant) else { return entry }
+        var presented = entry
+        presented.postings = entry.postings.filter { LedgerAccount(key: $0.account)?.holder == holder }
+        presented.commission = nil
+        return presented
+    }
+
     /// Recording payouts to stores and couriers, and cash they paid in: admins and accountants.
     public var canRecordPayouts: Bool { isAdmin || role == .accountant }
 
@@ -483,6 +515,22 @@ public struct AccessPolicy: Sendable {
         if isAdmin || runs(payment.storeID) { return true }
         return role == .staff && worksIn(payment.storeID) && payment.staffID == principal.userID
             && amount <= staffLimit
+    }
+
+    /// Cancelling `order` when the cancel refunds its completed payments, `amount` in all, in a
+    /// store whose staff refund up to `staffLimit`: admins, the store's owners and managers, the
+    /// platform's supervisors and support desk (the refund recorded as theirs, with their
+    /// reason); the store's staff up to the limit, clocked in (which the payments service, which
+    /// keeps the shifts, checks); the customer their own order, while it is pending
+    /// (`allowedActions`). Couriers, accountants and the social-media staff cancel nothing.
+    public func mayRefundByCancelling(_ order: Order, amount: Int64, staffLimit: Int64) -> Bool {
+        switch role {
+        case .admin, .supervisor, .support: return true
+        case .owner, .manager: return worksIn(order.storeID)
+        case .staff: return worksIn(order.storeID) && amount <= staffLimit
+        case .customer: return order.createdBy == principal.userID
+        case .courier, .accountant, .socialMedia: return false
+        }
     }
 
     // MARK: Devices

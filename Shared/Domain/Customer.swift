@@ -139,7 +139,7 @@ public struct CustomerDraft: Hashable, Sendable, Codable {
             if unlinkUser == true, userID != nil { problems.add("unlink_user", "cannot be sent with user_id") }
         }
         if let email {
-            customer.email = problems.optionalText(email, "email", maximumLength: 254)?.lowercased()
+            customer.email = problems.optionalText(email, "email", maximumLength: 254).map(User.normalizedEmail)
             if let given = customer.email, !User.isEmailAddress(given) {
                 problems.add("email", "must be an e-mail address")
             }

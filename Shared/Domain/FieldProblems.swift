@@ -32,17 +32,24 @@ public struct FieldProblems: Sendable {
     public var failure: OrderlyError { OrderlyError.invalidFields(reasons) }
 
     /// A required text: present, not blank, at most `maximumLength` characters; trimmed.
-    public mutating func text(_ value: String?, _ field: String, maximumLength: Int = 200) -> String {
+    public mutating func text(
+        _ value: String?, _ field: String, maximumLength: Int = 200, allowingInvisible: Bool = false
+    ) -> String {
         guard let value else {
             add(field, "is required")
             return ""
         }
-        return optionalText(value, field, maximumLength: maximumLength, required: true) ?? ""
+        return optionalText(
+            value, field, maximumLength: maximumLength, required: true, allowingInvisible: allowingInvisible) ?? ""
     }
 
-    /// An optional text: blank counts as absent; trimmed; at most `maximumLength` code points.
+    /// An optional text: blank counts as absent; trimmed; at most `maximumLength` code points;
+    /// no control characters but line breaks and tabs, and, unless `allowingInvisible` (an
+    /// emoji's joiners, a password), none of `Self.invisible`: names, addresses, notes and every
+    /// other text one person writes for another to read show what they hold.
     public mutating func optionalText(
-        _ value: String?, _ field: String, maximumLength: Int = 200, required: Bool = false
+        _ value: String?, _ field: String, maximumLength: Int = 200, required: Bool = false,
+        allowingInvisible: Bool = false
     ) -> String? {
         let trimmed = value?.trimmingWhitespace() ?? ""
         if trimmed.isEmpty {
@@ -56,8 +63,20 @@ public struct FieldProblems: Sendable {
         if trimmed.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\t" }) {
             add(field, "must not contain control characters")
         }
+        if !allowingInvisible, trimmed.unicodeScalars.contains(where: { Self.invisible.contains($0.value) }) {
+            add(field, "must not contain bidirectional controls or zero-width characters")
+        }
         return trimmed
     }
+
+    /// Characters that change what a text shows without showing themselves: the bidirectional
+    /// controls (embeddings, overrides, isolates and marks, which reorder what a reader sees) and
+    /// the zero-width ones (spaces, joiners, the word joiner and the byte-order mark, which make
+    /// two different texts look alike).
+    public static let invisible: Set<UInt32> = [
+        0x061C, 0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2060, 0x2066,
+        0x2067, 0x2068, 0x2069, 0xFEFF,
+    ]
 
     /// An optional phone number of at most 32 characters: digits, spaces and `+()-`, three
     /// digits at least; blank counts as absent.

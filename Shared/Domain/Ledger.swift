@@ -48,6 +48,15 @@ public enum LedgerAccount: Hashable, Sendable {
         }
     }
 
+    /// The store or courier whose account it is; nil for the platform's.
+    public var holder: Ledger.Holder? {
+        switch self {
+        case .store(let store), .storeCash(let store): .store(store)
+        case .courier(let courier), .courierCash(let courier): .courier(courier)
+        case .platformFunds, .platformCommission: nil
+        }
+    }
+
     /// Whether the account is a store's or a courier's, whose balance is kept as it moves (the
     /// platform's own are summed when asked, so that no row is written by every payment).
     public var isHolders: Bool {
@@ -69,10 +78,11 @@ public struct LedgerPosting: Hashable, Sendable, Codable {
     }
 }
 
-/// What moved money: a payment completed, part of one refunded, a delivery's fee and tip going to
-/// its courier, a payout.
+/// What moved money: a payment completed, part of one refunded, a delivery's fee and the tips paid
+/// going to its courier, a tip paid after its order was delivered, a payout, and a correction of
+/// entries an earlier release booked wrongly.
 public enum LedgerEntryKind: String, Hashable, Sendable, Codable {
-    case payment, refund, delivery, payout
+    case payment, refund, delivery, tip, payout, correction
 }
 
 /// One movement of money, recorded once (its `reference` names what caused it) as postings
@@ -80,7 +90,8 @@ public enum LedgerEntryKind: String, Hashable, Sendable, Codable {
 public struct LedgerEntry: Hashable, Sendable, Codable {
     public var id: UUID
     public var kind: LedgerEntryKind
-    /// What caused it, once: `payment:<id>`, `refund:<id>`, `delivery:<order id>`, `payout:<id>`.
+    /// What caused it, once: `payment:<id>`, `refund:<id>`, `delivery:<order id>`, `tip:<payment id>`,
+    /// `payout:<id>`, `correction:<what it corrects>`.
     public var reference: String
     public var currency: CurrencyCode
     public var postings: [LedgerPosting]
@@ -90,14 +101,19 @@ public struct LedgerEntry: Hashable, Sendable, Codable {
     public var refundID: RefundID?
     public var orderID: OrderID?
     public var payoutID: PayoutID?
-    /// The commission taken (or given back, negative) in this entry.
-    public var commission: Int64
+    /// The commission taken (or given back, negative) in this entry; nil where it is not the
+    /// reader's to know (`AccessPolicy.present(_:of:)`).
+    public var commission: Int64?
+    /// A delivery's: the payments whose tips it credits to the courier (a tip paid later gets an
+    /// entry of its own).
+    public var tipsOf: [PaymentID]?
     public var createdAt: Date
 
     public init(
         kind: LedgerEntryKind, reference: String, currency: CurrencyCode, postings: [LedgerPosting],
         storeID: StoreID?, courierID: UserID? = nil, paymentID: PaymentID? = nil, refundID: RefundID? = nil,
-        orderID: OrderID? = nil, payoutID: PayoutID? = nil, commission: Int64 = 0, at createdAt: Date
+        orderID: OrderID? = nil, payoutID: PayoutID? = nil, commission: Int64 = 0, tipsOf: [PaymentID]? = nil,
+        at createdAt: Date
     ) {
         self.id = UUID.random()
         self.kind = kind
@@ -120,6 +136,7 @@ public struct LedgerEntry: Hashable, Sendable, Codable {
         self.orderID = orderID
         self.payoutID = payoutID
         self.commission = commission
+        self.tipsOf = tipsOf
         self.createdAt = createdAt
     }
 
@@ -131,6 +148,7 @@ public struct LedgerEntry: Hashable, Sendable, Codable {
         case refundID = "refund_id"
         case orderID = "order_id"
         case payoutID = "payout_id"
+        case tipsOf = "tips_of"
         case createdAt = "created_at"
     }
 
@@ -157,10 +175,15 @@ extension LedgerPosting {
 ///   cash taken at the till) and credits the store with it less the platform's commission,
 ///   `commission_bp` of the amount without its tip, as the store's setting was when the payment
 ///   was made.
-/// - A refund gives its amount back to where it came from, and the commission on it back to the
-///   store: each refund the commission's share of what has been refunded so far, so that refunds
-///   of a whole payment give back exactly its commission.
-/// - A delivered order's delivery fee and tip go from its store to the courier who delivered it.
+/// - A refund is paid from where the money goes back from: a provider's payment from the
+///   platform's funds, cash (taken at the till or collected on delivery) from the store's till
+///   cash, as cash is handed back only from a drawer; a courier's cash moves only when they
+///   collect it or pay it in. The commission on it goes back to the store: each refund the
+///   commission's share of what has been refunded so far, so that refunds of a whole payment
+///   give back exactly its commission.
+/// - A delivered order's delivery fee and the tips its payments paid go from its store to the
+///   courier who delivered it; a tip paid after the delivery follows on its own. A tip promised
+///   and not paid credits nobody.
 /// - A payout pays out of the platform's funds what the store or courier earned; a negative one
 ///   records cash they paid in, out of the cash they hold.
 public enum Ledger {
@@ -173,6 +196,12 @@ public enum Ledger {
     public static func source(of payment: Payment) -> LedgerAccount {
         guard payment.method == .cash else { return .platformFunds }
         return payment.collectedOnDelivery ? .courierCash(payment.staffID) : .storeCash(payment.storeID)
+    }
+
+    /// Where a refund of `payment` is paid from: the platform's funds for a provider's payment,
+    /// the store's till cash for cash, wherever it was taken.
+    public static func refundSource(of payment: Payment) -> LedgerAccount {
+        payment.method == .cash ? .storeCash(payment.storeID) : .platformFunds
     }
 
     /// The commission of `payment` at `bp`: on its amount without the tip.
@@ -211,23 +240,58 @@ public enum Ledger {
         return LedgerEntry(
             kind: .refund, reference: "refund:\(refund.id)", currency: payment.currency,
             postings: [
-                LedgerPosting(source(of: payment), refund.amount),
+                LedgerPosting(refundSource(of: payment), refund.amount),
                 LedgerPosting(.store(payment.storeID), -(refund.amount - givenBack)),
                 LedgerPosting(.platformCommission, -givenBack),
             ],
-            storeID: payment.storeID, courierID: payment.collectedOnDelivery ? payment.staffID : nil,
-            paymentID: payment.id, refundID: refund.id, orderID: payment.orderID, commission: -givenBack, at: now)
+            storeID: payment.storeID, paymentID: payment.id, refundID: refund.id, orderID: payment.orderID,
+            commission: -givenBack, at: now)
     }
 
-    /// The entry of `order`, delivered: its delivery fee and tip from its store to its courier;
-    /// nil when there is neither, or no courier.
-    public static func delivery(_ order: Order, at now: Date) -> LedgerEntry? {
-        let share = order.deliveryFee + (order.tip ?? 0)
+    /// The entry of `order`, delivered: its delivery fee and the tips of `paid`, its payments
+    /// completed so far, from its store to its courier; nil without a courier, or with nothing
+    /// to move. The entry lists the payments whose tips it moved.
+    public static func delivery(_ order: Order, paid: [Payment], at now: Date) -> LedgerEntry? {
+        let tipped = paid.filter { $0.tip > 0 && $0.orderID == order.id && $0.hasCompleted }
+        let share = order.deliveryFee + tipped.reduce(0) { $0 + $1.tip }
         guard let courier = order.courierID, share > 0 else { return nil }
         return LedgerEntry(
             kind: .delivery, reference: "delivery:\(order.id)", currency: order.currency,
             postings: [LedgerPosting(.store(order.storeID), -share), LedgerPosting(.courier(courier), share)],
-            storeID: order.storeID, courierID: courier, orderID: order.id, at: now)
+            storeID: order.storeID, courierID: courier, orderID: order.id,
+            tipsOf: tipped.isEmpty ? nil : tipped.map(\.id), at: now)
+    }
+
+    /// The entry of `payment`'s tip, completed after its order's `delivery` entry (which did not
+    /// count it): from the store to the courier who delivered the order; nil when the delivery
+    /// counted it already, or there is no tip.
+    public static func tip(of payment: Payment, after delivery: LedgerEntry, at now: Date) -> LedgerEntry? {
+        guard payment.tip > 0, payment.hasCompleted, let courier = delivery.courierID,
+            delivery.orderID == payment.orderID, !(delivery.tipsOf ?? []).contains(payment.id)
+        else { return nil }
+        return LedgerEntry(
+            kind: .tip, reference: "tip:\(payment.id)", currency: payment.currency,
+            postings: [
+                LedgerPosting(.store(payment.storeID), -payment.tip), LedgerPosting(.courier(courier), payment.tip),
+            ],
+            storeID: payment.storeID, courierID: courier, paymentID: payment.id, orderID: payment.orderID, at: now)
+    }
+
+    /// The entry correcting `refund`'s, which an earlier release booked from the cash of the
+    /// courier who collected the payment on delivery instead of the store's till cash: it moves
+    /// the amount back to the courier's cash and out of the store's; nil for any other entry.
+    public static func correction(ofCourierRefund refund: LedgerEntry, at now: Date) -> LedgerEntry? {
+        guard refund.kind == .refund, let store = refund.storeID,
+            let posting = refund.postings.first(where: {
+                if case .courierCash? = LedgerAccount(key: $0.account) { true } else { false }
+            }),
+            let courier = LedgerAccount(key: posting.account)
+        else { return nil }
+        return LedgerEntry(
+            kind: .correction, reference: "correction:\(refund.reference)", currency: refund.currency,
+            postings: [LedgerPosting(courier, -posting.amount), LedgerPosting(.storeCash(store), posting.amount)],
+            storeID: store, courierID: refund.courierID, paymentID: refund.paymentID, refundID: refund.refundID,
+            orderID: refund.orderID, at: now)
     }
 
     /// The entry of `payout`: a positive `amount` paid out of the platform's funds from what the

@@ -221,6 +221,21 @@ public struct Order: Hashable, Sendable, Codable {
     /// How long a customer has to pay for a card order before the server cancels it.
     public static let cardPaymentWindow: TimeInterval = 15 * 60
 
+    /// The most card orders one customer may leave unpaid at once: each holds its stock until it
+    /// is paid or its time runs out, so that a stranger cannot empty a store's shelves with
+    /// orders never paid for.
+    public static let maximumUnpaidCardOrders = 3
+
+    /// Refuses a customer's new card order when they have `unpaid` card orders already (422
+    /// `too_many_unpaid`).
+    public static func checkUnpaid(_ unpaid: Int) throws(OrderlyError) {
+        guard unpaid >= maximumUnpaidCardOrders else { return }
+        throw OrderlyError(
+            .failedPrecondition,
+            "you have \(unpaid) card orders waiting to be paid; pay or cancel one before ordering again",
+            reason: "too_many_unpaid", details: ["unpaid": .int(Int64(unpaid))])
+    }
+
     /// Whether it is a card order not paid in full yet, which the store cannot accept.
     public var awaitsPayment: Bool { Self.awaitsPayment(paymentMethod, paymentStatus) }
 

@@ -309,6 +309,9 @@ public struct Payment: Hashable, Sendable, Codable {
         }
     }
 
+    /// Whether the payment completed: it took the money, whatever refunds gave back since.
+    public var hasCompleted: Bool { [.completed, .partiallyRefunded, .refunded].contains(status) }
+
     /// The most `tip` or `amount` one payment may carry, in minor units.
     public static let maximumAmount: Int64 = 10_000_000_000
     /// The most items one payment holds, and the most units of one item.

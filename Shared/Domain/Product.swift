@@ -325,7 +325,8 @@ public struct ProductDraft: Hashable, Sendable, Codable {
         }
         if let category { product.category = problems.optionalText(category, "category", maximumLength: 100) }
         if let description {
-            product.description = problems.optionalText(description, "description", maximumLength: 2000)
+            product.description = problems.optionalText(
+                description, "description", maximumLength: 2000, allowingInvisible: true)
         }
         if let optionGroups {
             product.optionGroups = OptionGroupDraft.groups(optionGroups, maximumDelta: Self.maximumPrice, &problems)
@@ -336,7 +337,9 @@ public struct ProductDraft: Hashable, Sendable, Codable {
         if let rate = problems.integer(vatRateBP, "vat_rate_bp", in: 0...10_000, required: false) {
             product.vatRateBP = rate
         }
-        if let emoji { product.emoji = problems.optionalText(emoji, "emoji", maximumLength: 16) }
+        if let emoji {
+            product.emoji = problems.optionalText(emoji, "emoji", maximumLength: 16, allowingInvisible: true)
+        }
         if let iconID { product.iconID = problems.optionalText(iconID, "icon_id", maximumLength: 100) }
         if let imageURL { product.imageURL = problems.webAddress(imageURL, "image_url") }
         if let trackStock { product.trackStock = trackStock }

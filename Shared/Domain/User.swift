@@ -106,6 +106,14 @@ public struct User: Hashable, Sendable, Codable {
     /// The principal this user acts as, on duty or not.
     public var principal: Principal { Principal(userID: id, role: role, storeID: storeID, onDuty: onDuty) }
 
+    /// An e-mail address as it is stored and compared: NFKC-normalised and case-folded
+    /// (`Ｍａｉｌ@Example.COM` and `mail@example.com` are one address, as are `STRASSE@x.de` and
+    /// `straße@x.de`), so that no two accounts differ only in how their address was typed.
+    public static func normalizedEmail(_ text: String) -> String {
+        text.precomposedStringWithCompatibilityMapping.folding(options: [.caseInsensitive], locale: nil)
+            .precomposedStringWithCompatibilityMapping
+    }
+
     /// Whether `text` looks like an e-mail address: one `@`, something on each side, a dot in
     /// the domain, no spaces.
     public static func isEmailAddress(_ text: String) -> Bool {

@@ -21,7 +21,8 @@ struct AccessPolicyTests {
     //                                          another and none:
     static let table: [(operation: String, expected: String)] = [
         ("store.see", /*                        */ "YYY   Y..   Y..   Y..   YYY   YYY   YYY   YYY   YYY   YYY"),
-        ("store.create", /*                     */ "YYY   ...   ...   ...   ...   ...   ...   ...   ...   ..."),
+        ("store.open", /*                       */ "YYY   ...   ...   ...   ...   ...   YYY   ...   ...   ..."),
+        ("store.set terms", /*                  */ "YYY   ...   ...   ...   ...   ...   ...   ...   ...   ..."),
         ("store.change", /*                     */ "YYY   Y..   Y..   ...   ...   ...   ...   ...   ...   ..."),
         ("store.edit public profile", /*        */ "YYY   Y..   Y..   ...   ...   ...   ...   ...   ...   YYY"),
         ("store.list shows it", /*              */ "YYY   Y..   Y..   Y..   YYY   YYY   YYY   YYY   YYY   YYY"),
@@ -61,7 +62,9 @@ struct AccessPolicyTests {
         ("order.store notes shown", /*          */ "YYY   YYY   YYY   YYY   YYY   ...   YYY   YYY   YYY   YYY"),
         ("action.accept unpaid card order", /*  */ "...   ...   ...   ...   ...   ...   ...   ...   ...   ..."),
         ("action.accept paid card order", /*    */ "YYY   Y..   Y..   Y..   ...   ...   YYY   ...   ...   ..."),
-        ("order.edit fields and items", /*      */ "YYY   Y..   Y..   Y..   ...   ...   YYY   ...   ...   ..."),
+        ("order.edit fields", /*                */ "YYY   Y..   Y..   Y..   ...   ...   YYY   ...   ...   ..."),
+        ("order.edit items and prices", /*      */ "YYY   Y..   Y..   Y..   ...   ...   ...   ...   ...   ..."),
+        ("order.state cash collected", /*       */ "YYY   ...   ...   ...   YYY   ...   ...   ...   ...   ..."),
         ("order.edit when delivered", /*        */ "...   ...   ...   ...   ...   ...   ...   ...   ...   ..."),
         ("action.accept", /*                    */ "YYY   Y..   Y..   Y..   ...   ...   YYY   ...   ...   ..."),
         ("action.cancel", /*                    */ "YYY   Y..   Y..   Y..   ...   ...   YYY   YYY   ...   ..."),
@@ -98,6 +101,10 @@ struct AccessPolicyTests {
         ("refund another's payment", /*         */ "YYY   Y..   Y..   ...   ...   ...   ...   ...   ...   ..."),
         ("refund own payment within limit", /*  */ "YYY   Y..   Y..   Y..   ...   ...   ...   ...   ...   ..."),
         ("refund own payment over limit", /*    */ "YYY   Y..   Y..   ...   ...   ...   ...   ...   ...   ..."),
+        ("cancel refunding within limit", /*    */ "YYY   Y..   Y..   Y..   ...   ...   YYY   YYY   ...   ..."),
+        ("cancel refunding over limit", /*      */ "YYY   Y..   Y..   ...   ...   ...   YYY   YYY   ...   ..."),
+        ("cancel refunding own order", /*       */ "YYY   Y..   Y..   ...   ...   YYY   YYY   YYY   ...   ..."),
+        ("ledger.courier's entry whole", /*     */ "YYY   ...   ...   ...   ...   ...   ...   ...   YYY   ..."),
     ]
 
     static let store = StoreID()
@@ -149,7 +156,8 @@ struct AccessPolicyTests {
             total: 100, currency: .ils, method: .cash, staffID: someone, issuedAt: Date(), text: "")
         switch operation {
         case "store.see": return policy.canSee(store: store)
-        case "store.create": return policy.canCreateStores
+        case "store.open": return policy.canOpenStores
+        case "store.set terms": return policy.canSetStoreTerms
         case "store.change": return policy.canChange(store: store)
         case "store.list shows it": return policy.visibleStores.contains(store)
         case "user.see another of the store": return policy.canSee(user: user(.staff))
@@ -209,7 +217,11 @@ struct AccessPolicyTests {
             card.total = 1000
             if operation.contains("paid card") && !operation.contains("unpaid") { card.setPaid(1000, anyPayment: true) }
             return policy.allowedActions(on: card).contains(.accept)
-        case "order.edit fields and items": return policy.canEdit(try order(.accepted))
+        case "order.edit fields": return (try? policy.checkEdit(try order(.accepted))) != nil
+        case "order.edit items and prices": return (try? policy.checkEdit(try order(.accepted), money: true)) != nil
+        case "order.state cash collected":
+            return policy.mayStateCash(
+                for: try order(.outForDelivery, courier: principal.role == .courier ? me : someone))
         case "order.edit when delivered": return policy.canEdit(try order(.delivered, courier: someone))
         case "action.accept": return policy.allowedActions(on: try order(.pending)).contains(.accept)
         case "action.cancel": return policy.allowedActions(on: try order(.pending)).contains(.cancel)
@@ -254,6 +266,19 @@ struct AccessPolicyTests {
             var theirs = payment
             theirs.staffID = me
             return policy.canRefund(theirs, amount: 1001, staffLimit: 1000)
+        case "cancel refunding within limit":
+            return policy.mayRefundByCancelling(try order(.pending), amount: 1000, staffLimit: 1000)
+        case "cancel refunding over limit":
+            return policy.mayRefundByCancelling(try order(.pending), amount: 1001, staffLimit: 1000)
+        case "cancel refunding own order":
+            return policy.mayRefundByCancelling(try order(.pending, createdBy: me), amount: 1000, staffLimit: 0)
+        case "ledger.courier's entry whole":
+            let delivery = LedgerEntry(
+                kind: .delivery, reference: "delivery:1", currency: .ils,
+                postings: [LedgerPosting(.store(store), -3500), LedgerPosting(.courier(someone), 3500)], storeID: store,
+                courierID: someone, commission: 0, at: Date())
+            let presented = policy.present(delivery, of: .courier(someone))
+            return presented.postings.count == 2 && presented.commission == 0
         default: throw UnknownOperation(name: operation)
         }
     }
@@ -278,6 +303,24 @@ struct AccessPolicyTests {
             }
         }
         #expect(checked == Self.table.count * Self.roles.count * Scope.allCases.count)
+    }
+
+    @Test("a courier reads their own postings of an entry, without the store's account or the commission")
+    func courierEntries() {
+        let courier = Principal(userID: Self.someone, role: .courier, storeID: nil, onDuty: true)
+        let payment = LedgerEntry(
+            kind: .payment, reference: "payment:1", currency: .ils,
+            postings: [
+                LedgerPosting(.courierCash(Self.someone), -6500), LedgerPosting(.store(Self.store), 5850),
+                LedgerPosting(.platformCommission, 650),
+            ],
+            storeID: Self.store, courierID: Self.someone, commission: 650, at: Date())
+        let presented = AccessPolicy(courier).present(payment, of: .courier(Self.someone))
+        #expect(presented.postings == [LedgerPosting(.courierCash(Self.someone), -6500)])
+        #expect(presented.commission == nil)
+        // A store's owner reads their store's entries whole, commission included.
+        let owner = Principal(userID: UserID(), role: .owner, storeID: Self.store)
+        #expect(AccessPolicy(owner).present(payment, of: .store(Self.store)) == payment)
     }
 
     @Test("an off-duty courier sees no pool, only what they carry")

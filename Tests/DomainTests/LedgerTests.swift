@@ -57,20 +57,39 @@ struct LedgerTests {
                 let entry = Ledger.refund(
                     Self.refund(amount, of: payment), of: payment, commissionBP: 1999, at: Self.now)
                 #expect(entry.isBalanced && entry.amount(in: .platformFunds) == amount)
-                givenBack -= entry.commission
+                givenBack -= entry.commission ?? 0
                 storeMoved += entry.amount(in: .store(Self.store))
             }
             #expect(givenBack == commission, "\(amounts)")
             #expect(storeMoved == -(1000 - commission), "\(amounts)")
         }
-        // Cash a courier collected goes back out of the cash they hold.
-        var collected = Self.payment(.cash, subtotal: 2000, tip: 0, onDelivery: true)
-        collected.refundedAmount = 500
-        let entry = Ledger.refund(Self.refund(500, of: collected), of: collected, commissionBP: 0, at: Self.now)
-        #expect(entry.amount(in: .courierCash(Self.courier)) == 500 && entry.isBalanced)
     }
 
-    @Test("a delivery moves its fee and tip from the store to the courier; payouts pay out, or take cash in")
+    @Test("a refund of cash is handed back from the store's till, whoever collected it; the courier's debt stays")
+    func cashRefunds() throws {
+        for onDelivery in [true, false] {
+            var collected = Self.payment(.cash, subtotal: 2000, tip: 0, onDelivery: onDelivery)
+            collected.refundedAmount = 500
+            let entry = Ledger.refund(Self.refund(500, of: collected), of: collected, commissionBP: 0, at: Self.now)
+            #expect(entry.isBalanced && entry.amount(in: .storeCash(Self.store)) == 500)
+            #expect(entry.amount(in: .courierCash(Self.courier)) == 0 && entry.courierID == nil)
+        }
+        // A refund an earlier release booked from the courier's cash is corrected: their debt back,
+        // the store's till cash out.
+        let collected = Self.payment(.cash, subtotal: 2000, tip: 0, onDelivery: true)
+        var wrong = Ledger.refund(Self.refund(500, of: collected), of: collected, commissionBP: 0, at: Self.now)
+        wrong.postings = wrong.postings.map {
+            $0.account == LedgerAccount.storeCash(Self.store).key ? LedgerPosting(.courierCash(Self.courier), 500) : $0
+        }
+        let correction = try #require(Ledger.correction(ofCourierRefund: wrong, at: Self.now))
+        #expect(correction.isBalanced && correction.reference == "correction:\(wrong.reference)")
+        #expect(correction.amount(in: .courierCash(Self.courier)) == -500)
+        #expect(correction.amount(in: .storeCash(Self.store)) == 500)
+        let right = Ledger.refund(Self.refund(500, of: collected), of: collected, commissionBP: 0, at: Self.now)
+        #expect(Ledger.correction(ofCourierRefund: right, at: Self.now) == nil)
+    }
+
+    @Test("a delivery moves its fee and the tips paid from the store to the courier; payouts pay out, or take cash in")
     func deliveriesAndPayouts() throws {
         let draft = try OrderDraft(
             fulfillment: .delivery, recipientFirstName: "A", recipientLastName: "B", phone: "050 1234567",
@@ -80,12 +99,34 @@ struct LedgerTests {
             id: OrderID(), number: 1, storeID: Self.store, status: .delivered, version: 1, draft: draft,
             pickupAddress: nil, quote: DeliveryQuote(fee: 3500, multiplier: 1), currency: .ils, createdBy: UserID(),
             createdAt: Self.now)
-        #expect(Ledger.delivery(order, at: Self.now) == nil, "no courier")
+        #expect(Ledger.delivery(order, paid: [], at: Self.now) == nil, "no courier")
         order.courierID = Self.courier
         order.tip = 700
-        let delivery = try #require(Ledger.delivery(order, at: Self.now))
+        var paid = Self.payment(.cash, subtotal: 5000, tip: 700)
+        paid.orderID = order.id
+        let delivery = try #require(Ledger.delivery(order, paid: [paid], at: Self.now))
         #expect(delivery.isBalanced && delivery.amount(in: .courier(Self.courier)) == 4200)
         #expect(delivery.amount(in: .store(Self.store)) == -4200 && delivery.reference == "delivery:\(order.id)")
+        #expect(delivery.tipsOf == [paid.id])
+        // A tip promised and not paid (the order rung up at the till without it) credits the fee alone.
+        var untipped = paid
+        untipped.tip = 0
+        let feeOnly = try #require(Ledger.delivery(order, paid: [untipped], at: Self.now))
+        #expect(feeOnly.amount(in: .courier(Self.courier)) == 3500 && feeOnly.tipsOf == nil)
+        // Nor does a payment that has not completed, or another order's.
+        var pending = paid
+        pending.status = .pending
+        var other = paid
+        other.orderID = OrderID()
+        #expect(
+            Ledger.delivery(order, paid: [pending, other], at: Self.now)?.amount(in: .courier(Self.courier)) == 3500)
+        // A tip paid after the delivery follows on its own, once: not for a payment the delivery counted.
+        #expect(Ledger.tip(of: paid, after: delivery, at: Self.now) == nil)
+        var later = Self.payment(.card, subtotal: 1000, tip: 300)
+        later.orderID = order.id
+        let tip = try #require(Ledger.tip(of: later, after: feeOnly, at: Self.now))
+        #expect(tip.isBalanced && tip.reference == "tip:\(later.id)" && tip.kind == .tip)
+        #expect(tip.amount(in: .courier(Self.courier)) == 300 && tip.amount(in: .store(Self.store)) == -300)
 
         let out = Payout(
             id: PayoutID(), holder: .store(Self.store), amount: 5000, currency: .ils, reference: nil, note: nil,

@@ -52,4 +52,36 @@ struct AdminResetTests {
             await #expect(throws: OrderlyError.self) { try await reset("nobody@example.com", "long-enough-4") }
         }
     }
+
+    @Test("the bootstrap admin is made whenever no admin is active, whoever signed up before")
+    func bootstrapWhenNoAdminIsActive() async throws {
+        try await InProcessSuite.with { suite in
+            func bootstrap(_ email: String, _ password: String = "another-password-9") async throws
+                -> UsersHandlers.Bootstrap
+            {
+                try await UsersHandlers.bootstrapAdmin(
+                    email: email, password: password, database: suite.gatewayDatabase, passwords: suite.passwords)
+            }
+            #expect(try await bootstrap("second@example.com") == .notNeeded, "an admin is active")
+            // A customer signs up, and the only admin is deactivated.
+            let signed = try await api.send(
+                suite, "POST", "/v1/auth/register",
+                json: ["email": "dana@example.com", "password": "password-123", "name": "Dana Levi"])
+            try #require(signed.status == 201, "\(signed.text)")
+            let admin = try await api.admin(suite)
+            let me = try await TillTests.me(api, suite, admin)
+            let off = try await api.send(suite, "PATCH", "/v1/users/\(me)", token: admin, json: ["active": false])
+            try #require(off.status == 200, "\(off.text)")
+            #expect(try await bootstrap("dana@example.com") == .addressTaken(.customer))
+            #expect(try await bootstrap(suite.adminEmail) == .reactivated)
+            #expect(try await api.login(suite, suite.adminEmail, "another-password-9")["access_token"] is String)
+            // Deactivated again: a new address makes a new admin.
+            let again = try await api.admin(suite, password: "another-password-9")
+            #expect(
+                try await api.send(suite, "PATCH", "/v1/users/\(me)", token: again, json: ["active": false]).status
+                    == 200)
+            #expect(try await bootstrap("second@example.com") == .created)
+            #expect(try await api.login(suite, "second@example.com", "another-password-9")["access_token"] is String)
+        }
+    }
 }

@@ -77,10 +77,12 @@ final class InProcessSuite: Suite {
     static let providers = ["acme-pay": "acme-pay-secret-0123456789", "other-pay": "other-pay-secret-0123456789"]
     static var providerSecrets: String { providers.map { "\($0.key)=\($0.value)" }.joined(separator: ",") }
 
-    /// Settings every service reads besides the defaults: the payment providers, and webhooks
-    /// that may go to this machine over plain http and are retried within moments.
+    /// Settings every service reads besides the defaults: the payment providers, webhooks that
+    /// may go to this machine over plain http and are retried within moments, and what stores
+    /// and couriers earn available to pay out at once (the hold has a test of its own).
     static let settings = [
         "payment.provider.secrets": providerSecrets, "webhooks.allowedNetworks": "127.0.0.0/8",
+        "ledger.holdHours": "0",
         "webhooks.plainHttp": "allowed",
         "webhooks.retryBaseMilliseconds": "100", "push.bundleIds": "com.example.store",
     ]

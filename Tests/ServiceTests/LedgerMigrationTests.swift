@@ -70,4 +70,56 @@ struct LedgerMigrationTests {
             #expect(funds == ["ILS": -1000 + 300])
         }
     }
+
+    @Test(
+        "a refund of cash collected on delivery booked to the courier is corrected: the debt is theirs again",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func courierRefundsCorrected(on kind: Database.Kind) async throws {
+        try await TestDatabase.with(kind) { test in
+            let database = test.database
+            try await database.migrate(scope: "payments", Array(PaymentsService.migrations.prefix(9)))
+            let (store, courier) = (StoreID(), UserID())
+            let made = Date.currentMillisecond
+            var collected = Payment(
+                id: PaymentID(), storeID: store, orderID: OrderID(), subtotal: 6500, tip: 0, currency: .ils,
+                method: .cash, status: .refunded, staffID: courier, createdAt: made)
+            collected.collectedOnDelivery = true
+            collected.refundedAmount = 6500
+            let refund = Refund(
+                id: RefundID(), paymentID: collected.id, storeID: store, amount: 6500, currency: .ils, reason: "r",
+                restockLines: [], receiptID: ReceiptID(), staffID: UserID(), createdAt: made)
+            // The refund as the release before booked it: back into the cash the courier holds.
+            var wrong = Ledger.refund(refund, of: collected, commissionBP: 0, at: made)
+            wrong.postings = wrong.postings.map {
+                $0.account == LedgerAccount.storeCash(store).key ? LedgerPosting(.courierCash(courier), $0.amount) : $0
+            }
+            wrong.courierID = courier
+            let ledger = LedgerRepository()
+            try await database.transaction { [collected, wrong] transaction in
+                try await ledger.post(Ledger.payment(collected, commissionBP: 0, at: made), in: transaction)
+                try await ledger.post(wrong, in: transaction)
+            }
+            let before = try await database.read {
+                try await ledger.balances(of: .courier(courier), heldSince: nil, in: $0)
+            }
+            #expect(before.map(\.cashHeld) == [0], "the debt the bug cleared")
+            try await database.migrate(scope: "payments", PaymentsService.migrations)
+            let courierFigures = try await database.read {
+                try await ledger.balances(of: .courier(courier), heldSince: nil, in: $0)
+            }
+            #expect(courierFigures.map(\.cashHeld) == [6500], "the courier holds the cash they collected")
+            let storeFigures = try await database.read {
+                try await ledger.balances(of: .store(store), heldSince: nil, in: $0)
+            }
+            #expect(storeFigures.map(\.earned) == [0] && storeFigures.map(\.cashHeld) == [-6500])
+            let entries = try await database.read {
+                try await ledger.entries(of: .courier(courier), after: nil, limit: 10, in: $0)
+            }
+            #expect(
+                entries.entries.map(\.entry.kind).sorted { $0.rawValue < $1.rawValue } == [
+                    .correction, .payment, .refund,
+                ])
+            #expect(entries.entries.allSatisfy { $0.entry.isBalanced })
+        }
+    }
 }

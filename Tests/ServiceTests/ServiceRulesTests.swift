@@ -579,9 +579,11 @@ struct ServiceRulesTests {
             try await suite.notifier.apply(
                 event(
                     CatalogAPI.Events.stockLow,
-                    #"{"id":"\#(product)","store_id":"\#(store)","name":"Hummus","available":3}"#))
+                    #"{"id":"\#(product)","store_id":"\#(store)","name":"Hummus","available":3,"reserved":12}"#))
             #expect(try await Self.inbox(owner, in: suite).map(\.title) == ["Hummus עומד להיגמר"])
-            #expect(try await Self.inbox(owner, in: suite).first?.body == "נשארו 3")
+            #expect(
+                try await Self.inbox(owner, in: suite).first?.body
+                    == "נשארו 3 למכירה, 12 שמורים להזמנות ולמכירות שטרם שולמו")
             #expect(try await Self.inbox(manager, in: suite).map(\.title) == ["Hummus على وشك النفاد"])
             #expect(
                 try await Self.inbox(manager, in: suite).first?.data == [

@@ -63,8 +63,8 @@ struct API: Sendable {
     }
 
     /// The access token of the bootstrap admin.
-    func admin(_ suite: any Suite) async throws -> String {
-        try await login(suite, suite.adminEmail, suite.adminPassword)["access_token"] as! String
+    func admin(_ suite: any Suite, password: String? = nil) async throws -> String {
+        try await login(suite, suite.adminEmail, password ?? suite.adminPassword)["access_token"] as! String
     }
 
     /// The access token of a user made by `createUser`.

@@ -7,7 +7,8 @@
 # invariants (every order delivered and paid exactly its total, statistics revenue equal to the
 # completed payments, no stock oversold or left held, each customer told each status change once, and
 # the ledger: every entry balanced and adding up to the balances, each store and courier holding what
-# the rules say, a payout of half of each store's balance taking exactly that).
+# the rules say, a payout of half of each store's balance taking exactly that, what stores earn
+# available at once: ORDERLY_LEDGER_HOLD_HOURS=0).
 # The checkout phase prints the machine's steal. The last line sums it up:
 #   checkouts_per_s=<n> p99_ms=<checkout p99> cpu_ms_per_checkout=<suite CPU> invariant_failures=<n>
 # Extra arguments go to `orderly-bench loadgen` (see `orderly-bench loadgen --help`). The suite listens on
@@ -21,7 +22,7 @@ work=$(mktemp -d /tmp/orderly-bench-marketplace.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 status=0
-ORDERLY_BUILD=release ORDERLY_DATA_DIR="$work/suite" ORDERLY_LOG_LEVEL=warning \
+ORDERLY_BUILD=release ORDERLY_DATA_DIR="$work/suite" ORDERLY_LOG_LEVEL=warning ORDERLY_LEDGER_HOLD_HOURS=0 \
     ORDERLY_HTTP_PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')" \
     deploy/local/run.sh bash -c '"$0" loadgen --workload marketplace --clients 32 --seconds 10 --couriers 16 --inbox-wait 300 --url "http://127.0.0.1:$ORDERLY_HTTP_PORT" "$@"' \
     "$orderly" "$@" | tee "$work/loadgen.txt" || status=$?

@@ -6,7 +6,8 @@
 # exactly once; and the same again under the marketplace's mix (customers checking out and
 # paying, couriers collecting cash, payouts), checking that every acknowledged payment and payout
 # is in the ledger once and every balance equals its entries, and that no stock is left held once
-# the holds of interrupted checkouts expired (ORDERLY_ORDER_LINE_HOLD_SECONDS=30 here). On SQLite, then on a throwaway
+# the holds of interrupted checkouts expired (ORDERLY_ORDER_LINE_HOLD_SECONDS=30 here; what
+# stores earn is available to pay out at once, ORDERLY_LEDGER_HOLD_HOURS=0). On SQLite, then on a throwaway
 # PostgreSQL (durable settings, a database per service). Prints one line per run and exits 1 if
 # anything was lost or doubled:
 #   <database> orders: acked=<n> lost=<n> duplicated=<n> notifications_missing=<n> errors_5xx=<n>
@@ -35,7 +36,7 @@ for kind in ${CHAOS_DATABASES:-sqlite postgres}; do
                 server=$ORDERLY_TEST_POSTGRES_URL
             fi
             out="$work/$kind-$workload-$run.txt"
-            ORDERLY_BUILD=release ORDERLY_ORDER_LINE_HOLD_SECONDS=30 ORDERLY_DATA_DIR="$work/$kind-$workload-$run" ORDERLY_LOG_LEVEL=warning \
+            ORDERLY_BUILD=release ORDERLY_ORDER_LINE_HOLD_SECONDS=30 ORDERLY_LEDGER_HOLD_HOURS=0 ORDERLY_DATA_DIR="$work/$kind-$workload-$run" ORDERLY_LOG_LEVEL=warning \
                 ORDERLY_POSTGRES_SERVER_URL="$server" ORDERLY_HTTP_PORT="$(free_port)" \
                 deploy/local/run.sh deploy/local/chaos-agent.sh "$orderly" "${CHAOS_SECONDS:-20}" "$workload" 2>&1 |
                 grep -v '^\[\|Killed  ' | tee "$out" || status=1

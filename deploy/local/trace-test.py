@@ -2,6 +2,8 @@
 """`make test`'s trace check: one order, from `POST /v1/orders` to the courier's notification, is
 one trace across the gateway, the orders service, its outbox relay and the notifications service,
 and the services' log lines for it carry its trace_id (the orders service's, the request's id too).
+The client's own `traceparent` does not choose that trace: the gateway starts a new one and links
+the client's; and a card's uid looked up is in no span.
 
 It runs the suite (deploy/local/run.sh) with traces sent over OTLP/HTTP to a receiver of its own,
 which decodes the export requests with `opentelemetry-proto` (from PyPI); in the suite a store,
@@ -19,6 +21,9 @@ import time
 import uuid
 
 here = os.path.dirname(os.path.abspath(__file__))
+# What the client sends as its own trace, and a card's uid it looks up.
+CLIENT_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+CARD_UID = "04A1B2C3D4E5F6"
 
 from suite import call, free_port  # noqa: E402
 
@@ -41,7 +46,11 @@ def flow():
     order = call(base, "POST", "/v1/orders", {
         "recipient_first_name": "Dana", "recipient_last_name": "Levi", "phone": "050-1234567",
         "street": "Herzl", "building_no": "12", "city": "Tel Aviv", "boxes_count": 1}, staff,
-        headers={"X-Request-Id": request_id})
+        headers={"X-Request-Id": request_id, "traceparent": f"00-{CLIENT_TRACE}-00f067aa0ba902b7-01"})
+    try:
+        call(base, "GET", f"/v1/stores/{store}/cards/lookup?uid={CARD_UID}", token=staff)
+    except AssertionError:
+        pass  # no such card: the lookup's span is what is checked
     deadline = time.time() + 30
     while time.time() < deadline:
         told = call(base, "GET", "/v1/notifications?wait=1", token=courier)["data"]
@@ -115,6 +124,15 @@ def main():
         problems.append(f"{len(roots)} gateway spans of POST /v1/orders, not 1 (of {len(spans)} spans)")
     else:
         trace = roots[0]["trace"]
+        if trace == CLIENT_TRACE:
+            problems.append("the client's traceparent chose the order's trace")
+        if CLIENT_TRACE not in roots[0]["links"]:
+            problems.append(f"the gateway's span does not link the client's trace: {roots[0]['links']}")
+        if any(s["trace"] == CLIENT_TRACE for s in spans):
+            problems.append("a span was recorded in the client's trace")
+        leaked = [s["name"] for s in spans if any(CARD_UID in str(value) for value in s["attributes"].values())]
+        if leaked:
+            problems.append(f"a card's uid is an attribute of {leaked}")
         ours = [s for s in spans if s["trace"] == trace]
         services = {s["service"] for s in ours}
         for wanted in ["orderly-gateway", "orderly-orders", "orderly-notifications"]:

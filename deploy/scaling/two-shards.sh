@@ -136,7 +136,7 @@ shard_orders "$primary" "$second"
 status=0
 ORDERLY_BUILD=release ORDERLY_DATA_DIR="$work/data" ORDERLY_LOG_LEVEL=warning ORDERLY_REDIS_URL="$cluster_url" \
     ORDERLY_REDIS_STREAM_SHARDS="$shards" ORDERLY_POSTGRES_SERVER_URL="$primary" ORDERLY_HTTP_PORT="$(free_port)" \
-    ORDERLY_ORDER_LINE_HOLD_SECONDS=30 \
+    ORDERLY_ORDER_LINE_HOLD_SECONDS=30 ORDERLY_LEDGER_HOLD_HOURS=0 \
     deploy/local/run.sh bash -c '
         url="http://127.0.0.1:$ORDERLY_HTTP_PORT"
         # The marketplace first: its couriers take the oldest orders of the pool, and the

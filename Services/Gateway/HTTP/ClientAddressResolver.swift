@@ -32,4 +32,7 @@ struct ClientAddressResolver: Sendable {
     }
 
     private func isTrusted(_ address: IPAddress) -> Bool { trustedProxies.contains { $0.contains(address) } }
+
+    /// Whether the peer (`GatewayContext.clientAddress`) is one of the trusted proxies.
+    func isTrusted(peer: String?) -> Bool { peer.flatMap(IPAddress.init).map(isTrusted) ?? false }
 }

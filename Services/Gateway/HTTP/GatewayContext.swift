@@ -23,6 +23,9 @@ public struct GatewayContext: RequestContext {
     var accessExpires: Date?
     /// The token version the bearer token was issued under, with a valid one (`Sessions`).
     var tokenVersion: Int64?
+    /// The `traceparent` the services are told with tracing off: a trusted proxy's, never a
+    /// client's own (`EdgeTracingMiddleware`).
+    var forwardedTrace: String?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -17,7 +17,7 @@ struct SignedInRequest: Sendable {
     /// idempotency key.
     var options: WireCallOptions {
         WireCallOptions(
-            principal: principal, trace: request.traceParent, idempotencyKey: request.headers[.idempotencyKey])
+            principal: principal, trace: context.forwardedTrace, idempotencyKey: request.headers[.idempotencyKey])
     }
 
     /// The id in the path parameter `name`; a malformed one is a 404, as no such resource exists.

@@ -6,10 +6,13 @@ import NIOCore
 import Wire
 
 /// `/v1/orders…` and `/v1/couriers/me/earnings`, forwarded to the orders service, whose JSON is
-/// passed on as it wrote it. A courier's calls carry whether they are on duty now, which the
+/// passed on as it wrote it; a cancel is first checked with the payments service, which refunds
+/// the order's payments after it. A courier's calls carry whether they are on duty now, which the
 /// gateway owns and the orders service decides by.
 struct OrderRoutes: Sendable {
     let orders: any WireCaller
+    /// Asked before a cancel whether the caller may refund what it would refund.
+    let payments: any WireCaller
     let identity: UsersHandlers
     /// A customer's saved addresses, which a checkout may name by id.
     let addresses: AddressesHandlers
@@ -117,6 +120,10 @@ struct OrderRoutes: Sendable {
         let courierName =
             action == .claim && request.principal.role == .courier
             ? try await identity.me(request.principal).name.split(separator: " ").first.map(String.init) : nil
+        if action == .cancel {
+            // A cancel refunds a customer's payments: only for a caller who may refund them (422).
+            _ = try await payments.call(PaymentsAPI.checkCancelRefund, ResourceRef(id: id), options: request.options)
+        }
         let perform = OrderActionRequest(
             id: id, action: action, reason: details.reason,
             expectedVersion: try request.request.expectedVersion() ?? details.expectedVersion,

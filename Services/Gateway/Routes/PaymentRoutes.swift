@@ -41,7 +41,7 @@ struct PaymentRoutes: Sendable {
     @Sendable func providerEvent(_ request: Request, context: GatewayContext) async throws -> Response {
         let body = try await JSONBody.collect(request, context: context)
         let signed = SignedProviderEvent(body: String(buffer: body), signature: request.headers[.orderlySignature])
-        let options = WireCallOptions(trace: request.traceParent)
+        let options = WireCallOptions(trace: context.forwardedTrace)
         return try JSONBody.response(try await payments.call(PaymentsAPI.providerEvent, signed, options: options))
     }
 

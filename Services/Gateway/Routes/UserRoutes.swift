@@ -88,7 +88,7 @@ struct UserRoutes: Sendable {
         do {
             open = try await payments.call(
                 PaymentsAPI.openShifts, OpenShiftsRequest(userIDs: staff),
-                options: WireCallOptions(trace: request.request.traceParent))
+                options: WireCallOptions(trace: request.context.forwardedTrace))
         } catch {
             logger.warning("clock-in states unavailable", metadata: ["error": "\(error)"])
             return users
