@@ -12,8 +12,8 @@ import Wire
 /// the courier (numbered receipt, the store's statistics), a delivered order's fee and the tips
 /// its payments paid go from its store to its courier in the ledger, and a cancelled customer's
 /// order gets its completed card payments refunded in full, by whoever cancelled it and for
-/// their reason (the orders service asked `payments.orders.checkRefund` whether they may), and
-/// its pending ones cancelled. Each event is applied once, in one transaction with its inbox
+/// their reason (the gateway asked `payments.refunds.check_cancel` whether they may, and it is
+/// asked again here), and its pending ones cancelled. Each event is applied once, in one transaction with its inbox
 /// record.
 struct OrdersFollower: EventFollower {
     static let producer = OrdersAPI.service
@@ -85,19 +85,37 @@ struct OrdersFollower: EventFollower {
     }
 
     /// A completed cash payment of what was left to pay and the tip, taken by the courier, with
-    /// what they collected as tendered and the rest as change.
+    /// what they collected as tendered and the rest as change. What is left counts the completed
+    /// payments alone: one the till rang up and nobody completed is cancelled, since the customer
+    /// paid at the door instead (the courier's cash is always booked); one still with its provider
+    /// is left to it, and logged, as its completion would pay the order twice.
     private func recordCash(of order: Order, header: ReceiptHeader, in transaction: Transaction) async throws {
         guard let courier = order.courierID, let collected = order.cashCollected, let customer = order.customerID else {
             return
         }
         let payments = self.payments
+        let now = Date.currentMillisecond
+        for found in try await payments.payments(of: order.id, in: transaction.sql) where !found.hasCompleted {
+            try await transaction.lock(PaymentsRepository.lock(ofPayment: found.id))
+            guard var payment = try await payments.payment(found.id, in: transaction.sql) else { continue }
+            switch payment.status {
+            case .pending, .confirmed:
+                try payment.move(to: .cancelled, at: now)
+                try await PaymentsHandlers.save(&payment, payments, in: transaction)
+            case .processing:
+                logger.warning(
+                    "cash was collected for an order whose payment is still with its provider; refund it if it completes",
+                    metadata: ["payment.id": "\(payment.id)", "order.id": "\(order.id)"])
+            case .completed, .partiallyRefunded, .refunded, .failed, .cancelled, .expired:
+                continue
+            }
+        }
         let left: (subtotal: Int64, tip: Int64)
         do {
-            left = try await PaymentsHandlers.orderShare(nil, of: order, payments, in: transaction)
+            left = try await PaymentsHandlers.orderShare(nil, of: order, payments, in: transaction, completedOnly: true)
         } catch let error as OrderlyError where error.reason == "order_paid" {
             return
         }
-        let now = Date.currentMillisecond
         let record = try await CustomersRepository(database: database).linked(
             to: customer, in: order.storeID, in: transaction.sql)
         var payment = Payment(

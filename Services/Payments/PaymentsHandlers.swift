@@ -362,13 +362,15 @@ struct PaymentsHandlers: Sendable {
 
     /// What a payment for `order` pays of it: `requested`, or what is left when absent; and what
     /// is left of the order's tip. What is left counts every payment for the order this service
-    /// holds, those still in flight too, under the order's lock, so two payments rung up at once
-    /// cannot both pay the rest.
+    /// holds, those still in flight too (unless `completedOnly`), under the order's lock, so two
+    /// payments rung up at once cannot both pay the rest.
     static func orderShare(
-        _ requested: Int64?, of order: Order, _ payments: PaymentsRepository, in transaction: Transaction
+        _ requested: Int64?, of order: Order, _ payments: PaymentsRepository, in transaction: Transaction,
+        completedOnly: Bool = false
     ) async throws -> (subtotal: Int64, tip: Int64) {
         try await transaction.lock(PaymentsRepository.lock(ofOrder: order.id))
         let made = try await payments.payments(of: order.id, in: transaction.sql)
+            .filter { !completedOnly || $0.hasCompleted }
         let taken = made.reduce(0) { $0 + $1.orderShare }
         let tipped = made.filter { ![.failed, .cancelled, .expired].contains($0.status) }.reduce(0) { $0 + $1.tip }
         let left = order.total - taken

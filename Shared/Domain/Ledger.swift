@@ -152,6 +152,25 @@ public struct LedgerEntry: Hashable, Sendable, Codable {
         case createdAt = "created_at"
     }
 
+    /// Written as the API writes every id: a lower-case UUID.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id.lowercasedText, forKey: .id)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(reference, forKey: .reference)
+        try container.encode(currency, forKey: .currency)
+        try container.encode(postings, forKey: .postings)
+        try container.encodeIfPresent(commission, forKey: .commission)
+        try container.encodeIfPresent(tipsOf, forKey: .tipsOf)
+        try container.encodeIfPresent(storeID, forKey: .storeID)
+        try container.encodeIfPresent(courierID, forKey: .courierID)
+        try container.encodeIfPresent(paymentID, forKey: .paymentID)
+        try container.encodeIfPresent(refundID, forKey: .refundID)
+        try container.encodeIfPresent(orderID, forKey: .orderID)
+        try container.encodeIfPresent(payoutID, forKey: .payoutID)
+        try container.encode(createdAt, forKey: .createdAt)
+    }
+
     /// Whether its debits equal its credits.
     public var isBalanced: Bool { postings.reduce(0) { $0 + $1.amount } == 0 }
 

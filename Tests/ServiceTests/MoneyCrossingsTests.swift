@@ -165,6 +165,48 @@ struct MoneyCrossingsTests {
         }
     }
 
+    @Test("cash collected at the door beside a till payment nobody completed is booked; the till's is cancelled")
+    func cashCollectedBesideAPendingTillPayment() async throws {
+        try await InProcessSuite.with { suite in
+            let market = try await checkout.market(suite)
+            let created = try await checkout.checkout(
+                suite, market,
+                [
+                    "address_id": market.address, "payment_method": "cash_on_delivery", "tip": 300,
+                    "items": [["product_id": market.drink, "quantity": 2]],
+                ])
+            let id = try #require(created.object["id"] as? String, "\(created.text)")
+            let total = try #require(created.object["total"] as? Int)
+            for action in ["accept", "start_preparing", "mark_ready"] {
+                #expect(try await checkout.act(suite, market.owner, id, action).status == 200)
+            }
+            // Rung up at the till, never confirmed.
+            let rung = try await api.send(
+                suite, "POST", "/v1/payments", token: market.owner, json: ["order_id": id, "method": "cash"],
+                headers: ["Idempotency-Key": UUID().uuidString])
+            let pending = try #require(rung.object["id"] as? String, "\(rung.text)")
+            for action in ["claim", "pick_up"] {
+                #expect(try await checkout.act(suite, market.courier, id, action).status == 200)
+            }
+            let delivered = try await checkout.act(
+                suite, market.courier, id, "deliver", ["cash_collected": total + 300])
+            #expect(delivered.status == 200, "\(delivered.text)")
+            #expect(
+                try await waitUntil {
+                    try await checkout.order(suite, market.owner, id)["payment_status"] as? String == "paid"
+                })
+            let made = try await payments(of: id, suite, market)
+            #expect(made.first { $0["id"] as? String == pending }?["status"] as? String == "cancelled", "\(made)")
+            #expect(
+                made.contains { $0["collected_on_delivery"] as? Bool == true && $0["amount"] as? Int == total + 300 },
+                "\(made)")
+            #expect(
+                try await waitUntil {
+                    try await ledger.balance(suite, "/v1/couriers/me/balance", market.courier).0.cashHeld == total + 300
+                })
+        }
+    }
+
     /// A paid card order of the market's customer, pending (the store has not accepted it): its
     /// id and the payment's.
     func paidCardOrder(_ suite: any Suite, _ market: CheckoutTests.Market) async throws -> (String, String) {
@@ -297,6 +339,8 @@ struct MoneyCrossingsTests {
                     return entries.count == 2
                 })
             for entry in entries {
+                let id = entry["id"] as? String ?? ""
+                #expect(id == id.lowercased() && UUID(uuidString: id) != nil, "an id as every id: \(id)")
                 let accounts = (entry["postings"] as? [[String: Any]] ?? []).compactMap { $0["account"] as? String }
                 #expect(!accounts.isEmpty && accounts.allSatisfy { $0.hasPrefix("courier") }, "\(entry)")
                 #expect(entry["commission"] == nil, "\(entry)")
