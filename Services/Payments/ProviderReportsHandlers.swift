@@ -35,7 +35,9 @@ struct ProviderReportsHandlers: Sendable {
     /// `amount_mismatch`, logged: the payment stays as it was for someone to look into), and may
     /// carry what it was settled in, kept on the payment and printed on its receipt.
     func receive(_ signed: SignedProviderEvent) async throws -> ProviderEventOutcome {
-        // The provider is read from the body only to choose the secret that checks it.
+        // A missing or malformed signature is refused before the body is read; the provider is
+        // read from the body only to choose the secret that checks it.
+        let signature = try OrderlySignature.parse(signed.signature)
         let event: ProviderEvent
         do {
             event = try WireJSON.decode(ProviderEvent.self, from: ByteBuffer(string: signed.body))
@@ -46,8 +48,7 @@ struct ProviderReportsHandlers: Sendable {
             throw OrderlyError(.unauthenticated, "no such payment provider is configured", reason: "unknown_provider")
         }
         try OrderlySignature.verify(
-            header: signed.signature, body: signed.body, secret: secret, now: Date(),
-            tolerance: PaymentsAPI.signatureToleranceSeconds)
+            signature, body: signed.body, secret: secret, now: Date(), tolerance: PaymentsAPI.signatureToleranceSeconds)
         var problems = FieldProblems()
         let eventID = problems.text(event.id, "id")
         let reference = problems.optionalText(event.providerRef, "provider_ref")

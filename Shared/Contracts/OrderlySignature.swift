@@ -25,39 +25,63 @@ public enum OrderlySignature {
         "t=\(seconds),v1=\(Hex.lowercased(code(body: body, secret: secret, seconds: seconds)))"
     }
 
+    /// A header's time and codes, read before the body is: a request whose header is missing or
+    /// malformed is refused without reading what it sent.
+    public struct Parsed: Sendable {
+        let seconds: Int64
+        let codes: [[UInt8]]
+    }
+
+    /// Reads `header`: 401 `bad_signature` when it is missing, malformed or carries no `v1` code.
+    public static func parse(_ header: String?) throws(OrderlyError) -> Parsed {
+        guard let header else {
+            throw OrderlyError(.unauthenticated, "send the Orderly-Signature header", reason: "bad_signature")
+        }
+        let malformed = OrderlyError(
+            .unauthenticated, "the Orderly-Signature header is not t=<unix seconds>,v1=<hex code>",
+            reason: "bad_signature")
+        var seconds: Int64?
+        var codes: [[UInt8]] = []
+        for part in header.split(separator: ",") {
+            let pair = part.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2 else { throw malformed }
+            switch String(pair[0]).trimmingWhitespace() {
+            case "t": seconds = Int64(pair[1])
+            case "v1": if let bytes = Hex.bytes(pair[1]) { codes.append(bytes) }
+            default: continue
+            }
+        }
+        guard let seconds, !codes.isEmpty else { throw malformed }
+        return Parsed(seconds: seconds, codes: codes)
+    }
+
     /// Checks `header` against `body` and `secret` at `now`: 401 `bad_signature` when it is
     /// missing, malformed or does not match (compared in constant time), 401 `stale_signature`
     /// when its time is too far from now.
     public static func verify(
         header: String?, body: String, secret: String, now: Date, tolerance: Int
     ) throws(OrderlyError) {
-        let refused = OrderlyError(
-            .unauthenticated, "the Orderly-Signature header does not match the body", reason: "bad_signature")
-        guard let header else {
-            throw OrderlyError(.unauthenticated, "send the Orderly-Signature header", reason: "bad_signature")
-        }
-        var seconds: Int64?
-        var candidates: [[UInt8]] = []
-        for part in header.split(separator: ",") {
-            let pair = part.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2 else { throw refused }
-            switch String(pair[0]).trimmingWhitespace() {
-            case "t": seconds = Int64(pair[1])
-            case "v1": if let bytes = Hex.bytes(pair[1]) { candidates.append(bytes) }
-            default: continue
-            }
-        }
-        guard let seconds, !candidates.isEmpty else { throw refused }
-        let signed = Data("\(seconds).\(body)".utf8)
+        try verify(parse(header), body: body, secret: secret, now: now, tolerance: tolerance)
+    }
+
+    /// Checks a header already read against `body` and `secret` at `now`, as `verify(header:…)`.
+    public static func verify(
+        _ signature: Parsed, body: String, secret: String, now: Date, tolerance: Int
+    ) throws(OrderlyError) {
+        let signed = Data("\(signature.seconds).\(body)".utf8)
         let key = SymmetricKey(data: Data(secret.utf8))
         // Crypto compares in constant time, so the time taken tells nothing of the code.
         guard
-            candidates.contains(where: {
+            signature.codes.contains(where: {
                 HMAC<SHA256>.isValidAuthenticationCode($0, authenticating: signed, using: key)
             })
-        else { throw refused }
+        else {
+            throw OrderlyError(
+                .unauthenticated, "the Orderly-Signature header does not match the body", reason: "bad_signature")
+        }
         let current = Int64(now.timeIntervalSince1970)
-        guard seconds >= current - Int64(tolerance), seconds <= current + Int64(tolerance) else {
+        let tolerance = Int64(tolerance)
+        guard signature.seconds >= current - tolerance, signature.seconds <= current + tolerance else {
             throw OrderlyError(
                 .unauthenticated, "the signature's time is more than \(tolerance) seconds from ours",
                 reason: "stale_signature")
