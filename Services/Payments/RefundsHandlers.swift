@@ -36,14 +36,19 @@ struct RefundsHandlers: Sendable {
 
     /// What cancelling the order would refund, refused (422 `refund_not_allowed`) when the caller
     /// may not refund it (`checkCancelRefund(of:amount:by:store:_:in:)`); an order the caller
-    /// cannot see is 404, as the orders service would answer.
+    /// cannot see is 404, as the orders service would answer, and a cancel it would refuse for
+    /// another reason refunds nothing here (0), so that its own answer follows.
     func checkCancelRefund(_ id: OrderID, principal: Principal) async throws -> CancelRefundCheck {
         let payments = self.payments
         let amount = Self.refundedByCancelling(try await database.read { try await payments.payments(of: id, in: $0) })
         guard amount > 0 else { return CancelRefundCheck(amount: 0, currency: nil) }
         let options = WireCallOptions(principal: principal)
         let order = try await orders.call(OrdersAPI.getOrder, ResourceRef(id: id), options: options)
-        guard order.customerID != nil else { return CancelRefundCheck(amount: 0, currency: nil) }
+        // A cancel the orders service refuses anyway (not theirs to do, or not from this status)
+        // is answered by it, with its own reason.
+        guard order.customerID != nil, case .success = AccessPolicy(principal).transition(.cancel, on: order) else {
+            return CancelRefundCheck(amount: 0, currency: nil)
+        }
         let store = try await catalog.call(CatalogAPI.getStore, ResourceRef(id: order.storeID), options: options)
         let shifts = self.shifts
         try await database.read { sql in

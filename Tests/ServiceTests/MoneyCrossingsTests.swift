@@ -249,6 +249,18 @@ struct MoneyCrossingsTests {
             #expect(
                 refused.status == 422 && refused.error["reason"] as? String == "refund_not_allowed", "\(refused.text)")
             #expect(try await checkout.order(suite, market.owner, first)["status"] as? String == "pending")
+            // An order on its way cannot be cancelled at all: that is what the answer says, whatever
+            // its refund would be (the model test found refund_not_allowed here).
+            let (onItsWay, _) = try await paidCardOrder(suite, market)
+            for (token, action) in [
+                (market.owner, "accept"), (market.owner, "start_preparing"), (market.owner, "mark_ready"),
+                (market.courier, "claim"), (market.courier, "pick_up"),
+            ] {
+                let moved = try await checkout.act(suite, token, onItsWay, action)
+                try #require(moved.status == 200, "\(action): \(moved.text)")
+            }
+            let late = try await checkout.act(suite, staff, onItsWay, "cancel", ["reason": "no rider"])
+            #expect(late.status == 422 && late.error["reason"] as? String == "illegal_transition", "\(late.text)")
             // Within a limit, but not clocked in: refused too.
             let raised = try await api.send(
                 suite, "PATCH", "/v1/stores/\(market.store)", token: market.owner, json: ["staff_refund_limit": 100_000]
