@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build run test deploy-test bench-wire bench-storage bench-orders bench-catalog bench-payments bench-notifications bench-marketplace profile-orders scaling-costs scaling-model chaos fuzz-wire fuzz-api format clean
+.PHONY: help deps build run test deploy-test bench-wire bench-storage bench-orders bench-catalog bench-payments bench-notifications bench-marketplace profile-orders scaling-costs scaling-model chaos fuzz-wire fuzz-api model-test format clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -64,6 +64,9 @@ fuzz-wire: deps ## libFuzzer over the Wire frame decoder, envelope reader and JS
 
 fuzz-api: deps ## schemathesis against /openapi.yaml, a user of each role (FUZZ_API_EXAMPLES=25)
 	@deploy/local/fuzz-api.sh
+
+model-test: deps ## Random walks of every role through the API beside a model of its money and visibility; regressions first (MODEL_SEED, MODEL_EXAMPLES)
+	@deploy/local/model-test.sh
 
 format: ## Apply the house formatting (.swift-format)
 	swift format --in-place --recursive --configuration .swift-format Package.swift Shared Services Tools Tests

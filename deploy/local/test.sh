@@ -11,6 +11,9 @@
 #              beside what follows, in its own build folder
 #   tests      every test target; the Redis tests start their own servers, the storage and
 #              service tests run on SQLite and on a throwaway PostgreSQL cluster started here
+#   model      the model test of the marketplace (make model-test): its named regressions, then
+#              random walks of every role's steps beside a model of the money, checked after
+#              every step (MODEL_EXAMPLES, default sized for about five minutes)
 #   fuzz-api   a bounded schemathesis run over the API (FUZZ_API_EXAMPLES, default 5 per
 #              operation, every role; the coverage phase for five of them), then promtool check
 #              metrics on every process's /metrics
@@ -70,6 +73,9 @@ phase tests
 start_throwaway_postgres
 trap 'report; stop_throwaway_postgres' EXIT  # start_throwaway_postgres set a trap of its own
 swift test --skip-build
+
+phase model
+deploy/local/model-test.sh
 
 # The fuzzer's build (its own folder, every module instrumented) runs beside the API fuzzing,
 # not beside the tests: on a slow day its compiler made tests with time limits miss them.

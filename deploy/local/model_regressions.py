@@ -1,0 +1,245 @@
+"""The model test's regression tests: each a sequence of steps the exploration once shrank to,
+replayed through the same state machine, model and checks. A failing exploration prints its
+sequence as a Python program (`state = MarketplaceMachine()`, then each step and each
+`state.the_books_hold()`, the invariants, as Hypothesis ran them): paste it into a new function
+here, named after the rule it broke, and add the function to `ALL`."""
+from model_machine import MarketplaceMachine
+
+
+def regression_sign_up_refuses_bidi_controls_in_names():
+    """A customer's name with a right-to-left override is 400 naming `name`, not kept."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, staff_refund_limit=0, require_clock_in=False)
+    state.the_books_hold()
+    state.sign_up_customer(email='fresh', name='bidi')
+    state.the_books_hold()
+
+
+def regression_checkout_refuses_bidi_controls_in_the_address():
+    """A delivery address with a right-to-left override is 400 naming its street."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, staff_refund_limit=0, require_clock_in=False)
+    state.the_books_hold()
+    state.checkout(customer=0, fulfillment='delivery', items=[('pita', 3, 'large_tahini')], method='card',
+                   text='bidi', tip=500)
+    state.the_books_hold()
+
+
+def regression_checkout_refuses_zero_width_characters_in_notes():
+    """A customer's notes with a zero-width space are 400 naming `notes`."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, staff_refund_limit=0, require_clock_in=False)
+    state.the_books_hold()
+    state.checkout(customer=0, fulfillment='pickup', items=[('falafel', 1, 'small')], method='cash_on_delivery',
+                   text='zero_width', tip=0)
+    state.the_books_hold()
+
+
+def regression_sign_up_keeps_emails_nfkc_case_folded():
+    """An e-mail address in full-width capitals is kept NFKC-normalised and case-folded."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, staff_refund_limit=0, require_clock_in=False)
+    state.the_books_hold()
+    state.sign_up_customer(email='fresh', name='plain')
+    state.the_books_hold()
+
+
+def regression_supervisor_approves_a_restaurant():
+    """A supervisor approves a restaurant's application, which opens its store."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, staff_refund_limit=0, require_clock_in=False)
+    state.the_books_hold()
+    state.apply_and_approve(kind='store', reviewer='supervisor')
+    state.the_books_hold()
+
+
+def regression_till_payment_for_an_order_includes_its_tip():
+    """A payment rung up at the till for an order, without `tip`, carries the order's tip."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, staff_refund_limit=0, require_clock_in=False)
+    state.the_books_hold()
+    state.checkout(customer=0, fulfillment='delivery', items=[('falafel', 1, 'large')], method='card',
+                   text='plain', tip=1200)
+    state.the_books_hold()
+    state.pay_order_at_till(cashier='staff_a', method='cash', part=False, pick=0, stray=False, tip='absent')
+    state.the_books_hold()
+
+
+def regression_cod_refund_at_till_keeps_courier_debt():
+    """A cash-on-delivery payment refunded by a clocked-in manager comes out of the store's till: the
+    courier still owes all the cash they collected."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, require_clock_in=True, staff_refund_limit=0)
+    state.the_books_hold()
+    state.clock(cash=5000, clock_in=True, who='manager')
+    state.the_books_hold()
+    state.checkout(customer=3, fulfillment='delivery', items=[('shawarma', 3, 'large')], method='cash_on_delivery',
+                   text='plain', tip=500)
+    state.the_books_hold()
+    state.advance_order(courier='courier_b', hand='staff_b', pick=30, steps=8)
+    state.the_books_hold()
+    state.refunds_race(amounts=('rest', 'rest'), pick=12, refunder='manager')
+    state.the_books_hold()
+
+
+def regression_supervisor_changes_no_order_line():
+    """A supervisor adding a line to a customer's order is refused (403): supervisors and the support
+    desk change no order line, price, tip or cash amount."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, staff_refund_limit=0, require_clock_in=False)
+    state.the_books_hold()
+    state.checkout(customer=0, fulfillment='delivery', items=[('falafel', 1, 'large')], method='card', text='plain',
+                   tip=0)
+    state.the_books_hold()
+    state.platform_staff_edit_order(editor='supervisor', pick=0)
+    state.the_books_hold()
+
+
+def regression_customer_shortage_names_products_without_counts():
+    """A customer told a product is short of stock (409 insufficient_stock) learns which product, not
+    how many are left or held."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, staff_refund_limit=0, require_clock_in=False)
+    state.the_books_hold()
+    state.ring_up(cashier='staff_a', for_record=False, method='card', tip=0, typed=0, units=2)
+    state.the_books_hold()
+    state.ring_up(cashier='staff_a', for_record=False, method='card', tip=0, typed=0, units=2)
+    state.the_books_hold()
+    state.checkout(customer=0, fulfillment='delivery', items=[('falafel', 1, 'large')], method='card', text='plain',
+                   tip=0)
+    state.the_books_hold()
+
+
+def regression_fourth_unpaid_card_order_is_refused():
+    """A customer's fourth card order while three are unpaid is refused (422 too_many_unpaid)."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, staff_refund_limit=0, require_clock_in=True)
+    state.the_books_hold()
+    state.checkout(customer=0, fulfillment='delivery', items=[('falafel', 3, 'large')], method='card', text='plain',
+                   tip=0)
+    state.the_books_hold()
+    state.checkout(customer=0, fulfillment='delivery', items=[('pita', 2, 'large')], method='card', text='plain', tip=0)
+    state.the_books_hold()
+    state.checkout(customer=2, fulfillment='delivery', items=[('shawarma', 1, 'large_tahini'), ('falafel', 1, 'large')],
+                   method='card', text='plain', tip=1200)
+    state.the_books_hold()
+    state.checkout(customer=0, fulfillment='pickup', items=[('shawarma', 2, 'large')], method='card', text='plain',
+                   tip=500)
+    state.the_books_hold()
+
+
+def regression_courier_reads_own_postings_only():
+    """A courier reading their balance sees, in each entry, their own accounts' postings alone: no
+    store's account, no platform commission, no commission figure."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, staff_refund_limit=0, require_clock_in=True)
+    state.the_books_hold()
+    state.checkout(customer=0, fulfillment='delivery', items=[('falafel', 1, 'large')], method='card', text='plain',
+                   tip=0)
+    state.the_books_hold()
+    state.advance_order(courier='courier_b', hand='staff_a', pick=11, steps=8)
+    state.the_books_hold()
+    state.courier_reads_own_entries(courier='courier_b')
+    state.the_books_hold()
+
+
+def regression_courier_is_credited_only_tips_paid():
+    """A card order's tip, promised at checkout but not paid (a card payment rung up at the till for
+    the order with tip 0 paid it), is credited to nobody: its courier gets the fee alone."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, staff_refund_limit=0, require_clock_in=False)
+    state.the_books_hold()
+    state.checkout(customer=0, fulfillment='delivery', items=[('falafel', 1, 'large')], method='card', text='plain',
+                   tip=500)
+    state.the_books_hold()
+    state.pay_order_at_till(cashier='staff_a', method='card', part=False, pick=0, stray=False, tip='zero')
+    state.the_books_hold()
+    state.advance_order(courier='courier_a', hand='staff_a', pick=0, steps=8)
+    state.the_books_hold()
+
+
+def regression_cash_collected_beside_a_pending_till_payment_is_booked():
+    """A cash-on-delivery order delivered while a cash payment rung up for it at the till is still
+    pending: the cash the courier collected (what was left to pay and the tip) is a completed cash
+    payment they hold, as any cash collected on delivery, and the till's payment is cancelled."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, staff_refund_limit=0, require_clock_in=False)
+    state.the_books_hold()
+    state.checkout(customer=0, fulfillment='delivery', items=[('pita', 2, 'large_tahini')], method='cash_on_delivery',
+                   text='plain', tip=500)
+    state.the_books_hold()
+    state.advance_order(courier='courier_b', hand='staff_b', pick=11, steps=4)
+    state.the_books_hold()
+    state.pay_order_at_till(cashier='owner', method='cash', part=False, pick=7, stray=False, tip='own')
+    state.the_books_hold()
+    state.advance_order(courier='courier_b', hand='owner', pick=7, steps=3)
+    state.the_books_hold()
+
+
+def regression_staff_over_their_refund_limit_cannot_cancel_a_paid_order():
+    """A staff member who may refund nothing (staff_refund_limit 0) cannot cancel a customer's paid
+    card order, which would refund it in full (422 refund_not_allowed)."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, require_clock_in=True, staff_refund_limit=0)
+    state.the_books_hold()
+    state.checkout(customer=0, fulfillment='delivery', items=[('pita', 1, 'large'), ('falafel', 1, 'large')],
+                   method='card', text='plain', tip=0)
+    state.the_books_hold()
+    state.advance_order(courier='courier_a', hand='staff_a', pick=16, steps=1)
+    state.the_books_hold()
+    state.advance_order(courier='courier_a', hand='staff_a', pick=0, steps=1)
+    state.the_books_hold()
+    state.cancel_order(canceller='customer', paid=False, pick=0, stray='staff_b')
+    state.the_books_hold()
+
+
+def regression_supervisor_cancelling_a_paid_order_is_on_record():
+    """A supervisor cancels a customer's paid card order: its refund is in the store's activity with
+    who cancelled it and why."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, staff_refund_limit=0, require_clock_in=False)
+    state.the_books_hold()
+    state.checkout(customer=1, fulfillment='delivery', items=[('falafel', 1, 'large')], method='card', text='plain',
+                   tip=0)
+    state.the_books_hold()
+    state.advance_order(courier='courier_a', hand='staff_a', pick=0, steps=1)
+    state.the_books_hold()
+    state.advance_order(courier='courier_a', hand='staff_a', pick=0, steps=1)
+    state.the_books_hold()
+    state.cancel_order(canceller='supervisor', paid=False, pick=0, stray=None)
+    state.the_books_hold()
+
+
+def regression_cancelling_an_order_on_its_way_is_an_illegal_transition():
+    """A staff member who may refund nothing cancels a paid card order already delivered: 422
+    `illegal_transition`, as for any order past cancelling, not `refund_not_allowed`."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, require_clock_in=False, staff_refund_limit=0)
+    state.the_books_hold()
+    state.checkout(customer=0, fulfillment='delivery', items=[('pita', 2, 'large'), ('falafel', 3, 'large')],
+                   method='card', text='plain', tip=0)
+    state.the_books_hold()
+    state.advance_order(courier='courier_b', hand='staff_a', pick=0, steps=8)
+    state.the_books_hold()
+    state.cancel_order(canceller='customer', paid=False, pick=0, stray='staff_b')
+    state.the_books_hold()
+
+
+ALL = [
+    regression_sign_up_refuses_bidi_controls_in_names,
+    regression_checkout_refuses_bidi_controls_in_the_address,
+    regression_checkout_refuses_zero_width_characters_in_notes,
+    regression_sign_up_keeps_emails_nfkc_case_folded,
+    regression_supervisor_approves_a_restaurant,
+    regression_till_payment_for_an_order_includes_its_tip,
+    regression_cod_refund_at_till_keeps_courier_debt,
+    regression_supervisor_changes_no_order_line,
+    regression_customer_shortage_names_products_without_counts,
+    regression_fourth_unpaid_card_order_is_refused,
+    regression_courier_reads_own_postings_only,
+    regression_courier_is_credited_only_tips_paid,
+    regression_cash_collected_beside_a_pending_till_payment_is_booked,
+    regression_staff_over_their_refund_limit_cannot_cancel_a_paid_order,
+    regression_supervisor_cancelling_a_paid_order_is_on_record,
+    regression_cancelling_an_order_on_its_way_is_an_illegal_transition,
+]
