@@ -361,7 +361,8 @@ struct PaymentsHandlers: Sendable {
     }
 
     /// What a payment for `order` pays of it: `requested`, or what is left when absent; and what
-    /// is left of the order's tip. What is left counts every payment for the order this service
+    /// is left of the order's tip (`Payment.tipShare`: a tip refunded is left to pay again). What
+    /// is left counts every payment for the order this service
     /// holds, those still in flight too (unless `completedOnly`), under the order's lock, so two
     /// payments rung up at once cannot both pay the rest.
     static func orderShare(
@@ -372,7 +373,7 @@ struct PaymentsHandlers: Sendable {
         let made = try await payments.payments(of: order.id, in: transaction.sql)
             .filter { !completedOnly || $0.hasCompleted }
         let taken = made.reduce(0) { $0 + $1.orderShare }
-        let tipped = made.filter { ![.failed, .cancelled, .expired].contains($0.status) }.reduce(0) { $0 + $1.tip }
+        let tipped = made.reduce(0) { $0 + $1.tipShare }
         let left = order.total - taken
         guard left > 0 else {
             throw OrderlyError(.failedPrecondition, "the order is paid in full", reason: "order_paid")

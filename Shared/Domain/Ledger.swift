@@ -268,11 +268,12 @@ public enum Ledger {
     }
 
     /// The entry of `order`, delivered: its delivery fee and the tips of `paid`, its payments
-    /// completed so far, from its store to its courier; nil without a courier, or with nothing
-    /// to move. The entry lists the payments whose tips it moved.
+    /// completed so far (what refunds left of each, `Payment.tipShare`), from its store to its
+    /// courier; nil without a courier, or with nothing to move. The entry lists the payments
+    /// whose tips it moved.
     public static func delivery(_ order: Order, paid: [Payment], at now: Date) -> LedgerEntry? {
-        let tipped = paid.filter { $0.tip > 0 && $0.orderID == order.id && $0.hasCompleted }
-        let share = order.deliveryFee + tipped.reduce(0) { $0 + $1.tip }
+        let tipped = paid.filter { $0.tipShare > 0 && $0.orderID == order.id && $0.hasCompleted }
+        let share = order.deliveryFee + tipped.reduce(0) { $0 + $1.tipShare }
         guard let courier = order.courierID, share > 0 else { return nil }
         return LedgerEntry(
             kind: .delivery, reference: "delivery:\(order.id)", currency: order.currency,

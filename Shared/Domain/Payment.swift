@@ -309,6 +309,18 @@ public struct Payment: Hashable, Sendable, Codable {
         }
     }
 
+    /// What the payment pays of its order's tip, counted as `orderShare` counts: its tip while it
+    /// may still complete, or once completed what refunds left of it (a refund gives back the tip
+    /// first); nothing once it failed, was cancelled or expired. `orderShare + tipShare` is what a
+    /// completed payment kept.
+    public var tipShare: Int64 {
+        switch status {
+        case .pending, .confirmed, .processing: tip
+        case .completed, .partiallyRefunded, .refunded: max(0, tip - refundedAmount)
+        case .failed, .cancelled, .expired: 0
+        }
+    }
+
     /// Whether the payment completed: it took the money, whatever refunds gave back since.
     public var hasCompleted: Bool { [.completed, .partiallyRefunded, .refunded].contains(status) }
 

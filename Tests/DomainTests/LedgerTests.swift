@@ -113,6 +113,17 @@ struct LedgerTests {
         untipped.tip = 0
         let feeOnly = try #require(Ledger.delivery(order, paid: [untipped], at: Self.now))
         #expect(feeOnly.amount(in: .courier(Self.courier)) == 3500 && feeOnly.tipsOf == nil)
+        // A refund before the delivery gives back the tip first, as the order's figures count it
+        // (`Payment.tipShare`): 500 of the 700 refunded leaves 200 to the courier, 900 none.
+        var refunded = paid
+        refunded.refundedAmount = 500
+        refunded.status = .partiallyRefunded
+        #expect(refunded.orderShare + refunded.tipShare == refunded.amount - 500)
+        #expect(Ledger.delivery(order, paid: [refunded], at: Self.now)?.amount(in: .courier(Self.courier)) == 3700)
+        refunded.refundedAmount = 900
+        #expect(refunded.orderShare + refunded.tipShare == refunded.amount - 900)
+        let untippedAfterRefund = try #require(Ledger.delivery(order, paid: [refunded], at: Self.now))
+        #expect(untippedAfterRefund.amount(in: .courier(Self.courier)) == 3500 && untippedAfterRefund.tipsOf == nil)
         // Nor does a payment that has not completed, or another order's.
         var pending = paid
         pending.status = .pending

@@ -209,11 +209,13 @@ struct MoneyCrossingsTests {
 
     /// A paid card order of the market's customer, pending (the store has not accepted it): its
     /// id and the payment's.
-    func paidCardOrder(_ suite: any Suite, _ market: CheckoutTests.Market) async throws -> (String, String) {
+    func paidCardOrder(_ suite: any Suite, _ market: CheckoutTests.Market, tip: Int = 0) async throws -> (
+        String, String
+    ) {
         let created = try await checkout.checkout(
             suite, market,
             [
-                "address_id": market.address, "payment_method": "card",
+                "address_id": market.address, "payment_method": "card", "tip": tip,
                 "items": [["product_id": market.drink, "quantity": 2]],
             ])
         let id = try #require(created.object["id"] as? String, "\(created.text)")
@@ -229,6 +231,28 @@ struct MoneyCrossingsTests {
                 try await checkout.order(suite, market.owner, id)["payment_status"] as? String == "paid"
             })
         return (id, payment)
+    }
+
+    @Test("a customer paying again after a refund pays what it gave back, the tip it gave back with it")
+    func payingAgainAfterARefund() async throws {
+        try await InProcessSuite.with { suite in
+            let market = try await checkout.market(suite)
+            let (order, payment) = try await paidCardOrder(suite, market, tip: 1200)
+            let paid = try await api.send(suite, "GET", "/v1/payments/\(payment)", token: market.owner)
+            let amount = try #require(paid.object["amount"] as? Int, "\(paid.text)")
+            let refund = try await api.send(
+                suite, "POST", "/v1/payments/\(payment)/refunds", token: market.owner,
+                json: ["amount": amount - 1000, "reason": "out of pita"],
+                headers: ["Idempotency-Key": UUID().uuidString])
+            try #require(refund.status == 201, "\(refund.text)")
+            // 1,000 kept of what was paid: the refund gave back the tip first, so the tip is due again.
+            let again = try await api.send(
+                suite, "POST", "/v1/payments", token: market.customer, json: ["order_id": order, "method": "card"],
+                headers: ["Idempotency-Key": UUID().uuidString])
+            #expect(again.status == 201, "\(again.text)")
+            #expect(
+                again.object["amount"] as? Int == amount - 1000 && again.object["tip"] as? Int == 1200, "\(again.text)")
+        }
     }
 
     @Test(

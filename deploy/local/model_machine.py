@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from model_api import Actor, Api, paged, provider_secret
-from model_marketplace import (COMPLETED, IN_FLIGHT, OPEN_STATUSES, Marketplace, Order, Outcome, Payment, Product,
+from model_marketplace import (IN_FLIGHT, OPEN_STATUSES, Marketplace, Order, Outcome, Payment, Product,
                                Shift, commission)
 
 PASSWORD = "Model-Pass-12345"
@@ -373,10 +373,10 @@ class MarketplaceMachine(RuleBasedStateMachine):
         reply = self.send(payer, "POST", "/v1/payments", {"order_id": order.id, "method": "card"},
                           model.expect_online_payment(payer, order))
         if reply.status == 201:
-            self.agree("the online payment's amount", reply["amount"], order.left_to_ring_up + order.tip)
-            payment = Payment(reply["id"], "card", order.left_to_ring_up, order.tip, payer,
-                              commission(order.left_to_ring_up + order.tip, order.tip, model.commission_bp), order,
-                              customer=payer)
+            left, tip = order.left_to_ring_up, order.tip_left
+            self.agree("the online payment's amount and tip", (reply["amount"], reply["tip"]), (left + tip, tip))
+            payment = Payment(reply["id"], "card", left, tip, payer, commission(left + tip, tip, model.commission_bp),
+                              order, customer=payer)
             order.payments.append(payment)
             model.payments.append(payment)
 
@@ -741,11 +741,8 @@ class MarketplaceMachine(RuleBasedStateMachine):
         elif part:
             body["tip"], tips = order.tip, {order.tip}
         else:
-            # The order's tip, or what is left of it once other payments paid some (the rules
-            # leave open whether those still in flight count).
-            paid = sum(p.tip for p in order.payments if p.status in COMPLETED)
-            flying = sum(p.tip for p in order.payments if p.status in IN_FLIGHT)
-            tips = {order.tip, max(0, order.tip - paid), max(0, order.tip - paid - flying)}
+            # What is left of the order's tip once other payments, those in flight too, paid some.
+            tips = {order.tip_left}
         reply = self.send(actor, "POST", "/v1/payments", body, model.expect_ring_up(actor, {}, order, amount))
         if reply.status != 201:
             return

@@ -134,6 +134,16 @@ class Payment:
             return max(0, min(self.subtotal, self.amount - self.refunded))
         return 0
 
+    @property
+    def tip_share(self):
+        """What it pays, or will pay, of its order's tip: in flight its tip; completed what refunds
+        left of it, as a refund gives back the tip first (`Payment.tipShare`)."""
+        if self.status in IN_FLIGHT:
+            return self.tip
+        if self.status in COMPLETED:
+            return max(0, self.tip - self.refunded)
+        return 0
+
     def commission_given_back(self, amount):
         """The commission a refund of `amount` gives back: the commission's share of what has
         been refunded after it less before it."""
@@ -190,6 +200,12 @@ class Order:
     def left_to_ring_up(self):
         """What is left to pay of the total counting payments still in flight."""
         return self.total - sum(p.order_share for p in self.payments)
+
+    @property
+    def tip_left(self):
+        """What is left to pay of the tip counting payments still in flight: a tip a refund gave
+        back is due again."""
+        return max(0, self.tip - sum(p.tip_share for p in self.payments))
 
     @property
     def awaits_payment(self):
@@ -484,10 +500,8 @@ class Marketplace:
             self.payments.append(payment)
             self.unidentified_cash.append(payment)
             self.complete(payment)
-        paid_tips = sum(p.tip for p in order.payments if p.status == "completed")
-        ever_paid_tips = sum(p.tip for p in order.payments if p.status in COMPLETED)
-        self.deliveries[order.id] = (order, sorted({order.delivery_fee + paid_tips,
-                                                    order.delivery_fee + ever_paid_tips}))
+        paid_tips = sum(p.tip_share for p in order.payments if p.status in COMPLETED)
+        self.deliveries[order.id] = (order, [order.delivery_fee + paid_tips])
 
     def settle_delivery(self, order, share):
         """Books the delivery share the ledger shows, one the rules allow."""

@@ -225,6 +225,28 @@ def regression_cancelling_an_order_on_its_way_is_an_illegal_transition():
     state.the_books_hold()
 
 
+def regression_paying_again_after_a_refund_pays_the_tip_it_gave_back():
+    """A paid card order with a tip is refunded in part and paid again: the new payment is what the
+    refund gave back, the tip with it (a refund gives back the tip first), and the courier who
+    delivers it is credited the tip once."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, staff_refund_limit=0, require_clock_in=False)
+    state.the_books_hold()
+    state.checkout(customer=0, fulfillment='delivery', items=[('falafel', 2, 'large')], method='card',
+                   text='plain', tip=1200)
+    state.the_books_hold()
+    state.customer_pays(customer=0, pick=0, stray=False)
+    state.the_books_hold()
+    state.advance_order(courier='courier_a', hand='owner', pick=0, steps=2)
+    state.the_books_hold()
+    state.refund(pick=0, refunder='owner', amount='part', stray=False)
+    state.the_books_hold()
+    state.customer_pays(customer=0, pick=0, stray=False)
+    state.the_books_hold()
+    state.advance_order(courier='courier_a', hand='owner', pick=0, steps=8)
+    state.the_books_hold()
+
+
 ALL = [
     regression_sign_up_refuses_bidi_controls_in_names,
     regression_checkout_refuses_bidi_controls_in_the_address,
@@ -242,4 +264,5 @@ ALL = [
     regression_staff_over_their_refund_limit_cannot_cancel_a_paid_order,
     regression_supervisor_cancelling_a_paid_order_is_on_record,
     regression_cancelling_an_order_on_its_way_is_an_illegal_transition,
+    regression_paying_again_after_a_refund_pays_the_tip_it_gave_back,
 ]
