@@ -87,6 +87,27 @@ struct MoneyCrossingsTests {
         try await PaymentFlowTests.clockIn(api, suite, token)
     }
 
+    /// The store's balance as its owner reads it, once `condition` holds of it (or as it is when
+    /// the wait ends, the expectation failed).
+    func storeFigures(_ suite: any Suite, _ market: CheckoutTests.Market, until condition: (Figures) -> Bool)
+        async throws -> Figures
+    {
+        var figures = Figures()
+        #expect(
+            try await waitUntil {
+                figures = try await ledger.balance(suite, "/v1/stores/\(market.store)/balance", market.owner).0
+                return condition(figures)
+            }, "\(figures)")
+        return figures
+    }
+
+    /// A payout of `amount` to the market's store, asked for by its admin.
+    func payout(_ suite: any Suite, _ market: CheckoutTests.Market, _ amount: Int) async throws -> Reply {
+        try await api.send(
+            suite, "POST", "/v1/stores/\(market.store)/payouts", token: market.admin,
+            json: ["amount": amount, "currency": "ILS"], headers: ["Idempotency-Key": UUID().uuidString])
+    }
+
     @Test(
         "a till refund of cash a courier collected is paid from the till's cash; the courier still owes what they collected",
         arguments: [Database.Kind.sqlite, .postgres])
@@ -432,45 +453,25 @@ struct MoneyCrossingsTests {
         try await InProcessSuite.with(settings: ["ledger.holdHours": "72"]) { suite in
             let market = try await checkout.market(suite)
             _ = try await paidCardOrder(suite, market)
-            var figures = Figures()
-            #expect(
-                try await waitUntil {
-                    figures = try await ledger.balance(suite, "/v1/stores/\(market.store)/balance", market.owner).0
-                    return figures.earned > 0
-                })
+            let figures = try await storeFigures(suite, market) { $0.earned > 0 }
             #expect(figures.available == 0 && figures.balance == figures.earned, "\(figures)")
-            let payout = try await api.send(
-                suite, "POST", "/v1/stores/\(market.store)/payouts", token: market.admin,
-                json: ["amount": 1, "currency": "ILS"], headers: ["Idempotency-Key": UUID().uuidString])
-            #expect(payout.status == 422 && payout.error["reason"] as? String == "insufficient_balance")
+            let held = try await payout(suite, market, 1)
+            #expect(held.status == 422 && held.error["reason"] as? String == "insufficient_balance", "\(held.text)")
         }
         // Without a hold: paid out in full, then a refund takes the store below zero and stops payouts.
         try await InProcessSuite.with { suite in
             let market = try await checkout.market(suite)
             let (_, payment) = try await paidCardOrder(suite, market)
-            var figures = Figures()
-            #expect(
-                try await waitUntil {
-                    figures = try await ledger.balance(suite, "/v1/stores/\(market.store)/balance", market.owner).0
-                    return figures.earned > 0
-                })
-            let payout = try await api.send(
-                suite, "POST", "/v1/stores/\(market.store)/payouts", token: market.admin,
-                json: ["amount": figures.available, "currency": "ILS"], headers: ["Idempotency-Key": UUID().uuidString])
-            #expect(payout.status == 201, "\(payout.text)")
+            let earned = try await storeFigures(suite, market) { $0.earned > 0 }
+            let paidOut = try await payout(suite, market, earned.available)
+            #expect(paidOut.status == 201, "\(paidOut.text)")
             let refund = try await api.send(
                 suite, "POST", "/v1/payments/\(payment)/refunds", token: market.owner, json: ["reason": "spilt"],
                 headers: ["Idempotency-Key": UUID().uuidString])
             #expect(refund.status == 201, "\(refund.text)")
-            #expect(
-                try await waitUntil {
-                    figures = try await ledger.balance(suite, "/v1/stores/\(market.store)/balance", market.owner).0
-                    return figures.balance < 0
-                })
-            #expect(figures.available == 0, "\(figures)")
-            let more = try await api.send(
-                suite, "POST", "/v1/stores/\(market.store)/payouts", token: market.admin,
-                json: ["amount": 1, "currency": "ILS"], headers: ["Idempotency-Key": UUID().uuidString])
+            let owing = try await storeFigures(suite, market) { $0.balance < 0 }
+            #expect(owing.available == 0, "\(owing)")
+            let more = try await payout(suite, market, 1)
             #expect(more.status == 422 && more.error["reason"] as? String == "insufficient_balance", "\(more.text)")
         }
     }
@@ -480,12 +481,7 @@ struct MoneyCrossingsTests {
         try await InProcessSuite.with(on: .postgres) { suite in
             let market = try await checkout.market(suite)
             _ = try await paidCardOrder(suite, market)
-            var figures = Figures()
-            #expect(
-                try await waitUntil {
-                    figures = try await ledger.balance(suite, "/v1/stores/\(market.store)/balance", market.owner).0
-                    return figures.available > 0
-                })
+            let figures = try await storeFigures(suite, market) { $0.available > 0 }
             let store = try #require(StoreID(market.store))
             let debit = LedgerEntry(
                 kind: .refund, reference: "refund:\(UUID())", currency: .ils,
