@@ -131,8 +131,8 @@ class Api:
         return reply
 
     def exchange(self, method, path, data, headers):
-        """The request on the wire; a connection refused or reset is tried again for a few
-        seconds (never a request the server answered)."""
+        """The request on the wire; a connection refused is tried again for a few seconds (a
+        request that reached the server never is: it may have been carried out)."""
         request = urllib.request.Request(self.base + path, data=data, method=method, headers=headers)
         for attempt in range(20):
             try:
@@ -145,8 +145,9 @@ class Api:
                     return Reply(error.code, json.loads(text) if text else None)
                 except ValueError:
                     return Reply(error.code, {"error": {"code": "unparsed", "message": text.decode(errors="replace")}})
-            except (ConnectionError, urllib.error.URLError):
-                if attempt == 19:
+            except (ConnectionRefusedError, urllib.error.URLError) as error:
+                refused = isinstance(getattr(error, "reason", error), ConnectionRefusedError)
+                if not refused or attempt == 19:
                     raise
                 time.sleep(0.25)
 

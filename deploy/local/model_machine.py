@@ -357,7 +357,7 @@ class MarketplaceMachine(RuleBasedStateMachine):
         """A customer pays for their card order online: a pending card payment of what is left and
         the tip, which the provider's report completes."""
         model = self.model
-        if stray or not self.customers:
+        if stray:
             payer = self.customers[customer % len(self.customers)]
             order = self.pick(model.orders, pick)
         else:
@@ -471,8 +471,7 @@ class MarketplaceMachine(RuleBasedStateMachine):
         elif order.status == "ready":
             self.perform(carrier, order, "pick_up")
         else:
-            owed = order.left_to_pay + order.tip if order.method == "cash_on_delivery" and order.left_to_pay else None
-            self.perform(carrier, order, "deliver", owed)
+            self.perform(carrier, order, "deliver", order.cash_owed or None)
 
     CANCELLERS = ["customer", "staff_a", "staff_a", "staff_b", "manager", "owner", "support", "support", "supervisor",
                   "supervisor", "admin"]
@@ -505,7 +504,7 @@ class MarketplaceMachine(RuleBasedStateMachine):
             actor = self.actors[hand] if action == "claim" else order.courier or self.actors[hand]
         collected = None
         if action == "deliver":
-            owed = order.left_to_pay + order.tip if order.method == "cash_on_delivery" and order.left_to_pay > 0 else 0
+            owed = order.cash_owed
             collected = {"owed": owed or None, "over": owed + 700, "short": max(0, owed - 100) if owed else None,
                          "none": None}[cash]
         self.perform(actor, order, action, collected)
@@ -894,12 +893,22 @@ class MarketplaceMachine(RuleBasedStateMachine):
         actor = self.actors[courier]
         figures, entries = self.balance(actor, "/v1/couriers/me/balance", check=False)
         self.agree(f"{courier}'s own balance", figures, self.model.books_of(actor).figures())
+        shown = self.shown_beyond_own(courier, entries)
+        if shown:
+            raise ModelMismatch(shown[0])
+
+    def shown_beyond_own(self, courier, entries):
+        """What a courier's own entries show beyond their own accounts' postings: another account's
+        postings, or a commission."""
+        actor = self.actors[courier]
         own = {f"courier:{actor.id}", f"courier_cash:{actor.id}"}
+        shown = []
         for entry in entries:
             foreign = [p["account"] for p in entry["postings"] if p["account"] not in own]
             if foreign or entry.get("commission"):
-                raise ModelMismatch(f"{courier} reads postings of {foreign or 'no other account'} and a commission "
-                                    f"of {entry.get('commission')} in their own entry {entry['reference']}")
+                shown.append(f"{courier} reads postings of {foreign or 'no other account'} and a commission "
+                             f"of {entry.get('commission')} in their own entry {entry['reference']}")
+        return shown
 
     # Joining.
 
@@ -948,11 +957,17 @@ class MarketplaceMachine(RuleBasedStateMachine):
             Tally.checks += 1
         return differences
 
-    def balance(self, actor, path, check=True):
-        """A holder's ILS figures and every one of their entries (read by a check, or not)."""
-        reply, entries = paged(self.api, actor, path, check)
+    def listed(self, actor, path, check=True):
+        """The first page's answer at `path` and every item of its list (read by a check, or not);
+        a read refused fails the step."""
+        reply, items = paged(self.api, actor, path, check)
         if reply.status != 200:
             raise ModelMismatch(f"{actor.name} could not read {path}: {reply.summary()}")
+        return reply, items
+
+    def balance(self, actor, path, check=True):
+        """A holder's ILS figures and every one of their entries (read by a check, or not)."""
+        reply, entries = self.listed(actor, path, check)
         figures = next((b for b in reply["balances"] if b["currency"] == "ILS"), {})
         return {name: figures.get(name, 0) for name in ("earned", "cash_held", "balance", "available")}, entries
 
@@ -988,13 +1003,15 @@ class MarketplaceMachine(RuleBasedStateMachine):
 
     def courier_books(self, violations):
         """Invariants 1, 2, 3 and 5 for each courier: their entries balance, their account and the
-        cash they hold are the model's, and the fees and tips credited to them are what was
-        paid."""
+        cash they hold are the model's, the fees and tips credited to them are what was paid, and
+        what they read of their own entries is their own postings alone."""
         model, differences = self.model, []
         for name in ("courier_a", "courier_b"):
             courier = self.actors[name]
             figures, entries = self.balance(self.platform.staff["accountant"], f"/v1/couriers/{courier.id}/balance")
             self.entries_balance(entries, name, violations)
+            for shown in self.shown_beyond_own(name, self.balance(courier, "/v1/couriers/me/balance")[1]):
+                violations[shown] = True
             expected = model.books_of(courier).figures()
             if figures != expected:
                 differences.append(f"{name}'s balance is {figures}, the model's {expected}")
@@ -1010,7 +1027,7 @@ class MarketplaceMachine(RuleBasedStateMachine):
         each payment's status and refunds and each order's status, courier and paid amount as the
         model has them (the payment a courier's cash became is learnt here)."""
         model, accountant, differences = self.model, self.platform.staff["accountant"], []
-        reply, payments = paged(self.api, accountant, f"/v1/stores/{self.store_id}/payments")
+        _, payments = self.listed(accountant, f"/v1/stores/{self.store_id}/payments")
         known = {p.id: p for p in model.payments if p.id}
         for found in payments:
             if found["refunded_amount"] > found["amount"]:
@@ -1035,7 +1052,7 @@ class MarketplaceMachine(RuleBasedStateMachine):
                                    ("amount", payment.amount), ("tip", payment.tip)):
                 if found[name] != expected:
                     differences.append(f"payment {payment.id}'s {name} is {found[name]!r}, the model's {expected!r}")
-        reply, orders = paged(self.api, self.platform.admin, f"/v1/orders?store_id={self.store_id}")
+        _, orders = self.listed(self.platform.admin, f"/v1/orders?store_id={self.store_id}")
         by_id = {found["id"]: found for found in orders}
         for order in model.orders:
             found = by_id.get(order.id, {})
@@ -1050,8 +1067,7 @@ class MarketplaceMachine(RuleBasedStateMachine):
         """Invariant 3 for the till: each open shift's drawer took in the cash sales and gave out
         the cash refunds the model counts, and no other shift is open."""
         model = self.model
-        reply, shifts = paged(self.api, self.platform.staff["accountant"],
-                              f"/v1/stores/{self.store_id}/shifts?open=true")
+        _, shifts = self.listed(self.platform.staff["accountant"], f"/v1/stores/{self.store_id}/shifts?open=true")
         found = {shift["user_id"]: shift for shift in shifts}
         differences = []
         if set(found) != set(model.shifts):
@@ -1068,7 +1084,7 @@ class MarketplaceMachine(RuleBasedStateMachine):
     def stock(self, violations):
         """Invariant 6: no product that disallows it below zero; each product's stock on hand and
         held is the model's (held: what open orders and pending payments hold)."""
-        reply, products = paged(self.api, self.actors["owner"], f"/v1/stores/{self.store_id}/products")
+        _, products = self.listed(self.actors["owner"], f"/v1/stores/{self.store_id}/products")
         found = {product["id"]: product for product in products}
         differences = []
         for product in self.model.products.values():
@@ -1090,8 +1106,10 @@ class MarketplaceMachine(RuleBasedStateMachine):
             return []
         feed, after = [], 0
         while True:
-            reply = self.api.send(self.actors["owner"], "GET", f"/v1/stores/{self.store_id}/activity?after={after}",
-                                  check=True)
+            path = f"/v1/stores/{self.store_id}/activity?after={after}"
+            reply = self.api.send(self.actors["owner"], "GET", path, check=True)
+            if reply.status != 200:
+                raise ModelMismatch(f"the owner could not read {path}: {reply.summary()}")
             feed += reply["data"]
             after = reply["next_cursor"]
             if not reply["has_more"]:

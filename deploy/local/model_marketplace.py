@@ -1,6 +1,7 @@
 """The reference model of one store's marketplace: its orders, payments, stock, drawers and the
-ledger's accounts of the store and its couriers, kept as the rules say they must be (DESIGN.md §6,
-Shared/Domain/Ledger.swift, AccessPolicy.swift), and the answer each request must get.
+ledger's accounts of the store and its couriers, kept as the rules say they must be
+(docs/ARCHITECTURE.md's ledger, Shared/Domain/Ledger.swift, AccessPolicy.swift), and the answer
+each request must get.
 
 It does no I/O. The state machine (model_machine.py) asks it what a request must be answered
 (`Outcome`s: a status, and for a refusal its `error.reason` or the field it names), makes the
@@ -195,6 +196,12 @@ class Order:
     def left_to_pay(self):
         """What is left to pay of the total by completed payments (the tip aside)."""
         return max(0, self.total - self.paid_amount)
+
+    @property
+    def cash_owed(self):
+        """What the courier collects at the door: of a cash-on-delivery order not paid in full,
+        what is left to pay and the tip; else nothing."""
+        return self.left_to_pay + self.tip if self.method == "cash_on_delivery" and self.left_to_pay > 0 else 0
 
     @property
     def left_to_ring_up(self):
@@ -417,8 +424,8 @@ class Marketplace:
             if allowed is None:
                 return [Outcome(200), Outcome(422, "refund_not_allowed")]
         if action == "deliver":
-            if order.method == "cash_on_delivery" and order.left_to_pay > 0:
-                if cash is None or cash < order.left_to_pay + order.tip:
+            if order.cash_owed:
+                if cash is None or cash < order.cash_owed:
                     return [Outcome(422, "cash_required", "cash_collected")]
             elif cash is not None:
                 return [Outcome(400, None, "cash_collected")]
@@ -487,14 +494,14 @@ class Marketplace:
         confirmed) is cancelled, as the customer paid at the door instead; one with its provider
         (processing) is left to it."""
         self.sell(order.lines)
-        if order.method == "cash_on_delivery" and order.left_to_pay > 0:
+        if order.cash_owed:
             for payment in order.payments:
                 if payment.status in ("pending", "confirmed"):
                     payment.status = "cancelled"
                     self.release(payment.lines)
             payment = Payment(
                 id=None, method="cash", subtotal=order.left_to_pay, tip=order.tip, taken_by=order.courier,
-                commission=commission(order.left_to_pay + order.tip, order.tip, self.commission_bp),
+                commission=commission(order.cash_owed, order.tip, self.commission_bp),
                 order=order, collected_by=order.courier, customer=order.customer)
             order.payments.append(payment)
             self.payments.append(payment)

@@ -13,7 +13,7 @@
 #              service tests run on SQLite and on a throwaway PostgreSQL cluster started here
 #   model      the model test of the marketplace (make model-test): its named regressions, then
 #              random walks of every role's steps beside a model of the money, checked after
-#              every step (MODEL_EXAMPLES, default sized for about five minutes)
+#              every step (MODEL_EXAMPLES, default 30: about three minutes)
 #   fuzz-api   a bounded schemathesis run over the API (FUZZ_API_EXAMPLES, default 5 per
 #              operation, every role; the coverage phase for five of them), then promtool check
 #              metrics on every process's /metrics

@@ -49,8 +49,12 @@ def flow():
         headers={"X-Request-Id": request_id, "traceparent": f"00-{CLIENT_TRACE}-00f067aa0ba902b7-01"})
     try:
         call(base, "GET", f"/v1/stores/{store}/cards/lookup?uid={CARD_UID}", token=staff)
-    except AssertionError:
-        pass  # no such card: the lookup's span is what is checked
+        print("the lookup of a card the store does not have was answered", flush=True)
+        return 1
+    except AssertionError as refusal:  # 404, no such card: the lookup's span is what is checked
+        if ": 404 " not in str(refusal):
+            print(f"the card's lookup: {refusal}", flush=True)
+            return 1
     deadline = time.time() + 30
     while time.time() < deadline:
         told = call(base, "GET", "/v1/notifications?wait=1", token=courier)["data"]
@@ -133,6 +137,10 @@ def main():
         leaked = [s["name"] for s in spans if any(CARD_UID in str(value) for value in s["attributes"].values())]
         if leaked:
             problems.append(f"a card's uid is an attribute of {leaked}")
+        lookups = [s["attributes"] for s in spans if s["service"] == "orderly-gateway"
+                   and str(s["attributes"].get("http.route", "")).endswith("/cards/lookup")]
+        if [attributes.get("url.query") for attributes in lookups] != ["uid=REDACTED"]:
+            problems.append(f"not one gateway span of the card's lookup with its uid redacted: {lookups}")
         ours = [s for s in spans if s["trace"] == trace]
         services = {s["service"] for s in ours}
         for wanted in ["orderly-gateway", "orderly-orders", "orderly-notifications"]:
