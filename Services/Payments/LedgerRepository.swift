@@ -14,6 +14,21 @@ struct LedgerRepository: Sendable {
         "payments.ledger:\(Ledger.accounts(of: holder).earned.key)"
     }
 
+    /// The locks of the stores and couriers whose money `entry` moves.
+    static func locks(of entry: LedgerEntry) -> Set<String> {
+        Set(entry.postings.compactMap { LedgerAccount(key: $0.account)?.holder }.map(Self.lock(of:)))
+    }
+
+    /// Records `entries` in one transaction as `post(_:in:)` does each, every lock any of them
+    /// takes taken first, in one order: posted one by one, a second entry's lock taken after the
+    /// first's could wait on an entry of another transaction that waits on the first's.
+    func post(_ entries: [LedgerEntry], in transaction: Transaction) async throws {
+        for lock in entries.reduce(into: Set<String>(), { $0.formUnion(Self.locks(of: $1)) }).sorted() {
+            try await transaction.lock(lock)
+        }
+        for entry in entries { try await post(entry, in: transaction) }
+    }
+
     /// Records `entry` unless an entry of its reference is recorded already; returns whether it
     /// recorded it. An entry whose postings do not add up to zero is refused. It takes the lock of
     /// each store and courier it moves money of (in one order, so that two entries never wait on
@@ -23,8 +38,7 @@ struct LedgerRepository: Sendable {
         guard entry.isBalanced else {
             throw OrderlyError(.internal, "a ledger entry of \(entry.reference) does not balance")
         }
-        let holders = Set(entry.postings.compactMap { LedgerAccount(key: $0.account)?.holder })
-        for lock in Set(holders.map(Self.lock(of:))).sorted() { try await transaction.lock(lock) }
+        for lock in Self.locks(of: entry).sorted() { try await transaction.lock(lock) }
         let stamp = entry.createdAt.millisecondsSince1970
         let inserted = try await transaction.sql.raw(
             """
@@ -43,7 +57,7 @@ struct LedgerRepository: Sendable {
             postings = postings + (index == 0 ? "" : ", ") + "(\(binds: values))"
         }
         try await transaction.sql.raw(postings).run()
-        for posting in entry.postings where LedgerAccount(key: posting.account)?.isHolders == true {
+        for posting in entry.postings where LedgerAccount(key: posting.account)?.holder != nil {
             try await transaction.sql.raw(
                 """
                 INSERT INTO ledger_balances (account, currency, balance)

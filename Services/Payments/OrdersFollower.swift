@@ -64,7 +64,9 @@ struct OrdersFollower: EventFollower {
             }
         case .cancelled where order.customerID != nil:
             // Whoever cancelled it was asked to be allowed the refund before (the gateway's check);
-            // asked again here, against what it refunds now, so that no path refunds past them.
+            // asked again here, against what it refunds now, so that no path refunds past their
+            // limit. Not whether they are still clocked in: a shift closed since does not take
+            // back a customer's refund the cancel was allowed.
             let canceller = change.change.actorID.map { user in
                 Principal(
                     userID: user, role: change.change.actorRole ?? .customer,
@@ -144,8 +146,8 @@ struct OrdersFollower: EventFollower {
         if let canceller, let store {
             do {
                 try await RefundsHandlers.checkCancelRefund(
-                    of: order, amount: RefundsHandlers.refundedByCancelling(made), by: canceller, store: store,
-                    ShiftsRepository(database: database), in: transaction.sql)
+                    of: order, amount: RefundsHandlers.refundedByCancelling(made), by: canceller, store: store, nil,
+                    in: transaction.sql)
             } catch let error as OrderlyError where error.reason == "refund_not_allowed" {
                 // Paid since the check, past what the canceller may refund: a manager refunds it.
                 logger.error(

@@ -45,13 +45,15 @@ struct PaymentsFollower: EventFollower {
                 try await stats.add(row, in: transaction)
                 for product in products { try await stats.add(product, in: transaction) }
                 let at = payment.completedAt ?? event.occurredAt
-                try await ledger.post(
-                    Ledger.payment(payment, commissionBP: header?.commissionBP ?? 0, at: at), in: transaction)
+                var entries = [Ledger.payment(payment, commissionBP: header?.commissionBP ?? 0, at: at)]
+                // The payment as it is now: a refund booked before this event came gave back its tip first.
                 if let order = tipped, let delivery = try await ledger.entry("delivery:\(order)", in: transaction.sql),
-                    let tip = Ledger.tip(of: payment, after: delivery, at: at)
+                    let current = try await payments.payment(payment.id, in: transaction.sql),
+                    let tip = Ledger.tip(of: current, after: delivery, at: at)
                 {
-                    try await ledger.post(tip, in: transaction)
+                    entries.append(tip)
                 }
+                try await ledger.post(entries, in: transaction)
             }
         }
     }

@@ -23,6 +23,28 @@ struct ProviderReportsHandlers: Sendable {
         }
     }
 
+    /// The configured provider whose secret signed `signed`: 401 `bad_signature` when the header
+    /// is missing or malformed or no secret matches, `stale_signature` when one matches at a time
+    /// too far from `now`.
+    static func signer(of signed: SignedProviderEvent, among secrets: [String: String], now: Date) throws -> String {
+        let signature = try OrderlySignature.parse(signed.signature)
+        var refusal = OrderlyError(
+            .unauthenticated, "the Orderly-Signature header does not match the body", reason: "bad_signature")
+        for (provider, secret) in secrets {
+            do {
+                try OrderlySignature.verify(
+                    signature, body: signed.body, secret: secret, now: now,
+                    tolerance: PaymentsAPI.signatureToleranceSeconds)
+                return provider
+            } catch where error.reason == "stale_signature" {
+                refusal = error
+            } catch {
+                continue
+            }
+        }
+        throw refusal
+    }
+
     /// A provider's signed report on a card payment: checked against the provider's secret
     /// (401 when the signature is missing, wrong or stale, or the provider unknown), recorded
     /// by its event id (a repeat is `duplicate`), and applied when it moves the payment forward
@@ -35,20 +57,20 @@ struct ProviderReportsHandlers: Sendable {
     /// `amount_mismatch`, logged: the payment stays as it was for someone to look into), and may
     /// carry what it was settled in, kept on the payment and printed on its receipt.
     func receive(_ signed: SignedProviderEvent) async throws -> ProviderEventOutcome {
-        // A missing or malformed signature is refused before the body is read; the provider is
-        // read from the body only to choose the secret that checks it.
-        let signature = try OrderlySignature.parse(signed.signature)
+        // The body is read once a configured provider's secret is known to have signed it, so a
+        // stranger learns nothing of what it should hold; it must then name that provider.
+        let provider = try Self.signer(of: signed, among: settings.providerSecrets, now: Date())
         let event: ProviderEvent
         do {
             event = try WireJSON.decode(ProviderEvent.self, from: ByteBuffer(string: signed.body))
         } catch let error as DecodingError {
             throw OrderlyError(decoding: error)
         }
-        guard let provider = event.provider, let secret = settings.providerSecrets[provider] else {
-            throw OrderlyError(.unauthenticated, "no such payment provider is configured", reason: "unknown_provider")
+        guard event.provider == provider else {
+            throw OrderlyError(
+                .unauthenticated, "the report names another provider than the one whose secret signed it",
+                reason: "unknown_provider")
         }
-        try OrderlySignature.verify(
-            signature, body: signed.body, secret: secret, now: Date(), tolerance: PaymentsAPI.signatureToleranceSeconds)
         var problems = FieldProblems()
         let eventID = problems.text(event.id, "id")
         let reference = problems.optionalText(event.providerRef, "provider_ref")

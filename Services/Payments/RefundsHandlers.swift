@@ -66,9 +66,9 @@ struct RefundsHandlers: Sendable {
 
     /// Refuses the cancel of `order` by `principal` when it would refund `amount` they may not
     /// (`AccessPolicy.mayRefundByCancelling`, with the store's staff refund limit; a staff member
-    /// clocked in at the store): 422 `refund_not_allowed`.
+    /// clocked in at the store, unless `shifts` is nil): 422 `refund_not_allowed`.
     static func checkCancelRefund(
-        of order: Order, amount: Int64, by principal: Principal, store: Store, _ shifts: ShiftsRepository,
+        of order: Order, amount: Int64, by principal: Principal, store: Store, _ shifts: ShiftsRepository?,
         in sql: any SQLDatabase
     ) async throws {
         let refusal = OrderlyError(
@@ -78,7 +78,8 @@ struct RefundsHandlers: Sendable {
             reason: "refund_not_allowed", details: ["amount": .int(amount)])
         guard AccessPolicy(principal).mayRefundByCancelling(order, amount: amount, staffLimit: store.staffRefundLimit)
         else { throw refusal }
-        if principal.role == .staff, try await shifts.openShift(of: principal.userID, in: sql)?.storeID != order.storeID
+        if principal.role == .staff, let shifts,
+            try await shifts.openShift(of: principal.userID, in: sql)?.storeID != order.storeID
         {
             throw refusal
         }

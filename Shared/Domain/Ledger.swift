@@ -48,21 +48,13 @@ public enum LedgerAccount: Hashable, Sendable {
         }
     }
 
-    /// The store or courier whose account it is; nil for the platform's.
+    /// The store or courier whose account it is, whose balance is kept as it moves; nil for the
+    /// platform's (summed when asked, so that no row is written by every payment).
     public var holder: Ledger.Holder? {
         switch self {
         case .store(let store), .storeCash(let store): .store(store)
         case .courier(let courier), .courierCash(let courier): .courier(courier)
         case .platformFunds, .platformCommission: nil
-        }
-    }
-
-    /// Whether the account is a store's or a courier's, whose balance is kept as it moves (the
-    /// platform's own are summed when asked, so that no row is written by every payment).
-    public var isHolders: Bool {
-        switch self {
-        case .store, .storeCash, .courier, .courierCash: true
-        case .platformFunds, .platformCommission: false
         }
     }
 }
@@ -283,17 +275,16 @@ public enum Ledger {
     }
 
     /// The entry of `payment`'s tip, completed after its order's `delivery` entry (which did not
-    /// count it): from the store to the courier who delivered the order; nil when the delivery
-    /// counted it already, or there is no tip.
+    /// count it): what refunds left of it (`tipShare`) from the store to the courier who delivered
+    /// the order; nil when the delivery counted it already, or nothing is left of a tip.
     public static func tip(of payment: Payment, after delivery: LedgerEntry, at now: Date) -> LedgerEntry? {
-        guard payment.tip > 0, payment.hasCompleted, let courier = delivery.courierID,
+        let tip = payment.tipShare
+        guard tip > 0, payment.hasCompleted, let courier = delivery.courierID,
             delivery.orderID == payment.orderID, !(delivery.tipsOf ?? []).contains(payment.id)
         else { return nil }
         return LedgerEntry(
             kind: .tip, reference: "tip:\(payment.id)", currency: payment.currency,
-            postings: [
-                LedgerPosting(.store(payment.storeID), -payment.tip), LedgerPosting(.courier(courier), payment.tip),
-            ],
+            postings: [LedgerPosting(.store(payment.storeID), -tip), LedgerPosting(.courier(courier), tip)],
             storeID: payment.storeID, courierID: courier, paymentID: payment.id, orderID: payment.orderID, at: now)
     }
 

@@ -138,6 +138,12 @@ struct LedgerTests {
         let tip = try #require(Ledger.tip(of: later, after: feeOnly, at: Self.now))
         #expect(tip.isBalanced && tip.reference == "tip:\(later.id)" && tip.kind == .tip)
         #expect(tip.amount(in: .courier(Self.courier)) == 300 && tip.amount(in: .store(Self.store)) == -300)
+        // Refunded before its completion was booked: what is left of the tip, nothing once it is all given back.
+        later.status = .partiallyRefunded
+        later.refundedAmount = 200
+        #expect(Ledger.tip(of: later, after: feeOnly, at: Self.now)?.amount(in: .courier(Self.courier)) == 100)
+        later.refundedAmount = 300
+        #expect(Ledger.tip(of: later, after: feeOnly, at: Self.now) == nil)
 
         let out = Payout(
             id: PayoutID(), holder: .store(Self.store), amount: 5000, currency: .ils, reference: nil, note: nil,

@@ -1,12 +1,16 @@
 import Contracts
 import Domain
+import Events
 import Foundation
+import JSON
+import Logging
 import Runtime
 import SQLKit
 import Storage
 import Synchronization
 import TestSupport
 import Testing
+import Wire
 
 @testable import Payments
 
@@ -339,6 +343,41 @@ struct MoneyCrossingsTests {
                 })
             #expect((refund?["data"] as? [String: Any])?["user_id"] as? String == supportID, "\(refund ?? [:])")
             #expect((refund?["subtitle"] as? String ?? "").contains("customer called"), "\(refund ?? [:])")
+        }
+    }
+
+    @Test("a cancel the gateway allowed a staff member is refunded, though their shift closed before it was booked")
+    func cancelRefundedAfterTheShiftCloses() async throws {
+        try await InProcessSuite.with { suite in
+            let market = try await checkout.market(suite)
+            _ = try await api.createUser(
+                suite, admin: market.admin, ["email": "staff@f.com", "role": "staff", "store_id": market.store])
+            let staff = try #require(UserID(try await TillTests.me(api, suite, try await api.token(suite, "staff@f.com"))))
+            let raised = try await api.send(
+                suite, "PATCH", "/v1/stores/\(market.store)", token: market.owner, json: ["staff_refund_limit": 100_000]
+            )
+            try #require(raised.status == 200, "\(raised.text)")
+            let (id, payment) = try await paidCardOrder(suite, market)
+            // The staff member's cancel as the payments service reads it, their shift closed
+            // meanwhile (here: none open).
+            var order = try await suite.orders.call(
+                OrdersAPI.getOrder, ResourceRef(id: try #require(OrderID(id))),
+                options: WireCallOptions(principal: Principal(userID: UserID(), role: .admin, storeID: nil)))
+            order.status = .cancelled
+            let change = OrderChange(
+                order: order,
+                change: OrderHistoryEntry(
+                    seq: 9, orderID: order.id, at: Date(), actorID: staff, actorRole: .staff, change: "status",
+                    from: .pending, to: .cancelled))
+            let follower = OrdersFollower(
+                database: suite.paymentsDatabase, catalog: suite.catalog.caller(as: PaymentsAPI.service),
+                logger: Logger(label: "test"))
+            try await follower.apply(
+                DomainEvent(
+                    type: OrdersAPI.Events.statusChanged, storeID: order.storeID, aggregateID: id,
+                    payload: try EventPayload(encoding: change)))
+            let read = try await api.send(suite, "GET", "/v1/payments/\(payment)", token: market.owner)
+            #expect(read.object["status"] as? String == "refunded", "\(read.text)")
         }
     }
 

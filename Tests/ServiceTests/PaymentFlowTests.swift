@@ -252,8 +252,12 @@ struct PaymentFlowTests {
             #expect(stale.status == 401 && stale.error["reason"] as? String == "stale_signature")
             let missing = try await report(suite, payment: id, type: "completed", signature: "t=1")
             #expect(missing.status == 401 && missing.error["reason"] as? String == "bad_signature")
+            // A provider nobody configured has no secret here; a configured one's report names it.
             let unknown = try await report(suite, payment: id, type: "completed", provider: "nobody")
-            #expect(unknown.status == 401 && unknown.error["reason"] as? String == "unknown_provider")
+            #expect(unknown.status == 401 && unknown.error["reason"] as? String == "bad_signature")
+            let misnamed = try await report(
+                suite, payment: id, type: "completed", provider: "nobody", secret: InProcessSuite.providers["acme-pay"])
+            #expect(misnamed.status == 401 && misnamed.error["reason"] as? String == "unknown_provider")
             // A signature made for another body does not carry over.
             let body = #"{"id":"e","provider":"acme-pay","payment_id":"\#(id)","type":"failed"}"#
             let borrowed = OrderlySignature.header(
@@ -268,7 +272,12 @@ struct PaymentFlowTests {
                     == "pending")
             // A malformed signature is refused before the body is read: a stranger learns nothing of
             // what the body should be (the fuzzer once sent `0` with a header of zeros: 400 then).
-            for (signature, sent) in [(String(repeating: "0", count: 1000), "0"), ("t=1", "{")] {
+            // Nor does a well-formed signature no provider's secret made.
+            let now = Int(Date().timeIntervalSince1970)
+            for (signature, sent) in [
+                (String(repeating: "0", count: 1000), "0"), ("t=1", "{"),
+                ("t=\(now),v1=\(String(repeating: "ab", count: 32))", "{"),
+            ] {
                 let unread = try await api.send(
                     suite, "POST", "/v1/payments/provider-events", raw: Data(sent.utf8),
                     headers: ["Orderly-Signature": signature, "Content-Type": "application/json"])
