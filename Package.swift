@@ -9,7 +9,7 @@ let strict: [SwiftSetting] = [
 
 /// What every service library builds on.
 let serviceDependencies: [Target.Dependency] = [
-    "Domain", "Contracts", "Events", "Wire", "WireCodec", "Redis", "Storage", "Runtime",
+    "Domain", "Contracts", "Events", "Wire", "WireContract", "WireCodec", "Redis", "Storage", "Runtime",
     .product(name: "SQLKit", package: "sql-kit"),
     .product(name: "Logging", package: "swift-log"),
     .product(name: "Metrics", package: "swift-metrics"),
@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "Domain", targets: ["Domain"]),
         .library(name: "JSON", targets: ["JSON"]),
         .library(name: "WireCodec", targets: ["WireCodec"]),
+        .library(name: "WireContract", targets: ["WireContract"]),
         .library(name: "Wire", targets: ["Wire"]),
         .library(name: "Runtime", targets: ["Runtime"]),
         .library(name: "Events", targets: ["Events"]),
@@ -87,6 +88,9 @@ let package = Package(
             path: "Shared/WireCodec",
             swiftSettings: strict
         ),
+        // What a Wire method is and who may call it, with no transport: Contracts builds on it
+        // alone, so the request types are usable without sockets, TLS or a lifecycle.
+        .target(name: "WireContract", dependencies: ["Domain"], path: "Shared/WireContract", swiftSettings: strict),
         .target(
             name: "Wire",
             dependencies: [
@@ -94,6 +98,7 @@ let package = Package(
                 "Events",
                 "JSON",
                 "WireCodec",
+                "WireContract",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -162,6 +167,7 @@ let package = Package(
                 "Events",
                 "Wire",
                 "WireCodec",
+                "WireContract",
                 "Redis",
                 "Storage",
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -180,7 +186,7 @@ let package = Package(
         // between the gateway and the services, shared by both sides.
         .target(
             name: "Contracts",
-            dependencies: ["Domain", "Wire", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Domain", "WireContract", .product(name: "Crypto", package: "swift-crypto")],
             path: "Shared/Contracts",
             swiftSettings: strict
         ),
@@ -248,6 +254,7 @@ let package = Package(
                 "JSON",
                 "Wire",
                 "WireCodec",
+                "WireContract",
                 "Runtime",
                 "Redis",
                 "Storage",
@@ -281,6 +288,7 @@ let package = Package(
             dependencies: [
                 "Wire",
                 "WireCodec",
+                "WireContract",
                 "WireFuzz",
                 "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -350,7 +358,7 @@ let package = Package(
         .testTarget(
             name: "ServiceTests",
             dependencies: [
-                "Domain", "JSON", "Contracts", "Events", "Wire", "WireCodec", "Redis", "Storage", "Runtime",
+                "Domain", "JSON", "Contracts", "Events", "Wire", "WireCodec", "WireContract", "Redis", "Storage", "Runtime",
                 "TestSupport",
                 "Catalog", "Orders", "Payments", "Notifications", "Gateway",
                 .product(name: "Logging", package: "swift-log"),

@@ -2,6 +2,7 @@ import Contracts
 public import Runtime
 public import Storage
 public import Wire
+public import WireContract
 
 /// The catalog service: stores (the tenants' profiles with their money and tax settings), their
 /// products, the stock ledger and reservations.
@@ -11,14 +12,7 @@ public enum CatalogService: ServiceDefinition {
     public static let adminPort = 9202
     /// The schema, applied at start before anything is served.
     public static let migrations = CatalogSchema.migrations
-    /// The gateway calls everything; orders and payments read stores and products and hold,
-    /// sell and give back stock for the sales they make.
-    public static let callers = WireCallers([
-        GatewayAPI.service: WireCallers.everything, OrdersAPI.service: selling, PaymentsAPI.service: selling,
-    ])
-    private static let selling = WireCallers.only(
-        CatalogAPI.getStore.name, CatalogAPI.getProduct.name, CatalogAPI.checkoutProducts.name, CatalogAPI.reserve.name,
-        CatalogAPI.getReservation.name, CatalogAPI.commitReservation.name, CatalogAPI.releaseReservation.name)
+    public static let callers = CatalogAPI.callers
 
     /// How often held reservations are checked for expiry: the longest one outlives its time.
     public static let reservationSweepInterval = Duration.seconds(1)

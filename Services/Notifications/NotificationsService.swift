@@ -3,6 +3,7 @@ public import Runtime
 import ServiceLifecycle
 public import Storage
 public import Wire
+public import WireContract
 
 /// The notifications service: turns the other services' events into notifications in each
 /// user's inbox, and announces each one on `orderly:wake` so a waiting long-poll or stream
@@ -14,8 +15,7 @@ public enum NotificationsService: ServiceDefinition {
     public static let adminPort = 9204
     /// The schema, applied at start before anything is served.
     public static let migrations = NotificationsSchema.migrations
-    /// Only the gateway calls it.
-    public static let callers = WireCallers([GatewayAPI.service: WireCallers.everything])
+    public static let callers = NotificationsAPI.callers
 
     /// The service over `environment`: what the process runs, and what tests run in-process.
     public static func parts(_ environment: ServiceEnvironment) throws -> ServiceParts {

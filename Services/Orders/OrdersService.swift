@@ -4,6 +4,7 @@ import Foundation
 public import Runtime
 public import Storage
 public import Wire
+public import WireContract
 
 /// The orders service: orders of every store, created by store staff and taken by couriers.
 public enum OrdersService: ServiceDefinition {
@@ -16,10 +17,7 @@ public enum OrdersService: ServiceDefinition {
     public static let migrations = OrdersSchema.migrations
     /// How often card orders nobody paid for in time are looked for.
     public static let unpaidSweepInterval = Duration.seconds(5)
-    /// The gateway calls everything; payments reads the order a payment is for.
-    public static let callers = WireCallers([
-        GatewayAPI.service: WireCallers.everything, PaymentsAPI.service: WireCallers.only(OrdersAPI.getOrder.name),
-    ])
+    public static let callers = OrdersAPI.callers
 
     /// The service over `environment`, asking its catalog upstream for stores, products and
     /// the stock of catalog lines: what the process runs, and what tests run in-process.

@@ -2,6 +2,7 @@ import Contracts
 public import Runtime
 public import Storage
 public import Wire
+public import WireContract
 
 /// The payments service: payments through their lifecycle, with the stock they sell held by
 /// the catalog, the providers' signed reports, and receipts.
@@ -13,8 +14,7 @@ public enum PaymentsService: ServiceDefinition {
     public static let upstreams = [CatalogAPI.service: "127.0.0.1:7202", OrdersAPI.service: "127.0.0.1:7201"]
     /// The schema, applied at start before anything is served.
     public static let migrations = PaymentsSchema.migrations
-    /// Only the gateway calls it.
-    public static let callers = WireCallers([GatewayAPI.service: WireCallers.everything])
+    public static let callers = PaymentsAPI.callers
 
     /// How often pending payments are checked for expiry.
     public static let expirySweepInterval = Duration.seconds(1)

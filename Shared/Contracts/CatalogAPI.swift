@@ -1,10 +1,18 @@
 public import Domain
 public import Foundation
-public import Wire
+public import WireContract
 
 /// The catalog service's methods: stores, products and their stock.
 public enum CatalogAPI {
     public static let service = "catalog"
+    /// The gateway calls everything; orders and payments read stores and products and hold,
+    /// sell and give back stock for the sales they make.
+    public static let callers = WireCallers([
+        GatewayAPI.service: WireCallers.everything, OrdersAPI.service: selling, PaymentsAPI.service: selling,
+    ])
+    private static let selling = WireCallers.only(
+        getStore.name, getProduct.name, checkoutProducts.name, reserve.name, getReservation.name,
+        commitReservation.name, releaseReservation.name)
     /// Admins only.
     public static let createStore = WireMethod<StoreDraft, Store>("catalog.stores.create", safeToRetry: false)
     public static let getStore = WireMethod<ResourceRef<StoreID>, Store>("catalog.stores.get", safeToRetry: true)

@@ -1,6 +1,6 @@
 public import Domain
 public import Foundation
-public import Wire
+public import WireContract
 
 /// The phones and tablets that notifications are pushed to: each registered by the user signed
 /// in on it, and belonging to that one user until another signs in on it.

@@ -1,6 +1,6 @@
 public import Domain
 public import Foundation
-public import Wire
+public import WireContract
 
 /// A store's activity feed, which the notifications service keeps from the services' events.
 extension NotificationsAPI {

@@ -1,10 +1,12 @@
 public import Domain
 public import Foundation
-public import Wire
+public import WireContract
 
 /// The notifications service's methods.
 public enum NotificationsAPI {
     public static let service = "notifications"
+    /// Only the gateway calls it.
+    public static let callers = WireCallers([GatewayAPI.service: WireCallers.everything])
     /// The caller's own notifications after a cursor, oldest first, with how many are unread.
     public static let list = WireMethod<NotificationListRequest, NotificationInbox>(
         "notifications.list", safeToRetry: true)

@@ -1,12 +1,16 @@
 public import Domain
 public import Foundation
-public import Wire
+public import WireContract
 
 /// The orders service's methods. Every one is scoped to the caller: store users act in their
 /// store, couriers on delivery orders they may claim or carry, customers on their own orders,
 /// admins anywhere. An order the caller cannot see is `not_found`.
 public enum OrdersAPI {
     public static let service = "orders"
+    /// The gateway calls everything; payments reads the order a payment is for.
+    public static let callers = WireCallers([
+        GatewayAPI.service: WireCallers.everything, PaymentsAPI.service: WireCallers.only(getOrder.name),
+    ])
     /// Store users in their store, admins in any (`store_id`); needs an idempotency key.
     public static let createOrder = WireMethod<OrderDraft, Order>("orders.create", safeToRetry: false)
     /// A customer's order from their cart, priced from the catalog; needs an idempotency key.

@@ -1,5 +1,5 @@
 public import Domain
-public import Wire
+public import WireContract
 
 /// The payments service's methods of a store's customer records and NFC cards, which the till
 /// looks up, links and pays with. Admins and the store's users create, read and change them;

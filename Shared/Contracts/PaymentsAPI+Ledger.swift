@@ -1,5 +1,5 @@
 public import Domain
-public import Wire
+public import WireContract
 
 extension PaymentsAPI {
     /// A store's or a courier's balances and the entries that moved them.

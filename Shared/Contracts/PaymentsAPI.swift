@@ -1,10 +1,12 @@
 public import Domain
 public import Foundation
-public import Wire
+public import WireContract
 
 /// The payments service's methods.
 public enum PaymentsAPI {
     public static let service = "payments"
+    /// Only the gateway calls it.
+    public static let callers = WireCallers([GatewayAPI.service: WireCallers.everything])
     /// Admins and the store's users (`store_id`); needs an idempotency key. Prices catalog
     /// items from the catalog and holds their stock; the payment starts `pending`.
     public static let createPayment = WireMethod<PaymentDraft, Payment>("payments.create", safeToRetry: false)

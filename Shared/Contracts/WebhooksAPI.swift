@@ -1,6 +1,6 @@
 public import Domain
 public import Foundation
-public import Wire
+public import WireContract
 
 /// The notifications service's webhooks: a store's endpoints, told of its events by signed
 /// POSTs, retried until they answer.

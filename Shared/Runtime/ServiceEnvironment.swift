@@ -4,6 +4,7 @@ public import Redis
 public import ServiceLifecycle
 public import Storage
 public import Wire
+public import WireContract
 
 /// What a service's parts are built over, in its process (`ServiceHost.environment`) or in a
 /// test: its name, its database, Redis, this replica's name, the callers of the services it

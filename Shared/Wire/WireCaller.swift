@@ -2,6 +2,7 @@ import Domain
 import Logging
 public import NIOCore
 import WireCodec
+public import WireContract
 
 /// What calls a service's Wire methods: a pool of connections to it (`WireClient`), or its own
 /// `WireRouter` in the caller's process, which is how tests drive one service, or several, in

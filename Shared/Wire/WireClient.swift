@@ -7,6 +7,7 @@ public import NIOCore
 public import NIOPosix
 import Synchronization
 public import WireCodec
+public import WireContract
 
 /// Where a service listens.
 public struct WireEndpoint: Hashable, Sendable, CustomStringConvertible {

@@ -4,6 +4,7 @@ public import NIOCore
 public import NIOPosix
 import Synchronization
 public import WireCodec
+public import WireContract
 
 /// Why a call failed before the server could answer it: decides whether it may be retried.
 enum WireTransportFailure: Error, Sendable {

@@ -4,23 +4,9 @@ import Foundation
 import JSON
 public import Logging
 import Metrics
+public import WireContract
 public import NIOCore
 import WireCodec
-
-/// A remote method with its request and response types: the contract between a service and
-/// its callers, shared by both sides.
-public struct WireMethod<Request: Codable & Sendable, Response: Codable & Sendable>: Sendable {
-    /// The method name on the wire, `service.verb` (`orders.create`).
-    public let name: String
-    /// Whether calling twice is harmless (a read), so the client may retry after a failure.
-    /// Writes become retryable when the call carries an idempotency key.
-    public let isSafeToRetry: Bool
-
-    public init(_ name: String, safeToRetry: Bool) {
-        self.name = name
-        self.isSafeToRetry = safeToRetry
-    }
-}
 
 extension WireMethod {
     /// The request envelope for a call (its id is assigned when it is sent).
@@ -63,11 +49,6 @@ extension WireMethod {
     }
 }
 
-/// A body with no fields, for methods that take or return nothing.
-public struct WireEmpty: Codable, Sendable, Hashable {
-    public init() {}
-}
-
 /// What a handler knows about the call besides its body.
 public struct WireRequestContext: Sendable {
     public let method: String
@@ -96,43 +77,6 @@ public struct WireRequestContext: Sendable {
         if let trace { logger[metadataKey: "trace.parent"] = "\(trace)" }
         if let clientRequestID { logger[metadataKey: "request.id"] = "\(clientRequestID)" }
         return logger
-    }
-}
-
-/// Which services may call which methods of a service, and which of them may carry a user's
-/// principal: only the gateway states which user a call is made for, and a service that passes
-/// on the principal it was given (payments asking the catalog for a store) is named here for the
-/// methods it needs. Anyone else is refused at the hello, and any other call with
-/// `permission_denied`.
-public struct WireCallers: Sendable {
-    public struct Grant: Sendable {
-        /// The methods it may call; nil for every method.
-        public var methods: Set<String>?
-        public var mayCarryPrincipal: Bool
-    }
-
-    public var grants: [String: Grant]
-
-    public init(_ grants: [String: Grant]) { self.grants = grants }
-
-    /// Every method, with the user's principal: the gateway.
-    public static var everything: Grant { Grant(methods: nil, mayCarryPrincipal: true) }
-
-    /// These methods only, passing on the principal it was given.
-    public static func only(_ methods: String...) -> Grant { Grant(methods: Set(methods), mayCarryPrincipal: true) }
-
-    /// Why `caller` may not make this call; nil when it may.
-    func refusal(caller: String, method: String, carriesPrincipal: Bool) -> OrderlyError? {
-        guard let grant = grants[caller] else {
-            return OrderlyError(.permissionDenied, "\(caller) may not call this service")
-        }
-        if let methods = grant.methods, !methods.contains(method) {
-            return OrderlyError(.permissionDenied, "\(caller) may not call \(method)")
-        }
-        if carriesPrincipal, !grant.mayCarryPrincipal {
-            return OrderlyError(.permissionDenied, "\(caller) may not state which user a call is for")
-        }
-        return nil
     }
 }
 

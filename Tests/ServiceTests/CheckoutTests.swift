@@ -6,6 +6,7 @@ import Storage
 import TestSupport
 import Testing
 import Wire
+import WireContract
 
 /// Customers' orders end to end: checkout priced from the menu, paying by card or in cash at the
 /// door, the store's side, tracking, and what is refused.

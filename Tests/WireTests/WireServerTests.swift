@@ -9,6 +9,7 @@ import Testing
 import WireCodec
 
 @testable import Wire
+import WireContract
 
 @Suite("Wire server and client", .timeLimit(.minutes(1)))
 struct WireServerTests {

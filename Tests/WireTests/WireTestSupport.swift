@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 import Wire
+import WireContract
 import WireCodec
 
 /// The methods the live tests serve.

@@ -6,6 +6,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 import Wire
+import WireContract
 
 /// `orderly bench-wire`: Wire round trips per second at several levels of concurrency, against
 /// a raw length-prefixed NIO echo (no JSON) measured in the same run as the ceiling.

@@ -2,6 +2,7 @@ import Contracts
 import Domain
 import Hummingbird
 import Wire
+import WireContract
 
 /// `/v1/stores/{id}/products`, `/v1/products…` and `/v1/reservations…`, forwarded to the
 /// catalog, whose JSON is passed on as it wrote it.
