@@ -186,7 +186,10 @@ let package = Package(
         // between the gateway and the services, shared by both sides.
         .target(
             name: "Contracts",
-            dependencies: ["Domain", "WireContract", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "Domain", "WireContract", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Shared/Contracts",
             swiftSettings: strict
         ),

@@ -1,7 +1,7 @@
 import Contracts
 public import Runtime
 public import Storage
-public import Wire
+import Wire
 public import WireContract
 
 /// The catalog service: stores (the tenants' profiles with their money and tax settings), their
@@ -31,8 +31,8 @@ public enum CatalogService: ServiceDefinition {
         return ServiceParts(
             router: router,
             consumers: [
-                environment.follow(OrdersFollower(holds: reservations, logger: logger)),
-                environment.follow(PaymentsFollower(holds: reservations, logger: logger)),
+                environment.follow(OrdersFollower(book: StockBook(database: database), logger: logger)),
+                environment.follow(PaymentsFollower(book: StockBook(database: database), logger: logger)),
                 sweep,
             ])
     }

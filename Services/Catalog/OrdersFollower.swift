@@ -35,7 +35,7 @@ struct OrdersFollower: EventFollower {
     static let readPause = Duration.milliseconds(200)
 
     /// How reservations end and are held again, over the catalog's database.
-    let holds: ReservationsHandlers
+    let book: StockBook
     let logger: Logger
 
     /// Brings the stock held for the event's order in line with it, once per event. An order
@@ -46,7 +46,7 @@ struct OrdersFollower: EventFollower {
             // the payload here; a customer's lists the reservations of its tracked products.
             guard event.payload.mentions("\"reservation_ids\"") else { return }
             let order = try event.payload.decode(as: OrderStock.self)
-            try await holds.database.applyOnce(event, consumer: Self.consumer) { transaction in
+            try await book.database.applyOnce(event, consumer: Self.consumer) { transaction in
                 try await reconcile(order, in: transaction)
             }
             return
@@ -55,11 +55,11 @@ struct OrdersFollower: EventFollower {
         let order = change.order
         let listed = order.items.contains { !($0.reservationIDs ?? []).isEmpty }
         if !listed,
-            try await !holds.database.read({ try await holds.reservations.hasReservations(of: order.id, in: $0) })
+            try await !book.database.read({ try await book.reservations.hasReservations(of: order.id, in: $0) })
         {
             return
         }
-        try await holds.database.applyOnce(event, consumer: Self.consumer) { transaction in
+        try await book.database.applyOnce(event, consumer: Self.consumer) { transaction in
             try await reconcile(order, removed: change.change.details?.reservationIDs ?? [], in: transaction)
         }
     }
@@ -70,21 +70,16 @@ struct OrdersFollower: EventFollower {
     /// order, then every product they hold in id order, all before writing anything, so that no
     /// other writer of those products waits on it in a circle.
     func reconcile(_ order: OrderStock, removed: [ReservationID] = [], in transaction: Transaction) async throws {
-        try await transaction.lock("catalog.order-holds:\(order.id)")
-        guard order.version > (try await holds.reservations.holdsVersion(of: .order(order.id), in: transaction.sql))
+        try await transaction.lock(.holds(ofOrder: order.id))
+        guard order.version > (try await book.reservations.holdsVersion(of: .order(order.id), in: transaction.sql))
         else { return }
-        let known = try await holds.reservations.reservations(of: order.id, in: transaction.sql)
+        let known = try await book.reservations.reservations(of: order.id, in: transaction.sql)
         let ids = Set(known.map(\.id))
-        for id in ids.sorted(by: { $0.description < $1.description }) {
-            try await transaction.lock("catalog.reservation:\(id)")
-        }
-        let held = Set(known.flatMap { $0.lines.map(\.productID) })
-        for id in held.sorted(by: { $0.description < $1.description }) {
-            try await transaction.lock("catalog.product:\(id)")
-        }
+        try await transaction.lock(ids.map(Lock.reservation))
+        try await transaction.lock(known.flatMap { $0.lines.map { Lock.product($0.productID) } })
         // Read again under the locks; one made since (its line not stored yet) is left alone.
         var reservations = Dictionary(
-            uniqueKeysWithValues: try await holds.reservations.reservations(of: order.id, in: transaction.sql)
+            uniqueKeysWithValues: try await book.reservations.reservations(of: order.id, in: transaction.sql)
                 .filter { ids.contains($0.id) }.map { ($0.id, $0) })
         let removed = Set(removed)
         let lines = order.items.filter { !($0.reservationIDs ?? []).isEmpty }
@@ -108,9 +103,9 @@ struct OrdersFollower: EventFollower {
                     !isListed && (reservation.expiresAt == nil || removed.contains(reservation.id)) ? .released : nil
                 }
             guard let outcome else { continue }
-            try await holds.end(&reservation, as: outcome, by: nil, in: transaction)
+            try await book.end(&reservation, as: outcome, by: nil, in: transaction)
         }
-        try await holds.reservations.setHoldsVersion(order.version, of: .order(order.id), in: transaction)
+        try await book.reservations.setHoldsVersion(order.version, of: .order(order.id), in: transaction)
     }
 
     /// Keeps `line`'s reservations held until the order ends, holds again one that lapsed
@@ -131,7 +126,7 @@ struct OrdersFollower: EventFollower {
             // Sold already: a change after delivery (its cash payment, say) has nothing to hold.
             if reservation.status == .committed { continue }
             if reservation.status != .held {
-                guard try await holds.holdAgain(&reservation, in: transaction) else {
+                guard try await book.holdAgain(&reservation, in: transaction) else {
                     logger.error(
                         "stock for an order line lapsed and is no longer available",
                         metadata: ["order.id": "\(order.id)", "reservation.id": "\(id)"])
@@ -141,7 +136,7 @@ struct OrdersFollower: EventFollower {
             if reservation.expiresAt != nil {
                 reservation.expiresAt = nil
                 reservation.updatedAt = Date.currentMillisecond
-                try await holds.reservations.update(reservation, in: transaction)
+                try await book.reservations.update(reservation, in: transaction)
             }
             reservations[id] = reservation
             held += reservation.lines.reduce(0) { $0 + $1.quantity }
@@ -162,16 +157,16 @@ struct OrdersFollower: EventFollower {
     private func shrink(_ reservation: inout Reservation, by units: Int64, in transaction: Transaction) async throws {
         guard let line = reservation.lines.first else { return }
         if units >= line.quantity {
-            try await holds.end(&reservation, as: .released, by: nil, in: transaction)
+            try await book.end(&reservation, as: .released, by: nil, in: transaction)
             return
         }
-        let locked = try await holds.products.lockedProducts(of: reservation.lines, in: transaction)
+        let locked = try await book.products.lockedProducts(of: reservation.lines, in: transaction)
         guard var product = locked[line.productID] else { return }
         product.reserved -= units
-        try await ProductsHandlers.save(&product, holds.products, in: transaction)
+        try await book.save(&product, in: transaction)
         reservation.lines[0].quantity -= units
         reservation.updatedAt = Date.currentMillisecond
-        try await holds.reservations.update(reservation, in: transaction)
+        try await book.reservations.update(reservation, in: transaction)
     }
 }
 

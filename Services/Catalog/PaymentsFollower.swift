@@ -24,13 +24,13 @@ struct PaymentsFollower: EventFollower {
 
     /// The name its applied events are recorded under (the inbox).
     static let consumer = "catalog.payment-holds"
-    /// The payment events that change what a payment holds.
+    /// The payment events that change what a payment book.
     static let types =
         [PaymentStatus.confirmed, .processing, .completed, .failed, .cancelled, .expired].map(
             PaymentsAPI.Events.reached) + [PaymentsAPI.Events.refunded]
 
     /// How reservations end and are held again, over the catalog's database.
-    let holds: ReservationsHandlers
+    let book: StockBook
     let logger: Logger
 
     /// Brings the event's payment's reservation in line with it, once per event. A payment
@@ -39,22 +39,22 @@ struct PaymentsFollower: EventFollower {
         if event.type == PaymentsAPI.Events.refunded { return try await restock(event) }
         let payment = try event.payload.decode(as: PaymentStock.self)
         guard let id = payment.reservationID else { return }
-        try await holds.database.applyOnce(event, consumer: Self.consumer) { transaction in
+        try await book.database.applyOnce(event, consumer: Self.consumer) { transaction in
             try await follow(payment, reservation: id, in: transaction)
         }
     }
 
     func follow(_ payment: PaymentStock, reservation id: ReservationID, in transaction: Transaction) async throws {
         // A later version of the payment was followed already: this event is late.
-        try await transaction.lock("catalog.payment-holds:\(payment.id)")
+        try await transaction.lock(.holds(ofPayment: payment.id))
         guard
-            payment.version > (try await holds.reservations.holdsVersion(of: .payment(payment.id), in: transaction.sql))
+            payment.version > (try await book.reservations.holdsVersion(of: .payment(payment.id), in: transaction.sql))
         else {
             return
         }
-        try await holds.reservations.setHoldsVersion(payment.version, of: .payment(payment.id), in: transaction)
-        try await transaction.lock("catalog.reservation:\(id)")
-        guard var reservation = try await holds.reservations.find(id, in: transaction.sql),
+        try await book.reservations.setHoldsVersion(payment.version, of: .payment(payment.id), in: transaction)
+        try await transaction.lock(.reservation(id))
+        guard var reservation = try await book.reservations.find(id, in: transaction.sql),
             reservation.paymentID == payment.id
         else {
             logger.error(
@@ -65,7 +65,7 @@ struct PaymentsFollower: EventFollower {
         switch payment.status {
         case .confirmed, .processing:
             if reservation.status != .held {
-                guard try await holds.holdAgain(&reservation, in: transaction) else {
+                guard try await book.holdAgain(&reservation, in: transaction) else {
                     logger.error(
                         "the stock of a payment a provider is working on lapsed and is no longer available",
                         metadata: ["payment.id": "\(payment.id)", "reservation.id": "\(id)"])
@@ -79,13 +79,13 @@ struct PaymentsFollower: EventFollower {
                 logger.warning(
                     "a completed payment's stock had lapsed; sold all the same",
                     metadata: ["payment.id": "\(payment.id)", "reservation.id": "\(id)"])
-                _ = try await holds.holdAgain(&reservation, regardless: true, in: transaction)
+                _ = try await book.holdAgain(&reservation, regardless: true, in: transaction)
             }
             try await keepUntilTheEnd(&reservation, in: transaction)
-            try await holds.end(&reservation, as: .committed, by: nil, in: transaction)
+            try await book.end(&reservation, as: .committed, by: nil, in: transaction)
         case .failed, .cancelled, .expired:
             guard reservation.status == .held else { return }
-            try await holds.end(&reservation, as: .released, by: nil, in: transaction)
+            try await book.end(&reservation, as: .released, by: nil, in: transaction)
         case .pending, .partiallyRefunded, .refunded:
             return
         }
@@ -96,9 +96,8 @@ struct PaymentsFollower: EventFollower {
     func restock(_ event: DomainEvent) async throws {
         let refund = try event.payload.decode(as: PaymentRefunded.self).refund
         guard !refund.restockLines.isEmpty else { return }
-        try await holds.database.applyOnce(event, consumer: Self.consumer) { transaction in
-            let locked = try await holds.products.lockedProducts(of: refund.restockLines, in: transaction)
-            let now = Date.currentMillisecond
+        try await book.database.applyOnce(event, consumer: Self.consumer) { transaction in
+            let locked = try await book.products.lockedProducts(of: refund.restockLines, in: transaction)
             for line in refund.restockLines {
                 guard var product = locked[line.productID], product.trackStock else {
                     logger.warning(
@@ -106,12 +105,10 @@ struct PaymentsFollower: EventFollower {
                         metadata: ["refund.id": "\(refund.id)", "product.id": "\(line.productID)"])
                     continue
                 }
-                let before = product.quantity
+                let before = product
                 product.quantity += line.quantity
-                try await ProductsHandlers.save(&product, holds.products, in: transaction)
-                try await holds.products.appendLedger(
-                    product, from: before, reason: .return, reference: "refund \(refund.id)", by: refund.staffID,
-                    at: now,
+                try await book.move(
+                    &product, from: before, reason: .return, reference: "refund \(refund.id)", by: refund.staffID,
                     in: transaction)
             }
         }
@@ -122,7 +119,7 @@ struct PaymentsFollower: EventFollower {
         guard reservation.expiresAt != nil else { return }
         reservation.expiresAt = nil
         reservation.updatedAt = Date.currentMillisecond
-        try await holds.reservations.update(reservation, in: transaction)
+        try await book.reservations.update(reservation, in: transaction)
     }
 }
 

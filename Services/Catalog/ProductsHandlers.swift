@@ -12,7 +12,8 @@ struct ProductsHandlers: Sendable {
     let database: Database
 
     var stores: StoresRepository { StoresRepository(database: database) }
-    var products: ProductsRepository { ProductsRepository(database: database) }
+    var book: StockBook { StockBook(database: database) }
+    var products: ProductsRepository { book.products }
     var idempotency: IdempotencyStore { IdempotencyStore(database: database) }
 
     func register(in router: inout WireRouter) {
@@ -27,14 +28,15 @@ struct ProductsHandlers: Sendable {
             try await product(ref.id, principal: context.requirePrincipal())
         }
         router.register(CatalogAPI.checkoutProducts) { request, context in
-            guard context.callerService == OrdersAPI.service else {
-                throw OrderlyError(.permissionDenied, "only the orders service prices a checkout")
+            guard [OrdersAPI.service, PaymentsAPI.service].contains(context.callerService) else {
+                throw OrderlyError(.permissionDenied, "only the orders and payments services price a sale")
             }
             guard AccessPolicy(try context.requirePrincipal()).canSeeMenu(of: request.storeID) else {
                 throw OrderlyError(.notFound, "no store \(request.storeID)")
             }
-            guard request.ids.count <= CheckoutDraft.maximumLines else {
-                throw OrderlyError.invalidFields(["ids": "must name at most \(CheckoutDraft.maximumLines) products"])
+            let most = max(CheckoutDraft.maximumLines, Payment.maximumItems)
+            guard request.ids.count <= most else {
+                throw OrderlyError.invalidFields(["ids": "must name at most \(most) products"])
             }
             let products = self.products
             return try await database.read { sql in
@@ -91,7 +93,7 @@ struct ProductsHandlers: Sendable {
     /// entry. A sku or barcode another product of the store has is refused (409 naming it).
     func createProduct(_ request: NewProduct, principal: Principal, idempotencyKey: String?) async throws -> Product {
         let policy = AccessPolicy(principal)
-        let products = self.products
+        let (products, book) = (self.products, self.book)
         guard policy.canSeeProducts(of: request.storeID),
             let store = try await database.read({ try await stores.find(request.storeID, in: $0) })
         else { throw OrderlyError(.notFound, "no store \(request.storeID)") }
@@ -111,18 +113,13 @@ struct ProductsHandlers: Sendable {
         ) { transaction in
             // One product of a store written at a time on PostgreSQL, so that codes checked are
             // still free when inserted (SQLite has one writer anyway).
-            try await transaction.lock("catalog.products:\(store.id)")
+            try await transaction.lock(.products(of: store.id))
             if try await products.find(created.id, in: transaction.sql) != nil {
                 throw OrderlyError(
                     .conflict, "a product \(created.id) exists already", details: ["id": .string("is taken")])
             }
             try await Self.checkCodes(of: created, products, in: transaction)
-            try await products.insert(created, in: transaction)
-            if created.quantity != 0 {
-                try await products.appendLedger(
-                    created, from: 0, reason: .initial, by: principal.userID, at: now, in: transaction)
-            }
-            transaction.publish(try CatalogEvents.product(CatalogAPI.Events.productCreated, created))
+            try await book.create(created, by: principal.userID, in: transaction)
             return created
         }
     }
@@ -168,15 +165,15 @@ struct ProductsHandlers: Sendable {
     /// Changes a product's fields (not its stock), at the version the caller read when it names
     /// one.
     func updateProduct(_ patch: ProductPatch, principal: Principal, idempotencyKey: String?) async throws -> Product {
-        let products = self.products
+        let (products, book) = (self.products, self.book)
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "catalog.products.update:\(patch.id)",
             request: patch
         ) { transaction in
-            try await transaction.lock("catalog.product:\(patch.id)")
+            try await transaction.lock(.product(patch.id))
             var product = try await Self.productForChange(
                 patch.id, principal, products, textsOnly: true, in: transaction)
-            try await transaction.lock("catalog.products:\(product.storeID)")
+            try await transaction.lock(.products(of: product.storeID))
             if let expected = patch.expectedVersion, expected != product.version {
                 throw OrderlyError.versionConflict(current: product)
             }
@@ -196,7 +193,7 @@ struct ProductsHandlers: Sendable {
                     ])
             }
             try await Self.checkCodes(of: product, products, in: transaction)
-            try await Self.save(&product, products, in: transaction)
+            try await book.save(&product, in: transaction)
             return product
         }
     }
@@ -209,13 +206,13 @@ struct ProductsHandlers: Sendable {
         -> StockLedgerEntry
     {
         let (change, reason, notes, reference) = try request.adjustment.validated()
-        let products = self.products
+        let (products, book) = (self.products, self.book)
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "catalog.stock.adjust:\(request.productID)",
             request: request
         ) { transaction in
             // A product is read and written by one transaction at a time.
-            try await transaction.lock("catalog.product:\(request.productID)")
+            try await transaction.lock(.product(request.productID))
             var product = try await Self.productForChange(request.productID, principal, products, in: transaction)
             let before = product
             let adjustment: Int64 =
@@ -224,11 +221,9 @@ struct ProductsHandlers: Sendable {
                 case .newQuantity(let quantity): quantity - product.quantity
                 }
             product.quantity = try product.quantity(adjustedBy: adjustment)
-            try await Self.save(&product, products, in: transaction, alertingAfter: before.stockStatus)
-            return try await products.appendLedger(
-                product, from: before.quantity, reason: reason, notes: notes, reference: reference,
-                by: principal.userID, at: product.updatedAt, clientCreatedAt: request.adjustment.clientCreatedAt,
-                in: transaction)
+            return try await book.move(
+                &product, from: before, reason: reason, notes: notes, reference: reference, by: principal.userID,
+                clientCreatedAt: request.adjustment.clientCreatedAt, in: transaction)
         }
     }
 
@@ -238,25 +233,6 @@ struct ProductsHandlers: Sendable {
         let limit = try KeysetCursor.limit(request.page.limit)
         let cursor = try request.page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
         return try await products.ledger(of: product.id, after: cursor, limit: limit)
-    }
-
-    /// Writes a changed product as its next version and publishes `product.updated`, and
-    /// `stock.low` or `stock.out` when its stock crossed into that status from `before`.
-    /// Callers hold the product's lock, so the version read is still the current one.
-    static func save(
-        _ product: inout Product, _ products: ProductsRepository, in transaction: Transaction,
-        alertingAfter before: StockStatus? = nil
-    ) async throws {
-        let previousVersion = product.version
-        product.version += 1
-        product.updatedAt = Date.currentMillisecond
-        guard try await products.update(product, previousVersion: previousVersion, in: transaction) else {
-            throw OrderlyError(.conflict, "the product changed meanwhile; retry", reason: "version_conflict")
-        }
-        transaction.publish(try CatalogEvents.product(CatalogAPI.Events.productUpdated, product))
-        if let before, let alert = product.stockStatus.alert(after: before) {
-            transaction.publish(try CatalogEvents.product(alert, product))
-        }
     }
 
     private static let productChangeRefused = OrderlyError(

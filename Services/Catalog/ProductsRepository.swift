@@ -232,11 +232,10 @@ struct ProductsRepository: Sendable {
     /// The products of `lines`, each locked for the rest of the transaction, taken in id order.
     func lockedProducts(of lines: [Reservation.Line], in transaction: Transaction) async throws -> [ProductID: Product]
     {
+        let ids = Set(lines.map(\.productID))
+        try await transaction.lock(ids.map(Lock.product))
         var products: [ProductID: Product] = [:]
-        for id in lines.map(\.productID).sorted(by: { $0.description < $1.description }) {
-            try await transaction.lock("catalog.product:\(id)")
-            products[id] = try await find(id, in: transaction.sql)
-        }
+        for id in ids { products[id] = try await find(id, in: transaction.sql) }
         return products
     }
 }

@@ -11,8 +11,9 @@ import Wire
 struct ReservationsHandlers: Sendable {
     let database: Database
 
-    var products: ProductsRepository { ProductsRepository(database: database) }
-    var reservations: ReservationsRepository { ReservationsRepository(database: database) }
+    var book: StockBook { StockBook(database: database) }
+    var products: ProductsRepository { book.products }
+    var reservations: ReservationsRepository { book.reservations }
     var idempotency: IdempotencyStore { IdempotencyStore(database: database) }
 
     func register(in router: inout WireRouter) {
@@ -59,12 +60,12 @@ struct ReservationsHandlers: Sendable {
             expiresAt: now.addingTimeInterval(TimeInterval(seconds)),
             createdBy: principal.userID, createdAt: now,
             updatedAt: now)
-        let (products, reservations) = (self.products, self.reservations)
+        let (products, reservations, book) = (self.products, self.reservations, self.book)
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "catalog.reservations.create:\(request.storeID)",
             request: request
         ) { transaction in
-            try await transaction.lock("catalog.reservation:\(reservation.id)")
+            try await transaction.lock(.reservation(reservation.id))
             if try await reservations.find(reservation.id, in: transaction.sql) != nil {
                 throw OrderlyError(
                     .conflict, "a reservation \(reservation.id) exists already", details: ["id": .string("is taken")])
@@ -72,14 +73,19 @@ struct ReservationsHandlers: Sendable {
             let locked = try await products.lockedProducts(of: lines, in: transaction)
             var problems = FieldProblems()
             var short: [JSONValue] = []
+            var notForSale: OrderlyError?
             for (index, line) in lines.enumerated() {
                 guard let product = locked[line.productID], product.storeID == reservation.storeID else {
                     problems.add("lines[\(index)].product_id", "is not a product of the store")
                     continue
                 }
-                if !product.active {
-                    problems.add("lines[\(index)].product_id", "is inactive and cannot be sold")
-                } else if !product.trackStock {
+                do {
+                    try product.checkForSale(field: "lines[\(index)].product_id")
+                } catch let error as OrderlyError {
+                    notForSale = notForSale ?? error
+                    continue
+                }
+                if !product.trackStock {
                     problems.add("lines[\(index)].product_id", "does not track stock, so there is nothing to reserve")
                 } else if (try? product.checkReservable(line.quantity)) == nil {
                     short.append(
@@ -90,18 +96,13 @@ struct ReservationsHandlers: Sendable {
                 }
             }
             try problems.check()
+            if let notForSale { throw notForSale }
             guard short.isEmpty else {
                 throw OrderlyError(
                     .conflict, "not enough stock for \(short.count) of the lines", reason: "insufficient_stock",
                     details: ["products": .array(short)])
             }
-            for line in lines {
-                guard var product = locked[line.productID] else { continue }
-                let before = product.stockStatus
-                product.reserved += line.quantity
-                try await ProductsHandlers.save(&product, products, in: transaction, alertingAfter: before)
-            }
-            try await reservations.insert(reservation, in: transaction)
+            try await book.hold(reservation, of: locked, in: transaction)
             return reservation
         }
     }
@@ -125,9 +126,9 @@ struct ReservationsHandlers: Sendable {
         _ id: ReservationID, as outcome: ReservationStatus, by principal: Principal?,
         caller: String = GatewayAPI.service
     ) async throws -> Reservation {
-        let reservations = self.reservations
+        let (reservations, book) = (self.reservations, self.book)
         return try await database.transaction { transaction in
-            try await transaction.lock("catalog.reservation:\(id)")
+            try await transaction.lock(.reservation(id))
             guard var reservation = try await reservations.find(id, in: transaction.sql),
                 principal.map({
                     AccessPolicy($0).canReserveStock(
@@ -148,63 +149,9 @@ struct ReservationsHandlers: Sendable {
                     .failedPrecondition, "the reservation holds stock for payment \(payment) and ends with it",
                     reason: "held_for_payment")
             }
-            try await end(&reservation, as: outcome, by: principal?.userID, in: transaction)
+            try await book.end(&reservation, as: outcome, by: principal?.userID, in: transaction)
             return reservation
         }
-    }
-
-    /// Ends `reservation` as `outcome` within `transaction`, which holds its lock. Does nothing
-    /// when it ended so already.
-    func end(
-        _ reservation: inout Reservation, as outcome: ReservationStatus, by user: UserID?, in transaction: Transaction
-    ) async throws {
-        let now = Date.currentMillisecond
-        guard try reservation.ends(as: outcome, at: now) else { return }
-        // A reservation names each product once, so each is read once here.
-        let locked = try await products.lockedProducts(of: reservation.lines, in: transaction)
-        for line in reservation.lines {
-            guard var product = locked[line.productID] else {
-                throw StorageError.unexpected("reservation \(reservation.id) holds a product that is gone")
-            }
-            let before = product
-            product.reserved -= line.quantity
-            // Units held are sold whatever is available now: they were promised when held.
-            if outcome == .committed { product.quantity -= line.quantity }
-            try await ProductsHandlers.save(&product, products, in: transaction, alertingAfter: before.stockStatus)
-            if outcome == .committed {
-                try await products.appendLedger(
-                    product, from: before.quantity, reason: .sale,
-                    reference: reservation.reference ?? reservation.id.description,
-                    by: user ?? reservation.createdBy, at: now, in: transaction)
-            }
-        }
-        reservation.status = outcome
-        reservation.updatedAt = now
-        try await reservations.update(reservation, in: transaction)
-    }
-
-    /// Holds a reservation that expired or was released again, when its stock is available, or
-    /// with `regardless`, whatever is available (units already handed over, about to be sold).
-    /// Returns whether it is held now; a committed one never is again.
-    func holdAgain(
-        _ reservation: inout Reservation, regardless: Bool = false, in transaction: Transaction
-    ) async throws -> Bool {
-        guard reservation.status != .committed else { return false }
-        let locked = try await products.lockedProducts(of: reservation.lines, in: transaction)
-        for line in reservation.lines {
-            guard let product = locked[line.productID] else { return false }
-            if !regardless, (try? product.checkReservable(line.quantity)) == nil { return false }
-        }
-        for line in reservation.lines {
-            guard var product = locked[line.productID] else { continue }
-            let before = product.stockStatus
-            product.reserved += line.quantity
-            try await ProductsHandlers.save(&product, products, in: transaction, alertingAfter: before)
-        }
-        reservation.status = .held
-        reservation.updatedAt = Date.currentMillisecond
-        try await reservations.update(reservation, in: transaction)
-        return true
     }
 
     /// Expires the held reservations whose time has run out, a batch at a time; returns how many.

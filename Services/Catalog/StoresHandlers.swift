@@ -60,7 +60,7 @@ struct StoresHandlers: Sendable {
             key: idempotencyKey, caller: principal.userID, scope: "catalog.stores.create", request: draft
         ) {
             transaction in
-            try await transaction.lock("catalog.store:\(created.id)")
+            try await transaction.lock(.store(created.id))
             if try await stores.find(created.id, in: transaction.sql) != nil {
                 throw OrderlyError(
                     .conflict, "a store \(created.id) exists already", details: ["id": .string("is taken")])

@@ -33,7 +33,7 @@ struct AddressesHandlers: Sendable {
         return try await idempotency.write(
             key: idempotencyKey, caller: owner, scope: "gateway.addresses.create", request: fields
         ) { transaction in
-            try await transaction.lock(Self.lock(owner))
+            try await transaction.lock(.addresses(of: owner))
             let existing = try await addresses.addresses(of: owner, in: transaction.sql)
             guard existing.count < DeliveryAddress.maximumPerUser else {
                 throw OrderlyError(
@@ -58,7 +58,7 @@ struct AddressesHandlers: Sendable {
     {
         let (owner, addresses) = (try AccessPolicy(principal).addressOwner(), self.addresses)
         return try await database.transaction { transaction in
-            try await transaction.lock(Self.lock(owner))
+            try await transaction.lock(.addresses(of: owner))
             let existing = try await addresses.addresses(of: owner, in: transaction.sql)
             guard var address = existing.first(where: { $0.id == id }) else {
                 throw OrderlyError(.notFound, "no address \(id)")
@@ -86,7 +86,7 @@ struct AddressesHandlers: Sendable {
     func delete(_ id: AddressID, by principal: Principal) async throws {
         let (owner, addresses) = (try AccessPolicy(principal).addressOwner(), self.addresses)
         try await database.transaction { transaction in
-            try await transaction.lock(Self.lock(owner))
+            try await transaction.lock(.addresses(of: owner))
             let existing = try await addresses.addresses(of: owner, in: transaction.sql)
             guard let address = existing.first(where: { $0.id == id }) else {
                 throw OrderlyError(.notFound, "no address \(id)")
@@ -98,8 +98,6 @@ struct AddressesHandlers: Sendable {
             }
         }
     }
-
-    private static func lock(_ owner: UserID) -> String { "gateway.addresses:\(owner)" }
 
     /// `address` as a change stores it: its version moved on, changed now.
     private static func changed(_ address: DeliveryAddress) -> DeliveryAddress {

@@ -24,7 +24,7 @@ struct ApplicationsHandlers: Sendable {
     func apply(_ draft: ApplicationDraft, address: IPAddress?) async throws -> JoinApplication {
         try await limiter.admitApplication(address: address, perHour: applicationsPerAddressPerHour)
         var problems = FieldProblems()
-        let (email, name, _, password) = UsersHandlers.profile(
+        let (email, name, _, password) = User.newProfile(
             email: draft.email, name: draft.name, phone: nil, locale: draft.locale, password: draft.password,
             &problems)
         let phone = problems.phone(draft.phone, "phone", required: true) ?? ""
@@ -63,7 +63,7 @@ struct ApplicationsHandlers: Sendable {
         let (applications, users) = (self.applications, self.users)
         return try await database.transaction { transaction in
             // The lock new accounts take, so an address cannot be applied with and signed up at once.
-            try await transaction.lock("gateway.users.email:\(email)")
+            try await transaction.lock(.email(email))
             if try await users.isTaken(email: email, in: transaction.sql) { throw Self.taken }
             if try await applications.isPending(email: email, in: transaction.sql) { throw Self.taken }
             try await applications.insert(application, passwordHash: hash, in: transaction)
@@ -109,9 +109,9 @@ struct ApplicationsHandlers: Sendable {
                 // Opened by an earlier attempt at this approval.
             }
         }
-        let (applications, users) = (self.applications, self.users)
+        let (applications, book) = (self.applications, UserBook(database: database))
         return try await database.transaction { transaction in
-            try await transaction.lock("gateway.application:\(id)")
+            try await transaction.lock(.application(id))
             guard let (found, hash) = try await applications.find(id, in: transaction.sql) else {
                 throw OrderlyError(.notFound, "no application \(id)")
             }
@@ -122,8 +122,7 @@ struct ApplicationsHandlers: Sendable {
                 id: UserID(), email: application.email, name: application.name, phone: application.phone,
                 role: application.role, storeID: application.storeID, staffRole: nil, active: true, onDuty: false,
                 locale: application.locale, version: 1, createdAt: now, updatedAt: now)
-            try await UsersHandlers.insertNew(
-                user, passwordHash: hash, takenReason: "email_taken", users, in: transaction)
+            try await book.open(user, passwordHash: hash, takenReason: "email_taken", in: transaction)
             application.userID = user.id
             try await applications.update(application, in: transaction)
             transaction.publish(try GatewayEvents.applicationApproved(application))
@@ -141,7 +140,7 @@ struct ApplicationsHandlers: Sendable {
         try problems.check()
         let applications = self.applications
         return try await database.transaction { transaction in
-            try await transaction.lock("gateway.application:\(id)")
+            try await transaction.lock(.application(id))
             guard var (application, _) = try await applications.find(id, in: transaction.sql) else {
                 throw OrderlyError(.notFound, "no application \(id)")
             }

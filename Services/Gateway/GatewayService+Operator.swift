@@ -18,9 +18,9 @@ extension GatewayService {
         let database = try await Database.open(service.database, logger: logger)
         let redis = RedisClient(configuration: service.redis)
         do {
-            let user = try await UsersHandlers.resetAdminPassword(
-                email: email, password: password, database: database, redis: redis,
-                passwords: PasswordHasher(cost: settings.bcryptCost), logger: logger)
+            let user = try await UserBook(database: database).resetAdminPassword(
+                email: email, password: password, redis: redis, passwords: PasswordHasher(cost: settings.bcryptCost),
+                logger: logger)
             await database.close()
             await redis.shutdown()
             return user.id.description

@@ -182,9 +182,8 @@ public enum GatewayService {
             settings.bootstrapAdminPassword == nil && isatty(STDERR_FILENO) == 1
             ? TokenIssuer.randomToken().prefix(20).description : nil
         let email = settings.bootstrapAdminEmail
-        let outcome = try await UsersHandlers.bootstrapAdmin(
-            email: email, password: settings.bootstrapAdminPassword ?? generated, database: database,
-            passwords: passwords)
+        let outcome = try await UserBook(database: database).bootstrapAdmin(
+            email: email, password: settings.bootstrapAdminPassword ?? generated, passwords: passwords)
         switch outcome {
         case .notNeeded:
             break

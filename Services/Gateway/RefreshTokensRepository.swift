@@ -64,7 +64,7 @@ struct RefreshTokensRepository: Sendable {
             ).first()
         else { return nil }
         let user = try row.decode(column: "user_id", as: String.self)
-        try await transaction.lock(UsersRepository.sessionsLock(of: user))
+        try await transaction.lock(.sessions(of: user))
         return (try row.decode(column: "family_id", as: String.self), user)
     }
 

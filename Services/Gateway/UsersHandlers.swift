@@ -19,8 +19,10 @@ struct UsersHandlers: Sendable {
     let catalog: any WireCaller
     let idempotency: IdempotencyStore
     let sessions: Sessions
-    /// The bootstrap admin's address, which nobody signs up with (`bootstrapAdmin`).
+    /// The bootstrap admin's address, which nobody signs up with (`UserBook.bootstrapAdmin`).
     let bootstrapEmail: String
+
+    var book: UserBook { UserBook(database: database) }
 
     func me(_ principal: Principal) async throws -> User {
         guard let user = try await database.read({ try await users.find(principal.userID, in: $0) }) else {
@@ -38,48 +40,13 @@ struct UsersHandlers: Sendable {
         try await database.read { try await users.find(id, in: $0) }?.role
     }
 
-    /// The fields every new user gives, each checked: e-mail, name, phone, locale and password.
-    static func profile(
-        email: String?, name: String?, phone: String?, locale: String?, password: String?,
-        _ problems: inout FieldProblems
-    ) -> (email: String, name: String, phone: String?, password: String) {
-        let email = User.normalizedEmail(problems.text(email, "email", maximumLength: 254))
-        if !email.isEmpty, !User.isEmailAddress(email) { problems.add("email", "must be an e-mail address") }
-        let name = problems.text(name, "name")
-        let phone = problems.optionalText(phone, "phone", maximumLength: 32)
-        if let locale { problems.locale(locale) }
-        let password = problems.text(password, "password", maximumLength: 1000, allowingInvisible: true)
-        if !password.isEmpty, !(8...72).contains(password.unicodeScalars.count) {
-            problems.add("password", "must be 8 to 72 characters long")
-        }
-        return (email, name, phone, password)
-    }
-
-    /// Stores a new user and publishes `user.created`, unless their e-mail address is taken:
-    /// then 409 with `reason` (`email_taken` for a user made by another, as ever;
-    /// `already_exists` for a sign-up, as its contract names it), naming `email`. The address
-    /// is checked and taken under its lock, so two requests for one cannot both pass the check.
-    static func insertNew(
-        _ user: User, passwordHash: String, takenReason reason: String, _ users: UsersRepository,
-        in transaction: Transaction
-    ) async throws {
-        try await transaction.lock("gateway.users.email:\(user.email)")
-        if try await users.isTaken(email: user.email, in: transaction.sql) {
-            throw OrderlyError(
-                .conflict, "a user with this e-mail address exists", reason: reason,
-                details: ["email": .string("is taken")])
-        }
-        try await users.insert(user, passwordHash: passwordHash, in: transaction)
-        transaction.publish(try GatewayEvents.userCreated(user))
-    }
-
     /// A customer signing themselves up: the rules of any new user's fields, the role always
     /// `customer`. An address already taken is 409 `already_exists` naming `email`, and so is one
     /// a pending application to join waits on (its approval would find it taken) or the bootstrap
     /// admin's: taken under the address's lock, which applying takes too.
     func signUp(_ request: SignUpRequest) async throws -> User {
         var problems = FieldProblems()
-        let (email, name, phone, password) = Self.profile(
+        let (email, name, phone, password) = User.newProfile(
             email: request.email, name: request.name, phone: request.phone, locale: request.locale,
             password: request.password, &problems)
         try problems.check()
@@ -89,16 +56,16 @@ struct UsersHandlers: Sendable {
             id: UserID(), email: email, name: name, phone: phone, role: .customer, storeID: nil, staffRole: nil,
             active: true, onDuty: false, locale: request.locale ?? User.defaultLocale, version: 1, createdAt: now,
             updatedAt: now)
-        let (users, applications, reserved) = (self.users, ApplicationsRepository(database: database), bootstrapEmail)
+        let (book, applications, reserved) = (self.book, ApplicationsRepository(database: database), bootstrapEmail)
         return try await database.transaction { transaction in
-            try await transaction.lock("gateway.users.email:\(email)")
+            try await transaction.lock(.email(email))
             let pending = try await applications.isPending(email: email, in: transaction.sql)
             if email == reserved || pending {
                 throw OrderlyError(
                     .conflict, "an account or an application uses this e-mail address", reason: "already_exists",
                     details: ["email": .string("is taken")])
             }
-            try await Self.insertNew(user, passwordHash: hash, takenReason: "already_exists", users, in: transaction)
+            try await book.open(user, passwordHash: hash, takenReason: "already_exists", in: transaction)
             return user
         }
     }
@@ -106,7 +73,7 @@ struct UsersHandlers: Sendable {
     /// Admins create anyone; owners create managers and staff of their store, managers staff.
     func create(_ draft: UserDraft, by principal: Principal, idempotencyKey: String?) async throws -> User {
         var problems = FieldProblems()
-        let (email, name, phone, password) = Self.profile(
+        let (email, name, phone, password) = User.newProfile(
             email: draft.email, name: draft.name, phone: draft.phone, locale: draft.locale, password: draft.password,
             &problems)
         let photo = problems.webAddress(draft.photoURL, "photo_url")
@@ -137,7 +104,7 @@ struct UsersHandlers: Sendable {
             staffRole: role == .staff ? (draft.staffRole ?? .other) : nil, active: true, onDuty: false,
             locale: draft.locale ?? User.defaultLocale, version: 1, createdAt: now, updatedAt: now)
         user.photoURL = photo
-        let (users, created) = (self.users, user)
+        let (book, created) = (self.book, user)
         var withoutPassword = draft
         withoutPassword.password = nil
         let hashed = HashedUserDraft(draft: withoutPassword, passwordDigest: TokenIssuer.hash(password))
@@ -145,7 +112,7 @@ struct UsersHandlers: Sendable {
             key: idempotencyKey, caller: principal.userID, scope: "users.create", request: hashed
         ) {
             transaction in
-            try await Self.insertNew(created, passwordHash: hash, takenReason: "email_taken", users, in: transaction)
+            try await book.open(created, passwordHash: hash, takenReason: "email_taken", in: transaction)
             return created
         }
     }
@@ -217,7 +184,7 @@ struct UsersHandlers: Sendable {
         var newHash: String?
         if let password = patch.password { newHash = try await passwords.hash(password) }
         let hash = newHash
-        let users = self.users
+        let (users, book) = (self.users, self.book)
         let (updated, ended) = try await database.transaction { transaction in
             guard var user = try await users.find(id, in: transaction.sql) else {
                 throw OrderlyError(.notFound, "no user \(id)")
@@ -235,7 +202,7 @@ struct UsersHandlers: Sendable {
             if let staffRole = patch.staffRole { user.staffRole = staffRole }
             if let active = patch.active { user.active = active }
             let endsSessions = hash != nil || (before.active && !user.active) || before.role != user.role
-            let saved = try await Self.save(user, passwordHash: hash, users: users, in: transaction)
+            let saved = try await book.save(user, passwordHash: hash, in: transaction)
             if endsSessions { try await users.endSessions(of: id, in: transaction) }
             return (saved, endsSessions)
         }
@@ -249,14 +216,14 @@ struct UsersHandlers: Sendable {
             throw OrderlyError(.permissionDenied, "only couriers go on duty")
         }
         guard let onDuty = request.onDuty else { throw OrderlyError.invalidFields(["on_duty": "is required"]) }
-        let users = self.users
+        let (users, book) = (self.users, self.book)
         return try await database.transaction { transaction in
             guard var user = try await users.find(principal.userID, in: transaction.sql) else {
                 throw OrderlyError(.notFound, "no user \(principal.userID)")
             }
             guard user.onDuty != onDuty else { return user }
             user.onDuty = onDuty
-            return try await Self.save(user, passwordHash: nil, users: users, in: transaction)
+            return try await book.save(user, passwordHash: nil, in: transaction)
         }
     }
 
@@ -278,72 +245,6 @@ struct UsersHandlers: Sendable {
             guard role.isStoreRole == user.role.isStoreRole else {
                 throw OrderlyError.invalidFields(["role": "cannot move between store and platform roles"])
             }
-        }
-    }
-
-    /// Stores a changed user as the next version and announces it with `user.updated`.
-    static func save(
-        _ changed: User, passwordHash: String?, users: UsersRepository, in transaction: Transaction
-    ) async throws -> User {
-        var user = changed
-        let previous = user.version
-        user.version += 1
-        user.updatedAt = Date.currentMillisecond
-        guard try await users.update(user, previousVersion: previous, passwordHash: passwordHash, in: transaction)
-        else {
-            throw OrderlyError(.conflict, "the user changed meanwhile; retry", reason: "version_conflict")
-        }
-        transaction.publish(try GatewayEvents.userUpdated(user))
-        return user
-    }
-
-    /// What became of the bootstrap admin at start.
-    enum Bootstrap: Equatable {
-        /// An admin's account is active already.
-        case notNeeded
-        case created
-        /// The bootstrap address's admin account, deactivated, is active again with the password.
-        case reactivated
-        /// No admin is active, and there is no password to make one with.
-        case waitingForPassword
-        /// No admin is active, and the bootstrap address is another role's account.
-        case addressTaken(Role)
-    }
-
-    /// Makes the bootstrap admin (`ORDERLY_BOOTSTRAP_ADMIN_*`) whenever no admin's account is
-    /// active, so that the platform always has a way back in: a new admin with `email` and
-    /// `password`, or that address's admin account active again with it. An address that is
-    /// another role's is left alone (sign-ups refuse the bootstrap address, so only an account an
-    /// admin made can hold it). Replicas starting together make one admin: the check and the
-    /// write are one transaction under a lock.
-    static func bootstrapAdmin(email: String, password: String?, database: Database, passwords: PasswordHasher)
-        async throws -> Bootstrap
-    {
-        let users = UsersRepository(database: database)
-        guard try await !database.read({ try await users.hasActiveAdmin(in: $0) }) else { return .notNeeded }
-        guard let password else { return .waitingForPassword }
-        let hash = try await passwords.hash(password)
-        return try await database.transaction { transaction in
-            try await transaction.lock("gateway.users.email:\(email)")
-            guard try await !users.hasActiveAdmin(in: transaction.sql) else { return .notNeeded }
-            let now = Date.currentMillisecond
-            if var admin = try await users.find(email: email, in: transaction.sql) {
-                guard admin.role == .admin else { return .addressTaken(admin.role) }
-                let previous = admin.version
-                admin.active = true
-                admin.version += 1
-                admin.updatedAt = now
-                guard try await users.update(admin, previousVersion: previous, passwordHash: hash, in: transaction)
-                else { throw OrderlyError(.unavailable, "the bootstrap admin changed meanwhile") }
-                transaction.publish(try GatewayEvents.userUpdated(admin))
-                return .reactivated
-            }
-            let admin = User(
-                id: UserID(), email: email, name: "Administrator", phone: nil, role: .admin, storeID: nil,
-                staffRole: nil, active: true, onDuty: false, version: 1, createdAt: now, updatedAt: now)
-            try await users.insert(admin, passwordHash: hash, in: transaction)
-            transaction.publish(try GatewayEvents.userCreated(admin))
-            return .created
         }
     }
 

@@ -71,13 +71,10 @@ struct UsersRepository: Sendable {
             .decode(column: "token_version", as: Int64.self)
     }
 
-    /// The lock that refreshing, revoking and ending a user's sessions take in turn (PostgreSQL).
-    static func sessionsLock(of user: String) -> String { "gateway.sessions:" + user }
-
     /// Ends every session of the user: their token version moves on, so access tokens issued
     /// before stop working, and every refresh-token family is revoked.
     func endSessions(of id: UserID, in transaction: Transaction) async throws {
-        try await transaction.lock(Self.sessionsLock(of: id.description))
+        try await transaction.lock(.sessions(of: id.description))
         try await transaction.sql.raw(
             "UPDATE users SET token_version = token_version + 1 WHERE id = \(bind: id.description)"
         ).run()

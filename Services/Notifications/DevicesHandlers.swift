@@ -34,7 +34,7 @@ struct DevicesHandlers: Sendable {
             problems.add("token", "must be 16 to 200 hexadecimal digits, an even number")
         }
         let bundle = problems.required(draft.bundleID, "bundle_id")
-        if let bundle, !Self.isBundleID(bundle) {
+        if let bundle, !APNsSettings.isBundleID(bundle) {
             problems.add("bundle_id", "must be an app's bundle id: letters, digits, '.', '-', at most 155")
         } else if let bundle, !bundleIDs.contains(bundle) {
             problems.add(
@@ -70,14 +70,5 @@ struct DevicesHandlers: Sendable {
     /// A push token as apps send it: ASCII hex, whole bytes.
     static func isToken(_ text: String) -> Bool {
         (16...200).contains(text.utf8.count) && Hex.bytes(text) != nil
-    }
-
-    /// An app's bundle id: reverse-DNS letters, digits, dots and hyphens.
-    static func isBundleID(_ text: String) -> Bool {
-        (1...155).contains(text.utf8.count)
-            && text.unicodeScalars.allSatisfy {
-                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "."
-                    || $0 == "-"
-            }
     }
 }

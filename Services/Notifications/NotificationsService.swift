@@ -2,7 +2,7 @@ import Contracts
 public import Runtime
 import ServiceLifecycle
 public import Storage
-public import Wire
+import Wire
 public import WireContract
 
 /// The notifications service: turns the other services' events into notifications in each

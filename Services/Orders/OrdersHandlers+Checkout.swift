@@ -24,7 +24,7 @@ extension OrdersHandlers {
                 replay: replay(for: policy)
             ) { _ in throw OrderlyError(.unavailable, "the request's record lapsed meanwhile; send it again") }
         }
-        let orders = self.orders
+        let (orders, book) = (self.orders, self.book)
         if valid.paymentMethod == .card {
             // Before any stock is held; again under the customer's lock as the order is stored.
             try Order.checkUnpaid(
@@ -40,6 +40,7 @@ extension OrdersHandlers {
         var (order, tracked) = try await price(valid, in: store, principal: principal)
         let holds = try await hold(order, tracked: tracked, principal: principal)
         for (index, hold) in holds { order.items[index].reservationIDs = [hold.id] }
+        let held = Array(holds.values)
         let answer: Order
         do {
             answer = try await idempotency.write(
@@ -48,38 +49,31 @@ extension OrdersHandlers {
             ) { [order] transaction in
                 var order = order
                 if order.paymentMethod == .card {
-                    try await transaction.lock("orders.customer.unpaid:\(principal.userID)")
+                    try await transaction.lock(.unpaidOrders(of: principal.userID))
                     try Order.checkUnpaid(try await orders.unpaidCount(of: principal.userID, in: transaction.sql))
                 }
                 if valid.order.id != nil, try await orders.find(order.id, in: transaction.sql) != nil {
                     throw OrderlyError(
                         .conflict, "an order with id \(order.id) already exists", reason: "already_exists")
                 }
-                let now = Date.currentMillisecond
-                order.number = try await transaction.nextSequence("orders.number.\(store.id)")
-                (order.createdAt, order.updatedAt) = (now, now)
-                if order.paymentMethod == .card { order.payBy = now.addingTimeInterval(Order.cardPaymentWindow) }
-                let document = try await orders.insert(order, in: transaction)
-                try await orders.appendHistory(
-                    OrderHistoryEntry(
-                        seq: 1, orderID: order.id, at: now, actorID: principal.userID, actorRole: principal.role,
-                        change: "created", to: .pending),
-                    of: order.storeID, in: transaction)
-                transaction.publish(OrdersEvents.created(order, document: document))
+                if order.paymentMethod == .card {
+                    order.payBy = Date.currentMillisecond.addingTimeInterval(Order.cardPaymentWindow)
+                }
+                try await book.open(&order, by: .user(principal), in: transaction)
                 if order.autoAccept == true, !order.awaitsPayment {
-                    guard try await Self.acceptForStore(&order, orders, in: transaction) else {
+                    guard try await book.acceptForStore(&order, in: transaction) else {
                         throw OrderlyError(.internal, "a new order changed within its own transaction")
                     }
                 }
                 return policy.present(order)
             }
         } catch {
-            for hold in holds.values { await giveBack(hold, principal) }
+            await stock.giveBack(held, for: principal)
             throw error
         }
         // A request replayed meanwhile answers as the first time, whose lines list other holds.
         let listed = Set(answer.items.flatMap { $0.reservationIDs ?? [] })
-        for hold in holds.values where !listed.contains(hold.id) { await giveBack(hold, principal) }
+        await stock.giveBack(held.filter { !listed.contains($0.id) }, for: principal)
         return answer
     }
 
@@ -89,10 +83,7 @@ extension OrdersHandlers {
     private func price(_ valid: ValidCheckout, in store: Store, principal: Principal) async throws
         -> (Order, tracked: Set<ProductID>)
     {
-        let products = try await catalog.call(
-            CatalogAPI.checkoutProducts, CheckoutProductsRequest(storeID: store.id, ids: valid.lines.map(\.productID)),
-            options: WireCallOptions(principal: principal))
-        let byID = Dictionary(products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let byID = try await stock.sellable(valid.lines.map(\.productID), in: store.id, for: principal)
         var problems = FieldProblems()
         var items: [OrderItem] = []
         for (index, line) in valid.lines.enumerated() {
@@ -131,7 +122,7 @@ extension OrdersHandlers {
         order.storeName = store.name
         order.storePhone = store.phone
         order.autoAccept = store.autoAccept
-        return (order, Set(products.filter(\.trackStock).map(\.id)))
+        return (order, Set(byID.values.filter(\.trackStock).map(\.id)))
     }
 
     /// Holds the units of each line of a stock-tracked product, a reservation per line (which
@@ -140,96 +131,37 @@ extension OrdersHandlers {
     private func hold(_ order: Order, tracked: Set<ProductID>, principal: Principal) async throws
         -> [Int: Reservation]
     {
-        let lines = order.items.enumerated().compactMap { index, item in
-            item.productID.flatMap { tracked.contains($0) ? (index, $0, Int64(item.quantity)) : nil }
-        }
-        guard !lines.isEmpty else { return [:] }
-        let catalog = self.catalog
-        let options = WireCallOptions(principal: principal)
-        var holds: [Int: Reservation] = [:]
-        var shortages: [JSONValue] = []
-        var failure: (any Error)?
-        await withTaskGroup(of: (Int, Result<Reservation, any Error>).self) { group in
-            for (index, product, quantity) in lines {
-                group.addTask {
-                    do {
-                        let hold = try await catalog.call(
-                            CatalogAPI.reserve,
-                            NewReservation(
-                                storeID: order.storeID, orderID: order.id,
-                                lines: [Reservation.Line(productID: product, quantity: quantity)],
-                                reference: order.id.description, expiresInSeconds: lineHoldSeconds),
-                            options: options)
-                        return (index, .success(hold))
-                    } catch {
-                        return (index, .failure(error))
-                    }
-                }
+        let indices = order.items.indices.filter { order.items[$0].productID.map(tracked.contains) == true }
+        let lines = indices.compactMap { index in
+            order.items[index].productID.map {
+                StockHolds.Line(productID: $0, quantity: Int64(order.items[index].quantity), field: "items[\(index)]")
             }
-            for await (index, result) in group {
-                switch result {
-                case .success(let hold): holds[index] = hold
-                case .failure(let error as OrderlyError) where error.reason == "insufficient_stock":
-                    // A customer learns which products are short, not how many the store has left.
-                    if case .array(let products)? = error.details?["products"] {
-                        shortages += products.compactMap { product in
+        }
+        do {
+            let holds = try await stock.hold(
+                lines, for: .order(order.id), in: order.storeID, reference: order.id.description,
+                expiringIn: lineHoldSeconds, for: principal)
+            return Dictionary(uniqueKeysWithValues: zip(indices, holds))
+        } catch var error as OrderlyError where error.reason == StockHolds.shortReason {
+            // A customer learns which products are short, not how many the store has left.
+            if case .array(let products)? = error.details?["products"] {
+                error.details = [
+                    "products": .array(
+                        products.compactMap { product in
                             guard case .object(let fields) = product, let id = fields["product_id"] else { return nil }
                             return .object(["product_id": id])
-                        }
-                    }
-                case .failure(let error): failure = failure ?? error
-                }
+                        })
+                ]
             }
+            throw error
         }
-        if failure != nil || !shortages.isEmpty {
-            for hold in holds.values { await giveBack(hold, principal) }
-            if let failure { throw failure }
-            throw OrderlyError(
-                .conflict, "not enough stock for this order", reason: "insufficient_stock",
-                details: ["products": .array(shortages)])
-        }
-        return holds
-    }
-
-    /// Accepts `order`, pending, for its store, which accepts by itself. False when the order
-    /// changed meanwhile.
-    static func acceptForStore(_ order: inout Order, _ orders: OrdersRepository, in transaction: Transaction)
-        async throws -> Bool
-    {
-        guard order.status == .pending else { return true }
-        return try await serverChange(
-            &order, .accept, to: .accepted, ["automatic": .bool(true)], orders, in: transaction)
-    }
-
-    /// Moves `order` to `status` by `action` as the server's own change: the next version, a
-    /// history entry without an actor, and `order.status_changed`, as the store's own action
-    /// would be recorded and published. False when the order changed meanwhile.
-    private static func serverChange(
-        _ order: inout Order, _ action: OrderAction, to status: OrderStatus, _ details: [String: JSONValue],
-        _ orders: OrdersRepository, in transaction: Transaction
-    ) async throws -> Bool {
-        let (previousVersion, from) = (order.version, order.status)
-        order.status = status
-        order.version += 1
-        order.updatedAt = Date.currentMillisecond
-        guard
-            try await orders.update(
-                order, previousVersion: previousVersion, leftPool: false, releasedBy: nil, in: transaction)
-        else { return false }
-        let entry = OrderHistoryEntry(
-            seq: order.version, orderID: order.id, at: order.updatedAt, actorID: nil, actorRole: nil,
-            change: action.rawValue, from: from, to: status, details: details)
-        try await orders.appendHistory(entry, of: order.storeID, in: transaction)
-        transaction.publish(
-            try OrdersEvents.changed(OrdersAPI.Events.statusChanged, OrderChange(order: order, change: entry)))
-        return true
     }
 
     /// Cancels the card orders whose time to be paid ran out, at most `limit`; returns how many.
     /// Each is cancelled in its own transaction, as a change of its version, so a payment that
     /// completes meanwhile wins and a replica beside this one cancels nothing twice.
     func cancelUnpaid(limit: Int) async throws -> Int {
-        let orders = self.orders
+        let (orders, book) = (self.orders, self.book)
         var cancelled = 0
         for id in try await orders.unpaid(at: Date.currentMillisecond, limit: limit) {
             let done = try await database.transaction { transaction in
@@ -239,8 +171,8 @@ extension OrdersHandlers {
                 else { return false }
                 order.cancellationReason = "not paid within \(Int(Order.cardPaymentWindow / 60)) minutes"
                 order.payBy = nil
-                return try await Self.serverChange(
-                    &order, .cancel, to: .cancelled, ["reason": .string(order.cancellationReason ?? "")], orders,
+                return try await book.serverChange(
+                    &order, .cancel, to: .cancelled, ["reason": .string(order.cancellationReason ?? "")],
                     in: transaction)
             }
             if done { cancelled += 1 }

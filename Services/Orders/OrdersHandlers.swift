@@ -18,6 +18,8 @@ struct OrdersHandlers: Sendable {
     let logger: Logger
 
     var orders: OrdersRepository { OrdersRepository(database: database) }
+    var book: OrderBook { OrderBook(orders: orders) }
+    var stock: StockHolds { StockHolds(catalog: catalog, logger: logger) }
     var idempotency: IdempotencyStore { IdempotencyStore(database: database) }
 
     func register(in router: inout WireRouter) {
@@ -70,7 +72,7 @@ struct OrdersHandlers: Sendable {
         let valid = try draft.validated()
         let store = try await stores.store(storeID, for: principal)
         let quote = try Self.quote(valid, in: store)
-        let orders = self.orders
+        let (orders, book) = (self.orders, self.book)
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "orders.create:\(storeID)", request: draft,
             replay: replay(for: policy)
@@ -80,18 +82,11 @@ struct OrdersHandlers: Sendable {
             if valid.id != nil, try await orders.find(id, in: transaction.sql) != nil {
                 throw OrderlyError(.conflict, "an order with id \(id) already exists", reason: "already_exists")
             }
-            let now = Date.currentMillisecond
-            let order = Order(
-                id: id, number: try await transaction.nextSequence("orders.number.\(storeID)"), storeID: storeID,
-                status: .pending, version: 1, draft: valid, pickupAddress: store.address, quote: quote,
-                currency: store.currency, createdBy: principal.userID, createdAt: now)
-            let document = try await orders.insert(order, in: transaction)
-            try await orders.appendHistory(
-                OrderHistoryEntry(
-                    seq: 1, orderID: id, at: now, actorID: principal.userID, actorRole: principal.role,
-                    change: "created", to: .pending),
-                of: storeID, in: transaction)
-            transaction.publish(OrdersEvents.created(order, document: document))
+            var order = Order(
+                id: id, number: 0, storeID: storeID, status: .pending, version: 1, draft: valid,
+                pickupAddress: store.address, quote: quote, currency: store.currency, createdBy: principal.userID,
+                createdAt: Date.currentMillisecond)
+            try await book.open(&order, by: .user(principal), in: transaction)
             return policy.present(order)
         }
     }
@@ -206,21 +201,12 @@ struct OrdersHandlers: Sendable {
 
     // MARK: Changing
 
-    /// What a change did, for the history and the event.
-    struct Change: Sendable {
-        var name: String
-        var event: String
-        var from: OrderStatus?
-        var to: OrderStatus?
-        var details: [String: JSONValue]?
-        /// The courier who released the order, on a release.
-        var releasedBy: UserID?
-    }
+    typealias Change = OrderBook.Change
 
     /// Applies `apply` to the order in one transaction: the caller must see the order, the
     /// version must match `expectedVersion` when given, and a change that finds the order
-    /// changed meanwhile is refused with 409. Bumps the version, records the history entry and
-    /// publishes the event; answers with the order as the caller sees it.
+    /// changed meanwhile is refused with 409. The book records it (`OrderBook.record`); answers
+    /// with the order as the caller sees it.
     private func change(
         _ id: OrderID, by principal: Principal, expectedVersion: Int64?, idempotencyKey: String?, scope: String,
         request: some Encodable & Sendable, _ apply: @escaping @Sendable (inout Order) throws -> Change
@@ -241,7 +227,7 @@ struct OrdersHandlers: Sendable {
         decide: @escaping @Sendable (Order, Transaction) async throws -> Decision,
         _ apply: @escaping @Sendable (inout Order, Decision) throws -> Change
     ) async throws -> Order {
-        let orders = self.orders
+        let (orders, book) = (self.orders, self.book)
         let policy = AccessPolicy(principal)
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "\(scope):\(id)", request: request,
@@ -255,27 +241,11 @@ struct OrdersHandlers: Sendable {
             if let expectedVersion, expectedVersion != order.version {
                 throw OrderlyError.versionConflict(current: policy.present(order))
             }
-            let wasInPool = order.isInPool
+            let read = order
             let change = try apply(&order, decision)
-            let previousVersion = order.version
-            let now = Date.currentMillisecond
-            order.version += 1
-            order.updatedAt = now
-            guard
-                try await orders.update(
-                    order, previousVersion: previousVersion, leftPool: wasInPool && !order.isInPool,
-                    releasedBy: change.releasedBy, in: transaction)
-            else {
+            guard try await book.record(&order, changedFrom: read, change, by: .user(principal), in: transaction) else {
                 throw OrderlyError(.conflict, "the order changed meanwhile; read it again", reason: "version_conflict")
             }
-            if change.releasedBy == principal.userID, principal.role == .courier {
-                try await orders.recordRelease(by: principal.userID, at: now, in: transaction)
-            }
-            let entry = OrderHistoryEntry(
-                seq: order.version, orderID: id, at: now, actorID: principal.userID, actorRole: principal.role,
-                change: change.name, from: change.from, to: change.to, details: change.details)
-            try await orders.appendHistory(entry, of: order.storeID, in: transaction)
-            transaction.publish(try OrdersEvents.changed(change.event, OrderChange(order: order, change: entry)))
             return policy.present(order)
         }
     }
@@ -298,7 +268,7 @@ struct OrdersHandlers: Sendable {
                 // courier carries already included; one courier's claims and releases are
                 // counted one at a time.
                 if action == .claim || action == .release, principal.role == .courier {
-                    try await transaction.lock("orders.courier:\(principal.userID)")
+                    try await transaction.lock(.claims(of: principal.userID))
                 }
                 if action == .claim {
                     let carried = try await orders.carried(by: principal.userID, in: transaction.sql)
@@ -470,12 +440,12 @@ struct OrdersHandlers: Sendable {
                 return Change(name: change, event: OrdersAPI.Events.updated, details: details)
             }
         } catch {
-            if let hold { await giveBack(hold, principal) }
+            if let hold { await stock.giveBack([hold], for: principal) }
             throw error
         }
         // A replayed request answers as the first time, whose line lists another reservation.
         if let hold, !order.items.contains(where: { $0.reservationIDs?.contains(hold.id) == true }) {
-            await giveBack(hold, principal)
+            await stock.giveBack([hold], for: principal)
         }
         return order
     }
@@ -487,7 +457,6 @@ struct OrdersHandlers: Sendable {
     private func reserveForLine(_ request: ItemChange, _ order: Order, rates: VATRates, principal: Principal)
         async throws -> (product: Product?, hold: Reservation?)
     {
-        let options = WireCallOptions(principal: principal)
         let draft = request.item ?? OrderItemDraft()
         let productID: ProductID
         let units: Int64
@@ -495,14 +464,9 @@ struct OrdersHandlers: Sendable {
         switch request.kind {
         case .add:
             guard let id = draft.productID else { return (nil, nil) }
-            let missing = OrderlyError(.notFound, "no product \(id) in the order's store")
-            let found: Product
-            do {
-                found = try await catalog.call(CatalogAPI.getProduct, ResourceRef(id: id), options: options)
-            } catch let error as OrderlyError where error.code == .notFound {
-                throw missing
+            guard let found = try await stock.sellable([id], in: order.storeID, for: principal)[id] else {
+                throw OrderlyError(.notFound, "no product \(id) in the order's store")
             }
-            guard found.storeID == order.storeID else { throw missing }
             let line = try draft.newItem(of: found, currency: order.currency, holding: nil)
             guard found.trackStock else { return (found, nil) }
             (productID, units, product) = (id, Int64(line.quantity), found)
@@ -517,39 +481,16 @@ struct OrdersHandlers: Sendable {
             return (nil, nil)
         }
         do {
-            let hold = try await catalog.call(
-                CatalogAPI.reserve,
-                NewReservation(
-                    storeID: order.storeID, orderID: order.id,
-                    lines: [Reservation.Line(productID: productID, quantity: units)], reference: order.id.description,
-                    expiresInSeconds: lineHoldSeconds),
-                options: options)
-            return (product, hold)
-        } catch var error as OrderlyError where error.reason == "insufficient_stock" {
+            let holds = try await stock.hold(
+                [StockHolds.Line(productID: productID, quantity: units, field: "item")], for: .order(order.id),
+                in: order.storeID, reference: order.id.description, expiringIn: lineHoldSeconds, for: principal)
+            return (product, holds.first)
+        } catch var error as OrderlyError where error.reason == StockHolds.shortReason {
             // The line's one product, named at the top as for a stock adjustment.
             if case .array(let products)? = error.details?["products"], case .object(let short)? = products.first {
                 error.details = short
             }
             throw error
-        } catch let error as OrderlyError where error.code == .invalidArgument {
-            // The request was checked already: what the catalog refuses is the product's state.
-            throw OrderlyError(
-                .failedPrecondition, "the product can no longer be sold: \(error.message)", reason: "product_inactive")
-        }
-    }
-
-    /// Gives back a reservation a change did not store; if that fails too, it expires.
-    func giveBack(_ hold: Reservation, _ principal: Principal) async {
-        do {
-            _ = try await catalog.call(
-                CatalogAPI.releaseReservation, ResourceRef(id: hold.id), options: WireCallOptions(principal: principal))
-        } catch {
-            logger.warning(
-                "stock held for a line not stored could not be given back; it is held until it expires",
-                metadata: [
-                    "reservation.id": "\(hold.id)", "expires_at": "\(hold.expiresAt.map { "\($0)" } ?? "never")",
-                    "error": "\(error)",
-                ])
         }
     }
 }

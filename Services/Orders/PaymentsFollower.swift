@@ -34,9 +34,9 @@ struct PaymentsFollower: EventFollower {
             refunded
             ? try event.payload.decode(as: PaymentRefunded.self).payment : try event.payload.decode(as: Payment.self)
         guard let orderID = payment.orderID else { return }
-        let orders = self.orders
+        let (orders, book) = (self.orders, OrderBook(orders: orders))
         try await database.applyOnce(event, consumer: Self.consumer) { transaction in
-            try await transaction.lock("orders.payments:\(orderID)")
+            try await transaction.lock(.payments(of: orderID))
             guard
                 let paid = try await orders.recordPayment(
                     payment.orderShare, of: payment, for: orderID, in: transaction)
@@ -44,26 +44,19 @@ struct PaymentsFollower: EventFollower {
             // The order may be changed by its staff meanwhile: read it again until the write holds.
             for _ in 0..<5 {
                 guard var order = try await orders.find(orderID, in: transaction.sql) else { return }
-                let previousVersion = order.version
+                let read = order
                 order.setPaid(paid, anyPayment: true)
                 if !order.awaitsPayment { order.payBy = nil }
-                order.version += 1
-                order.updatedAt = Date.currentMillisecond
-                guard
-                    try await orders.update(
-                        order, previousVersion: previousVersion, leftPool: false, releasedBy: nil, in: transaction)
-                else { continue }
-                let entry = OrderHistoryEntry(
-                    seq: order.version, orderID: orderID, at: order.updatedAt, actorID: payment.staffID,
-                    actorRole: Self.role(of: payment, for: order),
-                    change: refunded ? "payment_refunded" : "payment_completed",
+                let change = OrderBook.Change(
+                    name: refunded ? "payment_refunded" : "payment_completed", event: OrdersAPI.Events.updated,
                     details: ["payment_id": .string(payment.id.description), "paid_amount": .int(paid)])
-                try await orders.appendHistory(entry, of: order.storeID, in: transaction)
-                transaction.publish(
-                    try OrdersEvents.changed(OrdersAPI.Events.updated, OrderChange(order: order, change: entry)))
+                let actor = OrderBook.Actor(id: payment.staffID, role: Self.role(of: payment, for: order))
+                guard try await book.record(&order, changedFrom: read, change, by: actor, in: transaction) else {
+                    continue
+                }
                 // A card order paid in full reaches its store now, which may accept it by itself.
                 if !refunded, order.paymentMethod == .card, order.autoAccept == true, !order.awaitsPayment,
-                    try await !OrdersHandlers.acceptForStore(&order, orders, in: transaction)
+                    try await !book.acceptForStore(&order, in: transaction)
                 {
                     throw OrderlyError(.internal, "an order changed within its own transaction")
                 }

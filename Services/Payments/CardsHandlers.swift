@@ -60,8 +60,8 @@ struct CardsHandlers: Sendable {
             key: idempotencyKey, caller: principal.userID, scope: "payments.cards.create:\(request.storeID)",
             request: request
         ) { transaction in
-            try await transaction.lock("payments.card:\(new.id)")
-            try await transaction.lock("payments.cards.uid:\(new.storeID):\(new.uid)")
+            try await transaction.lock(.card(new.id))
+            try await transaction.lock(.cardNumber(new.uid, in: new.storeID))
             if try await cards.find(new.id, in: transaction.sql) != nil {
                 throw OrderlyError(.conflict, "a card \(new.id) exists already", details: ["id": .string("is taken")])
             }
@@ -100,7 +100,7 @@ struct CardsHandlers: Sendable {
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "payments.cards.update:\(patch.id)", request: patch
         ) { transaction in
-            try await transaction.lock("payments.card:\(patch.id)")
+            try await transaction.lock(.card(patch.id))
             var card = try await Self.card(patch.id, for: principal, cards, toChange: true, in: transaction.sql)
             if let expected = patch.expectedVersion, expected != card.version {
                 throw OrderlyError.versionConflict(current: card)
@@ -136,7 +136,7 @@ struct CardsHandlers: Sendable {
         async throws
     {
         guard let id = card.customerID else { return }
-        try await transaction.lock("payments.customer:\(id)")
+        try await transaction.lock(.customer(id))
         var customer = try await customers.customer(id, of: card.storeID, in: transaction.sql)
         if customer.cardLinked(at: now) {
             customer.touch(at: now)

@@ -59,7 +59,7 @@ struct CustomersHandlers: Sendable {
             key: idempotencyKey, caller: principal.userID, scope: "payments.customers.create:\(request.storeID)",
             request: request
         ) { transaction in
-            try await transaction.lock("payments.customer:\(created.id)")
+            try await transaction.lock(.customer(created.id))
             if try await customers.find(created.id, in: transaction.sql) != nil {
                 throw OrderlyError(
                     .conflict, "a customer \(created.id) exists already", details: ["id": .string("is taken")])
@@ -77,7 +77,7 @@ struct CustomersHandlers: Sendable {
             key: idempotencyKey, caller: principal.userID, scope: "payments.customers.update:\(patch.id)",
             request: patch
         ) { transaction in
-            try await transaction.lock("payments.customer:\(patch.id)")
+            try await transaction.lock(.customer(patch.id))
             var customer = try await Self.customer(
                 patch.id, for: principal, customers, toChange: true, in: transaction.sql)
             if let expected = patch.expectedVersion, expected != customer.version {
@@ -102,14 +102,14 @@ struct CustomersHandlers: Sendable {
             key: idempotencyKey, caller: principal.userID, scope: "payments.customers.delete:\(id)",
             request: ResourceRef(id: id)
         ) { transaction in
-            try await transaction.lock("payments.customer:\(id)")
+            try await transaction.lock(.customer(id))
             let customer = try await Self.customer(id, for: principal, customers, toChange: true, in: transaction.sql)
             guard AccessPolicy(principal).canDeleteCustomers(of: customer.storeID) else {
                 throw OrderlyError(.permissionDenied, "only the store's owners and managers delete customers")
             }
             let now = Date.currentMillisecond
             for var card in try await cards.cards(of: id, in: transaction.sql) {
-                try await transaction.lock("payments.card:\(card.id)")
+                try await transaction.lock(.card(card.id))
                 card.customerID = nil
                 card.touch(at: now)
                 try await cards.update(card, in: transaction)
@@ -139,7 +139,7 @@ struct CustomersHandlers: Sendable {
         async throws
     {
         guard let user = customer.userID else { return }
-        try await transaction.lock("payments.customers.user:\(customer.storeID):\(user)")
+        try await transaction.lock(.customerLink(of: user, in: customer.storeID))
         if let other = try await customers.linked(to: user, in: customer.storeID, in: transaction.sql),
             other.id != customer.id
         {

@@ -91,7 +91,7 @@ struct CustomersRepository: Sendable {
     /// kept; the caller is completing `payment` in `transaction`.
     func recordPayment(_ payment: Payment, in transaction: Transaction) async throws {
         guard let id = payment.customerID, let completed = payment.completedAt else { return }
-        try await transaction.lock("payments.customer:\(id)")
+        try await transaction.lock(.customer(id))
         guard var customer = try await find(id, in: transaction.sql), customer.paid(at: completed) else { return }
         customer.touch(at: completed)
         try await update(customer, in: transaction)

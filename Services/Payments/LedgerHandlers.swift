@@ -80,7 +80,7 @@ struct LedgerHandlers: Sendable {
         ) { transaction in
             // Every entry moving the holder's money takes this lock too: no debit lands between
             // the check and the payout.
-            try await transaction.lock(LedgerRepository.lock(of: holder))
+            try await transaction.lock(.ledger(of: holder))
             let figures =
                 try await ledger.balances(of: holder, heldSince: heldSince, in: transaction.sql)
                 .first { $0.currency == currency } ?? CurrencyBalance(currency: currency)

@@ -8,24 +8,16 @@ import Storage
 /// running balance of every store's and courier's account, kept in the entry's transaction (the
 /// platform's own accounts are summed when asked, so that no row is written by every payment).
 struct LedgerRepository: Sendable {
-    /// The lock of `holder`'s accounts, which every entry moving their money and every payout
-    /// from them takes, so that a payout's check of the balance sees every debit before it.
-    static func lock(of holder: Ledger.Holder) -> String {
-        "payments.ledger:\(Ledger.accounts(of: holder).earned.key)"
-    }
-
     /// The locks of the stores and couriers whose money `entry` moves.
-    static func locks(of entry: LedgerEntry) -> Set<String> {
-        Set(entry.postings.compactMap { LedgerAccount(key: $0.account)?.holder }.map(Self.lock(of:)))
+    static func locks(of entry: LedgerEntry) -> [Lock] {
+        entry.postings.compactMap { LedgerAccount(key: $0.account)?.holder }.map(Lock.ledger(of:))
     }
 
     /// Records `entries` in one transaction as `post(_:in:)` does each, every lock any of them
     /// takes taken first, in one order: posted one by one, a second entry's lock taken after the
     /// first's could wait on an entry of another transaction that waits on the first's.
     func post(_ entries: [LedgerEntry], in transaction: Transaction) async throws {
-        for lock in entries.reduce(into: Set<String>(), { $0.formUnion(Self.locks(of: $1)) }).sorted() {
-            try await transaction.lock(lock)
-        }
+        try await transaction.lock(entries.flatMap(Self.locks(of:)))
         for entry in entries { try await post(entry, in: transaction) }
     }
 
@@ -38,7 +30,7 @@ struct LedgerRepository: Sendable {
         guard entry.isBalanced else {
             throw OrderlyError(.internal, "a ledger entry of \(entry.reference) does not balance")
         }
-        for lock in Self.locks(of: entry).sorted() { try await transaction.lock(lock) }
+        try await transaction.lock(Self.locks(of: entry))
         let stamp = entry.createdAt.millisecondsSince1970
         let inserted = try await transaction.sql.raw(
             """

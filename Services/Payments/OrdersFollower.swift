@@ -29,8 +29,8 @@ struct OrdersFollower: EventFollower {
     let catalog: any WireCaller
     let logger: Logger
 
-    var payments: PaymentsRepository { PaymentsRepository(database: database) }
-    var refunds: RefundsRepository { RefundsRepository(database: database) }
+    var book: PaymentBook { PaymentBook(database: database) }
+    var payments: PaymentsRepository { book.payments }
 
     func apply(_ event: DomainEvent) async throws {
         // A store's order that is not delivered has nothing to do here: passed over undecoded.
@@ -55,7 +55,7 @@ struct OrdersFollower: EventFollower {
             let (ledger, payments) = (LedgerRepository(), self.payments)
             try await database.applyOnce(event, consumer: Self.consumer) { transaction in
                 // The tips counted here and a tip completing meanwhile (`PaymentsFollower`) wait on each other.
-                try await transaction.lock(PaymentsRepository.lock(ofOrder: order.id))
+                try await transaction.lock(.payments(of: order.id))
                 if let header { try await recordCash(of: order, header: header, in: transaction) }
                 let paid = try await payments.payments(of: order.id, in: transaction.sql)
                 if let delivery = Ledger.delivery(order, paid: paid, at: order.deliveredAt ?? event.occurredAt) {
@@ -95,15 +95,15 @@ struct OrdersFollower: EventFollower {
         guard let courier = order.courierID, let collected = order.cashCollected, let customer = order.customerID else {
             return
         }
-        let payments = self.payments
+        let (payments, book) = (self.payments, self.book)
         let now = Date.currentMillisecond
         for found in try await payments.payments(of: order.id, in: transaction.sql) where !found.hasCompleted {
-            try await transaction.lock(PaymentsRepository.lock(ofPayment: found.id))
+            try await transaction.lock(.payment(found.id))
             guard var payment = try await payments.payment(found.id, in: transaction.sql) else { continue }
             switch payment.status {
             case .pending, .confirmed:
                 try payment.move(to: .cancelled, at: now)
-                try await PaymentsHandlers.save(&payment, payments, in: transaction)
+                try await book.save(&payment, in: transaction)
             case .processing:
                 logger.warning(
                     "cash was collected for an order whose payment is still with its provider; refund it if it completes",
@@ -114,23 +114,24 @@ struct OrdersFollower: EventFollower {
         }
         let left: (subtotal: Int64, tip: Int64)
         do {
-            left = try await PaymentsHandlers.orderShare(nil, of: order, payments, in: transaction, completedOnly: true)
+            left = try await book.orderShare(nil, of: order, completedOnly: true, in: transaction)
         } catch let error as OrderlyError where error.reason == "order_paid" {
             return
         }
-        let record = try await CustomersRepository(database: database).linked(
-            to: customer, in: order.storeID, in: transaction.sql)
+        let record = try await book.customers.linked(to: customer, in: order.storeID, in: transaction.sql)
         var payment = Payment(
             id: PaymentID(), storeID: order.storeID, orderID: order.id, customerID: record?.id,
             customerUserID: customer, items: [],
             subtotal: left.subtotal, vat: 0, tip: left.tip, currency: order.currency, method: .cash, status: .pending,
             staffID: courier, reservationID: nil, expiresAt: nil, createdAt: now)
-        try await payments.insert(payment, header: header, in: transaction)
-        try payment.move(to: .completed, at: now)
-        payment.amountTendered = collected
-        payment.changeDue = max(0, collected - payment.amount)
-        payment.collectedOnDelivery = true
-        try await PaymentsHandlers.save(&payment, payments, in: transaction)
+        try await book.open(
+            &payment, header: header,
+            movedBy: { payment in
+                try payment.move(to: .completed, at: now)
+                payment.amountTendered = collected
+                payment.changeDue = max(0, collected - payment.amount)
+                payment.collectedOnDelivery = true
+            }, in: transaction)
     }
 
     /// Refunds in full what completed card payments of the cancelled `order` paid, by whoever
@@ -139,15 +140,15 @@ struct OrdersFollower: EventFollower {
     private func giveBack(_ order: Order, cancelledBy canceller: Principal?, store: Store?, in transaction: Transaction)
         async throws
     {
-        let (payments, refunds) = (self.payments, self.refunds)
+        let (payments, book) = (self.payments, self.book)
         let reason = order.cancellationReason.map { "the order was cancelled: \($0)" } ?? "the order was cancelled"
         let made = try await payments.payments(of: order.id, in: transaction.sql)
         var refunding = true
         if let canceller, let store {
             do {
-                try await RefundsHandlers.checkCancelRefund(
-                    of: order, amount: RefundsHandlers.refundedByCancelling(made), by: canceller, store: store, nil,
-                    in: transaction.sql)
+                try await book.checkCancelRefund(
+                    of: order, amount: PaymentBook.refundedByCancelling(made), by: canceller, store: store,
+                    checkingShift: false, in: transaction.sql)
             } catch let error as OrderlyError where error.reason == "refund_not_allowed" {
                 // Paid since the check, past what the canceller may refund: a manager refunds it.
                 logger.error(
@@ -157,17 +158,17 @@ struct OrdersFollower: EventFollower {
             }
         }
         for found in made where found.method != .cash {
-            try await transaction.lock(PaymentsRepository.lock(ofPayment: found.id))
+            try await transaction.lock(.payment(found.id))
             guard var payment = try await payments.payment(found.id, in: transaction.sql) else { continue }
             switch payment.status {
             case .completed, .partiallyRefunded:
                 guard refunding else { continue }
-                _ = try await RefundsHandlers.record(
+                _ = try await book.refund(
                     payment.amount - payment.refundedAmount, of: &payment, reason: String(reason.prefix(500)),
-                    restock: [], by: canceller?.userID ?? payment.staffID, payments, refunds, in: transaction)
+                    restock: [], by: canceller?.userID ?? payment.staffID, in: transaction)
             case .pending, .confirmed:
                 try payment.move(to: .cancelled, at: Date.currentMillisecond)
-                try await PaymentsHandlers.save(&payment, payments, in: transaction)
+                try await book.save(&payment, in: transaction)
             case .processing:
                 logger.warning(
                     "a card payment of a cancelled order is still with its provider; refund it once it completes",

@@ -39,7 +39,7 @@ struct PaymentsFollower: EventFollower {
             let payment = try event.payload.decode(as: Payment.self)
             try await database.applyOnce(event, consumer: Self.consumer) { transaction in
                 let tipped = payment.tip > 0 ? payment.orderID : nil
-                if let order = tipped { try await transaction.lock(PaymentsRepository.lock(ofOrder: order)) }
+                if let order = tipped { try await transaction.lock(.payments(of: order)) }
                 let header = try await payments.header(of: payment.id, in: transaction.sql)
                 let (row, products) = StatsContribution.sale(payment, zone: header?.timezone)
                 try await stats.add(row, in: transaction)

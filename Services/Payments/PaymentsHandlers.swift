@@ -24,6 +24,8 @@ struct PaymentsHandlers: Sendable {
     let orders: any WireCaller
     let logger: Logger
 
+    var book: PaymentBook { PaymentBook(database: database) }
+    var stock: StockHolds { StockHolds(catalog: catalog, logger: logger) }
     var payments: PaymentsRepository { PaymentsRepository(database: database) }
     var shifts: ShiftsRepository { ShiftsRepository(database: database) }
     var stats: StatsRepository { StatsRepository(database: database) }
@@ -186,10 +188,10 @@ struct PaymentsHandlers: Sendable {
         }
         let options = WireCallOptions(principal: principal)
         let store = try await catalog.call(CatalogAPI.getStore, ResourceRef(id: storeID), options: options)
-        let (shifts, customers, cards) = (self.shifts, self.customers, self.cards)
+        let (shifts, customers, cards, book) = (self.shifts, self.customers, self.cards, self.book)
         // Checked before any stock is held, and again under the card's lock as the payment is stored.
         let checked = try await database.read { sql in
-            try await ShiftsHandlers.checkClockedIn(principal, in: store, shifts, in: sql)
+            try await book.checkClockedIn(principal, in: store, in: sql)
             return try await Self.payer(draft, card: valid.cardUID, in: storeID, customers, cards, in: sql)
         }
         var order: Order?
@@ -205,14 +207,13 @@ struct PaymentsHandlers: Sendable {
             }
         }
         let paymentID = draft.id ?? PaymentID()
-        let items = try await price(valid.lines, in: store, options: options)
+        let items = try await price(valid.lines, in: store, principal: principal)
         guard items.reduce(0, { $0 + $1.total }) + valid.tip <= Payment.maximumAmount else {
             throw OrderlyError(
                 .failedPrecondition, "a payment is at most \(Payment.maximumAmount) minor units",
                 reason: "total_too_large")
         }
-        let hold = try await holdStock(of: items, for: paymentID, in: storeID, valid.pendingSeconds, options)
-        let payments = self.payments
+        let hold = try await holdStock(of: items, for: paymentID, in: storeID, valid.pendingSeconds, principal)
         let staffName = try await database.read { try await shifts.staffMember(principal.userID, in: $0)?.name }
         let header = ReceiptHeader(store: store, staffName: staffName)
         let paidFor = order
@@ -221,36 +222,35 @@ struct PaymentsHandlers: Sendable {
             payment = try await idempotency.write(
                 key: idempotencyKey, caller: principal.userID, scope: scope, request: draft
             ) { transaction in
-                try await Self.claim(paymentID, payments, in: transaction)
-                if let card = checked.cardID { try await transaction.lock("payments.card:\(card)") }
+                try await book.claim(paymentID, in: transaction)
+                if let card = checked.cardID { try await transaction.lock(.card(card)) }
                 let payer = try await Self.payer(
                     draft, card: valid.cardUID, in: storeID, customers, cards, in: transaction.sql)
                 var subtotal = items.reduce(0) { $0 + $1.total }
                 var tip = valid.tip
                 if let paidFor {
-                    let share = try await Self.orderShare(draft.amount, of: paidFor, payments, in: transaction)
+                    let share = try await book.orderShare(draft.amount, of: paidFor, in: transaction)
                     subtotal = share.subtotal
                     // The order's tip is paid with it unless the request says what the customer tipped.
                     if draft.tip == nil { tip = share.tip }
                 }
                 let now = Date.currentMillisecond
-                let payment = Payment(
+                var payment = Payment(
                     id: paymentID, storeID: storeID, orderID: draft.orderID, customerID: payer.customerID,
                     customerUserID: payer.customerUserID, cardID: payer.cardID, items: items, subtotal: subtotal,
                     vat: items.reduce(0) { $0 + $1.vat }, tip: tip,
                     currency: store.currency, method: valid.method, status: .pending, staffID: principal.userID,
                     reservationID: hold?.id, expiresAt: now.addingTimeInterval(TimeInterval(valid.pendingSeconds)),
                     createdAt: now)
-                try await payments.insert(payment, header: header, in: transaction)
-                transaction.publish(try PaymentsEvents.reached(payment))
+                try await book.open(&payment, header: header, in: transaction)
                 return payment
             }
         } catch {
-            if let hold { await giveBack(hold, principal) }
+            if let hold { await stock.giveBack([hold], for: principal) }
             throw error
         }
         // A request replayed meanwhile answers as the first time, which holds another reservation.
-        if let hold, payment.reservationID != hold.id { await giveBack(hold, principal) }
+        if let hold, payment.reservationID != hold.id { await stock.giveBack([hold], for: principal) }
         return payment
     }
 
@@ -294,23 +294,22 @@ struct PaymentsHandlers: Sendable {
             throw OrderlyError(.failedPrecondition, "the order is cancelled", reason: "order_cancelled")
         }
         let store = try await catalog.call(CatalogAPI.getStore, ResourceRef(id: order.storeID), options: options)
-        let (payments, customers) = (self.payments, self.customers)
+        let (customers, book) = (self.customers, self.book)
         let paymentID = draft.id ?? PaymentID()
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: scope, request: draft
         ) { transaction in
-            try await Self.claim(paymentID, payments, in: transaction)
-            let share = try await Self.orderShare(nil, of: order, payments, in: transaction)
+            try await book.claim(paymentID, in: transaction)
+            let share = try await book.orderShare(nil, of: order, in: transaction)
             let now = Date.currentMillisecond
             let record = try await customers.linked(to: principal.userID, in: order.storeID, in: transaction.sql)
-            let payment = Payment(
+            var payment = Payment(
                 id: paymentID, storeID: order.storeID, orderID: order.id, customerID: record?.id,
                 customerUserID: principal.userID,
                 subtotal: share.subtotal, tip: share.tip, currency: order.currency, method: .card, status: .pending,
                 staffID: principal.userID,
                 expiresAt: order.payBy ?? now.addingTimeInterval(Order.cardPaymentWindow), createdAt: now)
-            try await payments.insert(payment, header: ReceiptHeader(store: store, staffName: nil), in: transaction)
-            transaction.publish(try PaymentsEvents.reached(payment))
+            try await book.open(&payment, header: ReceiptHeader(store: store, staffName: nil), in: transaction)
             return payment
         }
     }
@@ -350,79 +349,27 @@ struct PaymentsHandlers: Sendable {
         var cardID: CardID?
     }
 
-    /// Takes the lock of a new payment's id, refusing an id already taken (409 naming `id`).
-    private static func claim(_ id: PaymentID, _ payments: PaymentsRepository, in transaction: Transaction)
-        async throws
-    {
-        try await transaction.lock(PaymentsRepository.lock(ofPayment: id))
-        if try await payments.payment(id, in: transaction.sql) != nil {
-            throw OrderlyError(.conflict, "a payment \(id) exists already", details: ["id": .string("is taken")])
-        }
-    }
-
-    /// What a payment for `order` pays of it: `requested`, or what is left when absent; and what
-    /// is left of the order's tip (`Payment.tipShare`: a tip refunded is left to pay again). What
-    /// is left counts every payment for the order this service
-    /// holds, those still in flight too (unless `completedOnly`), under the order's lock, so two
-    /// payments rung up at once cannot both pay the rest.
-    static func orderShare(
-        _ requested: Int64?, of order: Order, _ payments: PaymentsRepository, in transaction: Transaction,
-        completedOnly: Bool = false
-    ) async throws -> (subtotal: Int64, tip: Int64) {
-        try await transaction.lock(PaymentsRepository.lock(ofOrder: order.id))
-        let made = try await payments.payments(of: order.id, in: transaction.sql)
-            .filter { !completedOnly || $0.hasCompleted }
-        let taken = made.reduce(0) { $0 + $1.orderShare }
-        let tipped = made.reduce(0) { $0 + $1.tipShare }
-        let left = order.total - taken
-        guard left > 0 else {
-            throw OrderlyError(.failedPrecondition, "the order is paid in full", reason: "order_paid")
-        }
-        if let requested, requested > left {
-            throw OrderlyError(
-                .failedPrecondition, "\(left) of the order is left to pay",
-                details: ["amount": .string("must be at most \(left), what is left to pay")])
-        }
-        return (requested ?? left, max(0, (order.tip ?? 0) - tipped))
-    }
-
     /// The payment's lines: catalog products at the catalog's price and VAT rate, free lines as
-    /// typed. Every line naming what is not an active product of the store is named at once.
-    private func price(_ lines: [ValidPaymentDraft.Line], in store: Store, options: WireCallOptions) async throws
+    /// typed. Every line naming what is not a product of the store is named at once; a product
+    /// not for sale is 422 `product_inactive` (`Product.checkForSale`).
+    private func price(_ lines: [ValidPaymentDraft.Line], in store: Store, principal: Principal) async throws
         -> [PaymentItem]
     {
-        let catalog = self.catalog
         let ids = lines.compactMap { line -> ProductID? in
             if case .product(let id, _) = line { id } else { nil }
         }
-        let products = try await withThrowingTaskGroup(of: Product?.self) { group in
-            for id in ids {
-                group.addTask {
-                    do {
-                        return try await catalog.call(CatalogAPI.getProduct, ResourceRef(id: id), options: options)
-                    } catch let error as OrderlyError where error.code == .notFound {
-                        return nil
-                    }
-                }
-            }
-            var found: [ProductID: Product] = [:]
-            for try await product in group { if let product { found[product.id] = product } }
-            return found
-        }
+        let products = try await stock.sellable(ids, in: store.id, for: principal)
         var problems = FieldProblems()
         var items: [PaymentItem] = []
         for (index, line) in lines.enumerated() {
             do {
                 switch line {
                 case .product(let id, let quantity):
-                    guard let product = products[id], product.storeID == store.id else {
+                    guard let product = products[id] else {
                         problems.add("items[\(index)].product_id", "is not a product of the store")
                         continue
                     }
-                    guard product.active else {
-                        problems.add("items[\(index)].product_id", "is inactive and cannot be sold")
-                        continue
-                    }
+                    try product.checkForSale(field: "items[\(index)].product_id")
                     items.append(
                         try PaymentItem(
                             productID: id, name: product.name, unitPrice: product.price, quantity: quantity,
@@ -434,6 +381,7 @@ struct PaymentsHandlers: Sendable {
                             tracked: false))
                 }
             } catch {
+                guard error.code == .invalidArgument else { throw error }
                 for (field, reason) in error.details ?? [:] {
                     if case .string(let text) = reason { problems.add("items[\(index)].\(field)", text) }
                 }
@@ -447,41 +395,18 @@ struct PaymentsHandlers: Sendable {
     /// expire; nil when no item tracks stock.
     private func holdStock(
         of items: [PaymentItem], for payment: PaymentID, in store: StoreID, _ pendingSeconds: Int,
-        _ options: WireCallOptions
+        _ principal: Principal
     ) async throws -> Reservation? {
-        let lines = items.compactMap { item in
-            item.tracked ? item.productID.map { Reservation.Line(productID: $0, quantity: item.quantity) } : nil
+        let lines = items.indices.compactMap { index in
+            items[index].tracked
+                ? items[index].productID.map {
+                    StockHolds.Line(productID: $0, quantity: items[index].quantity, field: "items[\(index)]")
+                } : nil
         }
-        guard !lines.isEmpty else { return nil }
-        do {
-            return try await catalog.call(
-                CatalogAPI.reserve,
-                NewReservation(
-                    storeID: store, paymentID: payment, lines: lines, reference: "payment \(payment)",
-                    expiresInSeconds: pendingSeconds + PaymentsAPI.stockGraceSeconds),
-                options: options)
-        } catch let error as OrderlyError where error.code == .invalidArgument {
-            // The catalog names the reservation's lines, which are the tracked items in order.
-            let tracked = items.indices.filter { items[$0].tracked }
-            var fields: [String: String] = [:]
-            for (field, reason) in error.details ?? [:] {
-                guard case .string(let text) = reason else { continue }
-                if let match = field.wholeMatch(of: /lines\[(\d+)\]\.(.+)/), let line = Int(match.1),
-                    tracked.indices.contains(line)
-                {
-                    fields["items[\(tracked[line])].\(match.2)"] = text
-                } else {
-                    fields[field] = text
-                }
-            }
-            throw OrderlyError.invalidFields(fields)
-        }
-    }
-
-    private func giveBack(_ hold: Reservation, _ principal: Principal) async {
-        // If this fails too, the reservation expires by itself.
-        _ = try? await catalog.call(
-            CatalogAPI.releaseReservation, ResourceRef(id: hold.id), options: WireCallOptions(principal: principal))
+        return try await stock.hold(
+            lines, for: .payment(payment), in: store, reference: "payment \(payment)",
+            expiringIn: pendingSeconds + PaymentsAPI.stockGraceSeconds, for: principal
+        ).first
     }
 
     /// Completes a pending cash payment with the cash handed over: `change_due` is what is
@@ -501,7 +426,7 @@ struct PaymentsHandlers: Sendable {
                 problems.integer(
                     request.amountTendered, "amount_tendered", in: 0...Payment.maximumAmount * 10) ?? 0
             try problems.check()
-            try Self.checkNotDue(payment, at: now)
+            try PaymentBook.checkNotDue(payment, at: now)
             try payment.move(to: .completed, at: now)
             guard tendered >= payment.amount else {
                 throw OrderlyError(
@@ -511,8 +436,7 @@ struct PaymentsHandlers: Sendable {
             payment.amountTendered = tendered
             payment.changeDue = tendered - payment.amount
         } counting: { payment, transaction in
-            try await ShiftsHandlers.countCash(
-                payment.amount, by: principal.userID, in: payment.storeID, shifts, in: transaction)
+            try await book.countCash(payment.amount, by: principal.userID, in: payment.storeID, in: transaction)
         }
     }
 
@@ -533,11 +457,11 @@ struct PaymentsHandlers: Sendable {
         _ body: @Sendable @escaping (inout Payment, Date) throws -> Void,
         counting: (@Sendable (Payment, Transaction) async throws -> Void)? = nil
     ) async throws -> Payment {
-        let payments = self.payments
+        let (payments, book) = (self.payments, self.book)
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "\(scope):\(id)", request: request
         ) { transaction in
-            try await transaction.lock(PaymentsRepository.lock(ofPayment: id))
+            try await transaction.lock(.payment(id))
             let policy = AccessPolicy(principal)
             guard var payment = try await payments.payment(id, in: transaction.sql), policy.canSee(payment: payment)
             else { throw OrderlyError(.notFound, "no payment \(id)") }
@@ -547,34 +471,8 @@ struct PaymentsHandlers: Sendable {
             let now = Date.currentMillisecond
             try body(&payment, now)
             try await counting?(payment, transaction)
-            try await Self.save(&payment, payments, in: transaction)
+            try await book.save(&payment, in: transaction)
             return payment
-        }
-    }
-
-    /// Writes a payment that moved, with its receipt when it completed, and publishes the status
-    /// it reached. The caller holds its lock.
-    static func save(_ payment: inout Payment, _ payments: PaymentsRepository, in transaction: Transaction)
-        async throws
-    {
-        if payment.status == .completed, payment.receiptID == nil {
-            let header = try await payments.header(of: payment.id, in: transaction.sql)
-            let number = try await transaction.nextSequence("receipts.number.\(payment.storeID)")
-            let receipt = Receipt(payment: payment, number: number, header: header)
-            payment.receiptID = receipt.id
-            try await payments.insert(receipt, in: transaction)
-            try await CustomersRepository(database: payments.database).recordPayment(payment, in: transaction)
-        }
-        try await payments.update(payment, in: transaction)
-        transaction.publish(try PaymentsEvents.reached(payment))
-    }
-
-    /// Refuses to move a pending payment whose time has run out, even before the sweep expires it.
-    static func checkNotDue(_ payment: Payment, at now: Date) throws(OrderlyError) {
-        if payment.status == .pending, let expiresAt = payment.expiresAt, now >= expiresAt {
-            throw OrderlyError(
-                .failedPrecondition, "the payment expired at \(RFC3339.format(expiresAt))", reason: "payment_expired",
-                details: ["status": .string("expired"), "allowed": .array([])])
         }
     }
 
@@ -582,17 +480,17 @@ struct PaymentsHandlers: Sendable {
     /// Each is expired under its own lock, once, whichever replica gets there first.
     func expireDue(limit: Int) async throws -> Int {
         var expired = 0
-        let payments = self.payments
+        let (payments, book) = (self.payments, self.book)
         for id in try await payments.due(at: Date.currentMillisecond, limit: limit) {
             do {
                 let ended = try await database.transaction { transaction in
-                    try await transaction.lock(PaymentsRepository.lock(ofPayment: id))
+                    try await transaction.lock(.payment(id))
                     let now = Date.currentMillisecond
                     guard var payment = try await payments.payment(id, in: transaction.sql),
                         payment.status == .pending, let expiresAt = payment.expiresAt, now >= expiresAt
                     else { return false }
                     try payment.move(to: .expired, at: now)
-                    try await Self.save(&payment, payments, in: transaction)
+                    try await book.save(&payment, in: transaction)
                     return true
                 }
                 if ended { expired += 1 }

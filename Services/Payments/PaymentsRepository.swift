@@ -158,13 +158,6 @@ struct PaymentsRepository: Sendable {
         }
     }
 
-    /// The lock a payment's every change takes (refunds, provider reports, the till).
-    static func lock(ofPayment id: PaymentID) -> String { "payments.payment:\(id)" }
-
-    /// The lock of an order's payments: what is left to pay of it, and which of their tips its
-    /// courier is credited with.
-    static func lock(ofOrder id: OrderID) -> String { "payments.order:\(id)" }
-
     /// The sequence numbering the writes of a store's payments (`change_seq`).
     static func changes(of store: String) -> String { "payments.changes:" + store }
 

@@ -1,7 +1,7 @@
 import Contracts
 public import Runtime
 public import Storage
-public import Wire
+import Wire
 public import WireContract
 
 /// The payments service: payments through their lifecycle, with the stock they sell held by

@@ -14,7 +14,8 @@ struct ProviderReportsHandlers: Sendable {
     let settings: PaymentsSettings
     let logger: Logger
 
-    var payments: PaymentsRepository { PaymentsRepository(database: database) }
+    var book: PaymentBook { PaymentBook(database: database) }
+    var payments: PaymentsRepository { book.payments }
     var reports: ProviderReportsRepository { ProviderReportsRepository(database: database) }
 
     func register(in router: inout WireRouter) {
@@ -93,9 +94,9 @@ struct ProviderReportsHandlers: Sendable {
         guard let paymentID = event.paymentID, let type = event.type else {
             return ProviderEventOutcome(outcome: .ignored, status: .pending)
         }
-        let (payments, reports, logger) = (self.payments, self.reports, self.logger)
+        let (payments, reports, logger, book) = (self.payments, self.reports, self.logger, self.book)
         return try await database.transaction { transaction in
-            try await transaction.lock(PaymentsRepository.lock(ofPayment: paymentID))
+            try await transaction.lock(.payment(paymentID))
             guard var payment = try await payments.payment(paymentID, in: transaction.sql) else {
                 throw OrderlyError(.notFound, "no payment \(paymentID)")
             }
@@ -132,7 +133,7 @@ struct ProviderReportsHandlers: Sendable {
             let now = Date.currentMillisecond
             let late =
                 payment.status.isTerminal || type.progress <= payment.status.progress
-                || (try? PaymentsHandlers.checkNotDue(payment, at: now)) == nil
+                || (try? PaymentBook.checkNotDue(payment, at: now)) == nil
             guard !late else {
                 logger.warning(
                     "a provider's report arrived after the payment moved past it; ignored",
@@ -146,7 +147,7 @@ struct ProviderReportsHandlers: Sendable {
             payment.provider = provider
             if let reference { payment.providerRef = reference }
             if let settlement = event.settlement { payment.settlement = settlement }
-            try await PaymentsHandlers.save(&payment, payments, in: transaction)
+            try await book.save(&payment, in: transaction)
             return ProviderEventOutcome(outcome: .applied, status: payment.status)
         }
     }

@@ -18,9 +18,8 @@ struct RefundsHandlers: Sendable {
     /// The order a cancel would refund the payments of, as its canceller sees it.
     let orders: any WireCaller
 
-    var payments: PaymentsRepository { PaymentsRepository(database: database) }
-    var refunds: RefundsRepository { RefundsRepository(database: database) }
-    var shifts: ShiftsRepository { ShiftsRepository(database: database) }
+    var book: PaymentBook { PaymentBook(database: database) }
+    var payments: PaymentsRepository { book.payments }
     var idempotency: IdempotencyStore { IdempotencyStore(database: database) }
 
     func register(in router: inout WireRouter) {
@@ -35,12 +34,12 @@ struct RefundsHandlers: Sendable {
     }
 
     /// What cancelling the order would refund, refused (422 `refund_not_allowed`) when the caller
-    /// may not refund it (`checkCancelRefund(of:amount:by:store:_:in:)`); an order the caller
+    /// may not refund it (`PaymentBook.checkCancelRefund`); an order the caller
     /// cannot see is 404, as the orders service would answer, and a cancel it would refuse for
     /// another reason refunds nothing here (0), so that its own answer follows.
     func checkCancelRefund(_ id: OrderID, principal: Principal) async throws -> CancelRefundCheck {
         let payments = self.payments
-        let amount = Self.refundedByCancelling(try await database.read { try await payments.payments(of: id, in: $0) })
+        let amount = PaymentBook.refundedByCancelling(try await database.read { try await payments.payments(of: id, in: $0) })
         guard amount > 0 else { return CancelRefundCheck(amount: 0, currency: nil) }
         let options = WireCallOptions(principal: principal)
         let order = try await orders.call(OrdersAPI.getOrder, ResourceRef(id: id), options: options)
@@ -50,39 +49,12 @@ struct RefundsHandlers: Sendable {
             return CancelRefundCheck(amount: 0, currency: nil)
         }
         let store = try await catalog.call(CatalogAPI.getStore, ResourceRef(id: order.storeID), options: options)
-        let shifts = self.shifts
+        let book = self.book
         try await database.read { sql in
-            try await Self.checkCancelRefund(of: order, amount: amount, by: principal, store: store, shifts, in: sql)
+            try await book.checkCancelRefund(
+                of: order, amount: amount, by: principal, store: store, checkingShift: true, in: sql)
         }
         return CancelRefundCheck(amount: amount, currency: order.currency)
-    }
-
-    /// What a cancel gives back of `payments`, an order's: what is left of each completed card
-    /// (not cash) payment.
-    static func refundedByCancelling(_ payments: [Payment]) -> Int64 {
-        payments.filter { $0.method != .cash && ($0.status == .completed || $0.status == .partiallyRefunded) }
-            .reduce(0) { $0 + $1.amount - $1.refundedAmount }
-    }
-
-    /// Refuses the cancel of `order` by `principal` when it would refund `amount` they may not
-    /// (`AccessPolicy.mayRefundByCancelling`, with the store's staff refund limit; a staff member
-    /// clocked in at the store, unless `shifts` is nil): 422 `refund_not_allowed`.
-    static func checkCancelRefund(
-        of order: Order, amount: Int64, by principal: Principal, store: Store, _ shifts: ShiftsRepository?,
-        in sql: any SQLDatabase
-    ) async throws {
-        let refusal = OrderlyError(
-            .failedPrecondition,
-            "cancelling this order refunds \(amount) of its payments, which is not yours to refund; "
-                + "an owner or manager of the store cancels it",
-            reason: "refund_not_allowed", details: ["amount": .int(amount)])
-        guard AccessPolicy(principal).mayRefundByCancelling(order, amount: amount, staffLimit: store.staffRefundLimit)
-        else { throw refusal }
-        if principal.role == .staff, let shifts,
-            try await shifts.openShift(of: principal.userID, in: sql)?.storeID != order.storeID
-        {
-            throw refusal
-        }
     }
 
     /// Gives back `amount` of a completed payment (what is left when absent), never more than
@@ -108,7 +80,7 @@ struct RefundsHandlers: Sendable {
             }
         }
         try problems.check()
-        let (payments, refunds, shifts) = (self.payments, self.refunds, self.shifts)
+        let (payments, book) = (self.payments, self.book)
         let id = request.paymentID
         let policy = AccessPolicy(principal)
         // Who may refund is decided by the store's settings, read before the payment is locked;
@@ -121,7 +93,7 @@ struct RefundsHandlers: Sendable {
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "payments.refund:\(id)", request: request
         ) { transaction in
-            try await transaction.lock(PaymentsRepository.lock(ofPayment: id))
+            try await transaction.lock(.payment(id))
             guard var payment = try await payments.payment(id, in: transaction.sql), policy.canSee(payment: payment)
             else { throw OrderlyError(.notFound, "no payment \(id)") }
             guard payment.status == .completed || payment.status == .partiallyRefunded else {
@@ -141,7 +113,7 @@ struct RefundsHandlers: Sendable {
                     details: ["amount": .string("must be at most \(left)")])
             }
             try Self.checkRefunder(policy, payment, amount: amount, store)
-            try await ShiftsHandlers.checkClockedIn(principal, in: store, shifts, in: transaction.sql)
+            try await book.checkClockedIn(principal, in: store, in: transaction.sql)
             var problems = FieldProblems()
             var restocked: Int64 = 0
             for (index, line) in restock.enumerated() {
@@ -164,43 +136,13 @@ struct RefundsHandlers: Sendable {
                     "restock_lines", "are worth \(restocked) at the prices paid, more than the \(amount) refunded")
             }
             try problems.check()
-            let refund = try await Self.record(
-                amount, of: &payment, reason: reason, restock: restock, by: principal.userID, payments, refunds,
-                in: transaction)
+            let refund = try await book.refund(
+                amount, of: &payment, reason: reason, restock: restock, by: principal.userID, in: transaction)
             if payment.method == .cash {
-                try await ShiftsHandlers.countCash(
-                    -amount, by: principal.userID, in: payment.storeID, shifts, in: transaction)
+                try await book.countCash(-amount, by: principal.userID, in: payment.storeID, in: transaction)
             }
             return refund
         }
-    }
-
-    /// Writes a refund of `amount` of `payment` (held under its lock, the amount and lines
-    /// checked): the payment's refunded amount and status, the refund with its receipt, and
-    /// `payment.refunded`.
-    static func record(
-        _ amount: Int64, of payment: inout Payment, reason: String, restock: [Reservation.Line], by staff: UserID,
-        _ payments: PaymentsRepository, _ refunds: RefundsRepository, in transaction: Transaction
-    ) async throws -> Refund {
-        let now = Date.currentMillisecond
-        payment.refundedAmount += amount
-        try payment.move(to: payment.refundedAmount == payment.amount ? .refunded : .partiallyRefunded, at: now)
-        let number = try await transaction.nextSequence("receipts.number.\(payment.storeID)")
-        let refund = Refund(
-            id: RefundID(), paymentID: payment.id, storeID: payment.storeID, amount: amount, currency: payment.currency,
-            reason: reason, restockLines: restock, receiptID: ReceiptID(), staffID: staff, createdAt: now)
-        let header = try await payments.header(of: payment.id, in: transaction.sql)
-        var saleNumber: Int64?
-        if let sale = payment.receiptID {
-            saleNumber = try await payments.receipt(sale, in: transaction.sql)?.number
-        }
-        try await payments.insert(
-            Receipt(refund: refund, of: payment, number: number, saleNumber: saleNumber, header: header),
-            in: transaction)
-        try await refunds.insert(refund, in: transaction)
-        try await payments.update(payment, in: transaction)
-        transaction.publish(try PaymentsEvents.refunded(payment, refund))
-        return refund
     }
 
     /// Refuses a refund of `amount` of `payment` by `policy`'s caller beyond what `store` lets

@@ -46,7 +46,7 @@ struct ShiftsHandlers: Sendable {
             key: idempotencyKey, caller: principal.userID, scope: "shifts.shifts.clock_in", request: request
         ) { transaction in
             let (user, store) = try await Self.clockable(request.userID, by: principal, shifts, in: transaction)
-            try await transaction.lock("shifts.shift:\(user)")
+            try await transaction.lock(.shift(of: user))
             if try await shifts.openShift(of: user, in: transaction.sql) != nil {
                 throw OrderlyError(.conflict, "the user is clocked in already", reason: "already_clocked_in")
             }
@@ -72,7 +72,7 @@ struct ShiftsHandlers: Sendable {
             key: idempotencyKey, caller: principal.userID, scope: "shifts.shifts.clock_out", request: request
         ) { transaction in
             let (user, _) = try await Self.clockable(request.userID, by: principal, shifts, in: transaction)
-            try await transaction.lock("shifts.shift:\(user)")
+            try await transaction.lock(.shift(of: user))
             guard var shift = try await shifts.openShift(of: user, in: transaction.sql) else {
                 throw OrderlyError(.failedPrecondition, "the user is not clocked in", reason: "not_clocked_in")
             }
@@ -100,36 +100,5 @@ struct ShiftsHandlers: Sendable {
             policy.canClock(user: member.id, role: member.role, store: member.storeID), let store = member.storeID
         else { throw OrderlyError(.notFound, "no user \(requested) you may clock in or out") }
         return (member.id, store)
-    }
-
-    /// Refuses a staff member who is not clocked in where the store requires it (422
-    /// `not_clocked_in`); owners, managers and admins are not held to it.
-    static func checkClockedIn(
-        _ principal: Principal, in store: Store, _ shifts: ShiftsRepository, in sql: any SQLDatabase
-    ) async throws {
-        guard store.requireClockIn, principal.role == .staff else { return }
-        let shift = try await shifts.openShift(of: principal.userID, in: sql)
-        guard shift?.storeID == store.id else {
-            throw OrderlyError(
-                .failedPrecondition, "the store requires staff to be clocked in to take payments",
-                reason: "not_clocked_in")
-        }
-    }
-
-    /// Counts cash taken (`amount`) or given back (negative) in the drawer of `user`'s open
-    /// shift in `store`. Cash moves only through a drawer: without an open shift there, it is
-    /// refused (422 `not_clocked_in`), so that every coin handed over is in some shift's count.
-    static func countCash(
-        _ amount: Int64, by user: UserID, in store: StoreID, _ shifts: ShiftsRepository,
-        in transaction: Transaction
-    ) async throws {
-        try await transaction.lock("shifts.shift:\(user)")
-        guard var shift = try await shifts.openShift(of: user, in: transaction.sql), shift.storeID == store else {
-            throw OrderlyError(
-                .failedPrecondition, "cash goes into the drawer of an open shift: clock in at the store first",
-                reason: "not_clocked_in")
-        }
-        if amount >= 0 { shift.cashSales += amount } else { shift.cashRefunds -= amount }
-        try await shifts.update(shift, in: transaction)
     }
 }

@@ -49,13 +49,13 @@ public enum CatalogAPI {
     public static let storeStockLedger = WireMethod<StoreStockLedgerRequest, Page<StockLedgerEntry>>(
         "catalog.stock.store_ledger", safeToRetry: true)
 
-    /// Admins and the store's users, and services selling for them: every line held, or none
-    /// (`409 insufficient_stock` naming each short product).
-    /// The products of a store's menu a customer is checking out with, for the orders service
-    /// alone: those of `ids` that are the store's (inactive ones too, so that the orders service
-    /// names them).
+    /// The products a sale lists, for the orders and payments services (`StockHolds.sellable`):
+    /// those of `ids` that are the store's (inactive ones too, so that the sale names them).
     public static let checkoutProducts = WireMethod<CheckoutProductsRequest, [Product]>(
         "catalog.products.checkout", safeToRetry: true)
+    /// Admins and the store's users, and services selling for them: every line held, or none
+    /// (`409 insufficient_stock` naming each short product; a product not for sale is 422
+    /// `product_inactive`).
     public static let reserve = WireMethod<NewReservation, Reservation>(
         "catalog.reservations.create", safeToRetry: false)
     public static let getReservation = WireMethod<ResourceRef<ReservationID>, Reservation>(

@@ -190,11 +190,7 @@ extension ValidCheckout.Line {
         guard let product, product.storeID == store else {
             throw OrderlyError.invalidFields(["\(field).product_id": "is not a product of the store"])
         }
-        guard product.active else {
-            throw OrderlyError(
-                .failedPrecondition, "\(product.name) is not for sale now", reason: "product_inactive",
-                details: ["\(field).product_id": .string("is not for sale now")])
-        }
+        try product.checkForSale(field: "\(field).product_id")
         var chosen: [OrderItem.ChosenOption] = []
         var problems = FieldProblems()
         for id in optionIDs {

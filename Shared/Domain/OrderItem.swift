@@ -134,9 +134,7 @@ public struct OrderItemDraft: Hashable, Sendable, Codable {
         if vatRateBasisPoints != nil { problems.add("vat_rate_bp", "is the product's VAT rate") }
         if let type, type != .product { problems.add("type", "is product for a catalog product") }
         try problems.check()
-        guard product.active else {
-            throw OrderlyError(.failedPrecondition, "\(product.name) is not for sale", reason: "product_inactive")
-        }
+        try product.checkForSale()
         guard product.currency == currency else {
             throw OrderlyError(
                 .failedPrecondition, "\(product.name) is priced in \(product.currency), the order in \(currency)",

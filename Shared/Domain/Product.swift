@@ -160,6 +160,19 @@ public struct Product: Hashable, Sendable {
     }
 }
 
+extension Product {
+    /// Refuses to sell a product that is not for sale now (inactive): 422 `product_inactive`
+    /// naming `field`. The one rule of every sale: a customer's checkout, an order's line, the
+    /// till, and the stock held for any of them.
+    public func checkForSale(field: String = "product_id") throws(OrderlyError) {
+        guard active else {
+            throw OrderlyError(
+                .failedPrecondition, "\(name) is not for sale now", reason: "product_inactive",
+                details: [field: .string("is not for sale now")])
+        }
+    }
+}
+
 extension Product: Codable {
     enum CodingKeys: String, CodingKey {
         case id, name, sku, barcode, category, description, price, currency, emoji, quantity, reserved, available

@@ -30,12 +30,18 @@ public final class Transaction: Sendable {
         events.withLock { [event] in $0.append(event) }
     }
 
-    /// Holds the lock named `name` until this transaction ends, waiting for another transaction
-    /// holding it: on PostgreSQL a transaction-level advisory lock keyed by the name's SHA-256;
-    /// on SQLite nothing, as its one writer runs transactions one at a time anyway.
-    public func lock(_ name: String) async throws {
+    /// Holds `lock` until this transaction ends, waiting for another transaction holding it: on
+    /// PostgreSQL a transaction-level advisory lock keyed by the name's SHA-256; on SQLite
+    /// nothing, as its one writer runs transactions one at a time anyway.
+    public func lock(_ lock: Lock) async throws {
         guard kind == .postgres else { return }
-        try await sql.raw("SELECT pg_advisory_xact_lock(\(bind: Self.advisoryKey(name)))").run()
+        try await sql.raw("SELECT pg_advisory_xact_lock(\(bind: Self.advisoryKey(lock.name)))").run()
+    }
+
+    /// Holds each of `locks` once, taken in the order of their names, so that two transactions
+    /// taking some of the same locks never wait on each other in a circle.
+    public func lock(_ locks: some Sequence<Lock>) async throws {
+        for lock in Set(locks).sorted() { try await self.lock(lock) }
     }
 
     /// The number PostgreSQL's advisory locks know the lock named `name` by: the first 8 bytes

@@ -1,4 +1,4 @@
-import Domain
+public import Domain
 import Logging
 public import NIOCore
 import WireCodec
@@ -7,7 +7,7 @@ public import WireContract
 /// What calls a service's Wire methods: a pool of connections to it (`WireClient`), or its own
 /// `WireRouter` in the caller's process, which is how tests drive one service, or several, in
 /// one process with real handlers and databases.
-public protocol WireCaller: Sendable {
+public protocol WireCaller: ContractCaller {
     /// Calls `method` and decodes its response.
     func call<Request, Response>(
         _ method: WireMethod<Request, Response>, _ request: Request, options: WireCallOptions
@@ -23,6 +23,12 @@ public protocol WireCaller: Sendable {
 }
 
 extension WireCaller {
+    public func call<Request, Response>(
+        _ method: WireMethod<Request, Response>, _ request: Request, for principal: Principal?
+    ) async throws -> Response {
+        try await call(method, request, options: WireCallOptions(principal: principal))
+    }
+
     /// Calls `method` without a principal, trace or idempotency key.
     public func call<Request, Response>(_ method: WireMethod<Request, Response>, _ request: Request) async throws
         -> Response

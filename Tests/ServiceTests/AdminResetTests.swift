@@ -26,9 +26,9 @@ struct AdminResetTests {
             }
             #expect(last == 429)
             func reset(_ email: String, _ password: String) async throws -> User {
-                try await UsersHandlers.resetAdminPassword(
-                    email: email, password: password, database: suite.gatewayDatabase, redis: suite.redis,
-                    passwords: suite.passwords, logger: Logger(label: "tests"))
+                try await UserBook(database: suite.gatewayDatabase).resetAdminPassword(
+                    email: email, password: password, redis: suite.redis, passwords: suite.passwords,
+                    logger: Logger(label: "tests"))
             }
             _ = try await reset(" Admin@Example.com ", "a-new-password-2")
             let signedIn = try await api.login(suite, suite.adminEmail, "a-new-password-2")
@@ -57,10 +57,10 @@ struct AdminResetTests {
     func bootstrapWhenNoAdminIsActive() async throws {
         try await InProcessSuite.with { suite in
             func bootstrap(_ email: String, _ password: String = "another-password-9") async throws
-                -> UsersHandlers.Bootstrap
+                -> UserBook.Bootstrap
             {
-                try await UsersHandlers.bootstrapAdmin(
-                    email: email, password: password, database: suite.gatewayDatabase, passwords: suite.passwords)
+                try await UserBook(database: suite.gatewayDatabase).bootstrapAdmin(
+                    email: email, password: password, passwords: suite.passwords)
             }
             #expect(try await bootstrap("second@example.com") == .notNeeded, "an admin is active")
             // A customer signs up, and the only admin is deactivated.

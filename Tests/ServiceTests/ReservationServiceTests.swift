@@ -211,7 +211,7 @@ struct ReservationServiceTests {
                     expiresInSeconds: 600),
                 principal: staff, idempotencyKey: nil, caller: PaymentsAPI.service)
             let holds = PaymentsFollower(
-                holds: handlers.reservations, logger: Logger(label: "test"))
+                book: handlers.reservations.book, logger: Logger(label: "test"))
             func follow(_ status: PaymentStatus, version: Int64) async throws {
                 let view = PaymentStock(id: payment, version: version, status: status, reservationID: hold.id)
                 try await test.database.transaction { try await holds.follow(view, reservation: hold.id, in: $0) }
@@ -259,7 +259,7 @@ struct ReservationServiceTests {
             let second = try await hold(2)
             let stray = try await hold(1)  // never stored on a line: it expires on its own
             let holds = OrdersFollower(
-                holds: handlers.reservations, logger: Logger(label: "test"))
+                book: handlers.reservations.book, logger: Logger(label: "test"))
             func reconcile(version: Int64, status: OrderStatus = .pending, quantity: Int, ids: [ReservationID]?)
                 async throws
             {

@@ -45,6 +45,24 @@ for path in sorted(glob.glob("Services/**/*.swift", recursive=True) + glob.glob(
     if base not in declared:
         problems.append(f"{path}: declares {', '.join(declared) or 'no type'}, none named {base}")
 
+# Lock names are spelled once, by the factories of Lock.swift and Lock+<Service>.swift.
+for path in sorted(glob.glob("Services/**/*.swift", recursive=True) + glob.glob("Shared/**/*.swift", recursive=True)):
+    name = os.path.basename(path)
+    if name == "Lock.swift" or name.startswith("Lock+"):
+        continue
+    for number, line in enumerate(open(path, encoding="utf-8"), 1):
+        if re.search(r"\bLock\(", line):
+            problems.append(f"{path}:{number}: builds a lock by name; add a factory to Lock+<Service>.swift")
+
+# Writes have a home (a book) that every caller calls: no file calls another type's handler statics.
+for path in sorted(glob.glob("Services/**/*.swift", recursive=True)):
+    text = open(path, encoding="utf-8").read()
+    own = set(DECLARATION.findall(text)) | {e.split(".")[0] for e in EXTENSION.findall(text)}
+    for number, line in enumerate(text.splitlines(), 1):
+        for handlers in re.findall(r"\b(\w+Handlers)\.[a-z]\w*\(", line):
+            if handlers not in own and not line.lstrip().startswith("//"):
+                problems.append(f"{path}:{number}: calls {handlers}'s statics; move the write to its book")
+
 # 2. The shape of each service, and what its code says it calls and follows.
 services = {}
 for directory in sorted(glob.glob("Services/*/")):

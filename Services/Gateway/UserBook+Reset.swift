@@ -5,19 +5,18 @@ import Redis
 import Storage
 
 /// The operator's way back in for an admin who cannot sign in (`orderly admin reset-password`).
-extension UsersHandlers {
+extension UserBook {
     /// Sets the admin `email`'s password, ends their sessions everywhere and lifts the lock
     /// their failed sign-ins put on the account. Only an admin's: anyone else's password an
     /// admin changes through the API.
-    static func resetAdminPassword(
-        email: String, password: String, database: Database, redis: RedisClient, passwords: PasswordHasher,
-        logger: Logger
+    func resetAdminPassword(
+        email: String, password: String, redis: RedisClient, passwords: PasswordHasher, logger: Logger
     ) async throws -> User {
         let email = User.normalizedEmail(email.trimmingWhitespace())
         guard (8...72).contains(password.unicodeScalars.count) else {
             throw OrderlyError.invalidFields(["password": "must be 8 to 72 characters long"])
         }
-        let users = UsersRepository(database: database)
+        let users = self.users
         guard let found = try await users.find(email: email)?.user else {
             throw OrderlyError(.notFound, "no user \(email)")
         }
@@ -31,7 +30,7 @@ extension UsersHandlers {
             guard let user = try await users.find(found.id, in: transaction.sql) else {
                 throw OrderlyError(.notFound, "no user \(email)")
             }
-            let saved = try await save(user, passwordHash: hash, users: users, in: transaction)
+            let saved = try await save(user, passwordHash: hash, in: transaction)
             try await users.endSessions(of: user.id, in: transaction)
             return saved
         }

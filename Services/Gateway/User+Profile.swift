@@ -1,0 +1,20 @@
+import Domain
+
+extension User {
+    /// The fields every new user gives, each checked: e-mail, name, phone, locale and password.
+    static func newProfile(
+        email: String?, name: String?, phone: String?, locale: String?, password: String?,
+        _ problems: inout FieldProblems
+    ) -> (email: String, name: String, phone: String?, password: String) {
+        let email = User.normalizedEmail(problems.text(email, "email", maximumLength: 254))
+        if !email.isEmpty, !User.isEmailAddress(email) { problems.add("email", "must be an e-mail address") }
+        let name = problems.text(name, "name")
+        let phone = problems.optionalText(phone, "phone", maximumLength: 32)
+        if let locale { problems.locale(locale) }
+        let password = problems.text(password, "password", maximumLength: 1000, allowingInvisible: true)
+        if !password.isEmpty, !(8...72).contains(password.unicodeScalars.count) {
+            problems.add("password", "must be 8 to 72 characters long")
+        }
+        return (email, name, phone, password)
+    }
+}
