@@ -99,7 +99,7 @@ struct ReservationsHandlers: Sendable {
             if let notForSale { throw notForSale }
             guard short.isEmpty else {
                 throw OrderlyError(
-                    .conflict, "not enough stock for \(short.count) of the lines", reason: "insufficient_stock",
+                    .insufficientStock, "not enough stock for \(short.count) of the lines",
                     details: ["products": .array(short)])
             }
             try await book.hold(reservation, of: locked, in: transaction)
@@ -139,15 +139,13 @@ struct ReservationsHandlers: Sendable {
                 !(caller == OrdersAPI.service && outcome == .released)
             {
                 throw OrderlyError(
-                    .failedPrecondition, "the reservation holds stock for order \(order) and ends with it",
-                    reason: "held_for_order")
+                    .heldForOrder, "the reservation holds stock for order \(order) and ends with it")
             }
             if let payment = reservation.paymentID, principal != nil,
                 !(caller == PaymentsAPI.service && outcome == .released)
             {
                 throw OrderlyError(
-                    .failedPrecondition, "the reservation holds stock for payment \(payment) and ends with it",
-                    reason: "held_for_payment")
+                    .heldForPayment, "the reservation holds stock for payment \(payment) and ends with it")
             }
             try await book.end(&reservation, as: outcome, by: principal?.userID, in: transaction)
             return reservation

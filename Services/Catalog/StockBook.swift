@@ -35,7 +35,7 @@ struct StockBook: Sendable {
         product.version += 1
         product.updatedAt = Date.currentMillisecond
         guard try await products.update(product, previousVersion: previousVersion, in: transaction) else {
-            throw OrderlyError(.conflict, "the product changed meanwhile; retry", reason: "version_conflict")
+            throw OrderlyError(.versionConflict, "the product changed meanwhile; retry")
         }
         transaction.publish(try CatalogEvents.product(CatalogAPI.Events.productUpdated, product))
         if let before, let alert = product.stockStatus.alert(after: before) {

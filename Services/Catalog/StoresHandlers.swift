@@ -141,7 +141,7 @@ struct StoresHandlers: Sendable {
             store.version += 1
             store.updatedAt = Date.currentMillisecond
             guard try await stores.update(store, previousVersion: previousVersion, in: transaction) else {
-                throw OrderlyError(.conflict, "the store changed meanwhile; retry", reason: "version_conflict")
+                throw OrderlyError(.versionConflict, "the store changed meanwhile; retry")
             }
             transaction.publish(try CatalogEvents.storeUpdated(store))
             return store

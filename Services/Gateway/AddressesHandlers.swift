@@ -37,9 +37,8 @@ struct AddressesHandlers: Sendable {
             let existing = try await addresses.addresses(of: owner, in: transaction.sql)
             guard existing.count < DeliveryAddress.maximumPerUser else {
                 throw OrderlyError(
-                    .failedPrecondition,
-                    "a customer keeps at most \(DeliveryAddress.maximumPerUser) addresses; delete one first",
-                    reason: "too_many_addresses")
+                    .tooManyAddresses,
+                    "a customer keeps at most \(DeliveryAddress.maximumPerUser) addresses; delete one first")
             }
             var address = checked
             address.isDefault = existing.isEmpty || fields.isDefault == true

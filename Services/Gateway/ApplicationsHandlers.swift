@@ -72,7 +72,7 @@ struct ApplicationsHandlers: Sendable {
     }
 
     private static let taken = OrderlyError(
-        .conflict, "an account or an application uses this e-mail address", reason: "already_exists",
+        .alreadyExists, "an account or an application uses this e-mail address",
         details: ["email": .string("is taken")])
 
     func list(status: JoinApplication.Status?, page: PageRequest, by principal: Principal) async throws
@@ -122,7 +122,7 @@ struct ApplicationsHandlers: Sendable {
                 id: UserID(), email: application.email, name: application.name, phone: application.phone,
                 role: application.role, storeID: application.storeID, staffRole: nil, active: true, onDuty: false,
                 locale: application.locale, version: 1, createdAt: now, updatedAt: now)
-            try await book.open(user, passwordHash: hash, takenReason: "email_taken", in: transaction)
+            try await book.open(user, passwordHash: hash, takenReason: .emailTaken, in: transaction)
             application.userID = user.id
             try await applications.update(application, in: transaction)
             transaction.publish(try GatewayEvents.applicationApproved(application))
@@ -161,12 +161,10 @@ struct ApplicationsHandlers: Sendable {
         else { return nil }
         if application.status == .rejected {
             return OrderlyError(
-                .permissionDenied, "the application to join was rejected: \(application.reason ?? "")",
-                reason: "application_rejected", details: ["reason": .string(application.reason ?? "")])
+                .applicationRejected, "the application to join was rejected: \(application.reason ?? "")", details: ["reason": .string(application.reason ?? "")])
         }
         return OrderlyError(
-            .permissionDenied, "the application to join is waiting for the platform's decision",
-            reason: "application_pending")
+            .applicationPending, "the application to join is waiting for the platform's decision")
     }
 
     private static func checkReviewer(_ principal: Principal) throws(OrderlyError) {

@@ -28,7 +28,7 @@ struct AuthHandlers: Sendable {
         let password = problems.text(request.password, "password", maximumLength: 1000, allowingInvisible: true)
         try problems.check()
         try await limiter.admit(email: email, address: address)
-        let invalid = OrderlyError(.unauthenticated, "wrong e-mail address or password", reason: "invalid_credentials")
+        let invalid = OrderlyError(.invalidCredentials, "wrong e-mail address or password")
         // One hash is checked whatever the address, so that every answer takes as long: an
         // account's; or, for an address with none, an applicant's (told why they cannot sign
         // in yet, once they give the password they chose) or a decoy.
@@ -70,18 +70,17 @@ struct AuthHandlers: Sendable {
             switch try await refreshTokens.redeem(refreshToken: TokenIssuer.hash(token), in: transaction) {
             case .invalid:
                 return .failure(
-                    OrderlyError(.unauthenticated, "the refresh token is invalid or expired", reason: "invalid_token"))
+                    OrderlyError(.invalidToken, "the refresh token is invalid or expired"))
             case .reused:
                 return .failure(
                     OrderlyError(
-                        .unauthenticated,
-                        "this refresh token was already used; every session of this login is now ended",
-                        reason: "refresh_token_reused"))
+                        .refreshTokenReused,
+                        "this refresh token was already used; every session of this login is now ended"))
             case .valid(let userID, let family):
                 guard let user = try await users.find(userID, in: transaction.sql), user.active,
                     let version = try await users.tokenVersion(of: userID, in: transaction.sql)
                 else {
-                    return .failure(OrderlyError(.unauthenticated, "the account is disabled", reason: "invalid_token"))
+                    return .failure(OrderlyError(.invalidToken, "the account is disabled"))
                 }
                 let pair = try await tokens.issue(for: user, tokenVersion: version, family: family)
                 try await refreshTokens.insert(pair.refresh, in: transaction)
@@ -91,7 +90,7 @@ struct AuthHandlers: Sendable {
         switch outcome {
         case .success(let pair): return pair
         case .failure(let error):
-            if error.reason == "refresh_token_reused" { logger.warning("refresh token reused; family revoked") }
+            if error.reason == .refreshTokenReused { logger.warning("refresh token reused; family revoked") }
             throw error
         }
     }

@@ -22,8 +22,7 @@ extension UserBook {
         }
         guard found.role == .admin else {
             throw OrderlyError(
-                .failedPrecondition, "\(email) is not an admin; an admin changes their password through the API",
-                reason: "not_admin")
+                .failedPrecondition, "\(email) is not an admin; an admin changes their password through the API")
         }
         let hash = try await passwords.hash(password)
         let user = try await database.transaction { transaction in

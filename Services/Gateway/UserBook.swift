@@ -15,7 +15,7 @@ struct UserBook: Sendable {
     /// then 409 with `reason` (`email_taken` for a user made by another, as ever;
     /// `already_exists` for a sign-up, as its contract names it), naming `email`. The address
     /// is checked and taken under its lock, so two requests for one cannot both pass the check.
-    func open(_ user: User, passwordHash: String, takenReason reason: String, in transaction: Transaction)
+    func open(_ user: User, passwordHash: String, takenReason reason: ErrorReason, in transaction: Transaction)
         async throws
     {
         try await transaction.lock(.email(user.email))
@@ -36,7 +36,7 @@ struct UserBook: Sendable {
         user.updatedAt = Date.currentMillisecond
         guard try await users.update(user, previousVersion: previous, passwordHash: passwordHash, in: transaction)
         else {
-            throw OrderlyError(.conflict, "the user changed meanwhile; retry", reason: "version_conflict")
+            throw OrderlyError(.versionConflict, "the user changed meanwhile; retry")
         }
         transaction.publish(try GatewayEvents.userUpdated(user))
         return user
@@ -75,7 +75,7 @@ struct UserBook: Sendable {
                 admin.active = true
                 do {
                     _ = try await save(admin, passwordHash: hash, in: transaction)
-                } catch let error as OrderlyError where error.reason == "version_conflict" {
+                } catch let error as OrderlyError where error.reason == .versionConflict {
                     throw OrderlyError(.unavailable, "the bootstrap admin changed meanwhile")
                 }
                 return .reactivated

@@ -26,7 +26,7 @@ struct UsersHandlers: Sendable {
 
     func me(_ principal: Principal) async throws -> User {
         guard let user = try await database.read({ try await users.find(principal.userID, in: $0) }) else {
-            throw OrderlyError(.unauthenticated, "the account no longer exists", reason: "invalid_token")
+            throw OrderlyError(.invalidToken, "the account no longer exists")
         }
         return user
     }
@@ -62,10 +62,10 @@ struct UsersHandlers: Sendable {
             let pending = try await applications.isPending(email: email, in: transaction.sql)
             if email == reserved || pending {
                 throw OrderlyError(
-                    .conflict, "an account or an application uses this e-mail address", reason: "already_exists",
+                    .alreadyExists, "an account or an application uses this e-mail address",
                     details: ["email": .string("is taken")])
             }
-            try await book.open(user, passwordHash: hash, takenReason: "already_exists", in: transaction)
+            try await book.open(user, passwordHash: hash, takenReason: .alreadyExists, in: transaction)
             return user
         }
     }
@@ -112,7 +112,7 @@ struct UsersHandlers: Sendable {
             key: idempotencyKey, caller: principal.userID, scope: "users.create", request: hashed
         ) {
             transaction in
-            try await book.open(created, passwordHash: hash, takenReason: "email_taken", in: transaction)
+            try await book.open(created, passwordHash: hash, takenReason: .emailTaken, in: transaction)
             return created
         }
     }

@@ -72,7 +72,7 @@ struct NotificationsHandlers: Sendable {
         _ = try await tended(request.userID, by: principal)
         guard let pusher else {
             throw OrderlyError(
-                .failedPrecondition, "pushes are not configured on this suite", reason: "push_disabled")
+                .pushDisabled, "pushes are not configured on this suite")
         }
         guard request.seq >= 1, let found = try await notifications.notification(of: request.userID, seq: request.seq)
         else { throw OrderlyError(.notFound, "no notification \(request.seq) of user \(request.userID)") }

@@ -60,8 +60,7 @@ struct WebhooksHandlers: Sendable {
         try await webhooks.database.transaction { transaction in
             guard try await webhooks.count(of: store, in: transaction.sql) < Self.maximumPerStore else {
                 throw OrderlyError(
-                    .failedPrecondition, "a store has at most \(Self.maximumPerStore) webhooks; delete one first",
-                    reason: "too_many_webhooks")
+                    .tooManyWebhooks, "a store has at most \(Self.maximumPerStore) webhooks; delete one first")
             }
             try await webhooks.insert(stored, secret: secret, in: transaction)
         }

@@ -33,9 +33,8 @@ extension OrdersHandlers {
         let store = try await stores.store(valid.storeID, for: principal)
         guard store.acceptingOrders, store.isOpen(at: Date()) else {
             throw OrderlyError(
-                .failedPrecondition,
-                store.acceptingOrders ? "\(store.name) is closed now" : "\(store.name) is not taking orders now",
-                reason: "store_closed")
+                .storeClosed,
+                store.acceptingOrders ? "\(store.name) is closed now" : "\(store.name) is not taking orders now")
         }
         var (order, tracked) = try await price(valid, in: store, principal: principal)
         let holds = try await hold(order, tracked: tracked, principal: principal)
@@ -54,7 +53,7 @@ extension OrdersHandlers {
                 }
                 if valid.order.id != nil, try await orders.find(order.id, in: transaction.sql) != nil {
                     throw OrderlyError(
-                        .conflict, "an order with id \(order.id) already exists", reason: "already_exists")
+                        .alreadyExists, "an order with id \(order.id) already exists")
                 }
                 if order.paymentMethod == .card {
                     order.payBy = Date.currentMillisecond.addingTimeInterval(Order.cardPaymentWindow)
@@ -107,13 +106,11 @@ extension OrdersHandlers {
         try order.recomputeTotals()
         guard order.itemsGross >= store.minimumOrder else {
             throw OrderlyError(
-                .failedPrecondition, "\(store.name) takes orders of at least \(store.minimumOrder)",
-                reason: "below_minimum", details: ["minimum_order": .int(store.minimumOrder)])
+                .belowMinimum, "\(store.name) takes orders of at least \(store.minimumOrder)", details: ["minimum_order": .int(store.minimumOrder)])
         }
         guard order.total <= Payment.maximumAmount - valid.tip else {
             throw OrderlyError(
-                .failedPrecondition, "an order is at most \(Payment.maximumAmount) minor units with its tip",
-                reason: "total_too_large")
+                .totalTooLarge, "an order is at most \(Payment.maximumAmount) minor units with its tip")
         }
         order.customerID = principal.userID
         order.paymentMethod = valid.paymentMethod
@@ -142,7 +139,7 @@ extension OrdersHandlers {
                 lines, for: .order(order.id), in: order.storeID, reference: order.id.description,
                 expiringIn: lineHoldSeconds, for: principal)
             return Dictionary(uniqueKeysWithValues: zip(indices, holds))
-        } catch var error as OrderlyError where error.reason == StockHolds.shortReason {
+        } catch var error as OrderlyError where error.reason == .insufficientStock {
             // A customer learns which products are short, not how many the store has left.
             if case .array(let products)? = error.details?["products"] {
                 error.details = [

@@ -80,7 +80,7 @@ struct OrdersHandlers: Sendable {
             transaction in
             let id = valid.id ?? OrderID()
             if valid.id != nil, try await orders.find(id, in: transaction.sql) != nil {
-                throw OrderlyError(.conflict, "an order with id \(id) already exists", reason: "already_exists")
+                throw OrderlyError(.alreadyExists, "an order with id \(id) already exists")
             }
             var order = Order(
                 id: id, number: 0, storeID: storeID, status: .pending, version: 1, draft: valid,
@@ -244,7 +244,7 @@ struct OrdersHandlers: Sendable {
             let read = order
             let change = try apply(&order, decision)
             guard try await book.record(&order, changedFrom: read, change, by: .user(principal), in: transaction) else {
-                throw OrderlyError(.conflict, "the order changed meanwhile; read it again", reason: "version_conflict")
+                throw OrderlyError(.versionConflict, "the order changed meanwhile; read it again")
             }
             return policy.present(order)
         }
@@ -337,9 +337,8 @@ struct OrdersHandlers: Sendable {
             let valid = try order.merging(patch.changes)
             if valid.fulfillment == .pickup, order.courierID != nil {
                 throw OrderlyError(
-                    .failedPrecondition,
-                    "a courier has claimed this order; it must be released before it becomes a pickup",
-                    reason: "order_claimed")
+                    .orderClaimed,
+                    "a courier has claimed this order; it must be released before it becomes a pickup")
             }
             let before = try JSONValue(encoding: order)
             let (fee, total) = (order.deliveryFee, order.total)
@@ -390,8 +389,7 @@ struct OrdersHandlers: Sendable {
                 case .add:
                     guard order.items.count < Order.maximumItems else {
                         throw OrderlyError(
-                            .failedPrecondition, "an order holds at most \(Order.maximumItems) items",
-                            reason: "too_many_items")
+                            .tooManyItems, "an order holds at most \(Order.maximumItems) items")
                     }
                     let draft = request.item ?? OrderItemDraft()
                     item =
@@ -400,7 +398,7 @@ struct OrdersHandlers: Sendable {
                         } ?? draft.newItem(rates: rates)
                     guard !order.items.contains(where: { $0.id == item.id }) else {
                         throw OrderlyError(
-                            .conflict, "the order already has an item \(item.id)", reason: "already_exists")
+                            .alreadyExists, "the order already has an item \(item.id)")
                     }
                     order.items.append(item)
                     change = "item_added"
@@ -416,8 +414,7 @@ struct OrdersHandlers: Sendable {
                         if changed.reservationIDs != nil {
                             guard max(0, Int64(changed.quantity - order.items[index].quantity)) == held else {
                                 throw OrderlyError(
-                                    .conflict, "the line changed meanwhile; read the order again",
-                                    reason: "version_conflict")
+                                    .versionConflict, "the line changed meanwhile; read the order again")
                             }
                             if let hold { changed.reservationIDs?.append(hold.id) }
                         }
@@ -485,7 +482,7 @@ struct OrdersHandlers: Sendable {
                 [StockHolds.Line(productID: productID, quantity: units, field: "item")], for: .order(order.id),
                 in: order.storeID, reference: order.id.description, expiringIn: lineHoldSeconds, for: principal)
             return (product, holds.first)
-        } catch var error as OrderlyError where error.reason == StockHolds.shortReason {
+        } catch var error as OrderlyError where error.reason == .insufficientStock {
             // The line's one product, named at the top as for a stock adjustment.
             if case .array(let products)? = error.details?["products"], case .object(let short)? = products.first {
                 error.details = short

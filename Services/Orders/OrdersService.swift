@@ -3,7 +3,7 @@ import Domain
 import Foundation
 public import Runtime
 public import Storage
-public import Wire
+import Wire
 public import WireContract
 
 /// The orders service: orders of every store, created by store staff and taken by couriers.

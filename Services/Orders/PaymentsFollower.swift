@@ -62,7 +62,7 @@ struct PaymentsFollower: EventFollower {
                 }
                 return
             }
-            throw OrderlyError(.conflict, "the order kept changing; trying again later", reason: "version_conflict")
+            throw OrderlyError(.versionConflict, "the order kept changing; trying again later")
         }
     }
 }

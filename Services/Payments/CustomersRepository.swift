@@ -47,7 +47,7 @@ struct CustomersRepository: Sendable {
     func customer(_ id: CustomerID, of store: StoreID, in sql: any SQLDatabase) async throws -> Customer {
         guard let customer = try await find(id, in: sql), customer.storeID == store else {
             throw OrderlyError(
-                .failedPrecondition, "no such customer of the store", reason: "unknown_customer",
+                .unknownCustomer, "no such customer of the store",
                 details: ["customer_id": .string("is not a customer of the store")])
         }
         return customer

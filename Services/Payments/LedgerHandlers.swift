@@ -87,11 +87,10 @@ struct LedgerHandlers: Sendable {
             let limit = amount > 0 ? figures.available : figures.cashHeld
             guard abs(amount) <= limit else {
                 throw OrderlyError(
-                    .failedPrecondition,
+                    .insufficientBalance,
                     amount > 0
                         ? "at most \(limit) \(currency) is available to pay out"
-                        : "at most \(limit) \(currency) of cash is held to pay in",
-                    reason: "insufficient_balance", details: ["amount": .int(limit)])
+                        : "at most \(limit) \(currency) of cash is held to pay in", details: ["amount": .int(limit)])
             }
             let payout = Payout(
                 id: draft.id ?? PayoutID(), holder: holder, amount: amount, currency: currency, reference: reference,

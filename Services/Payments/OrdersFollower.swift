@@ -115,7 +115,7 @@ struct OrdersFollower: EventFollower {
         let left: (subtotal: Int64, tip: Int64)
         do {
             left = try await book.orderShare(nil, of: order, completedOnly: true, in: transaction)
-        } catch let error as OrderlyError where error.reason == "order_paid" {
+        } catch let error as OrderlyError where error.reason == .orderPaid {
             return
         }
         let record = try await book.customers.linked(to: customer, in: order.storeID, in: transaction.sql)
@@ -149,7 +149,7 @@ struct OrdersFollower: EventFollower {
                 try await book.checkCancelRefund(
                     of: order, amount: PaymentBook.refundedByCancelling(made), by: canceller, store: store,
                     checkingShift: false, in: transaction.sql)
-            } catch let error as OrderlyError where error.reason == "refund_not_allowed" {
+            } catch let error as OrderlyError where error.reason == .refundNotAllowed {
                 // Paid since the check, past what the canceller may refund: a manager refunds it.
                 logger.error(
                     "a cancelled order's payments were not refunded: not the canceller's to refund",

@@ -61,7 +61,7 @@ struct PaymentBook: Sendable {
     static func checkNotDue(_ payment: Payment, at now: Date) throws(OrderlyError) {
         if payment.status == .pending, let expiresAt = payment.expiresAt, now >= expiresAt {
             throw OrderlyError(
-                .failedPrecondition, "the payment expired at \(RFC3339.format(expiresAt))", reason: "payment_expired",
+                .paymentExpired, "the payment expired at \(RFC3339.format(expiresAt))",
                 details: ["status": .string("expired"), "allowed": .array([])])
         }
     }
@@ -81,7 +81,7 @@ struct PaymentBook: Sendable {
         let tipped = made.reduce(0) { $0 + $1.tipShare }
         let left = order.total - taken
         guard left > 0 else {
-            throw OrderlyError(.failedPrecondition, "the order is paid in full", reason: "order_paid")
+            throw OrderlyError(.orderPaid, "the order is paid in full")
         }
         if let requested, requested > left {
             throw OrderlyError(
@@ -136,10 +136,9 @@ struct PaymentBook: Sendable {
         in sql: any SQLDatabase
     ) async throws {
         let refusal = OrderlyError(
-            .failedPrecondition,
+            .refundNotAllowed,
             "cancelling this order refunds \(amount) of its payments, which is not yours to refund; "
-                + "an owner or manager of the store cancels it",
-            reason: "refund_not_allowed", details: ["amount": .int(amount)])
+                + "an owner or manager of the store cancels it", details: ["amount": .int(amount)])
         guard AccessPolicy(principal).mayRefundByCancelling(order, amount: amount, staffLimit: store.staffRefundLimit)
         else { throw refusal }
         if principal.role == .staff, checkingShift,
@@ -158,8 +157,7 @@ struct PaymentBook: Sendable {
         let shift = try await shifts.openShift(of: principal.userID, in: sql)
         guard shift?.storeID == store.id else {
             throw OrderlyError(
-                .failedPrecondition, "the store requires staff to be clocked in to take payments",
-                reason: "not_clocked_in")
+                .notClockedIn, "the store requires staff to be clocked in to take payments")
         }
     }
 
@@ -170,8 +168,7 @@ struct PaymentBook: Sendable {
         try await transaction.lock(.shift(of: user))
         guard var shift = try await shifts.openShift(of: user, in: transaction.sql), shift.storeID == store else {
             throw OrderlyError(
-                .failedPrecondition, "cash goes into the drawer of an open shift: clock in at the store first",
-                reason: "not_clocked_in")
+                .notClockedIn, "cash goes into the drawer of an open shift: clock in at the store first")
         }
         if amount >= 0 { shift.cashSales += amount } else { shift.cashRefunds -= amount }
         try await shifts.update(shift, in: transaction)

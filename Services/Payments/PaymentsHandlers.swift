@@ -203,15 +203,14 @@ struct PaymentsHandlers: Sendable {
                 throw OrderlyError.invalidFields(["order_id": "is not an order of the store"])
             }
             guard order.status != .cancelled else {
-                throw OrderlyError(.failedPrecondition, "the order is cancelled", reason: "order_cancelled")
+                throw OrderlyError(.orderCancelled, "the order is cancelled")
             }
         }
         let paymentID = draft.id ?? PaymentID()
         let items = try await price(valid.lines, in: store, principal: principal)
         guard items.reduce(0, { $0 + $1.total }) + valid.tip <= Payment.maximumAmount else {
             throw OrderlyError(
-                .failedPrecondition, "a payment is at most \(Payment.maximumAmount) minor units",
-                reason: "total_too_large")
+                .totalTooLarge, "a payment is at most \(Payment.maximumAmount) minor units")
         }
         let hold = try await holdStock(of: items, for: paymentID, in: storeID, valid.pendingSeconds, principal)
         let staffName = try await database.read { try await shifts.staffMember(principal.userID, in: $0)?.name }
@@ -288,10 +287,10 @@ struct PaymentsHandlers: Sendable {
         }
         guard order.paymentMethod == .card else {
             throw OrderlyError(
-                .failedPrecondition, "a cash-on-delivery order is paid to the courier", reason: "not_card_order")
+                .notCardOrder, "a cash-on-delivery order is paid to the courier")
         }
         guard order.status != .cancelled else {
-            throw OrderlyError(.failedPrecondition, "the order is cancelled", reason: "order_cancelled")
+            throw OrderlyError(.orderCancelled, "the order is cancelled")
         }
         let store = try await catalog.call(CatalogAPI.getStore, ResourceRef(id: order.storeID), options: options)
         let (customers, book) = (self.customers, self.book)
@@ -331,7 +330,7 @@ struct PaymentsHandlers: Sendable {
             try card.checkPays()
             if let named = draft.customerID, named != card.customerID {
                 throw OrderlyError(
-                    .failedPrecondition, "the card tapped is another customer's", reason: "not_card_customer",
+                    .notCardCustomer, "the card tapped is another customer's",
                     details: ["customer_id": .string("is not the customer of the card tapped")])
             }
             customerID = card.customerID
@@ -418,8 +417,7 @@ struct PaymentsHandlers: Sendable {
         ) { payment, now in
             guard payment.method == .cash else {
                 throw OrderlyError(
-                    .failedPrecondition, "a \(payment.method.rawValue) payment is completed by its provider",
-                    reason: "provider_payment")
+                    .providerPayment, "a \(payment.method.rawValue) payment is completed by its provider")
             }
             var problems = FieldProblems()
             let tendered =

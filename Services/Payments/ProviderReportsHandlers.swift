@@ -30,14 +30,14 @@ struct ProviderReportsHandlers: Sendable {
     static func signer(of signed: SignedProviderEvent, among secrets: [String: String], now: Date) throws -> String {
         let signature = try OrderlySignature.parse(signed.signature)
         var refusal = OrderlyError(
-            .unauthenticated, "the Orderly-Signature header does not match the body", reason: "bad_signature")
+            .badSignature, "the Orderly-Signature header does not match the body")
         for (provider, secret) in secrets {
             do {
                 try OrderlySignature.verify(
                     signature, body: signed.body, secret: secret, now: now,
                     tolerance: PaymentsAPI.signatureToleranceSeconds)
                 return provider
-            } catch where error.reason == "stale_signature" {
+            } catch where error.reason == .staleSignature {
                 refusal = error
             } catch {
                 continue
@@ -69,8 +69,7 @@ struct ProviderReportsHandlers: Sendable {
         }
         guard event.provider == provider else {
             throw OrderlyError(
-                .unauthenticated, "the report names another provider than the one whose secret signed it",
-                reason: "unknown_provider")
+                .unknownProvider, "the report names another provider than the one whose secret signed it")
         }
         var problems = FieldProblems()
         let eventID = problems.text(event.id, "id")
@@ -102,15 +101,15 @@ struct ProviderReportsHandlers: Sendable {
             }
             guard payment.method.isProviderDriven else {
                 throw OrderlyError(
-                    .failedPrecondition, "a cash payment is confirmed by the cashier", reason: "cash_payment")
+                    .cashPayment, "a cash payment is confirmed by the cashier")
             }
             if let handler = payment.provider, handler != provider {
                 throw OrderlyError(
-                    .failedPrecondition, "the payment is handled by another provider", reason: "other_provider")
+                    .otherProvider, "the payment is handled by another provider")
             }
             if let bound = payment.providerRef, reference != bound {
                 throw OrderlyError(
-                    .conflict, "the report's provider_ref is not the payment's", reason: "other_reference")
+                    .otherReference, "the report's provider_ref is not the payment's")
             }
             if event.amount.map({ $0 != payment.amount }) == true
                 || event.currency.map({ $0 != payment.currency }) == true
@@ -122,8 +121,7 @@ struct ProviderReportsHandlers: Sendable {
                         "provider.event_type": "\(type.rawValue)",
                     ])
                 throw OrderlyError(
-                    .failedPrecondition, "the report's amount and currency are not the payment's",
-                    reason: "amount_mismatch",
+                    .amountMismatch, "the report's amount and currency are not the payment's",
                     details: ["amount": .int(payment.amount), "currency": .string(payment.currency.description)])
             }
             guard

@@ -98,8 +98,7 @@ struct RefundsHandlers: Sendable {
             else { throw OrderlyError(.notFound, "no payment \(id)") }
             guard payment.status == .completed || payment.status == .partiallyRefunded else {
                 throw OrderlyError(
-                    .failedPrecondition, "only a completed payment is refunded; this one is \(payment.status.rawValue)",
-                    reason: "illegal_transition",
+                    .illegalTransition, "only a completed payment is refunded; this one is \(payment.status.rawValue)",
                     details: [
                         "status": .string(payment.status.rawValue),
                         "allowed": .array(payment.status.next.map { .string($0.rawValue) }),
@@ -109,7 +108,7 @@ struct RefundsHandlers: Sendable {
             let amount = request.amount ?? left
             guard amount <= left else {
                 throw OrderlyError(
-                    .failedPrecondition, "\(left) of the payment is left to refund", reason: "refund_exceeds_payment",
+                    .refundExceedsPayment, "\(left) of the payment is left to refund",
                     details: ["amount": .string("must be at most \(left)")])
             }
             try Self.checkRefunder(policy, payment, amount: amount, store)

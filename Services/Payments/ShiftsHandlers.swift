@@ -48,7 +48,7 @@ struct ShiftsHandlers: Sendable {
             let (user, store) = try await Self.clockable(request.userID, by: principal, shifts, in: transaction)
             try await transaction.lock(.shift(of: user))
             if try await shifts.openShift(of: user, in: transaction.sql) != nil {
-                throw OrderlyError(.conflict, "the user is clocked in already", reason: "already_clocked_in")
+                throw OrderlyError(.alreadyClockedIn, "the user is clocked in already")
             }
             var shift = Shift(
                 id: ShiftID(), storeID: store, userID: user, clockedInAt: Date.currentMillisecond,
@@ -74,7 +74,7 @@ struct ShiftsHandlers: Sendable {
             let (user, _) = try await Self.clockable(request.userID, by: principal, shifts, in: transaction)
             try await transaction.lock(.shift(of: user))
             guard var shift = try await shifts.openShift(of: user, in: transaction.sql) else {
-                throw OrderlyError(.failedPrecondition, "the user is not clocked in", reason: "not_clocked_in")
+                throw OrderlyError(.notClockedIn, "the user is not clocked in")
             }
             shift.clockOut(at: Date.currentMillisecond, by: principal.userID, counted: counted)
             try await shifts.update(shift, in: transaction)

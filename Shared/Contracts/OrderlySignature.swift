@@ -35,11 +35,10 @@ public enum OrderlySignature {
     /// Reads `header`: 401 `bad_signature` when it is missing, malformed or carries no `v1` code.
     public static func parse(_ header: String?) throws(OrderlyError) -> Parsed {
         guard let header else {
-            throw OrderlyError(.unauthenticated, "send the Orderly-Signature header", reason: "bad_signature")
+            throw OrderlyError(.badSignature, "send the Orderly-Signature header")
         }
         let malformed = OrderlyError(
-            .unauthenticated, "the Orderly-Signature header is not t=<unix seconds>,v1=<hex code>",
-            reason: "bad_signature")
+            .badSignature, "the Orderly-Signature header is not t=<unix seconds>,v1=<hex code>")
         var seconds: Int64?
         var codes: [[UInt8]] = []
         for part in header.split(separator: ",") {
@@ -77,14 +76,13 @@ public enum OrderlySignature {
             })
         else {
             throw OrderlyError(
-                .unauthenticated, "the Orderly-Signature header does not match the body", reason: "bad_signature")
+                .badSignature, "the Orderly-Signature header does not match the body")
         }
         let current = Int64(now.timeIntervalSince1970)
         let tolerance = Int64(tolerance)
         guard signature.seconds >= current - tolerance, signature.seconds <= current + tolerance else {
             throw OrderlyError(
-                .unauthenticated, "the signature's time is more than \(tolerance) seconds from ours",
-                reason: "stale_signature")
+                .staleSignature, "the signature's time is more than \(tolerance) seconds from ours")
         }
     }
 

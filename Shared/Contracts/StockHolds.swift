@@ -85,7 +85,7 @@ public struct StockHolds: Sendable {
                 for await (index, result) in group {
                     switch result {
                     case .success(let reservation): held[index] = reservation
-                    case .failure(let error as OrderlyError) where error.reason == Self.shortReason:
+                    case .failure(let error as OrderlyError) where error.reason == .insufficientStock:
                         if case .array(let products)? = error.details?["products"] { shortages += products }
                     case .failure(let error): failure = failure ?? error
                     }
@@ -117,12 +117,8 @@ public struct StockHolds: Sendable {
         }
     }
 
-    /// The reason of a hold refused for want of stock.
-    public static let shortReason = "insufficient_stock"
-
     static func shortage(_ products: [JSONValue]) -> OrderlyError {
-        OrderlyError(
-            .conflict, "not enough stock for this sale", reason: shortReason, details: ["products": .array(products)])
+        OrderlyError(.insufficientStock, "not enough stock for this sale", details: ["products": .array(products)])
     }
 
     /// One reservation, the catalog's field names of its lines (`lines[0].quantity`) renamed
@@ -132,7 +128,7 @@ public struct StockHolds: Sendable {
     {
         do {
             return try await catalog.call(CatalogAPI.reserve, request, for: principal)
-        } catch var error as OrderlyError where error.details != nil && error.reason != Self.shortReason {
+        } catch var error as OrderlyError where error.details != nil && error.reason != .insufficientStock {
             var details: [String: JSONValue] = [:]
             for (field, reason) in error.details ?? [:] {
                 if let match = field.wholeMatch(of: /lines\[(\d+)\]\.(.+)/), let line = Int(match.1),

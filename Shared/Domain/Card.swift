@@ -70,8 +70,7 @@ public struct Card: Hashable, Sendable, Codable {
     public func checkPays() throws(OrderlyError) {
         guard status == .active else {
             throw OrderlyError(
-                .failedPrecondition, "the card \(uidDisplay) is \(status.rawValue) and cannot pay",
-                reason: "card_blocked", details: ["card_uid": .string("is \(status.rawValue)")])
+                .cardBlocked, "the card \(uidDisplay) is \(status.rawValue) and cannot pay", details: ["card_uid": .string("is \(status.rawValue)")])
         }
     }
 

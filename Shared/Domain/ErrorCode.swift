@@ -29,29 +29,3 @@ public enum ErrorCode: String, Hashable, Sendable, Codable, CaseIterable {
         }
     }
 }
-
-/// An error a caller can act on: a code from the shared vocabulary, a message for people, an
-/// optional machine-readable `reason` (`idempotency_key_reused`, `version_conflict`) and details
-/// (for validation errors, one entry per bad field with what is wrong with it).
-public struct OrderlyError: Error, Hashable, Sendable, Codable, CustomStringConvertible {
-    public var code: ErrorCode
-    public var message: String
-    public var reason: String?
-    public var details: [String: JSONValue]?
-
-    public init(_ code: ErrorCode, _ message: String, reason: String? = nil, details: [String: JSONValue]? = nil) {
-        self.code = code
-        self.message = message
-        self.reason = reason
-        self.details = details
-    }
-
-    public var description: String { "\(reason ?? code.rawValue): \(message)" }
-
-    /// A validation failure naming every bad field: `["boxes_count": "must be at least 1"]`.
-    public static func invalidFields(_ fields: [String: String]) -> OrderlyError {
-        let names = fields.keys.sorted().joined(separator: ", ")
-        return OrderlyError(
-            .invalidArgument, "invalid fields: \(names)", details: fields.mapValues { .string($0) })
-    }
-}

@@ -18,7 +18,7 @@ extension OrderlyError {
     /// the current state in `details.current` so the client can merge and retry.
     public static func versionConflict(current: some Encodable) -> OrderlyError {
         OrderlyError(
-            .conflict, "the resource changed since that version was read", reason: "version_conflict",
+            .versionConflict, "the resource changed since that version was read",
             details: ["current": (try? JSONValue(encoding: current)) ?? .null])
     }
 }

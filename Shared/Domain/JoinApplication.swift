@@ -90,7 +90,7 @@ public struct JoinApplication: Hashable, Sendable, Codable {
     public func checkPending() throws(OrderlyError) {
         guard status == .pending else {
             throw OrderlyError(
-                .failedPrecondition, "the application was \(status.rawValue) already", reason: "application_decided",
+                .applicationDecided, "the application was \(status.rawValue) already",
                 details: ["status": .string(status.rawValue)])
         }
     }

@@ -231,9 +231,8 @@ public struct Order: Hashable, Sendable, Codable {
     public static func checkUnpaid(_ unpaid: Int) throws(OrderlyError) {
         guard unpaid >= maximumUnpaidCardOrders else { return }
         throw OrderlyError(
-            .failedPrecondition,
-            "you have \(unpaid) card orders waiting to be paid; pay or cancel one before ordering again",
-            reason: "too_many_unpaid", details: ["unpaid": .int(Int64(unpaid))])
+            .tooManyUnpaid,
+            "you have \(unpaid) card orders waiting to be paid; pay or cancel one before ordering again", details: ["unpaid": .int(Int64(unpaid))])
     }
 
     /// Whether it is a card order not paid in full yet, which the store cannot accept.
@@ -262,8 +261,7 @@ public struct Order: Hashable, Sendable, Codable {
         let owed = leftToPay + (tip ?? 0)
         guard let cash, cash >= owed else {
             throw OrderlyError(
-                .failedPrecondition, "collect \(owed) in cash for this order before delivering it",
-                reason: "cash_required",
+                .cashRequired, "collect \(owed) in cash for this order before delivering it",
                 details: ["cash_collected": .string("must be at least \(owed), what is left to pay and the tip")])
         }
         return cash

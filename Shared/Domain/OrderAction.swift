@@ -45,29 +45,26 @@ public enum OrderActionRefusal: Error, Hashable, Sendable {
             return OrderlyError(.permissionDenied, "a \(role.rawValue) cannot \(action.rawValue) this order")
         case .illegal(let action, let status, let allowed):
             return OrderlyError(
-                .failedPrecondition, "an order that is \(status.rawValue) cannot \(action.rawValue)",
-                reason: "illegal_transition",
+                .illegalTransition, "an order that is \(status.rawValue) cannot \(action.rawValue)",
                 details: ["allowed_actions": .array(allowed.map { .string($0.rawValue) })])
         case .offDuty:
             return OrderlyError(
-                .failedPrecondition, "go on duty first: PUT /v1/couriers/me/availability", reason: "off_duty")
+                .offDuty, "go on duty first: PUT /v1/couriers/me/availability")
         case .alreadyClaimed:
-            return OrderlyError(.conflict, "another courier claimed this order first", reason: "already_claimed")
+            return OrderlyError(.alreadyClaimed, "another courier claimed this order first")
         case .unseen(let id):
             return OrderlyError(.notFound, "no order \(id)")
         case .carryingEnough:
             return OrderlyError(
-                .failedPrecondition,
-                "a courier carries at most \(OrderPool.maximumCarried) orders at once: deliver one first",
-                reason: "too_many_claims")
+                .tooManyClaims,
+                "a courier carries at most \(OrderPool.maximumCarried) orders at once: deliver one first")
         case .releasedEnough:
             return OrderlyError(
-                .failedPrecondition,
-                "a courier releases at most \(OrderPool.maximumReleasesPerDay) orders a day",
-                reason: "too_many_releases")
+                .tooManyReleases,
+                "a courier releases at most \(OrderPool.maximumReleasesPerDay) orders a day")
         case .paymentRequired:
             return OrderlyError(
-                .failedPrecondition, "the customer has not paid for this card order yet", reason: "payment_required")
+                .paymentRequired, "the customer has not paid for this card order yet")
         }
     }
 }

@@ -137,8 +137,7 @@ public struct OrderItemDraft: Hashable, Sendable, Codable {
         try product.checkForSale()
         guard product.currency == currency else {
             throw OrderlyError(
-                .failedPrecondition, "\(product.name) is priced in \(product.currency), the order in \(currency)",
-                reason: "currency_mismatch")
+                .currencyMismatch, "\(product.name) is priced in \(product.currency), the order in \(currency)")
         }
         var item = try priced(
             OrderItem(
@@ -167,14 +166,12 @@ public struct OrderItemDraft: Hashable, Sendable, Codable {
             ].filter(\.1).map(\.0)
             if !fixed.isEmpty {
                 throw OrderlyError(
-                    .failedPrecondition,
-                    "a catalog product's line keeps the product's \(fixed.joined(separator: ", "))",
-                    reason: "catalog_line")
+                    .catalogLine,
+                    "a catalog product's line keeps the product's \(fixed.joined(separator: ", "))")
             }
         } else if productID != nil {
             throw OrderlyError(
-                .failedPrecondition, "a line becomes no catalog product's; add a line of the product instead",
-                reason: "catalog_line")
+                .catalogLine, "a line becomes no catalog product's; add a line of the product instead")
         }
         var item = item
         var problems = FieldProblems()
@@ -228,7 +225,7 @@ extension Order {
     public func requireEditable() throws(OrderlyError) {
         guard isEditable else {
             throw OrderlyError(
-                .failedPrecondition, "an order that is \(status.rawValue) can no longer change", reason: "order_locked")
+                .orderLocked, "an order that is \(status.rawValue) can no longer change")
         }
     }
 
@@ -241,7 +238,7 @@ extension Order {
             })
         let (total, overflow) = totals.gross.addingReportingOverflow(deliveryFee)
         guard !overflow else {
-            throw OrderlyError(.failedPrecondition, "the order's total is too large", reason: "total_too_large")
+            throw OrderlyError(.totalTooLarge, "the order's total is too large")
         }
         (itemsNet, itemsVAT, itemsGross, self.total) = (totals.net, totals.vat, totals.gross, total)
     }

@@ -48,8 +48,7 @@ public enum PaymentStatus: String, Hashable, Sendable, Codable, CaseIterable {
     public func check(moveTo status: PaymentStatus) throws(OrderlyError) {
         guard next.contains(status) else {
             throw OrderlyError(
-                .failedPrecondition, "a \(rawValue) payment cannot become \(status.rawValue)",
-                reason: "illegal_transition",
+                .illegalTransition, "a \(rawValue) payment cannot become \(status.rawValue)",
                 details: ["status": .string(rawValue), "allowed": .array(next.map { .string($0.rawValue) })])
         }
     }

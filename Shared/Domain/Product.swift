@@ -137,8 +137,7 @@ public struct Product: Hashable, Sendable {
     /// `409 insufficient_stock` naming the product and what is available.
     public func insufficientStock(requested: Int64) -> OrderlyError {
         OrderlyError(
-            .conflict, "only \(max(0, available)) of \(name) available, \(requested) asked for",
-            reason: "insufficient_stock",
+            .insufficientStock, "only \(max(0, available)) of \(name) available, \(requested) asked for",
             details: ["product_id": .string(id.description), "available": .int(max(0, available))])
     }
 
@@ -167,7 +166,7 @@ extension Product {
     public func checkForSale(field: String = "product_id") throws(OrderlyError) {
         guard active else {
             throw OrderlyError(
-                .failedPrecondition, "\(name) is not for sale now", reason: "product_inactive",
+                .productInactive, "\(name) is not for sale now",
                 details: [field: .string("is not for sale now")])
         }
     }

@@ -77,7 +77,7 @@ public struct Reservation: Hashable, Sendable, Codable {
         if status == outcome || (outcome == .released && status == .expired) { return false }
         guard status == .held else {
             throw OrderlyError(
-                .conflict, "the reservation was \(status.rawValue) already", reason: "reservation_closed",
+                .reservationClosed, "the reservation was \(status.rawValue) already",
                 details: ["status": .string(status.rawValue)])
         }
         // Only a reservation whose time has come expires: one held for its order since has none.
@@ -86,7 +86,7 @@ public struct Reservation: Hashable, Sendable, Codable {
         }
         if outcome == .committed, let expiresAt, now >= expiresAt {
             throw OrderlyError(
-                .conflict, "the reservation expired at \(RFC3339.format(expiresAt))", reason: "reservation_expired")
+                .reservationExpired, "the reservation expired at \(RFC3339.format(expiresAt))")
         }
         return true
     }

@@ -70,7 +70,7 @@ public struct ItemTotals: Hashable, Sendable {
             let (vat, vatOverflow) = self.vat.addingReportingOverflow(line.lineVAT)
             let (gross, grossOverflow) = self.gross.addingReportingOverflow(line.lineGross)
             guard !netOverflow, !vatOverflow, !grossOverflow else {
-                throw OrderlyError(.failedPrecondition, "the order's total is too large", reason: "total_too_large")
+                throw OrderlyError(.totalTooLarge, "the order's total is too large")
             }
             (self.net, self.vat, self.gross) = (net, vat, gross)
         }

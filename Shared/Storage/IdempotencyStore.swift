@@ -88,8 +88,7 @@ public struct IdempotencyStore: Sendable {
             if let stored, try stored.decode(column: "expires_at", as: Int64.self) > now {
                 guard try stored.decode(column: "request_hash", as: String.self) == request.requestHash else {
                     throw OrderlyError(
-                        .failedPrecondition, "this Idempotency-Key was already used with a different request",
-                        reason: "idempotency_key_reused")
+                        .idempotencyKeyReused, "this Idempotency-Key was already used with a different request")
                 }
                 return .replay(try stored.decode(column: "response", as: String.self))
             }
@@ -122,8 +121,7 @@ public struct IdempotencyStore: Sendable {
     }
 
     private static let inProgress = OrderlyError(
-        .conflict, "a request with this Idempotency-Key is still in progress; retry later",
-        reason: "request_in_progress")
+        .requestInProgress, "a request with this Idempotency-Key is still in progress; retry later")
 
     /// Deletes records past their retention; returns how many.
     @discardableResult

@@ -436,7 +436,7 @@ final class WireServerHandler: ChannelInboundHandler {
 
     /// Refusal of a request that arrives while the server drains: it was not run, so the client
     /// may send it elsewhere.
-    static let drainingError = OrderlyError(.unavailable, "server is shutting down", reason: "draining")
+    static let drainingError = OrderlyError(.draining, "server is shutting down")
 
     /// How long a drained connection stays open, answering late requests with `drainingError`,
     /// so that a request already on its way is refused cleanly instead of meeting a reset.

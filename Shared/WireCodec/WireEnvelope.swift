@@ -152,7 +152,7 @@ public struct WireEnvelope: Sendable {
     private static func readError(_ scanner: inout JSONScanner, bytes: UnsafeRawBufferPointer) throws -> OrderlyError {
         var code = ErrorCode.internal
         var message = ""
-        var reason: String?
+        var reason: ErrorReason?
         var details: [String: JSONValue]?
         try scanner.readObject { scanner, key in
             if scanner.consumeNull() { return }
@@ -161,7 +161,7 @@ public struct WireEnvelope: Sendable {
                 let text = try scanner.readString()
                 code = ErrorCode(rawValue: text) ?? .internal
             case "message": message = try scanner.readString()
-            case "reason": reason = try scanner.readString()
+            case "reason": reason = ErrorReason(rawValue: try scanner.readString())
             case "details":
                 let range = try scanner.skipValue()
                 details = try? WireJSON.decoder.decode(
@@ -225,7 +225,7 @@ public struct WireEnvelope: Sendable {
             JSONStringWriter.write(error.message, into: &buffer)
             if let reason = error.reason {
                 buffer.writeStaticString(",\"reason\":")
-                JSONStringWriter.write(reason, into: &buffer)
+                JSONStringWriter.write(reason.rawValue, into: &buffer)
             }
             // Keys sorted, so that the same error is always the same text.
             if let details = error.details, let json = try? RFC3339.sortedKeysEncoder.encode(details) {

@@ -393,7 +393,7 @@ struct AccessPolicyTests {
         #expect(refusal(Self.principal(.manager, .noStore), accepted)?.code == .notFound)
         let carrier = Principal(userID: UserID(), role: .courier, storeID: nil, onDuty: true)
         #expect(refusal(carrier, try Self.order(.ready, courier: carrier.userID))?.code == .permissionDenied)
-        #expect(refusal(Self.principal(.staff, .sameStore), try Self.order(.delivered))?.reason == "order_locked")
+        #expect(refusal(Self.principal(.staff, .sameStore), try Self.order(.delivered))?.reason == .orderLocked)
         #expect(refusal(Self.principal(.staff, .sameStore), accepted) == nil)
     }
 

@@ -72,7 +72,7 @@ struct CheckoutRulesTests {
         #expect {
             try Self.line(product, [size[0].id]).item(
                 of: Self.falafel(active: false), in: Self.store, currency: .ils, field: "items[0]")
-        } throws: { ($0 as? OrderlyError)?.reason == "product_inactive" }
+        } throws: { ($0 as? OrderlyError)?.reason == .productInactive }
         #expect {
             try Self.line(product, [size[0].id]).item(of: product, in: StoreID(), currency: .ils, field: "items[1]")
         } throws: { ($0 as? OrderlyError)?.details?["items[1].product_id"] != nil }
@@ -115,7 +115,7 @@ struct CheckoutRulesTests {
                 try order.collectedCash(short)
             } throws: { error in
                 let error = error as? OrderlyError
-                return error?.reason == "cash_required" && error?.details?["cash_collected"] != nil
+                return error?.reason == .cashRequired && error?.details?["cash_collected"] != nil
             }
         }
         order.setPaid(4000, anyPayment: true)

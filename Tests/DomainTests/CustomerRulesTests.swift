@@ -32,7 +32,7 @@ struct CustomerRulesTests {
             card.status = status
             #expect(throws: OrderlyError.self) { try card.checkPays() }
             do { try card.checkPays() } catch {
-                #expect(error.reason == "card_blocked" && error.code == .failedPrecondition)
+                #expect(error.reason == .cardBlocked && error.code == .failedPrecondition)
             }
         }
     }

@@ -180,7 +180,7 @@ struct OrderStatusMachineTests {
         #expect(policy.allowedActions(on: accepted).isEmpty)
         #expect(policy.transition(.claim, on: accepted) == .failure(.offDuty))
         #expect(OrderActionRefusal.offDuty.error.code == .failedPrecondition)
-        #expect(OrderActionRefusal.offDuty.error.reason == "off_duty")
+        #expect(OrderActionRefusal.offDuty.error.reason == .offDuty)
         // The order a courier carries stays theirs to move on, on duty or not.
         var carrying = Caller.courierA.principal
         carrying.onDuty = false

@@ -46,7 +46,7 @@ struct ProductStockTests {
         #expect(try product.quantity(adjustedBy: -6) == 4)
         let refusal = #expect(throws: OrderlyError.self) { try product.quantity(adjustedBy: -7) }
         #expect(refusal?.code == .conflict)
-        #expect(refusal?.reason == "insufficient_stock")
+        #expect(refusal?.reason == .insufficientStock)
         #expect(refusal?.details?["available"] == .int(6))
         #expect(refusal?.details?["product_id"] == .string(product.id.description))
         #expect(try Self.product(quantity: 1, negative: true).quantity(adjustedBy: -3) == -2)
@@ -67,7 +67,7 @@ struct ProductStockTests {
         let product = Self.product(quantity: 10, reserved: 7)
         try product.checkReservable(3)
         let refusal = #expect(throws: OrderlyError.self) { try product.checkReservable(4) }
-        #expect(refusal?.reason == "insufficient_stock")
+        #expect(refusal?.reason == .insufficientStock)
         #expect(refusal?.details?["available"] == .int(3))
         try Self.product(quantity: 0, track: false).checkReservable(100)
         try Self.product(quantity: 0, negative: true).checkReservable(100)
@@ -194,6 +194,6 @@ struct ProductStockTests {
         reservation.status = .expired
         #expect(try reservation.ends(as: .released, at: now) == false)
         let closed = #expect(throws: OrderlyError.self) { try reservation.ends(as: .committed, at: now) }
-        #expect(closed?.reason == "reservation_closed")
+        #expect(closed?.reason == .reservationClosed)
     }
 }

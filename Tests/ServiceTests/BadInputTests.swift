@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import Storage
 import Testing
@@ -73,6 +74,21 @@ struct BadInputTests {
                 suite, "POST", "/v1/auth/login", json: ["email": "s@a.com", "password": "password-123"])
             #expect(limited.status == 429 && limited.headers["retry-after"] == "300", "\(limited.text)")
         }
+    }
+
+    @Test("each operation lists its reasons from a closed set: every one declared (ErrorReason), every declared one listed")
+    func reasonsAreClosedSets() throws {
+        let declared = Set(ErrorReason.declared.map(\.rawValue))
+        #expect(declared.count == ErrorReason.declared.count, "a reason is declared twice")
+        #expect(ErrorReason.declared.allSatisfy { $0.code != nil })
+        var listed = Set(api.document.root["x-reasons-anywhere"] as? [String] ?? [])
+        for (name, operation) in api.document.operations {
+            let reasons = operation["x-reasons"] as? [String]
+            #expect(reasons != nil, "\(name) has no x-reasons")
+            listed.formUnion(reasons ?? [])
+        }
+        #expect(listed.subtracting(declared).isEmpty, "listed, not declared: \(listed.subtracting(declared).sorted())")
+        #expect(declared.subtracting(listed).isEmpty, "declared, listed nowhere: \(declared.subtracting(listed).sorted())")
     }
 
     @Test("the gateway serves exactly the document's routes and methods; another method is 405 with Allow")

@@ -53,7 +53,7 @@ struct LoginLimiterTests {
             try await limiter.admit(email: email, address: IPAddress(address))
             return nil
         } catch {
-            guard error.reason == "rate_limited", case .int(let seconds) = error.details?["retry_after_seconds"] else {
+            guard error.reason == .rateLimited, case .int(let seconds) = error.details?["retry_after_seconds"] else {
                 return -1
             }
             return seconds

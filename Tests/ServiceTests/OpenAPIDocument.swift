@@ -59,7 +59,29 @@ struct OpenAPIDocument: @unchecked Sendable {
         }
         var problems: [String] = []
         validate(value, against: schema, at: "\(method) \(template) \(status) body", problems: &problems)
+        if case .object(let envelope) = value, case .object(let error)? = envelope["error"],
+            case .string(let reason)? = error["reason"], !reasons(of: operation).contains(reason)
+        {
+            problems.append("\(method) \(template) \(status): reason \(reason) is not in its x-reasons")
+        }
         return problems
+    }
+
+    /// The reasons an operation answers: its own `x-reasons` and the document's
+    /// `x-reasons-anywhere`.
+    func reasons(of operation: [String: Any]) -> Set<String> {
+        Set((operation["x-reasons"] as? [String] ?? []) + (root["x-reasons-anywhere"] as? [String] ?? []))
+    }
+
+    /// Every operation of the document, by `METHOD /template`.
+    var operations: [String: [String: Any]] {
+        var all: [String: [String: Any]] = [:]
+        for (template, item) in paths {
+            for (method, operation) in item as? [String: Any] ?? [:] {
+                if let operation = operation as? [String: Any] { all["\(method.uppercased()) \(template)"] = operation }
+            }
+        }
+        return all
     }
 
     /// Problems with the body of a webhook delivery of `type`: not documented under

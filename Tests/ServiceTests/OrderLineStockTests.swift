@@ -45,6 +45,42 @@ struct OrderLineStockTests {
         try await waitUntil { try await stock(suite, product, token) == expected }
     }
 
+    @Test("a product not for sale is one answer wherever it is sold: 422 product_inactive on a line, at the till, held")
+    func notForSaleIsOneAnswer() async throws {
+        try await InProcessSuite.with { suite in
+            let (store, cola, owner, staff) = try await setUp(suite)
+            let order = try await order(suite, staff)
+            let off = try await api.send(suite, "PATCH", "/v1/products/\(cola)", token: owner, json: ["active": false])
+            try #require(off.status == 200, "\(off.text)")
+            func expectNotForSale(_ reply: Reply, _ field: String) {
+                #expect(reply.status == 422 && reply.error["reason"] as? String == "product_inactive", "\(reply.text)")
+                #expect((reply.error["details"] as? [String: Any])?[field] != nil, "\(reply.text)")
+            }
+            expectNotForSale(
+                try await api.send(
+                    suite, "POST", "/v1/orders/\(order)/items", token: staff, json: ["product_id": cola, "quantity": 1]),
+                "product_id")
+            expectNotForSale(
+                try await api.send(
+                    suite, "POST", "/v1/payments", token: owner,
+                    json: [
+                        "store_id": store, "method": "cash",
+                        "items": [
+                            ["name": "Bag", "unit_price": 100, "quantity": 1, "vat_rate_bp": 1700],
+                            ["product_id": cola, "quantity": 1],
+                        ],
+                    ],
+                    headers: ["Idempotency-Key": UUID().uuidString]),
+                "items[1].product_id")
+            expectNotForSale(
+                try await api.send(
+                    suite, "POST", "/v1/reservations", token: staff,
+                    json: ["store_id": store, "lines": [["product_id": cola, "quantity": 1]]]),
+                "lines[0].product_id")
+            #expect(try await stock(suite, cola, owner) == [5, 0], "nothing is held for a sale refused")
+        }
+    }
+
     @Test(
         "a line takes the product's price then; its stock is held at once, follows the line and is given back on cancel"
     )

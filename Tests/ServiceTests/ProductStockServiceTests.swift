@@ -102,7 +102,7 @@ struct ProductStockServiceTests {
                     ProductPatch(id: cola.id, expectedVersion: 0, changes: ProductDraft(price: 950)), principal: owner,
                     idempotencyKey: nil)
             }
-            #expect(stale?.reason == "version_conflict")
+            #expect(stale?.reason == .versionConflict)
             let repriced = try await handlers.products.updateProduct(
                 ProductPatch(id: cola.id, expectedVersion: 1, changes: ProductDraft(price: 950)), principal: owner,
                 idempotencyKey: nil)
@@ -131,7 +131,7 @@ struct ProductStockServiceTests {
                                 principal: manager, idempotencyKey: "sale-\(index)")
                             return "sold"
                         } catch let error as OrderlyError {
-                            return error.reason ?? error.code.rawValue
+                            return error.reason?.rawValue ?? error.code.rawValue
                         }
                     }
                 }
@@ -222,7 +222,7 @@ struct ProductStockServiceTests {
                     principal: owner,
                     idempotencyKey: nil)
             }
-            #expect(short?.reason == "insufficient_stock")
+            #expect(short?.reason == .insufficientStock)
             #expect(short?.details?["available"] == .int(0))
         }
     }

@@ -38,7 +38,7 @@ struct ReservationServiceTests {
                                 NewReservation(
                                     storeID: store.id, lines: [Reservation.Line(productID: cola.id, quantity: 1)]),
                                 principal: staff, idempotencyKey: "r-\(index)")
-                        } catch let error as OrderlyError where error.reason == "insufficient_stock" {
+                        } catch let error as OrderlyError where error.reason == .insufficientStock {
                             return nil
                         }
                     }
@@ -61,7 +61,7 @@ struct ReservationServiceTests {
             let closed = await ServiceRulesTests.refusal {
                 _ = try await handlers.reservations.end(held[0].id, as: .released, by: staff)
             }
-            #expect(closed?.reason == "reservation_closed")
+            #expect(closed?.reason == .reservationClosed)
             now = try await handlers.products.product(cola.id, principal: staff)
             #expect(now.quantity == 7 && now.reserved == 4 && now.available == 3)
             let ledger = try await Setup.ledger(of: cola.id, handlers, staff)
@@ -92,7 +92,7 @@ struct ReservationServiceTests {
                             Reservation.Line(productID: bread.id, quantity: 3),
                         ]), principal: staff, idempotencyKey: nil)
             }
-            #expect(short?.reason == "insufficient_stock")
+            #expect(short?.reason == .insufficientStock)
             guard case .array(let named)? = short?.details?["products"] else {
                 Issue.record("no products named: \(String(describing: short))")
                 return
@@ -178,7 +178,7 @@ struct ReservationServiceTests {
             let late = await ServiceRulesTests.refusal {
                 _ = try await handlers.reservations.end(reservation.id, as: .committed, by: staff)
             }
-            #expect(late?.reason == "reservation_expired")
+            #expect(late?.reason == .reservationExpired)
             #expect(try await handlers.products.product(cola.id, principal: staff).reserved == 2)
             // A catalog starts over the same database: its sweep finds what fell due.
             let restarted = CatalogAtHandlers(database: test.database)

@@ -83,13 +83,13 @@ struct ServiceRulesTests {
                 _ = try await suite.orders.call(
                     OrdersAPI.listOrders, OrderListRequest(available: true), options: Self.options(offDuty))
             }
-            #expect(resting?.reason == "off_duty")
+            #expect(resting?.reason == .offDuty)
             let restingClaim = await Self.refusal {
                 _ = try await suite.orders.call(
                     OrdersAPI.performAction, OrderActionRequest(id: order.id, action: .claim),
                     options: Self.options(offDuty))
             }
-            #expect(restingClaim?.reason == "off_duty")
+            #expect(restingClaim?.reason == .offDuty)
             let edit = await Self.refusal {
                 _ = try await suite.orders.call(
                     OrdersAPI.updateOrder,
@@ -148,7 +148,7 @@ struct ServiceRulesTests {
                 _ = try await suite.orders.call(
                     OrdersAPI.performAction, claim, options: Self.options(second, key: "claim-1"))
             }
-            #expect(raced?.reason == "already_claimed")
+            #expect(raced?.reason == .alreadyClaimed)
             #expect(try await search("050-1234567", by: first) == [order.id])
 
             // Released while off duty, the order leaves the first courier's feed as removed.

@@ -113,7 +113,7 @@ struct IdempotencyTests {
             let error = await #expect(throws: OrderlyError.self) {
                 try await store.perform(try Self.request("k1", body: "{\"total\":9999}"), create)
             }
-            #expect(error?.reason == "idempotency_key_reused")
+            #expect(error?.reason == .idempotencyKeyReused)
             #expect(error?.code.httpStatus == 422)
             #expect(try await Self.count("receipts", in: test.database) == 1)
         }
@@ -139,7 +139,7 @@ struct IdempotencyTests {
                 let error = await #expect(throws: OrderlyError.self) {
                     try await store.perform(request) { _ in Receipt(id: "other", total: 2) }
                 }
-                #expect(error?.reason == "request_in_progress")
+                #expect(error?.reason == .requestInProgress)
                 #expect(error?.code.httpStatus == 409)
                 releaseSignal.yield()
                 try await group.waitForAll()
@@ -170,7 +170,7 @@ struct IdempotencyTests {
                             return result.replayed ? "replayed" : "executed"
                         } catch let error as OrderlyError {
                             refused.increment()
-                            return error.reason ?? error.code.rawValue
+                            return error.reason?.rawValue ?? error.code.rawValue
                         }
                     }
                 }

@@ -31,7 +31,7 @@ struct EnvelopeTests {
     @Test("an error envelope keeps code, message, reason and details")
     func errorRoundTrip() throws {
         let error = OrderlyError(
-            .failedPrecondition, "key reused", reason: "idempotency_key_reused", details: ["field": .string("x")])
+            .idempotencyKeyReused, "key reused", details: ["field": .string("x")])
         let parsed = try WireEnvelope.parse(
             WireEnvelope(type: .error, id: 7, error: error).encoded(allocator: ByteBufferAllocator()))
         #expect(parsed.type == .error)

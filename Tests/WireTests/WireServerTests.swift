@@ -64,7 +64,7 @@ struct WireServerTests {
     func errors() async throws {
         let server = try await RunningServer.start()
         let connection = try await server.connect()
-        await #expect(throws: OrderlyError(.notFound, "no such thing", reason: "thing_not_found")) {
+        await #expect(throws: OrderlyError(.notFound, "no such thing", reason: ErrorReason(rawValue: "thing_not_found"))) {
             try await connection.call(TestAPI.fail, WireEmpty())
         }
         await #expect(throws: OrderlyError(.internal, "internal error")) {
@@ -656,7 +656,7 @@ struct WireServerTests {
             }
         }
         release.open()
-        #expect(refusal == OrderlyError(.unavailable, "server is shutting down", reason: "draining"))
+        #expect(refusal == OrderlyError(.draining, "server is shutting down"))
         #expect(try await held.text == "held")
         try await draining.task.value
     }

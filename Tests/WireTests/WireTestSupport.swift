@@ -63,7 +63,7 @@ enum TestAPI {
                 caller: context.callerService, principal: context.principal, idempotencyKey: context.idempotencyKey,
                 clientRequestID: context.clientRequestID, forwardedRequestID: WireRequestID.current)
         }
-        router.register(fail) { _, _ in throw OrderlyError(.notFound, "no such thing", reason: "thing_not_found") }
+        router.register(fail) { _, _ in throw OrderlyError(.notFound, "no such thing", reason: ErrorReason(rawValue: "thing_not_found")) }
         router.register(crash) { _, _ in throw Secret() }
         router.register(busy) { _, _ in throw Busy() }
         return router

@@ -11,6 +11,12 @@
    each `<Resource>Handlers.swift`, and a follower (`<Producer>Follower.swift`) per stream it reads.
 3. The table of Services/README.md says of each service what the code does: the services it
    calls (its `upstreams`) and the streams it follows (its followers' `producer`).
+4. A business write has one home, its book (`OrderBook`, `PaymentBook` …): no file calls another
+   type's handler statics (`PaymentsHandlers.save(…)`).
+5. Lock names are spelled once: a `Lock` is built (`Lock(…)`) only in `Lock.swift` and the
+   `Lock+<Service>.swift` files of factories.
+
+`deploy/local/check-map-test.py` shows each rule failing on a tree that breaks it.
 
 Prints what disagrees and exits 1, or one line and exits 0.
 """
@@ -19,7 +25,8 @@ import os
 import re
 import sys
 
-root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+# The repository's root, or the tree given (deploy/local/check-map-test.py checks copies of it).
+root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 os.chdir(root)
 problems = []
 

@@ -49,6 +49,7 @@ trap 'report; stop_throwaway_postgres' EXIT
 phase checks
 deploy/local/check-domain.sh
 python3 deploy/local/check-map.py
+python3 deploy/local/check-map-test.py
 deploy/local/check-k8s.sh
 promtool check rules deploy/observability/alerts.yaml
 promtool test rules deploy/observability/alerts-test.yaml

@@ -75,7 +75,7 @@ struct LoginLimiter: Sendable {
         if counts[2] > perAddress { wait = max(wait, counts[3]) }
         guard wait == 0 else {
             throw OrderlyError(
-                .resourceExhausted, "too many login attempts; try again in \(wait) seconds", reason: "rate_limited",
+                .rateLimited, "too many login attempts; try again in \(wait) seconds",
                 details: ["retry_after_seconds": .int(max(1, wait))])
         }
     }
@@ -115,7 +115,7 @@ struct LoginLimiter: Sendable {
         }
         guard let counts = reply.elements?.compactMap(\.integer), counts.count == 2, counts[0] > perHour else { return }
         throw OrderlyError(
-            .resourceExhausted, "too many \(what); try again in \(counts[1]) seconds", reason: "rate_limited",
+            .rateLimited, "too many \(what); try again in \(counts[1]) seconds",
             details: ["retry_after_seconds": .int(max(1, counts[1]))])
     }
 

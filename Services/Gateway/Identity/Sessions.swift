@@ -33,7 +33,7 @@ public final class Sessions: Sendable {
     /// longer exists.
     func check(_ principal: Principal, tokenVersion: Int64) async throws(OrderlyError) {
         guard try await version(of: principal.userID) == tokenVersion else {
-            throw OrderlyError(.unauthenticated, "this session has ended; sign in again", reason: "invalid_token")
+            throw OrderlyError(.invalidToken, "this session has ended; sign in again")
         }
     }
 

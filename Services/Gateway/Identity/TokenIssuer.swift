@@ -104,10 +104,10 @@ struct TokenIssuer: Sendable {
         do {
             claims = try await keys.verify(accessToken, as: AccessClaims.self)
         } catch {
-            throw OrderlyError(.unauthenticated, "the access token is invalid or expired", reason: "invalid_token")
+            throw OrderlyError(.invalidToken, "the access token is invalid or expired")
         }
         guard let principal = claims.principal else {
-            throw OrderlyError(.unauthenticated, "the access token is invalid", reason: "invalid_token")
+            throw OrderlyError(.invalidToken, "the access token is invalid")
         }
         let tokenVersion = claims.tokenVersion ?? 0
         verified.remember(

@@ -45,7 +45,7 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
             failure = publicForm(of: error, logger: logger)
             status = HTTPResponse.Status(code: error.code.httpStatus)
         case is NIOTooManyBytesError:
-            failure = OrderlyError(.invalidArgument, "the request body is too large", reason: "payload_too_large")
+            failure = OrderlyError(.payloadTooLarge, "the request body is too large")
             status = .contentTooLarge
         case let error as any HTTPResponseError:
             status = error.status

@@ -107,7 +107,7 @@ extension RateLimit {
     /// The answer to a request over the limit, to try again in `wait` seconds.
     static func refusal(_ wait: Int) -> OrderlyError {
         OrderlyError(
-            .resourceExhausted, "too many requests; try again in \(wait) seconds", reason: "rate_limited",
+            .rateLimited, "too many requests; try again in \(wait) seconds",
             details: ["retry_after_seconds": .int(Int64(wait))])
     }
 }

@@ -127,7 +127,7 @@ struct NotificationRoutes: Sendable {
     private func enter(_ principal: Principal, _ kind: WakeHub.Kind) async throws -> UInt64 {
         guard let ticket = await wakeHub.enter(principal.userID, kind, courier: principal.role == .courier) else {
             let (what, reason) =
-                kind == .stream ? ("streams", "too_many_streams") : ("long-polls", "too_many_long_polls")
+                kind == .stream ? ("streams", ErrorReason.tooManyStreams) : ("long-polls", ErrorReason.tooManyLongPolls)
             throw OrderlyError(
                 .resourceExhausted, "at most \(kind.maximumPerUser) \(what) wait for one user; let one end first",
                 reason: reason, details: ["retry_after_seconds": .int(1)])
