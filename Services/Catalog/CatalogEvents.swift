@@ -5,7 +5,7 @@ import JSON
 
 /// The catalog's events: what it publishes, `store.created` and `store.updated` with the store
 /// as payload, `product.created`, `product.updated`, `stock.low` and `stock.out` with the
-/// product. What it follows is `OrdersFollower`'s and `PaymentsFollower`'s.
+/// product. What it follows is `OrderHoldsFollower`'s and `PaymentHoldsFollower`'s.
 enum CatalogEvents {
     static func storeCreated(_ store: Store) throws -> DomainEvent {
         try event(CatalogAPI.Events.storeCreated, store)

@@ -78,7 +78,7 @@ enum CatalogSchema {
         },
         // A reservation's lines live in its document; the sweep finds the held ones that are due
         // (those held for an order until it ends have no `expires_at`), the orders' holds (the
-        // catalog's `OrdersFollower`) an order's reservations, and `order_holds` which version of
+        // catalog's `OrderHoldsFollower`) an order's reservations, and `order_holds` which version of
         // each order they were brought in line with.
         Migration(
             4, "reservations",
@@ -99,7 +99,7 @@ enum CatalogSchema {
                 "CREATE TABLE order_holds (order_id TEXT PRIMARY KEY, version BIGINT NOT NULL)",
             ]),
         // Which version of each payment its reservation was brought in line with (the catalog's
-        // `PaymentsFollower`), so that a late event of an earlier version changes nothing.
+        // `PaymentHoldsFollower`), so that a late event of an earlier version changes nothing.
         Migration(
             5, "payment holds",
             sql: ["CREATE TABLE payment_holds (payment_id TEXT PRIMARY KEY, version BIGINT NOT NULL)"]),

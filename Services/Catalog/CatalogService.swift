@@ -31,8 +31,8 @@ public enum CatalogService: ServiceDefinition {
         return ServiceParts(
             router: router,
             consumers: [
-                environment.follow(OrdersFollower(book: StockBook(database: database), logger: logger)),
-                environment.follow(PaymentsFollower(book: StockBook(database: database), logger: logger)),
+                environment.follow(OrderHoldsFollower(book: StockBook(database: database), logger: logger)),
+                environment.follow(PaymentHoldsFollower(book: StockBook(database: database), logger: logger)),
                 sweep,
             ])
     }

@@ -118,8 +118,8 @@ struct ReservationsHandlers: Sendable {
     /// referencing the reservation's reference or else its id); `released` and `expired` give them
     /// back. `principal` is nil for the catalog's own sweeps. Ending it again as it ended is
     /// harmless and answers it as it is. A reservation for an order's line ends with the order (the
-    /// catalog's `OrdersFollower`), one for a payment with the payment (the catalog's
-    /// `PaymentsFollower`); only the orders or payments service may give one back early (a line or
+    /// catalog's `OrderHoldsFollower`), one for a payment with the payment (the catalog's
+    /// `PaymentHoldsFollower`); only the orders or payments service may give one back early (a line or
     /// payment it could not store).
     @discardableResult
     func end(

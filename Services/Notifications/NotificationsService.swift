@@ -50,10 +50,10 @@ public enum NotificationsService: ServiceDefinition {
         return ServiceParts(
             router: router,
             consumers: [
-                environment.follow(GatewayFollower(notifier: notifier)),
-                environment.follow(OrdersFollower(notifier: notifier)),
-                environment.follow(CatalogFollower(notifier: notifier)),
-                environment.follow(PaymentsFollower(notifier: notifier)),
+                environment.follow(RecipientsFollower(notifier: notifier)),
+                environment.follow(OrderNoticesFollower(notifier: notifier)),
+                environment.follow(StockNoticesFollower(notifier: notifier)),
+                environment.follow(PaymentNoticesFollower(notifier: notifier)),
                 dispatcher,
             ] + pushes,
             housekeeping: retention.jobs(environment.database))

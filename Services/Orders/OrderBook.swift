@@ -94,4 +94,27 @@ struct OrderBook: Sendable {
         guard order.status == .pending else { return true }
         return try await serverChange(&order, .accept, to: .accepted, ["automatic": .bool(true)], in: transaction)
     }
+
+    /// Cancels the card orders whose time to be paid ran out, at most `limit`; returns how many.
+    /// Each is cancelled in its own transaction, as a change of its version, so a payment that
+    /// completes meanwhile wins and a replica beside this one cancels nothing twice.
+    func cancelUnpaid(limit: Int) async throws -> Int {
+        let orders = self.orders
+        var cancelled = 0
+        for id in try await orders.unpaid(at: Date.currentMillisecond, limit: limit) {
+            let done = try await orders.database.transaction { transaction in
+                // Paid or ended meanwhile, it is left as it is (its `pay_by` is cleared then).
+                guard var order = try await orders.find(id, in: transaction.sql), order.status == .pending,
+                    order.awaitsPayment
+                else { return false }
+                order.cancellationReason = "not paid within \(Int(Order.cardPaymentWindow / 60)) minutes"
+                order.payBy = nil
+                return try await serverChange(
+                    &order, .cancel, to: .cancelled, ["reason": .string(order.cancellationReason ?? "")],
+                    in: transaction)
+            }
+            if done { cancelled += 1 }
+        }
+        return cancelled
+    }
 }

@@ -5,7 +5,7 @@ import JSON
 
 /// What the orders service publishes on `orderly:events:orders`: `order.created` with the order,
 /// the others (`order.updated`, `order.status_changed`, `order.claimed`, `order.released`) with an
-/// `OrderChange`. What it follows is `CatalogFollower`'s and `PaymentsFollower`'s.
+/// `OrderChange`. What it follows is `StoreDirectoryFollower`'s and `PaidAmountsFollower`'s.
 enum OrdersEvents {
     static func created(_ order: Order, document: String) -> DomainEvent {
         DomainEvent(

@@ -4,9 +4,8 @@ import Foundation
 import Storage
 import Wire
 
-/// A customer's checkout (`POST /v1/orders` by a customer), and what the server does by itself
-/// to customers' orders: accept them for a store that accepts by itself, and cancel a card
-/// order nobody paid for in time.
+/// A customer's checkout (`POST /v1/orders` by a customer): the cart priced from the catalog,
+/// its stock held, the order stored (and accepted at once for a store that accepts by itself).
 extension OrdersHandlers {
     /// Prices the cart from the catalog, holds the stock of its tracked products (one
     /// reservation per line, as a store's catalog lines), and stores the order `pending` with its
@@ -152,28 +151,5 @@ extension OrdersHandlers {
             }
             throw error
         }
-    }
-
-    /// Cancels the card orders whose time to be paid ran out, at most `limit`; returns how many.
-    /// Each is cancelled in its own transaction, as a change of its version, so a payment that
-    /// completes meanwhile wins and a replica beside this one cancels nothing twice.
-    func cancelUnpaid(limit: Int) async throws -> Int {
-        let (orders, book) = (self.orders, self.book)
-        var cancelled = 0
-        for id in try await orders.unpaid(at: Date.currentMillisecond, limit: limit) {
-            let done = try await database.transaction { transaction in
-                // Paid or ended meanwhile, it is left as it is (its `pay_by` is cleared then).
-                guard var order = try await orders.find(id, in: transaction.sql), order.status == .pending,
-                    order.awaitsPayment
-                else { return false }
-                order.cancellationReason = "not paid within \(Int(Order.cardPaymentWindow / 60)) minutes"
-                order.payBy = nil
-                return try await book.serverChange(
-                    &order, .cancel, to: .cancelled, ["reason": .string(order.cancellationReason ?? "")],
-                    in: transaction)
-            }
-            if done { cancelled += 1 }
-        }
-        return cancelled
     }
 }

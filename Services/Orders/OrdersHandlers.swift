@@ -363,7 +363,7 @@ struct OrdersHandlers: Sendable {
     /// orders service's step of the order-line saga reserves what it adds (a new line, a larger
     /// quantity) before the line is stored, so that a shortage is refused at once; the reservation
     /// is listed on the line, which the catalog then keeps held until the order ends (the catalog's
-    /// `OrdersFollower`). A reservation the change did not store is given back; one left by a crash
+    /// `OrderHoldsFollower`). A reservation the change did not store is given back; one left by a crash
     /// expires.
     func changeItems(_ request: ItemChange, principal: Principal, idempotencyKey: String?) async throws -> Order {
         let policy = AccessPolicy(principal)

@@ -67,7 +67,7 @@ enum OrdersSchema {
             3, "the courier who last released an order",
             sql: ["ALTER TABLE orders ADD COLUMN released_by TEXT"]),
         // What each completed payment of an order pays of it now (the orders service's
-        // `PaymentsFollower`), by the payment's latest version.
+        // `PaidAmountsFollower`), by the payment's latest version.
         Migration(
             4, "order payments",
             sql: [

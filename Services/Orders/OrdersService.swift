@@ -34,10 +34,10 @@ public enum OrdersService: ServiceDefinition {
         return ServiceParts(
             router: router,
             consumers: [
-                environment.follow(CatalogFollower(stores: stores)),
-                environment.follow(PaymentsFollower(database: environment.database, orders: orders)),
+                environment.follow(StoreDirectoryFollower(stores: stores)),
+                environment.follow(PaidAmountsFollower(database: environment.database, orders: orders)),
                 DueSweep("unpaid card orders", every: unpaidSweepInterval, logger: environment.logger) {
-                    try await handlers.cancelUnpaid(limit: $0)
+                    try await handlers.book.cancelUnpaid(limit: $0)
                 },
             ],
             housekeeping: [

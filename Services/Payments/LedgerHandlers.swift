@@ -7,7 +7,7 @@ import Wire
 
 /// The ledger's Wire methods: a store's or a courier's balances with their entries, and payouts
 /// recorded against them. The entries themselves are posted by the followers, once per payment,
-/// refund and delivery (`PaymentsFollower`, `OrdersFollower`).
+/// refund and delivery (`LedgerFollower`, `OrderMoneyFollower`).
 struct LedgerHandlers: Sendable {
     let database: Database
     let ledger: LedgerRepository

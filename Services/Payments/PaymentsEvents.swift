@@ -11,7 +11,7 @@ import ServiceLifecycle
 /// `payment.confirmed` … `payment.expired`) with the payment as payload, `payment.refunded` with
 /// the payment and the refund, `shift.clocked_in`/`clocked_out` with the shift, and
 /// `card.linked` with the card and its customer. What it
-/// follows is `GatewayFollower`'s (the staff roster) and `PaymentsFollower`'s (its own
+/// follows is `StaffRosterFollower`'s (the staff roster) and `LedgerFollower`'s (its own
 /// completions and refunds, for the statistics).
 enum PaymentsEvents {
     static func reached(_ payment: Payment) throws -> DomainEvent {

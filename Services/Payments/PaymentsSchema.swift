@@ -120,7 +120,7 @@ enum PaymentsSchema {
                 "CREATE UNIQUE INDEX shifts_open ON shifts (user_id) WHERE clocked_out_at IS NULL",
                 "CREATE INDEX shifts_by_store ON shifts (store_id, clocked_in_at, id)",
             ]),
-        // The statistics' read model (`StatsRepository`, kept by `PaymentsFollower`): what each
+        // The statistics' read model (`StatsRepository`, kept by `LedgerFollower`): what each
         // day took, by staff member and method, and by product.
         Migration(
             5, "statistics",

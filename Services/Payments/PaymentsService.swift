@@ -45,10 +45,10 @@ public enum PaymentsService: ServiceDefinition {
         return ServiceParts(
             router: router,
             consumers: [
-                environment.follow(GatewayFollower(database: database, shifts: payments.shifts)),
-                environment.follow(OrdersFollower(database: database, catalog: payments.catalog, logger: logger)),
+                environment.follow(StaffRosterFollower(database: database, shifts: payments.shifts)),
+                environment.follow(OrderMoneyFollower(database: database, catalog: payments.catalog, logger: logger)),
                 environment.follow(
-                    PaymentsFollower(database: database, payments: payments.payments, stats: payments.stats)),
+                    LedgerFollower(database: database, payments: payments.payments, stats: payments.stats)),
                 sweep,
             ],
             housekeeping: housekeeping(database, settings: settings))

@@ -6,7 +6,7 @@ import Storage
 
 /// The payments service's SQL of a store's statistics: the read model (`stats_days`, one row per
 /// store, day, staff member and method, and `stats_products`, one per store, day and product)
-/// that `PaymentsFollower` adds each completed payment and refund to, and its reads. A read sums
+/// that `LedgerFollower` adds each completed payment and refund to, and its reads. A read sums
 /// the rows of the days asked for, never the payments.
 struct StatsRepository: Sendable {
     let database: Database

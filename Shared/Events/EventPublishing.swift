@@ -12,29 +12,3 @@ public protocol EventPublishing: Sendable {
     /// Removes the entries every follower has acknowledged, never more.
     func trimAcknowledged() async throws -> StreamTrim
 }
-
-/// What a publish under a mark found.
-public enum MarkedPublish: Sendable, Hashable {
-    /// The events were appended and the mark moved to the batch's number; `previous` is the
-    /// mark the stream had, at or past the one expected.
-    case published(previous: Int64)
-    /// The stream's mark is behind the one expected: it lost what was appended after `mark`.
-    /// Nothing was appended.
-    case behind(mark: Int64)
-}
-
-/// What a trim removed, and what it had to keep.
-public struct StreamTrim: Sendable, Hashable {
-    /// How many entries went.
-    public var removed: Int
-    /// The oldest entry left; nil when none is left or the stream has no follower.
-    public var oldestKept: StreamID?
-    /// The follower (consumer group) that still needs `oldestKept`.
-    public var neededBy: String?
-
-    public init(removed: Int, oldestKept: StreamID?, neededBy: String?) {
-        self.removed = removed
-        self.oldestKept = oldestKept
-        self.neededBy = neededBy
-    }
-}

@@ -1,5 +1,5 @@
 public import Domain
-public import PostgresNIO
+import PostgresNIO
 
 extension SQLiteFailure: TransientFailure {
     /// Busy or locked, out of memory, an I/O error, a full disk, a file that cannot be opened:
@@ -8,24 +8,5 @@ extension SQLiteFailure: TransientFailure {
         let busy: Int32 = 5, locked: Int32 = 6, noMemory: Int32 = 7, ioError: Int32 = 10, full: Int32 = 13
         let cannotOpen: Int32 = 14, lockProtocol: Int32 = 15
         return [busy, locked, noMemory, ioError, full, cannotOpen, lockProtocol].contains(code & 0xff)
-    }
-}
-
-extension PSQLError: TransientFailure {
-    /// A connection that failed or closed, the client shutting down, or a server error of the
-    /// moment: its SQLSTATE a connection exception (class 08), a serialization failure or
-    /// deadlock (40001, 40P01), insufficient resources (class 53), or the server shutting
-    /// down or starting (57P01–57P03).
-    public var isTransient: Bool {
-        switch code {
-        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
-            return true
-        case .server:
-            guard let state = serverInfo?[.sqlState] else { return false }
-            return state.hasPrefix("08") || state.hasPrefix("53")
-                || ["40001", "40P01", "57P01", "57P02", "57P03"].contains(state)
-        default:
-            return false
-        }
     }
 }

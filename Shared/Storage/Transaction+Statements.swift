@@ -32,16 +32,3 @@ private struct PlaceholderSQL: SQLExpression {
         serializer.binds += binds.map(\.bindable)
     }
 }
-
-extension SQLiteValue {
-    /// The value as SQLKit binds it.
-    fileprivate var bindable: any Encodable & Sendable {
-        switch self {
-        case .integer(let number): number
-        case .real(let number): number
-        case .text(let text): text
-        case .blob(let bytes): Data(bytes)
-        case .null: String?.none
-        }
-    }
-}

@@ -1,84 +1,12 @@
-public import Domain
+import Domain
 import Events
 import Foundation
 import JSON
-public import Logging
+import Logging
 import Metrics
 public import WireContract
-public import NIOCore
+import NIOCore
 import WireCodec
-
-extension WireMethod {
-    /// The request envelope for a call (its id is assigned when it is sent).
-    func requestEnvelope(_ request: Request, options: WireCallOptions) throws -> WireEnvelope {
-        var body = ByteBufferAllocator().buffer(capacity: 0)
-        do {
-            body.writeBytes(try WireJSON.encoder.encode(request))
-        } catch {
-            throw OrderlyError(.internal, "request for \(name) could not be encoded: \(error)")
-        }
-        return WireEnvelope(
-            type: .request, id: 0, method: name, trace: options.trace, requestID: WireRequestID.current,
-            principal: options.principal,
-            idempotencyKey: options.idempotencyKey, body: body)
-    }
-
-    /// The request envelope for a call whose body is JSON already; refused unless it is exactly
-    /// one JSON value, since it goes into the envelope unchanged.
-    func requestEnvelope(json body: ByteBuffer, options: WireCallOptions) throws(OrderlyError) -> WireEnvelope {
-        guard body.readableBytes > 0 else { throw OrderlyError.invalidFields(["body": "is required"]) }
-        let valid = body.withUnsafeReadableBytes { (try? JSONScanner.validate($0)) != nil }
-        guard valid else { throw OrderlyError.invalidFields(["body": "is not valid JSON"]) }
-        return WireEnvelope(
-            type: .request, id: 0, method: name, trace: options.trace, requestID: WireRequestID.current,
-            principal: options.principal,
-            idempotencyKey: options.idempotencyKey, body: body)
-    }
-
-    /// The typed response carried by a response envelope.
-    func decodeResponse(_ envelope: WireEnvelope, from service: String) throws -> Response {
-        guard let body = envelope.body else {
-            if let empty = WireEmpty() as? Response { return empty }
-            throw OrderlyError(.internal, "\(service) answered \(name) without a body")
-        }
-        do {
-            return try WireJSON.decode(Response.self, from: body)
-        } catch {
-            throw OrderlyError(.internal, "\(service) answered \(name) with an unreadable body")
-        }
-    }
-}
-
-/// What a handler knows about the call besides its body.
-public struct WireRequestContext: Sendable {
-    public let method: String
-    /// The request id on its connection.
-    public let requestID: UInt64
-    /// The calling service, as proven by its hello.
-    public let callerService: String
-    /// The end user the call is made for, if any.
-    public let principal: Principal?
-    /// When the caller stops waiting.
-    public let deadline: NIODeadline?
-    public let trace: String?
-    /// The client request's id the call serves, when the caller sent an acceptable one.
-    public let clientRequestID: String?
-    public let idempotencyKey: String?
-    /// The connection's logger, before this request's metadata is added.
-    let connectionLogger: Logger
-
-    /// A logger with `rpc.method`, `rpc.request_id` and `trace.parent` set. Built on each use
-    /// (log handlers may do work for every metadata change), so keep it in a local when
-    /// logging several times.
-    public var logger: Logger {
-        var logger = connectionLogger
-        logger[metadataKey: "rpc.method"] = "\(method)"
-        logger[metadataKey: "rpc.request_id"] = "\(requestID)"
-        if let trace { logger[metadataKey: "trace.parent"] = "\(trace)" }
-        if let clientRequestID { logger[metadataKey: "request.id"] = "\(clientRequestID)" }
-        return logger
-    }
-}
 
 /// Maps method names to handlers. Built before the server starts, then only read.
 public struct WireRouter: Sendable {

@@ -369,7 +369,7 @@ struct MoneyCrossingsTests {
                 change: OrderHistoryEntry(
                     seq: 9, orderID: order.id, at: Date(), actorID: staff, actorRole: .staff, change: "status",
                     from: .pending, to: .cancelled))
-            let follower = OrdersFollower(
+            let follower = OrderMoneyFollower(
                 database: suite.paymentsDatabase, catalog: suite.catalog.caller(as: PaymentsAPI.service),
                 logger: Logger(label: "test"))
             try await follower.apply(

@@ -210,7 +210,7 @@ struct ReservationServiceTests {
                     storeID: store.id, paymentID: payment, lines: [Reservation.Line(productID: cola.id, quantity: 4)],
                     expiresInSeconds: 600),
                 principal: staff, idempotencyKey: nil, caller: PaymentsAPI.service)
-            let holds = PaymentsFollower(
+            let holds = PaymentHoldsFollower(
                 book: handlers.reservations.book, logger: Logger(label: "test"))
             func follow(_ status: PaymentStatus, version: Int64) async throws {
                 let view = PaymentStock(id: payment, version: version, status: status, reservationID: hold.id)
@@ -258,7 +258,7 @@ struct ReservationServiceTests {
             let first = try await hold(3)
             let second = try await hold(2)
             let stray = try await hold(1)  // never stored on a line: it expires on its own
-            let holds = OrdersFollower(
+            let holds = OrderHoldsFollower(
                 book: handlers.reservations.book, logger: Logger(label: "test"))
             func reconcile(version: Int64, status: OrderStatus = .pending, quantity: Int, ids: [ReservationID]?)
                 async throws

@@ -16,7 +16,11 @@ check = os.path.join(root, "deploy", "local", "check-map.py")
 
 BREAKS = {
     "a file named after no type it declares": (
-        "Services/Orders/Misnamed.swift", "struct Elsewhere {}\n", "Misnamed.swift: declares Elsewhere"),
+        "Services/Orders/Misnamed.swift", "struct Elsewhere {}\n", "Misnamed.swift: declares or extends Elsewhere"),
+    "a file hiding its main type behind a minor one": (
+        "Services/Orders/Minor.swift",
+        "struct Minor {}\n\nstruct Major {\n" + "    var field = 0\n" * 8 + "}\n",
+        "most of its lines are Major's, not Minor's"),
     "a lock built outside its factories": (
         "Services/Orders/Rogue+Lock.swift",
         "extension Rogue {\n    static let name = Lock(\"orders.rogue\", 1)\n}\nstruct Rogue {}\n",

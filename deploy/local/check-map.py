@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Part of `make test`: the map a newcomer reads must match the ground.
 
-1. Every Swift file of Services/, Shared/ and Tools/ is named after the one main type it holds
-   (`Orders.swift` declares `Orders`), or after the type it extends (`RedisClient+Streams.swift`
-   extends `RedisClient`). Shared/Domain and Shared/Contracts group a concept's value types in a
-   file named after the concept's main type or method table, so there the name must be one of the
-   types declared or extended (`Order.swift` holds `Order` beside `OrderStatus`).
+1. Every Swift file of Services/, Shared/ and Tools/ is named for what it holds: most of its
+   declarations' lines (each with its doc comment) belong to the type it is named after, declared
+   or extended (`RedisClient+Streams.swift` extends `RedisClient`), or to types whose names begin
+   with it (`Product.swift` holds `ProductDraft` too).
 2. Every service library has the shape Services/README.md shows: `<Name>Service.swift`,
    `<Name>Schema.swift`, `<Name>Events.swift` (but notifications, which publishes no stream),
-   each `<Resource>Handlers.swift`, and a follower (`<Producer>Follower.swift`) per stream it reads.
+   each `<Resource>Handlers.swift`, and a follower per stream it reads, named for what it keeps
+   (`PaidAmountsFollower`), no two services' alike.
 3. The table of Services/README.md says of each service what the code does: the services it
    calls (its `upstreams`) and the streams it follows (its followers' `producer`).
 4. A business write has one home, its book (`OrderBook`, `PaymentBook` …): no file calls another
@@ -35,22 +35,51 @@ DECLARATION = re.compile(
     re.M)
 EXTENSION = re.compile(r"^(?:public |package )?extension ([\w.]+)", re.M)
 
+TOP_LEVEL = re.compile(
+    r"^(?:@\w+(?:\([^)]*\))? )?(?:public |package |private |fileprivate |internal )?(?:final )?"
+    r"(?:(?:struct|enum|class|actor|protocol) (\w+)|extension ([\w.]+))")
+
+
+def declaration_lines(text):
+    """{type: lines}: each top-level declaration or extension's lines with its doc comment."""
+    lines = text.split("\n")
+    owned = {}
+    i = 0
+    while i < len(lines):
+        match = TOP_LEVEL.match(lines[i])
+        if not match:
+            i += 1
+            continue
+        name = (match.group(1) or match.group(2)).split(".")[0].split("<")[0]
+        start = i
+        while start > 0 and lines[start - 1].startswith("///"):
+            start -= 1
+        end = i
+        if not lines[i].rstrip().endswith("}"):
+            end = i + 1
+            while end < len(lines) and not lines[end].startswith("}"):
+                end += 1
+        owned[name] = owned.get(name, 0) + end - start + 1
+        i = end + 1
+    return owned
+
+
 # 1. File names.
 for path in sorted(glob.glob("Services/**/*.swift", recursive=True) + glob.glob("Shared/**/*.swift", recursive=True)
                    + glob.glob("Tools/**/*.swift", recursive=True)):
     name = os.path.basename(path)[:-len(".swift")]
     if name == "main":
         continue
-    text = open(path, encoding="utf-8").read()
-    declared = DECLARATION.findall(text)
-    extended = [e.split(".")[0] for e in EXTENSION.findall(text)]
     base = name.split("+")[0]
-    if "+" in name:
-        if base not in extended and base not in declared:
-            problems.append(f"{path}: named after {base}, which it neither extends nor declares")
+    owned = declaration_lines(open(path, encoding="utf-8").read())
+    if base not in owned:
+        problems.append(f"{path}: declares or extends {', '.join(sorted(owned)) or 'no type'}, none named {base}")
         continue
-    if base not in declared:
-        problems.append(f"{path}: declares {', '.join(declared) or 'no type'}, none named {base}")
+    mine = sum(count for type_name, count in owned.items() if type_name.startswith(base))
+    if mine * 2 <= sum(owned.values()):
+        others = sorted(type_name for type_name in owned if not type_name.startswith(base))
+        problems.append(f"{path}: most of its lines are {', '.join(others)}'s, not {base}'s; "
+                        "give them files named after them")
 
 # Lock names are spelled once, by the factories of Lock.swift and Lock+<Service>.swift.
 for path in sorted(glob.glob("Services/**/*.swift", recursive=True) + glob.glob("Shared/**/*.swift", recursive=True)):
@@ -72,6 +101,7 @@ for path in sorted(glob.glob("Services/**/*.swift", recursive=True)):
 
 # 2. The shape of each service, and what its code says it calls and follows.
 services = {}
+followers_seen = {}
 for directory in sorted(glob.glob("Services/*/")):
     name = os.path.basename(directory.rstrip("/"))
     if name.endswith("Main"):
@@ -93,8 +123,10 @@ for directory in sorted(glob.glob("Services/*/")):
             problems.append(f"{directory}{follower}.swift: no `static let producer = <Name>API.service`")
             continue
         follows.append(producer.group(1))
-        if follower != f"{producer.group(1)}Follower":
-            problems.append(f"{directory}{follower}.swift: follows {producer.group(1)}, so is {producer.group(1)}Follower")
+        if follower in followers_seen:
+            problems.append(f"{directory}{follower}.swift: {followers_seen[follower]} has a follower of this name; "
+                            "name it for what it keeps")
+        followers_seen[follower] = name
     for file, text in files.items():
         if file.endswith("Follower") and file not in followed and "protocol" not in text.split(file)[0][-40:]:
             if not re.search(rf"protocol {file}\b", text):
@@ -139,4 +171,4 @@ if problems:
     for problem in problems:
         print(f"  - {problem}", file=sys.stderr)
     sys.exit(1)
-print(f"map: {len(services)} services as Services/README.md says, every file named after its type")
+print(f"map: {len(services)} services as Services/README.md says, every file named for what it holds")

@@ -1,0 +1,14 @@
+import Crypto
+import Domain
+import Foundation
+import JWTKit
+import Synchronization
+
+/// A refresh token as it is stored: its hash, never the token.
+struct RefreshTokenRecord: Sendable, Hashable {
+    var hash: String
+    var family: String
+    var userID: UserID
+    /// Milliseconds since 1970.
+    var expiresAt: Int64
+}

@@ -1,0 +1,15 @@
+import Crypto
+import Domain
+import Foundation
+import JWTKit
+import Synchronization
+
+/// What presenting a refresh token amounts to.
+enum RefreshTokenRedemption: Sendable {
+    /// Valid and now spent: issue the next pair in `family`.
+    case valid(userID: UserID, family: String)
+    /// Unknown, expired or revoked.
+    case invalid
+    /// Already spent: the family has just been revoked.
+    case reused
+}

@@ -1,0 +1,76 @@
+public import Foundation
+
+/// The fields of an address as a client sends them: all of them to save one, those to change
+/// in a change (a blank optional text clears it).
+public struct AddressFields: Codable, Sendable, Hashable {
+    public var label: String?
+    public var street: String?
+    public var buildingNo: String?
+    public var floor: String?
+    public var apartment: String?
+    public var city: String?
+    public var deliveryNotes: String?
+    public var phone: String?
+    public var isDefault: Bool?
+
+    public init(
+        label: String? = nil, street: String? = nil, buildingNo: String? = nil, floor: String? = nil,
+        apartment: String? = nil, city: String? = nil, deliveryNotes: String? = nil, phone: String? = nil,
+        isDefault: Bool? = nil
+    ) {
+        self.label = label
+        self.street = street
+        self.buildingNo = buildingNo
+        self.floor = floor
+        self.apartment = apartment
+        self.city = city
+        self.deliveryNotes = deliveryNotes
+        self.phone = phone
+        self.isDefault = isDefault
+    }
+
+    /// The fields of a saved address, to check out with.
+    public init(_ address: DeliveryAddress) {
+        self.init(
+            label: address.label, street: address.street, buildingNo: address.buildingNo, floor: address.floor,
+            apartment: address.apartment, city: address.city, deliveryNotes: address.deliveryNotes,
+            phone: address.phone)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case label, street, floor, apartment, city, phone
+        case buildingNo = "building_no"
+        case deliveryNotes = "delivery_notes"
+        case isDefault = "is_default"
+    }
+
+    /// A new address of these fields made `at`, not the default; what is wrong goes into
+    /// `problems` (`street` and `building_no` are required).
+    public func newAddress(at now: Date, _ problems: inout FieldProblems) -> DeliveryAddress {
+        var address = DeliveryAddress(
+            id: AddressID(), label: nil, street: "", buildingNo: "", floor: nil, apartment: nil, city: nil,
+            deliveryNotes: nil, phone: nil, isDefault: false, version: 1, createdAt: now, updatedAt: now)
+        apply(to: &address, creating: true, &problems)
+        return address
+    }
+
+    /// Applies the fields given to `address`, checking each (the limits of an order's
+    /// address) into `problems`; on creation `street` and `building_no` are required.
+    /// `is_default` is the caller's to apply, as it changes the other addresses.
+    public func apply(to address: inout DeliveryAddress, creating: Bool, _ problems: inout FieldProblems) {
+        if creating || label != nil { address.label = problems.optionalText(label, "label", maximumLength: 100) }
+        if creating || street != nil { address.street = problems.text(street, "street") }
+        if creating || buildingNo != nil {
+            address.buildingNo = problems.text(buildingNo, "building_no", maximumLength: 20)
+        }
+        if creating || floor != nil { address.floor = problems.optionalText(floor, "floor", maximumLength: 20) }
+        if creating || apartment != nil {
+            address.apartment = problems.optionalText(apartment, "apartment", maximumLength: 20)
+        }
+        if creating || city != nil { address.city = problems.optionalText(city, "city", maximumLength: 100) }
+        if creating || deliveryNotes != nil {
+            address.deliveryNotes = problems.optionalText(deliveryNotes, "delivery_notes", maximumLength: 1000)
+        }
+        if creating || phone != nil { address.phone = problems.phone(phone, "phone") }
+    }
+}

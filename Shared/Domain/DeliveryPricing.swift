@@ -1,0 +1,82 @@
+import Foundation
+
+/// One delivery pricing tier: orders of up to `maxBoxes` boxes (no limit when nil) cost `fee`,
+/// and count `multiplier` times toward a courier's load.
+public struct DeliveryTier: Hashable, Sendable, Codable {
+    public var maxBoxes: Int?
+    /// In the store's currency's minor units.
+    public var fee: Int64
+    public var multiplier: Int
+
+    public init(maxBoxes: Int?, fee: Int64, multiplier: Int) {
+        self.maxBoxes = maxBoxes
+        self.fee = fee
+        self.multiplier = multiplier
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case maxBoxes = "max_boxes"
+        case fee, multiplier
+    }
+}
+
+/// What a delivery costs for a number of boxes.
+public struct DeliveryQuote: Hashable, Sendable {
+    public var fee: Int64
+    public var multiplier: Int
+
+    public init(fee: Int64, multiplier: Int) {
+        self.fee = fee
+        self.multiplier = multiplier
+    }
+}
+
+/// A store's delivery prices by box count: tiers in increasing `maxBoxes`, the last one open.
+public struct DeliveryPricing: Hashable, Sendable, Codable {
+    public var tiers: [DeliveryTier]
+
+    public init(tiers: [DeliveryTier]) { self.tiers = tiers }
+
+    /// Up to 8 boxes 35.00 (×1), 9–16 boxes 70.00 (×2), 17 and more 105.00 (×3).
+    public static let standard = DeliveryPricing(tiers: [
+        DeliveryTier(maxBoxes: 8, fee: 3500, multiplier: 1),
+        DeliveryTier(maxBoxes: 16, fee: 7000, multiplier: 2),
+        DeliveryTier(maxBoxes: nil, fee: 10_500, multiplier: 3),
+    ])
+
+    /// The fee and multiplier for `boxes` (at least 1); nil for fewer boxes than one.
+    public func quote(forBoxes boxes: Int) -> DeliveryQuote? {
+        guard boxes >= 1 else { return nil }
+        for tier in tiers where tier.maxBoxes.map({ boxes <= $0 }) ?? true {
+            return DeliveryQuote(fee: tier.fee, multiplier: tier.multiplier)
+        }
+        return nil
+    }
+
+    /// Records what makes these tiers unusable: none, limits not increasing, a last tier with a
+    /// limit (some box counts would have no price), negative fees, multipliers below 1.
+    public func validate(into problems: inout FieldProblems, field: String) {
+        guard !tiers.isEmpty else {
+            problems.add("\(field).tiers", "must list at least one tier")
+            return
+        }
+        guard tiers.count <= 20 else {
+            problems.add("\(field).tiers", "must list at most 20 tiers")
+            return
+        }
+        var previous = 0
+        for (index, tier) in tiers.enumerated() {
+            let name = "\(field).tiers[\(index)]"
+            if index == tiers.count - 1 {
+                if tier.maxBoxes != nil { problems.add("\(name).max_boxes", "must be null on the last tier") }
+            } else if let maxBoxes = tier.maxBoxes {
+                if maxBoxes <= previous { problems.add("\(name).max_boxes", "must be greater than \(previous)") }
+                previous = maxBoxes
+            } else {
+                problems.add("\(name).max_boxes", "is required on every tier but the last")
+            }
+            if !(0...100_000_000).contains(tier.fee) { problems.add("\(name).fee", "must be from 0 to 100000000") }
+            if !(1...100).contains(tier.multiplier) { problems.add("\(name).multiplier", "must be from 1 to 100") }
+        }
+    }
+}
