@@ -225,8 +225,23 @@ let package = Package(
             resources: [.copy("openapi.yaml"), .copy("Console")],
             swiftSettings: strict
         ),
-        .executableTarget(name: "GatewayMain", dependencies: ["Gateway", "Runtime"], path: "Services/GatewayMain"),
-        .executableTarget(name: "OrdersMain", dependencies: ["Orders", "Runtime"], path: "Services/OrdersMain"),
+        // The gateway's executable, with the operator's `admin reset-password` (its database's).
+        .executableTarget(
+            name: "GatewayMain",
+            dependencies: [
+                "Gateway", "Runtime", "Domain", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Services/GatewayMain", swiftSettings: strict),
+        // The orders service's executable, with `bench-order-lists` (its repository's lists timed).
+        .executableTarget(
+            name: "OrdersMain",
+            dependencies: [
+                "Orders", "Runtime", "Domain", "Contracts", "Storage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Services/OrdersMain", swiftSettings: strict),
         .executableTarget(name: "CatalogMain", dependencies: ["Catalog", "Runtime"], path: "Services/CatalogMain"),
         .executableTarget(name: "PaymentsMain", dependencies: ["Payments", "Runtime"], path: "Services/PaymentsMain"),
         .executableTarget(
@@ -238,7 +253,6 @@ let package = Package(
             dependencies: [
                 "Wire",
                 "Redis",
-                "Gateway",
                 "Runtime",
                 "Domain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -248,7 +262,7 @@ let package = Package(
             path: "Tools/OrderlyCLI",
             swiftSettings: strict
         ),
-        // The benchmarks and the load generator, which reach into the services' own code.
+        // The benchmarks and the load generator, over Wire and HTTP: they link no service's code.
         .executableTarget(
             name: "OrderlyBench",
             dependencies: [
@@ -262,8 +276,6 @@ let package = Package(
                 "Redis",
                 "Storage",
                 "Contracts",
-                "Orders",
-                "Payments",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

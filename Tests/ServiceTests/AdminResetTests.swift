@@ -6,7 +6,7 @@ import Testing
 
 @testable import Gateway
 
-/// `orderly admin reset-password`: the way back in for an admin who cannot sign in.
+/// `orderly-gateway admin reset-password`: the way back in for an admin who cannot sign in.
 @Suite("An admin's password reset by the operator")
 struct AdminResetTests {
     let api: API

@@ -4,7 +4,6 @@ import Domain
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Payments
 import Runtime
 import Synchronization
 

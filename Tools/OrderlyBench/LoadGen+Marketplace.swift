@@ -4,8 +4,6 @@ import Domain
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Orders
-import Payments
 import Runtime
 import Synchronization
 
@@ -28,8 +26,8 @@ import Synchronization
 extension LoadGen {
     func driveMarketplace(_ api: API) async throws -> Int {
         let password = ProcessInfo.processInfo.environment[adminPasswordVariable]!
-        let providers = try PaymentsSettings.read(from: try await ConfigurationSource.load(arguments: []))
-        guard let (provider, secret) = providers.providerSecrets.min(by: { $0.key < $1.key }) else {
+        let providers = try ProviderSecrets.read(from: try await ConfigurationSource.load(arguments: []))
+        guard let (provider, secret) = providers.min(by: { $0.key < $1.key }) else {
             throw LoadGenError(
                 "set ORDERLY_PAYMENT_PROVIDER_SECRETS (make run sets one) to sign the provider's reports")
         }

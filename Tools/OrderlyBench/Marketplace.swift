@@ -4,8 +4,6 @@ import Domain
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Orders
-import Payments
 import Runtime
 import Synchronization
 

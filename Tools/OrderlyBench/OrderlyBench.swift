@@ -3,14 +3,14 @@ import Foundation
 import NIOCore
 import NIOPosix
 
-/// The project's benchmarks and load generator: `orderly-bench`. Apart from the shipped
-/// `orderly` command, as some of them reach into the services' own code (the orders service's
-/// repository, the payment providers' settings).
+/// The project's benchmarks and load generator: `orderly-bench`, apart from the shipped `orderly`
+/// command. It speaks Wire and HTTP and links no service's code; the order lists' benchmark,
+/// which loads the orders service's own repository, is `orderly-orders bench-order-lists`.
 struct OrderlyBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "orderly-bench",
         abstract: "Orderly's benchmarks and load generator.",
-        subcommands: [BenchWire.self, BenchStorage.self, BenchOrderLists.self, LoadGen.self])
+        subcommands: [BenchWire.self, BenchStorage.self, LoadGen.self])
 }
 
 /// The entry point: sets up how tasks run, then hands over to the command line.

@@ -1,11 +1,12 @@
 import ArgumentParser
 
-/// The operator's command line: dead letters, the event pipeline, an admin's password, Wire keys and
-/// the containers' health probe. The
-/// benchmarks and the load generator are `orderly-bench`'s.
+/// The operator's command line: dead letters, the event pipeline, Wire keys and the containers'
+/// health probe, over Redis and HTTP; it links no service's code. An admin's password is reset
+/// with the gateway's own executable (`orderly-gateway admin reset-password`), the benchmarks and
+/// the load generator are `orderly-bench`'s.
 struct Orderly: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "orderly",
         abstract: "Orderly's command-line tools.",
-        subcommands: [DeadLetterCommands.self, PipelineCommand.self, AdminCommands.self, WireKeys.self, Probe.self])
+        subcommands: [DeadLetterCommands.self, PipelineCommand.self, WireKeys.self, Probe.self])
 }

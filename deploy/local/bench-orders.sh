@@ -28,7 +28,7 @@ for synchronous in full normal; do
 done
 
 echo "== order lists at a million orders (SQLite)"
-"$orderly" bench-order-lists --directory "$work/lists"
+"$(swift build -c release --show-bin-path)/orderly-orders" bench-order-lists --directory "$work/lists"
 
 echo
 for synchronous in normal full; do

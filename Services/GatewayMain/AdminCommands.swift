@@ -5,7 +5,9 @@ import Gateway
 import Logging
 import Runtime
 
-/// `orderly admin`: what an operator does for the platform's admins from the gateway's machine.
+/// `orderly-gateway admin`: what an operator does for the platform's admins, with the gateway's own
+/// executable and environment (its database and Redis): the operator's command line `orderly`
+/// links no service's code.
 struct AdminCommands: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
@@ -39,7 +41,7 @@ struct AdminCommands: AsyncParsableCommand {
                     return ""
                 }
                 FileHandle.standardError.write(
-                    Data("orderly admin reset-password: \(error.message)\(details.joined())\n".utf8))
+                    Data("orderly-gateway admin reset-password: \(error.message)\(details.joined())\n".utf8))
                 throw ExitCode(1)
             }
         }

@@ -3,7 +3,9 @@ import Foundation
 import Logging
 import Orders
 
-/// `orderly bench-order-lists`: how long order lists take on SQLite at a million orders.
+/// `orderly-orders bench-order-lists`: how long order lists take on SQLite at a million orders. A
+/// command of the orders service's own executable, since it loads orders through the service's
+/// repository: the benchmarks' `orderly-bench` speaks only Wire and HTTP.
 struct BenchOrderLists: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-order-lists",
@@ -31,16 +33,16 @@ struct BenchOrderLists: AsyncParsableCommand {
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        say("loading \(orders) orders of one store into SQLite (\(directory))")
+        print("loading \(orders) orders of one store into SQLite (\(directory))")
         let timings = try await OrderListBenchmark.run(
-            path: "\(directory)/orders.sqlite", count: orders, runs: runs, logger: logger, progress: { say("  \($0)") })
+            path: "\(directory)/orders.sqlite", count: orders, runs: runs, logger: logger, progress: { print("  \($0)") })
         for timing in timings {
-            say(
+            print(
                 String(
                     format: "  %.2f ms median, %.2f ms worst of %d: %@ (%d rows)", timing.medianMilliseconds,
                     timing.worstMilliseconds, runs, timing.name, timing.rows))
         }
-        say(
+        print(
             String(
                 format: "list_first_page_ms=%.2f list_deep_page_ms=%.2f", timings[0].medianMilliseconds,
                 timings[1].medianMilliseconds))

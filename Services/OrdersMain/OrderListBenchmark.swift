@@ -5,7 +5,7 @@ import Logging
 import Orders
 import Storage
 
-/// Times order lists on a large SQLite database (`orderly bench-order-lists`): loads `count`
+/// Times order lists on a large SQLite database (`orderly-orders bench-order-lists`): loads `count`
 /// orders of one store through the orders service's repository, then reads pages the way the
 /// API does.
 enum OrderListBenchmark {
