@@ -373,7 +373,8 @@ let package = Package(
         .testTarget(
             name: "ServiceTests",
             dependencies: [
-                "Domain", "JSON", "Contracts", "Events", "Wire", "WireCodec", "WireContract", "Redis", "Storage", "Runtime",
+                "Domain", "JSON", "Contracts", "Events", "Wire", "WireCodec", "WireContract", "Redis", "Storage",
+                "Runtime",
                 "TestSupport",
                 "Catalog", "Orders", "Payments", "Notifications", "Gateway",
                 .product(name: "Logging", package: "swift-log"),

@@ -161,7 +161,8 @@ struct ApplicationsHandlers: Sendable {
         else { return nil }
         if application.status == .rejected {
             return OrderlyError(
-                .applicationRejected, "the application to join was rejected: \(application.reason ?? "")", details: ["reason": .string(application.reason ?? "")])
+                .applicationRejected, "the application to join was rejected: \(application.reason ?? "")",
+                details: ["reason": .string(application.reason ?? "")])
         }
         return OrderlyError(
             .applicationPending, "the application to join is waiting for the platform's decision")

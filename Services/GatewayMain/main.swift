@@ -1,5 +1,5 @@
-import Gateway
 import ArgumentParser
+import Gateway
 import Runtime
 
 // orderly-gateway: reads its configuration and serves the public HTTP API until SIGTERM; or, given

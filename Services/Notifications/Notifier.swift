@@ -66,7 +66,8 @@ public struct Notifier: Sendable {
 
     /// What each followed event type does: every follower's rules.
     static let effects = [
-        RecipientsFollower.effects, OrderNoticesFollower.effects, StockNoticesFollower.effects, PaymentNoticesFollower.effects,
+        RecipientsFollower.effects, OrderNoticesFollower.effects, StockNoticesFollower.effects,
+        PaymentNoticesFollower.effects,
     ].reduce(into: [:]) { all, effects in all.merge(effects) { first, _ in first } }
 
     /// Applies one event as its follower would; other types are ignored.

@@ -105,7 +105,8 @@ extension OrdersHandlers {
         try order.recomputeTotals()
         guard order.itemsGross >= store.minimumOrder else {
             throw OrderlyError(
-                .belowMinimum, "\(store.name) takes orders of at least \(store.minimumOrder)", details: ["minimum_order": .int(store.minimumOrder)])
+                .belowMinimum, "\(store.name) takes orders of at least \(store.minimumOrder)",
+                details: ["minimum_order": .int(store.minimumOrder)])
         }
         guard order.total <= Payment.maximumAmount - valid.tip else {
             throw OrderlyError(

@@ -35,7 +35,8 @@ struct BenchOrderLists: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         print("loading \(orders) orders of one store into SQLite (\(directory))")
         let timings = try await OrderListBenchmark.run(
-            path: "\(directory)/orders.sqlite", count: orders, runs: runs, logger: logger, progress: { print("  \($0)") })
+            path: "\(directory)/orders.sqlite", count: orders, runs: runs, logger: logger,
+            progress: { print("  \($0)") })
         for timing in timings {
             print(
                 String(

@@ -39,7 +39,8 @@ struct RefundsHandlers: Sendable {
     /// another reason refunds nothing here (0), so that its own answer follows.
     func checkCancelRefund(_ id: OrderID, principal: Principal) async throws -> CancelRefundCheck {
         let payments = self.payments
-        let amount = PaymentBook.refundedByCancelling(try await database.read { try await payments.payments(of: id, in: $0) })
+        let amount = PaymentBook.refundedByCancelling(
+            try await database.read { try await payments.payments(of: id, in: $0) })
         guard amount > 0 else { return CancelRefundCheck(amount: 0, currency: nil) }
         let options = WireCallOptions(principal: principal)
         let order = try await orders.call(OrdersAPI.getOrder, ResourceRef(id: id), options: options)

@@ -70,7 +70,8 @@ public struct Card: Hashable, Sendable, Codable {
     public func checkPays() throws(OrderlyError) {
         guard status == .active else {
             throw OrderlyError(
-                .cardBlocked, "the card \(uidDisplay) is \(status.rawValue) and cannot pay", details: ["card_uid": .string("is \(status.rawValue)")])
+                .cardBlocked, "the card \(uidDisplay) is \(status.rawValue) and cannot pay",
+                details: ["card_uid": .string("is \(status.rawValue)")])
         }
     }
 

@@ -192,6 +192,7 @@ extension ErrorReason {
         .notClockedIn, .offDuty, .orderCancelled, .orderClaimed, .orderLocked, .orderPaid, .otherProvider,
         .paymentExpired, .paymentRequired, .productInactive, .providerPayment, .pushDisabled, .refundExceedsPayment,
         .refundNotAllowed, .storeClosed, .tooManyAddresses, .tooManyClaims, .tooManyItems, .tooManyReleases,
-        .tooManyUnpaid, .tooManyWebhooks, .totalTooLarge, .unknownCustomer, .rateLimited, .tooManyStreams, .tooManyLongPolls, .draining,
+        .tooManyUnpaid, .tooManyWebhooks, .totalTooLarge, .unknownCustomer, .rateLimited, .tooManyStreams,
+        .tooManyLongPolls, .draining,
     ]
 }

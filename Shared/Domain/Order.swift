@@ -232,7 +232,8 @@ public struct Order: Hashable, Sendable, Codable {
         guard unpaid >= maximumUnpaidCardOrders else { return }
         throw OrderlyError(
             .tooManyUnpaid,
-            "you have \(unpaid) card orders waiting to be paid; pay or cancel one before ordering again", details: ["unpaid": .int(Int64(unpaid))])
+            "you have \(unpaid) card orders waiting to be paid; pay or cancel one before ordering again",
+            details: ["unpaid": .int(Int64(unpaid))])
     }
 
     /// Whether it is a card order not paid in full yet, which the store cannot accept.

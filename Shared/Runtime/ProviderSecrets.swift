@@ -40,7 +40,8 @@ public enum ProviderSecrets {
     static func isProviderName(_ name: String) -> Bool {
         (1...40).contains(name.utf8.count)
             && name.utf8.allSatisfy {
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0)
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0)
                     || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-")
                     || $0 == UInt8(ascii: "_")
             }

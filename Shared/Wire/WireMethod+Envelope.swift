@@ -4,9 +4,9 @@ import Foundation
 import JSON
 import Logging
 import Metrics
-import WireContract
 import NIOCore
 import WireCodec
+import WireContract
 
 extension WireMethod {
     /// The request envelope for a call (its id is assigned when it is sent).

@@ -4,9 +4,9 @@ import Foundation
 import JSON
 public import Logging
 import Metrics
-import WireContract
 public import NIOCore
 import WireCodec
+import WireContract
 
 /// What a handler knows about the call besides its body.
 public struct WireRequestContext: Sendable {

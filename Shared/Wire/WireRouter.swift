@@ -4,9 +4,9 @@ import Foundation
 import JSON
 import Logging
 import Metrics
-public import WireContract
 import NIOCore
 import WireCodec
+public import WireContract
 
 /// Maps method names to handlers. Built before the server starts, then only read.
 public struct WireRouter: Sendable {

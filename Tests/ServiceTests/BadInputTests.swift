@@ -76,7 +76,9 @@ struct BadInputTests {
         }
     }
 
-    @Test("each operation lists its reasons from a closed set: every one declared (ErrorReason), every declared one listed")
+    @Test(
+        "each operation lists its reasons from a closed set: every one declared (ErrorReason), every declared one listed"
+    )
     func reasonsAreClosedSets() throws {
         let declared = Set(ErrorReason.declared.map(\.rawValue))
         #expect(declared.count == ErrorReason.declared.count, "a reason is declared twice")
@@ -88,7 +90,8 @@ struct BadInputTests {
             listed.formUnion(reasons ?? [])
         }
         #expect(listed.subtracting(declared).isEmpty, "listed, not declared: \(listed.subtracting(declared).sorted())")
-        #expect(declared.subtracting(listed).isEmpty, "declared, listed nowhere: \(declared.subtracting(listed).sorted())")
+        #expect(
+            declared.subtracting(listed).isEmpty, "declared, listed nowhere: \(declared.subtracting(listed).sorted())")
     }
 
     @Test("the gateway serves exactly the document's routes and methods; another method is 405 with Allow")

@@ -352,7 +352,8 @@ struct MoneyCrossingsTests {
             let market = try await checkout.market(suite)
             _ = try await api.createUser(
                 suite, admin: market.admin, ["email": "staff@f.com", "role": "staff", "store_id": market.store])
-            let staff = try #require(UserID(try await TillTests.me(api, suite, try await api.token(suite, "staff@f.com"))))
+            let staff = try #require(
+                UserID(try await TillTests.me(api, suite, try await api.token(suite, "staff@f.com"))))
             let raised = try await api.send(
                 suite, "PATCH", "/v1/stores/\(market.store)", token: market.owner, json: ["staff_refund_limit": 100_000]
             )

@@ -7,9 +7,9 @@ import Synchronization
 import TestSupport
 import Testing
 import WireCodec
+import WireContract
 
 @testable import Wire
-import WireContract
 
 @Suite("Wire server and client", .timeLimit(.minutes(1)))
 struct WireServerTests {
@@ -64,7 +64,9 @@ struct WireServerTests {
     func errors() async throws {
         let server = try await RunningServer.start()
         let connection = try await server.connect()
-        await #expect(throws: OrderlyError(.notFound, "no such thing", reason: ErrorReason(rawValue: "thing_not_found"))) {
+        await #expect(
+            throws: OrderlyError(.notFound, "no such thing", reason: ErrorReason(rawValue: "thing_not_found"))
+        ) {
             try await connection.call(TestAPI.fail, WireEmpty())
         }
         await #expect(throws: OrderlyError(.internal, "internal error")) {

@@ -4,8 +4,8 @@ import NIOCore
 import NIOPosix
 import Synchronization
 import Wire
-import WireContract
 import WireCodec
+import WireContract
 
 /// The methods the live tests serve.
 enum TestAPI {
@@ -63,7 +63,9 @@ enum TestAPI {
                 caller: context.callerService, principal: context.principal, idempotencyKey: context.idempotencyKey,
                 clientRequestID: context.clientRequestID, forwardedRequestID: WireRequestID.current)
         }
-        router.register(fail) { _, _ in throw OrderlyError(.notFound, "no such thing", reason: ErrorReason(rawValue: "thing_not_found")) }
+        router.register(fail) { _, _ in
+            throw OrderlyError(.notFound, "no such thing", reason: ErrorReason(rawValue: "thing_not_found"))
+        }
         router.register(crash) { _, _ in throw Secret() }
         router.register(busy) { _, _ in throw Busy() }
         return router

@@ -23,7 +23,8 @@ enum ErrorEnvelope {
     static func encode(_ error: OrderlyError, requestID: String) -> Data {
         let body = Body(
             error: Content(
-                code: error.code.rawValue, reason: error.reason?.rawValue, message: error.message, details: error.details ?? [:],
+                code: error.code.rawValue, reason: error.reason?.rawValue, message: error.message,
+                details: error.details ?? [:],
                 requestID: requestID))
         return (try? JSONEncoder().encode(body)) ?? Data(#"{"error":{"code":"internal"}}"#.utf8)
     }
