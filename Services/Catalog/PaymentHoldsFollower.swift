@@ -24,7 +24,7 @@ struct PaymentHoldsFollower: EventFollower {
 
     /// The name its applied events are recorded under (the inbox).
     static let consumer = "catalog.payment-holds"
-    /// The payment events that change what a payment book.
+    /// The payment events that change what a payment holds.
     static let types =
         [PaymentStatus.confirmed, .processing, .completed, .failed, .cancelled, .expired].map(
             PaymentsAPI.Events.reached) + [PaymentsAPI.Events.refunded]

@@ -31,10 +31,11 @@ struct OrderBook: Sendable {
         var releasedBy: UserID?
     }
 
-    /// Numbers `order` in its store, stamps it created now and stores it `pending`, with its
+    /// Numbers `order` in its store, stamps it created `now` and stores it `pending`, with its
     /// first history entry and `order.created`.
-    func open(_ order: inout Order, by actor: Actor, in transaction: Transaction) async throws {
-        let now = Date.currentMillisecond
+    func open(_ order: inout Order, by actor: Actor, at now: Date = .currentMillisecond, in transaction: Transaction)
+        async throws
+    {
         order.number = try await transaction.nextSequence("orders.number.\(order.storeID)")
         (order.createdAt, order.updatedAt) = (now, now)
         let document = try await orders.insert(order, in: transaction)

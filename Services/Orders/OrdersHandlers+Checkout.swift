@@ -54,10 +54,9 @@ extension OrdersHandlers {
                     throw OrderlyError(
                         .alreadyExists, "an order with id \(order.id) already exists")
                 }
-                if order.paymentMethod == .card {
-                    order.payBy = Date.currentMillisecond.addingTimeInterval(Order.cardPaymentWindow)
-                }
-                try await book.open(&order, by: .user(principal), in: transaction)
+                let now = Date.currentMillisecond
+                if order.paymentMethod == .card { order.payBy = now.addingTimeInterval(Order.cardPaymentWindow) }
+                try await book.open(&order, by: .user(principal), at: now, in: transaction)
                 if order.autoAccept == true, !order.awaitsPayment {
                     guard try await book.acceptForStore(&order, in: transaction) else {
                         throw OrderlyError(.internal, "a new order changed within its own transaction")

@@ -479,7 +479,7 @@ struct OrdersHandlers: Sendable {
         }
         do {
             let holds = try await stock.hold(
-                [StockHolds.Line(productID: productID, quantity: units, field: "item")], for: .order(order.id),
+                [StockHolds.Line(productID: productID, quantity: units, field: "")], for: .order(order.id),
                 in: order.storeID, reference: order.id.description, expiringIn: lineHoldSeconds, for: principal)
             return (product, holds.first)
         } catch var error as OrderlyError where error.reason == .insufficientStock {

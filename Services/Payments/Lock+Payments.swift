@@ -1,8 +1,8 @@
 import Domain
 import Storage
 
-/// The payments service's locks. A payment's lock is taken before its order's, and the ledger's
-/// holders' locks last, in the order of their names.
+/// The payments service's locks. The ledger's holders' locks are taken last, in the order of their
+/// names.
 extension Lock {
     /// A payment's every change: refunds, provider reports, the till.
     static func payment(_ id: PaymentID) -> Lock { Lock("payments.payment", id) }

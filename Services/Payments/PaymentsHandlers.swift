@@ -16,7 +16,7 @@ import Wire
 /// (a reservation naming the payment, expiring `PaymentsAPI.stockGraceSeconds` after the payment
 /// would), then stores the payment; a reservation whose payment was not stored is given back at
 /// once, or expires by itself if the process stopped between the two steps. From then on the
-/// catalog follows the payment's events (its `LedgerFollower`): kept while a provider works on
+/// catalog follows the payment's events (its `PaymentHoldsFollower`): kept while a provider works on
 /// it, sold when it completes, given back when it fails, is cancelled or expires.
 struct PaymentsHandlers: Sendable {
     let database: Database

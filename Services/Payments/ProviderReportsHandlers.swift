@@ -37,7 +37,7 @@ struct ProviderReportsHandlers: Sendable {
                     signature, body: signed.body, secret: secret, now: now,
                     tolerance: PaymentsAPI.signatureToleranceSeconds)
                 return provider
-            } catch  where error.reason == .staleSignature {
+            } catch where error.reason == .staleSignature {
                 refusal = error
             } catch {
                 continue

@@ -2,13 +2,7 @@ public import Domain
 import Foundation
 import WireContract
 
-/// Stock to hold for a sale: `lines` of distinct products of the store, for
-/// `expires_in_seconds` (1 to a day; 15 minutes when absent). `id` may be chosen by the client.
-/// `orderID` is the orders service's alone: the order whose line the stock is for, which then
-/// keeps it held until the order ends once the line is stored (the catalog's `OrdersFollower`).
-/// `paymentID` is the payments service's alone: the payment whose items the stock is for, which it
-/// then follows (the catalog's `PaymentsFollower`).
-/// The products a checkout names, of one store.
+/// The products a sale names, of one store (`StockHolds.sellable`).
 public struct CheckoutProductsRequest: Codable, Sendable, Hashable {
     public var storeID: StoreID
     public var ids: [ProductID]

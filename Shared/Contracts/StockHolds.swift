@@ -24,7 +24,8 @@ public struct StockHolds: Sendable {
         case payment(PaymentID)
     }
 
-    /// A line to hold: `quantity` of `productID`, named in a refusal by `field` (`items[2]`).
+    /// A line to hold: `quantity` of `productID`, named in a refusal by `field` (`items[2]`; empty
+    /// for the one line of a request that is the line itself).
     public struct Line: Sendable {
         public var productID: ProductID
         public var quantity: Int64
@@ -67,6 +68,7 @@ public struct StockHolds: Sendable {
         case .order(let order):
             var held: [Int: Reservation] = [:]
             var shortages: [JSONValue] = []
+            var short = false
             var failure: (any Error)?
             await withTaskGroup(of: (Int, Result<Reservation, any Error>).self) { group in
                 for (index, line) in lines.enumerated() {
@@ -86,15 +88,17 @@ public struct StockHolds: Sendable {
                     switch result {
                     case .success(let reservation): held[index] = reservation
                     case .failure(let error as OrderlyError) where error.reason == .insufficientStock:
+                        short = true
                         if case .array(let products)? = error.details?["products"] { shortages += products }
                     case .failure(let error): failure = failure ?? error
                     }
                 }
             }
-            guard failure == nil, shortages.isEmpty else {
+            guard failure == nil, !short else {
                 await giveBack(Array(held.values), for: principal)
                 if let failure { throw failure }
-                throw Self.shortage(shortages)
+                throw OrderlyError(
+                    .insufficientStock, "not enough stock for this order", details: ["products": .array(shortages)])
             }
             return lines.indices.compactMap { held[$0] }
         }
@@ -117,12 +121,8 @@ public struct StockHolds: Sendable {
         }
     }
 
-    static func shortage(_ products: [JSONValue]) -> OrderlyError {
-        OrderlyError(.insufficientStock, "not enough stock for this sale", details: ["products": .array(products)])
-    }
-
     /// One reservation, the catalog's field names of its lines (`lines[0].quantity`) renamed
-    /// after the sale's (`items[2].quantity`).
+    /// after the sale's (`items[2].quantity`, or `quantity` for an empty field).
     private func reserve(_ request: NewReservation, fields: [String], for principal: Principal) async throws
         -> Reservation
     {
@@ -134,13 +134,17 @@ public struct StockHolds: Sendable {
                 if let match = field.wholeMatch(of: /lines\[(\d+)\]\.(.+)/), let line = Int(match.1),
                     fields.indices.contains(line)
                 {
-                    details["\(fields[line]).\(match.2)"] = reason
+                    details[fields[line].isEmpty ? String(match.2) : "\(fields[line]).\(match.2)"] = reason
                 } else {
                     details[field] = reason
                 }
             }
-            error.details = details
-            throw error
+            // A bad field's refusal names the fields in its message too.
+            guard error.code == .invalidArgument else {
+                error.details = details
+                throw error
+            }
+            throw OrderlyError.invalidFields(details.compactMapValues { if case .string(let text) = $0 { text } else { nil } })
         }
     }
 }

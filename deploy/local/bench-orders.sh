@@ -12,6 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 swift build -c release --product orderly-bench
+swift build -c release --product orderly-orders
 orderly="$(swift build -c release --show-bin-path)/orderly-bench"
 work=$(mktemp -d /tmp/orderly-bench-orders.XXXXXX)
 trap 'rm -rf "$work"' EXIT
