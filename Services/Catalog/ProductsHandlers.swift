@@ -101,12 +101,11 @@ struct ProductsHandlers: Sendable {
             throw Self.productChangeRefused
         }
         let now = Date.currentMillisecond
-        var product = Product(
+        let skeleton = Product(
             id: request.product.id ?? ProductID(), storeID: store.id, name: "", price: 0, currency: store.currency,
             vatRateBP: store.vatRates.product, trackStock: false, lowStockThreshold: Int64(store.lowStockDefault),
             createdAt: now, updatedAt: now)
-        try request.product.apply(to: &product, creating: true)
-        let created = product
+        let created = try request.product.validated(creating: skeleton)
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "catalog.products.create:\(store.id)",
             request: request
@@ -178,7 +177,7 @@ struct ProductsHandlers: Sendable {
                 throw OrderlyError.versionConflict(current: product)
             }
             let before = product
-            try patch.changes.apply(to: &product, creating: false)
+            product = try patch.changes.validated(updating: before)
             try AccessPolicy(principal).checkChange(from: before, to: product)
             if before.trackStock, !product.trackStock, product.reserved > 0 {
                 throw OrderlyError(

@@ -49,12 +49,11 @@ struct StoresHandlers: Sendable {
             throw OrderlyError(.permissionDenied, "only admins set a store's tier and commission_bp")
         }
         let now = Date.currentMillisecond
-        var store = Store(
+        let skeleton = Store(
             id: draft.id ?? StoreID(), name: "", tier: .free, address: nil, phone: nil, currency: .ils,
             timezone: "Asia/Jerusalem", vatRates: .standard, deliveryPricing: .standard, lowStockDefault: 5,
             version: 1, createdAt: now, updatedAt: now)
-        try Self.apply(draft, to: &store, creating: true)
-        let created = store
+        let created = try draft.validated(creating: skeleton)
         let stores = self.stores
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "catalog.stores.create", request: draft
@@ -136,7 +135,7 @@ struct StoresHandlers: Sendable {
             }
             let previousVersion = store.version
             let before = store
-            try Self.apply(patch.changes, to: &store, creating: false)
+            store = try patch.changes.validated(updating: before)
             try policy.checkChange(from: before, to: store)
             store.version += 1
             store.updatedAt = Date.currentMillisecond
@@ -146,64 +145,5 @@ struct StoresHandlers: Sendable {
             transaction.publish(try CatalogEvents.storeUpdated(store))
             return store
         }
-    }
-
-    /// Applies the fields a draft carries, validating each; on creation `name` is required.
-    static func apply(_ draft: StoreDraft, to store: inout Store, creating: Bool) throws(OrderlyError) {
-        var problems = FieldProblems()
-        if !creating, draft.id != nil { problems.add("id", "cannot be changed") }
-        if creating || draft.name != nil { store.name = problems.text(draft.name, "name") }
-        if let tier = draft.tier { store.tier = tier }
-        if let address = draft.address { store.address = problems.optionalText(address, "address", maximumLength: 500) }
-        if let phone = draft.phone { store.phone = problems.optionalText(phone, "phone", maximumLength: 32) }
-        if let currency = draft.currency { store.currency = currency }
-        // A blank time zone, like any blank optional text, counts as absent.
-        if let timezone = draft.timezone, !timezone.trimmingWhitespace().isEmpty {
-            if Store.isKnownTimeZone(timezone) {
-                store.timezone = timezone
-            } else {
-                problems.add("timezone", "must be an IANA time zone such as Asia/Jerusalem")
-            }
-        }
-        if let rates = draft.vatRates {
-            rates.validate(into: &problems, field: "vat_rates")
-            store.vatRates = rates
-        }
-        if let pricing = draft.deliveryPricing {
-            pricing.validate(into: &problems, field: "delivery_pricing")
-            store.deliveryPricing = pricing
-        }
-        if let threshold = problems.integer(
-            draft.lowStockDefault, "low_stock_default", in: 0...1_000_000, required: false)
-        {
-            store.lowStockDefault = threshold
-        }
-        if let required = draft.requireClockIn { store.requireClockIn = required }
-        if let accepting = draft.acceptingOrders { store.acceptingOrders = accepting }
-        if let automatic = draft.autoAccept { store.autoAccept = automatic }
-        if let minimum = problems.integer(
-            draft.minimumOrder, "minimum_order", in: 0...Payment.maximumAmount, required: false)
-        {
-            store.minimumOrder = minimum
-        }
-        if let limit = problems.integer(
-            draft.staffRefundLimit, "staff_refund_limit", in: 0...Payment.maximumAmount, required: false)
-        {
-            store.staffRefundLimit = limit
-        }
-        if let imageURL = draft.imageURL { store.imageURL = problems.webAddress(imageURL, "image_url") }
-        if let cuisine = draft.cuisine { store.cuisine = problems.optionalText(cuisine, "cuisine", maximumLength: 100) }
-        if let bp = problems.integer(draft.commissionBP, "commission_bp", in: 0...10_000, required: false) {
-            store.commissionBP = bp
-        }
-        if let description = draft.description {
-            store.description = problems.optionalText(
-                description, "description", maximumLength: 2000, allowingInvisible: true)
-        }
-        if let hours = draft.openingHours {
-            hours.validate(into: &problems, field: "opening_hours")
-            store.openingHours = hours.isEmpty ? nil : hours
-        }
-        try problems.check()
     }
 }

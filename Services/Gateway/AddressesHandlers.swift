@@ -26,10 +26,8 @@ struct AddressesHandlers: Sendable {
         -> DeliveryAddress
     {
         let owner = try AccessPolicy(principal).addressOwner()
-        var problems = FieldProblems()
-        let address = fields.newAddress(at: Date.currentMillisecond, &problems)
-        try problems.check()
-        let (addresses, checked) = (self.addresses, address)
+        let checked = try fields.validated(creating: AddressFields.skeleton(at: Date.currentMillisecond))
+        let addresses = self.addresses
         return try await idempotency.write(
             key: idempotencyKey, caller: owner, scope: "gateway.addresses.create", request: fields
         ) { transaction in
@@ -59,18 +57,13 @@ struct AddressesHandlers: Sendable {
         return try await database.transaction { transaction in
             try await transaction.lock(.addresses(of: owner))
             let existing = try await addresses.addresses(of: owner, in: transaction.sql)
-            guard var address = existing.first(where: { $0.id == id }) else {
+            guard let current = existing.first(where: { $0.id == id }) else {
                 throw OrderlyError(.notFound, "no address \(id)")
             }
-            if let expectedVersion, expectedVersion != address.version {
-                throw OrderlyError.versionConflict(current: address)
+            if let expectedVersion, expectedVersion != current.version {
+                throw OrderlyError.versionConflict(current: current)
             }
-            var problems = FieldProblems()
-            fields.apply(to: &address, creating: false, &problems)
-            if fields.isDefault == false, address.isDefault {
-                problems.add("is_default", "make another address the default instead")
-            }
-            try problems.check()
+            var address = try fields.validated(updating: current)
             if fields.isDefault == true, !address.isDefault {
                 address.isDefault = true
                 try await Self.unmakeDefault(but: id, of: owner, existing, addresses, transaction)

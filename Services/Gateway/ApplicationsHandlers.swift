@@ -23,44 +23,12 @@ struct ApplicationsHandlers: Sendable {
     /// is 409 `already_exists` naming `email`.
     func apply(_ draft: ApplicationDraft, address: IPAddress?) async throws -> JoinApplication {
         try await limiter.admitApplication(address: address, perHour: applicationsPerAddressPerHour)
-        var problems = FieldProblems()
-        let (email, name, _, password) = User.newProfile(
-            email: draft.email, name: draft.name, phone: nil, locale: draft.locale, password: draft.password,
-            &problems)
-        let phone = problems.phone(draft.phone, "phone", required: true) ?? ""
-        var store: JoinApplication.StoreDetails?
-        var vehicle: String?
-        switch draft.kind {
-        case .store:
-            if draft.vehicle != nil { problems.add("vehicle", "is a courier's") }
-            if let details = draft.store {
-                let name = problems.text(details.name, "store.name")
-                let address = problems.text(details.address, "store.address", maximumLength: 500)
-                let phone = problems.phone(details.phone, "store.phone")
-                let cuisine = problems.optionalText(details.cuisine, "store.cuisine", maximumLength: 100)
-                let timezone = problems.optionalText(details.timezone, "store.timezone", maximumLength: 64)
-                if let timezone, !Store.isKnownTimeZone(timezone) {
-                    problems.add("store.timezone", "must be an IANA time zone such as Asia/Jerusalem")
-                }
-                store = JoinApplication.StoreDetails(
-                    name: name, address: address, phone: phone, cuisine: cuisine, timezone: timezone)
-            } else {
-                problems.add("store", "is required for a store's application")
-            }
-        case .courier:
-            if draft.store != nil { problems.add("store", "is a restaurant's") }
-            vehicle = problems.text(draft.vehicle, "vehicle", maximumLength: 50)
-        case nil:
-            problems.add("kind", "is required: store or courier")
-        }
-        try problems.check()
-        guard let kind = draft.kind else { throw problems.failure }
-        let hash = try await passwords.hash(password)
+        let valid = try draft.validated()
+        let hash = try await passwords.hash(valid.password)
         let application = JoinApplication(
-            id: ApplicationID(), kind: kind, name: name, email: email, phone: phone,
-            locale: draft.locale ?? User.defaultLocale, store: store, vehicle: vehicle,
-            createdAt: Date.currentMillisecond)
-        let (applications, users) = (self.applications, self.users)
+            id: ApplicationID(), kind: valid.kind, name: valid.name, email: valid.email, phone: valid.phone,
+            locale: valid.locale, store: valid.store, vehicle: valid.vehicle, createdAt: Date.currentMillisecond)
+        let (applications, users, email) = (self.applications, self.users, valid.email)
         return try await database.transaction { transaction in
             // The lock new accounts take, so an address cannot be applied with and signed up at once.
             try await transaction.lock(.email(email))
@@ -135,9 +103,7 @@ struct ApplicationsHandlers: Sendable {
         -> JoinApplication
     {
         try Self.checkReviewer(principal)
-        var problems = FieldProblems()
-        let reason = problems.text(request.reason, "reason", maximumLength: 500)
-        try problems.check()
+        let reason = try request.validated()
         let applications = self.applications
         return try await database.transaction { transaction in
             try await transaction.lock(.application(id))
@@ -173,29 +139,4 @@ struct ApplicationsHandlers: Sendable {
             throw OrderlyError(.permissionDenied, "only the platform reviews applications")
         }
     }
-}
-
-/// The body of `POST /v1/applications`.
-struct ApplicationDraft: Codable, Sendable {
-    var kind: JoinApplication.Kind?
-    var name: String?
-    var email: String?
-    var password: String?
-    var phone: String?
-    var locale: String?
-    var store: StoreFields?
-    var vehicle: String?
-
-    struct StoreFields: Codable, Sendable {
-        var name: String?
-        var address: String?
-        var phone: String?
-        var cuisine: String?
-        var timezone: String?
-    }
-}
-
-/// The body of `POST /v1/applications/{id}/reject`.
-struct ApplicationRejection: Codable, Sendable {
-    var reason: String?
 }

@@ -23,10 +23,7 @@ struct AuthHandlers: Sendable {
     let logger: Logger
 
     func login(_ request: LoginRequest, address: IPAddress?) async throws -> TokenPair {
-        var problems = FieldProblems()
-        let email = User.normalizedEmail(problems.text(request.email, "email", maximumLength: 254))
-        let password = problems.text(request.password, "password", maximumLength: 1000, allowingInvisible: true)
-        try problems.check()
+        let (email, password) = try request.validated()
         try await limiter.admit(email: email, address: address)
         let invalid = OrderlyError(.invalidCredentials, "wrong e-mail address or password")
         // One hash is checked whatever the address, so that every answer takes as long: an
@@ -61,9 +58,7 @@ struct AuthHandlers: Sendable {
     }
 
     func refresh(_ request: RefreshRequest) async throws -> TokenPair {
-        var problems = FieldProblems()
-        let token = problems.text(request.refreshToken, "refresh_token", maximumLength: 200)
-        try problems.check()
+        let token = try request.validated()
         let (users, refreshTokens, tokens) = (self.users, self.refreshTokens, self.tokens)
         // The revocation of a reused token's family must commit, so the refusal comes after.
         let outcome = try await database.transaction { transaction -> Result<TokenPair, OrderlyError> in
@@ -96,25 +91,10 @@ struct AuthHandlers: Sendable {
     }
 
     func logout(_ request: RefreshRequest, by principal: Principal) async throws {
-        var problems = FieldProblems()
-        let token = problems.text(request.refreshToken, "refresh_token", maximumLength: 200)
-        try problems.check()
+        let token = try request.validated()
         let refreshTokens = self.refreshTokens
         try await database.transaction { transaction in
             try await refreshTokens.revokeFamily(of: TokenIssuer.hash(token), user: principal.userID, in: transaction)
         }
     }
-}
-
-/// The body of `POST /v1/auth/login`.
-struct LoginRequest: Codable, Sendable {
-    var email: String?
-    var password: String?
-}
-
-/// The body of `POST /v1/auth/refresh` and `/v1/auth/logout`.
-struct RefreshRequest: Codable, Sendable {
-    var refreshToken: String?
-
-    enum CodingKeys: String, CodingKey { case refreshToken = "refresh_token" }
 }

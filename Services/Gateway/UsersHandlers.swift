@@ -45,18 +45,15 @@ struct UsersHandlers: Sendable {
     /// a pending application to join waits on (its approval would find it taken) or the bootstrap
     /// admin's: taken under the address's lock, which applying takes too.
     func signUp(_ request: SignUpRequest) async throws -> User {
-        var problems = FieldProblems()
-        let (email, name, phone, password) = User.newProfile(
-            email: request.email, name: request.name, phone: request.phone, locale: request.locale,
-            password: request.password, &problems)
-        try problems.check()
-        let hash = try await passwords.hash(password)
+        let valid = try request.validated()
+        let hash = try await passwords.hash(valid.password)
         let now = Date.currentMillisecond
         let user = User(
-            id: UserID(), email: email, name: name, phone: phone, role: .customer, storeID: nil, staffRole: nil,
-            active: true, onDuty: false, locale: request.locale ?? User.defaultLocale, version: 1, createdAt: now,
+            id: UserID(), email: valid.email, name: valid.name, phone: valid.phone, role: .customer, storeID: nil,
+            staffRole: nil, active: true, onDuty: false, locale: valid.locale, version: 1, createdAt: now,
             updatedAt: now)
         let (book, applications, reserved) = (self.book, ApplicationsRepository(database: database), bootstrapEmail)
+        let email = valid.email
         return try await database.transaction { transaction in
             try await transaction.lock(.email(email))
             let pending = try await applications.isPending(email: email, in: transaction.sql)
@@ -72,42 +69,30 @@ struct UsersHandlers: Sendable {
 
     /// Admins create anyone; owners create managers and staff of their store, managers staff.
     func create(_ draft: UserDraft, by principal: Principal, idempotencyKey: String?) async throws -> User {
-        var problems = FieldProblems()
-        let (email, name, phone, password) = User.newProfile(
-            email: draft.email, name: draft.name, phone: draft.phone, locale: draft.locale, password: draft.password,
-            &problems)
-        let photo = problems.webAddress(draft.photoURL, "photo_url")
-        guard let role = draft.role else {
-            problems.add("role", "is required")
-            throw OrderlyError.invalidFields(problems.reasons)
-        }
-        let policy = AccessPolicy(principal)
         var store = draft.storeID
-        // Whoever creates them: store roles name their store, the others none.
-        if role.isStoreRole, store == nil { problems.add("store_id", "is required for the role \(role.rawValue)") }
-        if !role.isStoreRole, store != nil { problems.add("store_id", "must be absent for the role \(role.rawValue)") }
-        if principal.role != .admin {
-            // A store user creates users in their own store; naming another is as if it did not exist.
+        if principal.role != .admin, let role = draft.role {
+            // A store user creates users in their own store; naming another is as if it did not
+            // exist. Decided before the fields are checked, as a stranger's answer is the refusal.
             let own = role.isStoreRole ? principal.storeID : nil
-            guard policy.canCreate(role, in: own) else {
+            guard AccessPolicy(principal).canCreate(role, in: own) else {
                 throw OrderlyError(.permissionDenied, "a \(principal.role.rawValue) cannot create a \(role.rawValue)")
             }
             if let store, store != principal.storeID { throw OrderlyError(.notFound, "no store \(store)") }
             store = own
         }
-        try problems.check()
+        let valid = try draft.validated()
         if let store, principal.role == .admin { try await requireStore(store, principal: principal) }
-        let hash = try await passwords.hash(password)
+        let hash = try await passwords.hash(valid.password)
         let now = Date.currentMillisecond
         var user = User(
-            id: UserID(), email: email, name: name, phone: phone, role: role, storeID: store,
-            staffRole: role == .staff ? (draft.staffRole ?? .other) : nil, active: true, onDuty: false,
-            locale: draft.locale ?? User.defaultLocale, version: 1, createdAt: now, updatedAt: now)
-        user.photoURL = photo
-        let (book, created) = (self.book, user)
+            id: UserID(), email: valid.email, name: valid.name, phone: valid.phone, role: valid.role, storeID: store,
+            staffRole: valid.staffRole, active: true, onDuty: false, locale: valid.locale, version: 1, createdAt: now,
+            updatedAt: now)
+        user.photoURL = valid.photoURL
         var withoutPassword = draft
         withoutPassword.password = nil
-        let hashed = HashedUserDraft(draft: withoutPassword, passwordDigest: TokenIssuer.hash(password))
+        let hashed = HashedUserDraft(draft: withoutPassword, passwordDigest: TokenIssuer.hash(valid.password))
+        let (book, created) = (self.book, user)
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "users.create", request: hashed
         ) {
@@ -154,27 +139,16 @@ struct UsersHandlers: Sendable {
     func update(
         _ id: UserID, _ patch: UserPatch, expectedVersion: Int64?, by principal: Principal, address: IPAddress?
     ) async throws -> User {
-        var problems = FieldProblems()
-        let name = patch.name.map { problems.text($0, "name") }
-        let phone = patch.phone.map { problems.optionalText($0, "phone", maximumLength: 32) }
-        let photo = patch.photoURL.map { problems.webAddress($0, "photo_url") }
-        if let locale = patch.locale { problems.locale(locale) }
-        if let password = patch.password, !(8...72).contains(password.unicodeScalars.count) {
-            problems.add("password", "must be 8 to 72 characters long")
-        }
-        if patch.password != nil, id == principal.userID, (patch.currentPassword ?? "").isEmpty {
-            problems.add("current_password", "is required to change your own password")
-        }
-        try problems.check()
+        let valid = try patch.validated(ownAccount: id == principal.userID)
         let policy = AccessPolicy(principal)
         guard let current = try await database.read({ try await self.users.find(id, in: $0) }) else {
             throw OrderlyError(.notFound, "no user \(id)")
         }
-        try Self.authorize(patch, of: current, by: policy)
-        if patch.password != nil {
+        try Self.authorize(valid, of: current, by: policy)
+        if valid.password != nil {
             try await limiter.admitPasswordChange(of: id, perHour: passwordChangesPerHour)
         }
-        if patch.password != nil, id == principal.userID, let given = patch.currentPassword {
+        if valid.password != nil, id == principal.userID, let given = valid.currentPassword {
             try await limiter.admit(email: current.email, address: address)
             let stored = try await database.read { try await self.users.passwordHash(of: id, in: $0) }
             guard try await passwords.verify(given, against: stored ?? passwords.decoy), stored != nil else {
@@ -182,25 +156,18 @@ struct UsersHandlers: Sendable {
             }
         }
         var newHash: String?
-        if let password = patch.password { newHash = try await passwords.hash(password) }
+        if let password = valid.password { newHash = try await passwords.hash(password) }
         let hash = newHash
         let (users, book) = (self.users, self.book)
         let (updated, ended) = try await database.transaction { transaction in
-            guard var user = try await users.find(id, in: transaction.sql) else {
+            guard let before = try await users.find(id, in: transaction.sql) else {
                 throw OrderlyError(.notFound, "no user \(id)")
             }
-            let before = user
-            if let expectedVersion, expectedVersion != user.version {
-                throw OrderlyError.versionConflict(current: user)
+            if let expectedVersion, expectedVersion != before.version {
+                throw OrderlyError.versionConflict(current: before)
             }
-            try Self.authorize(patch, of: user, by: policy)
-            if let role = patch.role { user.role = role }
-            if let name { user.name = name }
-            if let phone { user.phone = phone }
-            if let photo { user.photoURL = photo }
-            if let locale = patch.locale { user.locale = locale }
-            if let staffRole = patch.staffRole { user.staffRole = staffRole }
-            if let active = patch.active { user.active = active }
+            try Self.authorize(valid, of: before, by: policy)
+            let user = valid.applied(to: before)
             let endsSessions = hash != nil || (before.active && !user.active) || before.role != user.role
             let saved = try await book.save(user, passwordHash: hash, in: transaction)
             if endsSessions { try await users.endSessions(of: id, in: transaction) }
@@ -215,7 +182,7 @@ struct UsersHandlers: Sendable {
         guard AccessPolicy(principal).canGoOnDuty else {
             throw OrderlyError(.permissionDenied, "only couriers go on duty")
         }
-        guard let onDuty = request.onDuty else { throw OrderlyError.invalidFields(["on_duty": "is required"]) }
+        let onDuty = try request.validated()
         let (users, book) = (self.users, self.book)
         return try await database.transaction { transaction in
             guard var user = try await users.find(principal.userID, in: transaction.sql) else {
@@ -230,7 +197,8 @@ struct UsersHandlers: Sendable {
     /// Refuses a change `policy`'s caller may not make to `user`: `not_found` for a user they may
     /// not see, `permission_denied` for what they may not change, 400 for a role across the line
     /// between store and platform roles.
-    private static func authorize(_ patch: UserPatch, of user: User, by policy: AccessPolicy) throws(OrderlyError) {
+    private static func authorize(_ patch: ValidUserPatch, of user: User, by policy: AccessPolicy) throws(OrderlyError)
+    {
         guard policy.canSee(user: user) else { throw OrderlyError(.notFound, "no user \(user.id)") }
         if patch.active != nil || patch.staffRole != nil, !policy.canManage(user) {
             throw OrderlyError(.permissionDenied, "only the user's managers change staff role or status")
@@ -258,69 +226,9 @@ struct UsersHandlers: Sendable {
     }
 }
 
-/// The body of `POST /v1/auth/register`: a customer's own sign-up.
-struct SignUpRequest: Codable, Sendable {
-    var email: String?
-    var password: String?
-    var name: String?
-    var phone: String?
-    var locale: String?
-}
-
-/// The body of `POST /v1/users`.
-struct UserDraft: Codable, Sendable {
-    var email: String?
-    var name: String?
-    var phone: String?
-    var role: Role?
-    var storeID: StoreID?
-    var staffRole: StaffRole?
-    var password: String?
-    var locale: String?
-    var photoURL: String?
-
-    enum CodingKeys: String, CodingKey {
-        case email, name, phone, role, password, locale
-        case storeID = "store_id"
-        case staffRole = "staff_role"
-        case photoURL = "photo_url"
-    }
-}
-
 /// What an idempotency record of a user's creation hashes: the draft with a digest in place of
 /// the password.
 struct HashedUserDraft: Encodable, Sendable {
     var draft: UserDraft
     var passwordDigest: String
-}
-
-/// The body of `PATCH /v1/users/{id}`.
-struct UserPatch: Codable, Sendable {
-    var name: String?
-    var phone: String?
-    var role: Role?
-    var staffRole: StaffRole?
-    var active: Bool?
-    var locale: String?
-    /// Blank removes it.
-    var photoURL: String?
-    var password: String?
-    /// Required with `password` when users change their own.
-    var currentPassword: String?
-    var expectedVersion: Int64?
-
-    enum CodingKeys: String, CodingKey {
-        case name, phone, role, active, password, locale
-        case currentPassword = "current_password"
-        case staffRole = "staff_role"
-        case photoURL = "photo_url"
-        case expectedVersion = "expected_version"
-    }
-}
-
-/// The body of `PUT /v1/couriers/me/availability`.
-struct AvailabilityRequest: Codable, Sendable {
-    var onDuty: Bool?
-
-    enum CodingKeys: String, CodingKey { case onDuty = "on_duty" }
 }

@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 public import JWTKit
 import NIOSSL
@@ -87,7 +88,7 @@ extension APNsSettings {
         var ids: Set<String> = []
         for item in text == "none" ? [] : text.split(separator: ",") {
             let id = item.trimmingCharacters(in: .whitespaces)
-            if Self.isBundleID(id) {
+            if DeviceDraft.isBundleID(id) {
                 ids.insert(id)
             } else {
                 reader.report("push.bundleIds", "expected apps' bundle ids (com.example.store), got '\(id)'")
@@ -95,14 +96,5 @@ extension APNsSettings {
         }
         try reader.finish()
         return ids
-    }
-
-    /// An app's bundle id: reverse-DNS letters, digits, dots and hyphens.
-    static func isBundleID(_ text: String) -> Bool {
-        (1...155).contains(text.utf8.count)
-            && text.unicodeScalars.allSatisfy {
-                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "."
-                    || $0 == "-"
-            }
     }
 }

@@ -24,39 +24,16 @@ struct DevicesHandlers: Sendable {
 
     /// Registers the caller's device; a token registered by someone else becomes the caller's.
     func register(_ draft: DeviceDraft, by principal: Principal) async throws -> Device {
-        var problems = FieldProblems()
-        let platform = problems.required(draft.platform, "platform")
-        if let platform, !DevicesAPI.platforms.contains(platform) {
-            problems.add("platform", "must be one of " + DevicesAPI.platforms.joined(separator: ", "))
-        }
-        let token = problems.required(draft.token, "token")
-        if let token, !Self.isToken(token) {
-            problems.add("token", "must be 16 to 200 hexadecimal digits, an even number")
-        }
-        let bundle = problems.required(draft.bundleID, "bundle_id")
-        if let bundle, !APNsSettings.isBundleID(bundle) {
-            problems.add("bundle_id", "must be an app's bundle id: letters, digits, '.', '-', at most 155")
-        } else if let bundle, !bundleIDs.contains(bundle) {
-            problems.add(
-                "bundle_id",
-                bundleIDs.isEmpty
-                    ? "is of no app this deployment pushes to (the operator lists them in ORDERLY_PUSH_BUNDLE_IDS)"
-                    : "must be one of this deployment's apps: " + bundleIDs.sorted().joined(separator: ", "))
-        }
-        let environment = problems.required(draft.environment, "environment")
-        if let environment, !DevicesAPI.environments.contains(environment) {
-            problems.add("environment", "must be one of " + DevicesAPI.environments.joined(separator: ", "))
-        }
-        if let locale = draft.locale { problems.locale(locale) }
-        guard let platform, let token, let bundle, let environment, problems.isEmpty else { throw problems.failure }
+        let valid = try draft.validated(bundleIDs: bundleIDs)
         guard AccessPolicy(principal).canManageDevice(of: principal.userID) else {
             throw OrderlyError(.permissionDenied, "devices are registered by their users")
         }
         let now = Date.currentMillisecond
         return try await devices.register(
             Device(
-                id: DeviceID(), userID: principal.userID, platform: platform, token: token.lowercased(),
-                bundleID: bundle, environment: environment, locale: draft.locale, createdAt: now, updatedAt: now))
+                id: DeviceID(), userID: principal.userID, platform: valid.platform, token: valid.token,
+                bundleID: valid.bundleID, environment: valid.environment, locale: valid.locale, createdAt: now,
+                updatedAt: now))
     }
 
     /// Removes one of the caller's devices; another's is not found.
@@ -65,10 +42,5 @@ struct DevicesHandlers: Sendable {
             try await devices.remove(id, of: device.userID)
         else { throw OrderlyError(.notFound, "no device \(id)") }
         return device
-    }
-
-    /// A push token as apps send it: ASCII hex, whole bytes.
-    static func isToken(_ text: String) -> Bool {
-        (16...200).contains(text.utf8.count) && Hex.bytes(text) != nil
     }
 }

@@ -86,22 +86,9 @@ struct NotificationsHandlers: Sendable {
 
     /// Marks the caller's notifications up to a `seq`, or those named, read.
     func markRead(_ request: NotificationReadRequest, principal: Principal) async throws -> NotificationReadState {
-        var problems = FieldProblems()
-        switch (request.upToSeq, request.ids) {
-        case (nil, nil):
-            problems.add("up_to_seq", "give up_to_seq or ids")
-        case (.some, .some):
-            problems.add("ids", "give up_to_seq or ids, not both")
-        case (let seq?, nil):
-            if seq < 1 { problems.add("up_to_seq", "must be 1 or more") }
-        case (nil, let ids?):
-            if ids.isEmpty || ids.count > NotificationReadRequest.maximumIDs {
-                problems.add("ids", "must name 1 to \(NotificationReadRequest.maximumIDs) notifications")
-            }
-        }
-        try problems.check()
+        let (upToSeq, ids) = try request.validated()
         return try await notifications.markRead(
-            of: principal.userID, courier: principal.role == .courier, upTo: request.upToSeq, ids: request.ids,
+            of: principal.userID, courier: principal.role == .courier, upTo: upToSeq, ids: ids,
             at: Date.currentMillisecond)
     }
 }

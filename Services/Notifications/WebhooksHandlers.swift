@@ -42,18 +42,15 @@ struct WebhooksHandlers: Sendable {
     }
 
     func create(_ draft: WebhookDraft, by principal: Principal) async throws -> Webhook {
-        var problems = FieldProblems()
-        let url = check(url: draft.url, required: true, into: &problems)
-        let events = check(events: draft.events, required: true, into: &problems)
-        let store = problems.required(draft.storeID, "store_id")
-        guard let url, let events, let store, problems.isEmpty else { throw problems.failure }
+        let (store, url, events, active) = try draft.validated(
+            allowingHTTP: destinations.permits(scheme: "http"), permits: permits(host:))
         guard AccessPolicy(principal).canManageWebhooks(of: store) else {
             throw OrderlyError(.notFound, "no store \(store)")
         }
         let now = Date.currentMillisecond
         let secret = Self.newSecret()
         var webhook = Webhook(
-            id: WebhookID(), storeID: store, url: url, events: events, active: draft.active ?? true,
+            id: WebhookID(), storeID: store, url: url, events: events, active: active,
             disabledReason: nil, secret: nil, version: 1, createdAt: now, updatedAt: now)
         let stored = webhook
         let webhooks = self.webhooks
@@ -87,10 +84,8 @@ struct WebhooksHandlers: Sendable {
     }
 
     func update(_ patch: Patch<WebhookID, WebhookChanges>, by principal: Principal) async throws -> Webhook {
-        var problems = FieldProblems()
-        let url = check(url: patch.changes.url, required: false, into: &problems)
-        let events = check(events: patch.changes.events, required: false, into: &problems)
-        try problems.check()
+        let (url, events, active) = try patch.changes.validated(
+            allowingHTTP: destinations.permits(scheme: "http"), permits: permits(host:))
         let policy = AccessPolicy(principal)
         let webhooks = self.webhooks
         return try await webhooks.database.transaction { transaction in
@@ -103,7 +98,7 @@ struct WebhooksHandlers: Sendable {
             }
             if let url { webhook.url = url }
             if let events { webhook.events = events }
-            if let active = patch.changes.active {
+            if let active {
                 webhook.active = active
                 if active { webhook.disabledReason = nil }
             }
@@ -148,47 +143,10 @@ struct WebhooksHandlers: Sendable {
         return delivery
     }
 
-    /// An endpoint's URL: `https` (or `http`, where the operator allows it), a host, no
-    /// credentials, at most 2,048 characters; a literal address must be one deliveries may go to.
-    private func check(url text: String?, required: Bool, into problems: inout FieldProblems) -> String? {
-        guard let text = text?.trimmingWhitespace(), !text.isEmpty else {
-            if required { problems.add("url", "is required") }
-            return nil
-        }
-        guard text.utf8.count <= 2048, let components = URLComponents(string: text),
-            let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme),
-            var host = components.host, !host.isEmpty, components.user == nil, components.password == nil,
-            components.fragment == nil
-        else {
-            let schemes = destinations.permits(scheme: "http") ? "an http or https" : "an https"
-            problems.add("url", "must be \(schemes) URL with a host, without credentials or a fragment")
-            return nil
-        }
-        guard destinations.permits(scheme: scheme) else {
-            problems.add("url", "must be https: a plain http endpoint would let anyone on the way read the events")
-            return nil
-        }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        if let address = IPAddress(host), !destinations.permits(address) {
-            problems.add("url", "must not point at a private, loopback, link-local or metadata address")
-            return nil
-        }
-        return text
-    }
-
-    private func check(events: [String]?, required: Bool, into problems: inout FieldProblems) -> [String]? {
-        guard let events else {
-            if required { problems.add("events", "is required") }
-            return nil
-        }
-        let unknown = events.filter { !WebhooksAPI.eventTypes.contains($0) }
-        guard !events.isEmpty, unknown.isEmpty, Set(events).count == events.count else {
-            problems.add(
-                "events",
-                "must name each at most once, at least one, of \(WebhooksAPI.eventTypes.joined(separator: ", "))")
-            return nil
-        }
-        return events
+    /// Whether deliveries may go to an endpoint's host as written: a literal IP address must be
+    /// one `destinations` permits; a name is checked when it is resolved, at delivery.
+    private func permits(host: String) -> Bool {
+        IPAddress(host).map(destinations.permits) ?? true
     }
 
     /// A new signing secret: `whsec_` and 32 random bytes in hex.

@@ -251,13 +251,7 @@ struct OrdersHandlers: Sendable {
     }
 
     func perform(_ request: OrderActionRequest, principal: Principal, idempotencyKey: String?) async throws -> Order {
-        var problems = FieldProblems()
-        let reason = problems.optionalText(
-            request.reason, "reason", maximumLength: 500, required: request.action == .cancel)
-        let cash = problems.integer(
-            request.cashCollected, "cash_collected", in: 0...Payment.maximumAmount, required: false)
-        if cash != nil, request.action != .deliver { problems.add("cash_collected", "is only for deliver") }
-        try problems.check()
+        let (reason, cash) = try request.validated()
         let action = request.action
         let policy = AccessPolicy(principal)
         return try await change(

@@ -48,14 +48,9 @@ struct CardsHandlers: Sendable {
             of: request.storeID, else: OrderlyError(.notFound, "no store \(request.storeID)"))
         _ = try await catalog.call(
             CatalogAPI.getStore, ResourceRef(id: request.storeID), options: WireCallOptions(principal: principal))
-        var problems = FieldProblems()
-        var uid = ""
-        do { uid = try request.card.validUID() } catch { problems.add(error) }
         let now = Date.currentMillisecond
-        var card = Card(id: request.card.id ?? CardID(), storeID: request.storeID, uid: uid, createdAt: now)
-        do { try request.card.apply(to: &card, creating: true) } catch { problems.add(error) }
-        try problems.check()
-        let (cards, customers, new) = (self.cards, self.customers, card)
+        let new = try request.card.validated(creatingIn: request.storeID, at: now)
+        let (cards, customers) = (self.cards, self.customers)
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "payments.cards.create:\(request.storeID)",
             request: request
@@ -106,7 +101,7 @@ struct CardsHandlers: Sendable {
                 throw OrderlyError.versionConflict(current: card)
             }
             let before = card
-            try patch.changes.apply(to: &card, creating: false)
+            card = try patch.changes.validated(updating: card)
             guard card != before else { return card }
             let now = Date.currentMillisecond
             card.touch(at: now)

@@ -51,9 +51,7 @@ struct CustomersHandlers: Sendable {
         _ = try await catalog.call(
             CatalogAPI.getStore, ResourceRef(id: request.storeID), options: WireCallOptions(principal: principal))
         let now = Date.currentMillisecond
-        var customer = Customer(id: request.customer.id ?? CustomerID(), storeID: request.storeID, createdAt: now)
-        try request.customer.apply(to: &customer, creating: true, at: now)
-        let created = customer
+        let created = try request.customer.validated(creatingIn: request.storeID, at: now)
         let customers = self.customers
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "payments.customers.create:\(request.storeID)",
@@ -85,7 +83,7 @@ struct CustomersHandlers: Sendable {
             }
             let before = customer
             let now = Date.currentMillisecond
-            try patch.changes.apply(to: &customer, creating: false, at: now)
+            customer = try patch.changes.validated(updating: customer, at: now)
             guard customer != before else { return customer }
             if customer.userID != before.userID { try await Self.checkLink(of: customer, customers, in: transaction) }
             customer.touch(at: now)

@@ -59,16 +59,8 @@ struct LedgerHandlers: Sendable {
         guard policy.canRecordPayouts else {
             throw OrderlyError(.permissionDenied, "only admins and accountants record payouts")
         }
-        let draft = request.payout
-        var problems = FieldProblems()
-        let amount = problems.integer(
-            draft.amount, "amount", in: -Payment.maximumAmount...Payment.maximumAmount)
-        if amount == 0 { problems.add("amount", "must not be 0") }
-        if draft.currency == nil { problems.add("currency", "is required") }
-        let reference = problems.optionalText(draft.reference, "reference", maximumLength: 200)
-        let note = problems.optionalText(draft.note, "note", maximumLength: 500)
-        try problems.check()
-        guard let amount, let currency = draft.currency else { throw OrderlyError(.internal, "unchecked payout") }
+        let draft = try request.payout.validated()
+        let (amount, currency, reference, note) = (draft.amount, draft.currency, draft.reference, draft.note)
         if case .store(let store) = holder {
             // The store must exist (an admin may name any id).
             _ = try await catalog.call(

@@ -259,16 +259,7 @@ struct PaymentsHandlers: Sendable {
     private func createOnline(_ draft: PaymentDraft, principal: Principal, idempotencyKey: String) async throws
         -> Payment
     {
-        var problems = FieldProblems()
-        let orderID = problems.required(draft.orderID, "order_id")
-        if draft.method != .card { problems.add("method", "must be card: a customer pays online by card") }
-        for (field, given) in [
-            ("items", draft.items != nil), ("amount", draft.amount != nil), ("tip", draft.tip != nil),
-            ("customer_id", draft.customerID != nil), ("expires_in_seconds", draft.expiresInSeconds != nil),
-        ] where given {
-            problems.add(field, "is the order's: a customer pays what is left of it")
-        }
-        guard let orderID, problems.isEmpty else { throw problems.failure }
+        let orderID = try draft.validatedOnline()
         let scope = "payments.online:\(orderID)"
         if try await idempotency.isRepeat(key: idempotencyKey, caller: principal.userID, scope: scope, request: draft) {
             return try await idempotency.write(
@@ -419,11 +410,7 @@ struct PaymentsHandlers: Sendable {
                 throw OrderlyError(
                     .providerPayment, "a \(payment.method.rawValue) payment is completed by its provider")
             }
-            var problems = FieldProblems()
-            let tendered =
-                problems.integer(
-                    request.amountTendered, "amount_tendered", in: 0...Payment.maximumAmount * 10) ?? 0
-            try problems.check()
+            let tendered = try request.validated()
             try PaymentBook.checkNotDue(payment, at: now)
             try payment.move(to: .completed, at: now)
             guard tendered >= payment.amount else {

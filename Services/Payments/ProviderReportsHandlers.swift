@@ -37,7 +37,7 @@ struct ProviderReportsHandlers: Sendable {
                     signature, body: signed.body, secret: secret, now: now,
                     tolerance: PaymentsAPI.signatureToleranceSeconds)
                 return provider
-            } catch where error.reason == .staleSignature {
+            } catch  where error.reason == .staleSignature {
                 refusal = error
             } catch {
                 continue
@@ -71,28 +71,8 @@ struct ProviderReportsHandlers: Sendable {
             throw OrderlyError(
                 .unknownProvider, "the report names another provider than the one whose secret signed it")
         }
-        var problems = FieldProblems()
-        let eventID = problems.text(event.id, "id")
-        let reference = problems.optionalText(event.providerRef, "provider_ref")
-        if event.paymentID == nil { problems.add("payment_id", "is required") }
-        if let type = event.type, !ProviderEvent.types.contains(type) {
-            problems.add("type", "must be one of \(ProviderEvent.types.map(\.rawValue).joined(separator: ", "))")
-        } else if event.type == nil {
-            problems.add("type", "is required")
-        }
-        if event.type == .completed {
-            if event.amount == nil { problems.add("amount", "is required on a completed report") }
-            if event.currency == nil { problems.add("currency", "is required on a completed report") }
-        }
-        if let amount = event.amount, amount < 0 { problems.add("amount", "must be 0 or more") }
-        if let settlement = event.settlement {
-            if event.type != .completed { problems.add("settlement", "only a completed report carries one") }
-            settlement.validate(into: &problems, field: "settlement")
-        }
-        try problems.check()
-        guard let paymentID = event.paymentID, let type = event.type else {
-            return ProviderEventOutcome(outcome: .ignored, status: .pending)
-        }
+        let valid = try event.validated()
+        let (paymentID, type, reference) = (valid.paymentID, valid.type, valid.providerRef)
         let (payments, reports, logger, book) = (self.payments, self.reports, self.logger, self.book)
         return try await database.transaction { transaction in
             try await transaction.lock(.payment(paymentID))
@@ -111,8 +91,8 @@ struct ProviderReportsHandlers: Sendable {
                 throw OrderlyError(
                     .otherReference, "the report's provider_ref is not the payment's")
             }
-            if event.amount.map({ $0 != payment.amount }) == true
-                || event.currency.map({ $0 != payment.currency }) == true
+            if valid.amount.map({ $0 != payment.amount }) == true
+                || valid.currency.map({ $0 != payment.currency }) == true
             {
                 logger.warning(
                     "a provider reported another amount than the payment's; refused",
@@ -126,7 +106,7 @@ struct ProviderReportsHandlers: Sendable {
             }
             guard
                 try await reports.recordProviderEvent(
-                    provider: provider, id: eventID, payment: paymentID, in: transaction)
+                    provider: provider, id: valid.id, payment: paymentID, in: transaction)
             else { return ProviderEventOutcome(outcome: .duplicate, status: payment.status) }
             let now = Date.currentMillisecond
             let late =
@@ -144,7 +124,7 @@ struct ProviderReportsHandlers: Sendable {
             try payment.move(to: type, at: now)
             payment.provider = provider
             if let reference { payment.providerRef = reference }
-            if let settlement = event.settlement { payment.settlement = settlement }
+            if let settlement = valid.settlement { payment.settlement = settlement }
             try await book.save(&payment, in: transaction)
             return ProviderEventOutcome(outcome: .applied, status: payment.status)
         }

@@ -66,21 +66,8 @@ struct RefundsHandlers: Sendable {
     /// the catalog), worth no more than the refund pays back. Cash comes out of the refunder's
     /// open shift's drawer. Each refund gets a receipt of its own.
     func refund(_ request: RefundRequest, principal: Principal, idempotencyKey: String) async throws -> Refund {
-        var problems = FieldProblems()
-        let reason = problems.text(request.reason, "reason", maximumLength: 500)
-        _ = problems.integer(request.amount, "amount", in: 1...Payment.maximumAmount, required: false)
-        let restock = request.restockLines ?? []
-        if restock.count > Payment.maximumItems {
-            problems.add("restock_lines", "must hold at most \(Payment.maximumItems) lines")
-        }
-        var seen: Set<ProductID> = []
-        for (index, line) in restock.enumerated() {
-            _ = problems.integer(line.quantity, "restock_lines[\(index)].quantity", in: 1...Payment.maximumQuantity)
-            if !seen.insert(line.productID).inserted {
-                problems.add("restock_lines[\(index)].product_id", "appears in another line; give each product once")
-            }
-        }
-        try problems.check()
+        let valid = try request.validated()
+        let restock = valid.restockLines
         let (payments, book) = (self.payments, self.book)
         let id = request.paymentID
         let policy = AccessPolicy(principal)
@@ -106,7 +93,7 @@ struct RefundsHandlers: Sendable {
                     ])
             }
             let left = payment.amount - payment.refundedAmount
-            let amount = request.amount ?? left
+            let amount = valid.amount ?? left
             guard amount <= left else {
                 throw OrderlyError(
                     .refundExceedsPayment, "\(left) of the payment is left to refund",
@@ -137,7 +124,7 @@ struct RefundsHandlers: Sendable {
             }
             try problems.check()
             let refund = try await book.refund(
-                amount, of: &payment, reason: reason, restock: restock, by: principal.userID, in: transaction)
+                amount, of: &payment, reason: valid.reason, restock: restock, by: principal.userID, in: transaction)
             if payment.method == .cash {
                 try await book.countCash(-amount, by: principal.userID, in: payment.storeID, in: transaction)
             }

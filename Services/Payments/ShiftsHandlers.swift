@@ -37,10 +37,7 @@ struct ShiftsHandlers: Sendable {
     /// Opens a shift for the user (the caller when none is named), with the cash the drawer
     /// starts with; one already open is 409 `already_clocked_in`.
     func clockIn(_ request: ClockRequest, principal: Principal, idempotencyKey: String?) async throws -> Shift {
-        var problems = FieldProblems()
-        let opening = problems.integer(request.openingCash ?? 0, "opening_cash", in: 0...Payment.maximumAmount) ?? 0
-        if request.countedCash != nil { problems.add("counted_cash", "is counted at clock-out") }
-        try problems.check()
+        let opening = try request.validatedForClockIn()
         let shifts = self.shifts
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "shifts.shifts.clock_in", request: request
@@ -63,10 +60,7 @@ struct ShiftsHandlers: Sendable {
     /// Ends the user's open shift with the cash counted, recording what the drawer should hold
     /// and the difference; none open is 422 `not_clocked_in`.
     func clockOut(_ request: ClockRequest, principal: Principal, idempotencyKey: String?) async throws -> Shift {
-        var problems = FieldProblems()
-        let counted = problems.integer(request.countedCash, "counted_cash", in: 0...Payment.maximumAmount * 10) ?? 0
-        if request.openingCash != nil { problems.add("opening_cash", "is given at clock-in") }
-        try problems.check()
+        let counted = try request.validatedForClockOut()
         let shifts = self.shifts
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "shifts.shifts.clock_out", request: request

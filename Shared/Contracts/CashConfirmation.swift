@@ -16,4 +16,13 @@ public struct CashConfirmation: Codable, Sendable, Hashable {
         case paymentID = "payment_id"
         case amountTendered = "amount_tendered"
     }
+
+    /// The cash handed over, checked: required, from 0 to ten times the largest payment.
+    /// Whether it covers the payment is checked against the payment.
+    public func validated() throws(OrderlyError) -> Int64 {
+        var problems = FieldProblems()
+        let tendered = problems.integer(amountTendered, "amount_tendered", in: 0...Payment.maximumAmount * 10) ?? 0
+        try problems.check()
+        return tendered
+    }
 }

@@ -31,4 +31,15 @@ public struct OrderActionRequest: Codable, Sendable, Hashable {
         case cashCollected = "cash_collected"
         case courierFirstName = "courier_first_name"
     }
+
+    /// The action's own fields, checked: the reason (required to cancel, at most 500
+    /// characters, trimmed) and the cash collected (on `deliver` only).
+    public func validated() throws(OrderlyError) -> (reason: String?, cashCollected: Int64?) {
+        var problems = FieldProblems()
+        let reason = problems.optionalText(reason, "reason", maximumLength: 500, required: action == .cancel)
+        let cash = problems.integer(cashCollected, "cash_collected", in: 0...Payment.maximumAmount, required: false)
+        if cash != nil, action != .deliver { problems.add("cash_collected", "is only for deliver") }
+        try problems.check()
+        return (reason, cash)
+    }
 }

@@ -132,4 +132,20 @@ public struct PaymentDraft: Codable, Sendable, Hashable {
             lines: lines, tip: tip, method: method ?? .cash, cardUID: card,
             pendingSeconds: seconds ?? PaymentsAPI.defaultPendingSeconds)
     }
+
+    /// The order a customer's card payment is for, checked: `order_id` and `method: card`,
+    /// nothing else (a customer pays what is left of the order and its tip).
+    public func validatedOnline() throws(OrderlyError) -> OrderID {
+        var problems = FieldProblems()
+        let orderID = problems.required(orderID, "order_id")
+        if method != .card { problems.add("method", "must be card: a customer pays online by card") }
+        for (field, given) in [
+            ("items", items != nil), ("amount", amount != nil), ("tip", tip != nil),
+            ("customer_id", customerID != nil), ("expires_in_seconds", expiresInSeconds != nil),
+        ] where given {
+            problems.add(field, "is the order's: a customer pays what is left of it")
+        }
+        guard let orderID, problems.isEmpty else { throw problems.failure }
+        return orderID
+    }
 }

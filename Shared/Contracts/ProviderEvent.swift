@@ -42,4 +42,43 @@ public struct ProviderEvent: Codable, Sendable, Hashable {
 
     /// The statuses a provider reports.
     public static let types: [PaymentStatus] = [.confirmed, .processing, .completed, .failed]
+
+    /// The checked report, every bad field named at once: its id, the payment and a type a
+    /// provider reports; on `completed` the amount and currency, and a settlement only there.
+    /// Whether it fits the payment is checked against the payment.
+    public func validated() throws(OrderlyError) -> ValidProviderEvent {
+        var problems = FieldProblems()
+        let eventID = problems.text(id, "id")
+        let reference = problems.optionalText(providerRef, "provider_ref")
+        if paymentID == nil { problems.add("payment_id", "is required") }
+        if let type, !Self.types.contains(type) {
+            problems.add("type", "must be one of \(Self.types.map(\.rawValue).joined(separator: ", "))")
+        } else if type == nil {
+            problems.add("type", "is required")
+        }
+        if type == .completed {
+            if amount == nil { problems.add("amount", "is required on a completed report") }
+            if currency == nil { problems.add("currency", "is required on a completed report") }
+        }
+        if let amount, amount < 0 { problems.add("amount", "must be 0 or more") }
+        if let settlement {
+            if type != .completed { problems.add("settlement", "only a completed report carries one") }
+            settlement.validate(into: &problems, field: "settlement")
+        }
+        guard let paymentID, let type, problems.isEmpty else { throw problems.failure }
+        return ValidProviderEvent(
+            id: eventID, paymentID: paymentID, type: type, providerRef: reference, amount: amount, currency: currency,
+            settlement: settlement)
+    }
+}
+
+/// A provider's report that passed validation, its text trimmed.
+public struct ValidProviderEvent: Hashable, Sendable {
+    public var id: String
+    public var paymentID: PaymentID
+    public var type: PaymentStatus
+    public var providerRef: String?
+    public var amount: Int64?
+    public var currency: CurrencyCode?
+    public var settlement: Settlement?
 }

@@ -22,4 +22,34 @@ public struct RefundRequest: Codable, Sendable, Hashable {
         case paymentID = "payment_id"
         case restockLines = "restock_lines"
     }
+
+    /// The checked request, every bad field named at once: the reason (required, at most 500
+    /// characters), the amount when given (1 or more), and the restock lines (each product once,
+    /// each with 1 or more units). What the payment allows is checked against the payment.
+    public func validated() throws(OrderlyError) -> ValidRefundRequest {
+        var problems = FieldProblems()
+        let reason = problems.text(reason, "reason", maximumLength: 500)
+        _ = problems.integer(amount, "amount", in: 1...Payment.maximumAmount, required: false)
+        let restock = restockLines ?? []
+        if restock.count > Payment.maximumItems {
+            problems.add("restock_lines", "must hold at most \(Payment.maximumItems) lines")
+        }
+        var seen: Set<ProductID> = []
+        for (index, line) in restock.enumerated() {
+            _ = problems.integer(line.quantity, "restock_lines[\(index)].quantity", in: 1...Payment.maximumQuantity)
+            if !seen.insert(line.productID).inserted {
+                problems.add("restock_lines[\(index)].product_id", "appears in another line; give each product once")
+            }
+        }
+        try problems.check()
+        return ValidRefundRequest(amount: amount, reason: reason, restockLines: restock)
+    }
+}
+
+/// A refund request that passed validation: the amount (what is left when nil), the reason
+/// trimmed, and the units to restock.
+public struct ValidRefundRequest: Hashable, Sendable {
+    public var amount: Int64?
+    public var reason: String
+    public var restockLines: [Reservation.Line]
 }

@@ -72,4 +72,79 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         case autoAccept = "auto_accept"
         case minimumOrder = "minimum_order"
     }
+
+    /// The new store the draft makes of `skeleton` (a blank store carrying the defaults):
+    /// `name` is required, and every other field the draft carries replaces the default. Throws
+    /// one error naming every bad field.
+    public func validated(creating skeleton: Store) throws(OrderlyError) -> Store {
+        try validated(onto: skeleton, creating: true)
+    }
+
+    /// `current` with the fields the draft carries changed (absent means unchanged; a blank
+    /// optional text clears it); the id cannot change. Throws one error naming every bad field.
+    public func validated(updating current: Store) throws(OrderlyError) -> Store {
+        try validated(onto: current, creating: false)
+    }
+
+    /// `store` with the fields the draft carries checked and applied; on creation `name` is
+    /// required.
+    private func validated(onto store: Store, creating: Bool) throws(OrderlyError) -> Store {
+        var store = store
+        var problems = FieldProblems()
+        if !creating, self.id != nil { problems.add("id", "cannot be changed") }
+        if creating || self.name != nil { store.name = problems.text(self.name, "name") }
+        if let tier = self.tier { store.tier = tier }
+        if let address = self.address { store.address = problems.optionalText(address, "address", maximumLength: 500) }
+        if let phone = self.phone { store.phone = problems.optionalText(phone, "phone", maximumLength: 32) }
+        if let currency = self.currency { store.currency = currency }
+        // A blank time zone, like any blank optional text, counts as absent.
+        if let timezone = self.timezone, !timezone.trimmingWhitespace().isEmpty {
+            if Store.isKnownTimeZone(timezone) {
+                store.timezone = timezone
+            } else {
+                problems.add("timezone", "must be an IANA time zone such as Asia/Jerusalem")
+            }
+        }
+        if let rates = self.vatRates {
+            rates.validate(into: &problems, field: "vat_rates")
+            store.vatRates = rates
+        }
+        if let pricing = self.deliveryPricing {
+            pricing.validate(into: &problems, field: "delivery_pricing")
+            store.deliveryPricing = pricing
+        }
+        if let threshold = problems.integer(
+            self.lowStockDefault, "low_stock_default", in: 0...1_000_000, required: false)
+        {
+            store.lowStockDefault = threshold
+        }
+        if let required = self.requireClockIn { store.requireClockIn = required }
+        if let accepting = self.acceptingOrders { store.acceptingOrders = accepting }
+        if let automatic = self.autoAccept { store.autoAccept = automatic }
+        if let minimum = problems.integer(
+            self.minimumOrder, "minimum_order", in: 0...Payment.maximumAmount, required: false)
+        {
+            store.minimumOrder = minimum
+        }
+        if let limit = problems.integer(
+            self.staffRefundLimit, "staff_refund_limit", in: 0...Payment.maximumAmount, required: false)
+        {
+            store.staffRefundLimit = limit
+        }
+        if let imageURL = self.imageURL { store.imageURL = problems.webAddress(imageURL, "image_url") }
+        if let cuisine = self.cuisine { store.cuisine = problems.optionalText(cuisine, "cuisine", maximumLength: 100) }
+        if let bp = problems.integer(self.commissionBP, "commission_bp", in: 0...10_000, required: false) {
+            store.commissionBP = bp
+        }
+        if let description = self.description {
+            store.description = problems.optionalText(
+                description, "description", maximumLength: 2000, allowingInvisible: true)
+        }
+        if let hours = self.openingHours {
+            hours.validate(into: &problems, field: "opening_hours")
+            store.openingHours = hours.isEmpty ? nil : hours
+        }
+        try problems.check()
+        return store
+    }
 }

@@ -44,20 +44,52 @@ public struct AddressFields: Codable, Sendable, Hashable {
         case isDefault = "is_default"
     }
 
-    /// A new address of these fields made `at`, not the default; what is wrong goes into
-    /// `problems` (`street` and `building_no` are required).
-    public func newAddress(at now: Date, _ problems: inout FieldProblems) -> DeliveryAddress {
-        var address = DeliveryAddress(
+    /// An address not yet saved, made `at`, with no fields and not the default: the skeleton
+    /// `validated(creating:)` fills.
+    public static func skeleton(at now: Date) -> DeliveryAddress {
+        DeliveryAddress(
             id: AddressID(), label: nil, street: "", buildingNo: "", floor: nil, apartment: nil, city: nil,
             deliveryNotes: nil, phone: nil, isDefault: false, version: 1, createdAt: now, updatedAt: now)
-        apply(to: &address, creating: true, &problems)
+    }
+
+    /// A new address of these fields made `at`, not the default; what is wrong goes into
+    /// `problems` (`street` and `building_no` are required). For a draft that holds an address
+    /// among its own fields (a checkout's), which names its problems with its own.
+    public func newAddress(at now: Date, _ problems: inout FieldProblems) -> DeliveryAddress {
+        var address = Self.skeleton(at: now)
+        fill(&address, creating: true, &problems)
+        return address
+    }
+
+    /// A new address: `skeleton` (`skeleton(at:)`) with every field of these, each checked (the
+    /// limits of an order's address; `street` and `building_no` required), every bad field named
+    /// at once. `is_default` is the caller's to apply, as it changes the other addresses.
+    public func validated(creating skeleton: DeliveryAddress) throws(OrderlyError) -> DeliveryAddress {
+        var problems = FieldProblems()
+        var address = skeleton
+        fill(&address, creating: true, &problems)
+        try problems.check()
+        return address
+    }
+
+    /// `current` with the fields given changed, each checked (the limits of an order's
+    /// address; a blank optional text clears it), every bad field named at once. `is_default:
+    /// false` on the default is refused, as the default stays one until another is made so;
+    /// `is_default: true` is the caller's to apply, as it changes the other addresses.
+    public func validated(updating current: DeliveryAddress) throws(OrderlyError) -> DeliveryAddress {
+        var problems = FieldProblems()
+        var address = current
+        fill(&address, creating: false, &problems)
+        if isDefault == false, address.isDefault {
+            problems.add("is_default", "make another address the default instead")
+        }
+        try problems.check()
         return address
     }
 
     /// Applies the fields given to `address`, checking each (the limits of an order's
     /// address) into `problems`; on creation `street` and `building_no` are required.
-    /// `is_default` is the caller's to apply, as it changes the other addresses.
-    public func apply(to address: inout DeliveryAddress, creating: Bool, _ problems: inout FieldProblems) {
+    private func fill(_ address: inout DeliveryAddress, creating: Bool, _ problems: inout FieldProblems) {
         if creating || label != nil { address.label = problems.optionalText(label, "label", maximumLength: 100) }
         if creating || street != nil { address.street = problems.text(street, "street") }
         if creating || buildingNo != nil {

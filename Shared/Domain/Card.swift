@@ -126,7 +126,7 @@ public struct CardDraft: Hashable, Sendable, Codable {
         case walletAddress = "wallet_address"
     }
 
-    /// The uid of a new card, checked.
+    /// The uid of a card, checked and normalized: required, 4 to 10 bytes in hex.
     public func validUID() throws(OrderlyError) -> String {
         guard let uid else { throw OrderlyError.invalidFields(["uid": "is required"]) }
         guard let normalized = Card.normalizedUID(uid) else {
@@ -138,11 +138,30 @@ public struct CardDraft: Hashable, Sendable, Codable {
     public static let uidRule =
         "must be 4 to 10 bytes in hex (8 to 20 hex digits, pairs perhaps separated by : - or spaces)"
 
-    /// Applies the draft to `card`, naming every bad field at once (the uid is checked by
-    /// `validUID()` on creation). Whether `customer_id` names a customer of the store is the
+    /// A new card of `store` made at `now` from the draft, every bad field named at once (the
+    /// uid required and normalized). Whether `customer_id` names a customer of the store is the
     /// caller's to check.
-    public func apply(to card: inout Card, creating: Bool) throws(OrderlyError) {
+    public func validated(creatingIn store: StoreID, at now: Date) throws(OrderlyError) -> Card {
         var problems = FieldProblems()
+        var uid = ""
+        do { uid = try validUID() } catch { problems.add(error) }
+        var card = Card(id: id ?? CardID(), storeID: store, uid: uid, createdAt: now)
+        apply(to: &card, creating: true, &problems)
+        try problems.check()
+        return card
+    }
+
+    /// `card` with the draft's changes, every bad field named at once. Whether `customer_id`
+    /// names a customer of the store is the caller's to check.
+    public func validated(updating card: Card) throws(OrderlyError) -> Card {
+        var problems = FieldProblems()
+        var card = card
+        apply(to: &card, creating: false, &problems)
+        try problems.check()
+        return card
+    }
+
+    private func apply(to card: inout Card, creating: Bool, _ problems: inout FieldProblems) {
         if !creating {
             if id != nil { problems.add("id", "cannot be changed") }
             if uid != nil { problems.add("uid", "is the card's and cannot be changed") }
@@ -162,6 +181,5 @@ public struct CardDraft: Hashable, Sendable, Codable {
                 problems.add("wallet_address", "must be letters, digits and : . _ - only")
             }
         }
-        try problems.check()
     }
 }

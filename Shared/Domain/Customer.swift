@@ -126,9 +126,20 @@ public struct CustomerDraft: Hashable, Sendable, Codable {
         case autoSign = "auto_sign"
     }
 
-    /// Applies the draft to `customer` at `now`, naming every bad field at once; `auto_sign`
+    /// A new customer record of `store` made at `now` from the draft, every bad field named at
+    /// once; `auto_sign` on is a milestone.
+    public func validated(creatingIn store: StoreID, at now: Date) throws(OrderlyError) -> Customer {
+        try validated(onto: Customer(id: id ?? CustomerID(), storeID: store, createdAt: now), creating: true, at: now)
+    }
+
+    /// `customer` with the draft's changes at `now`, every bad field named at once; `auto_sign`
     /// turned on for the first time is a milestone.
-    public func apply(to customer: inout Customer, creating: Bool, at now: Date) throws(OrderlyError) {
+    public func validated(updating customer: Customer, at now: Date) throws(OrderlyError) -> Customer {
+        try validated(onto: customer, creating: false, at: now)
+    }
+
+    private func validated(onto customer: Customer, creating: Bool, at now: Date) throws(OrderlyError) -> Customer {
+        var customer = customer
         var problems = FieldProblems()
         if creating {
             customer.name = problems.text(name, "name")
@@ -160,6 +171,7 @@ public struct CustomerDraft: Hashable, Sendable, Codable {
             if autoSign, customer.milestones.autoSignEnabledAt == nil { customer.milestones.autoSignEnabledAt = now }
         }
         try problems.check()
+        return customer
     }
 
     /// A wallet address as ledgers write them (`rN7n…`, `0x52908…`, `addr1…`): letters, digits

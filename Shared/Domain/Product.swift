@@ -317,9 +317,25 @@ public struct ProductDraft: Hashable, Sendable, Codable {
     /// The highest price, in minor units (a hundred million in the currency's major unit).
     public static let maximumPrice: Int64 = 10_000_000_000
 
-    /// Applies the draft to `product`: a new product carrying the store's defaults when
-    /// `creating`, the current one for a patch. Throws one error naming every bad field.
-    public func apply(to product: inout Product, creating: Bool) throws(OrderlyError) {
+    /// The new product the draft makes of `skeleton` (a blank product carrying the store's
+    /// defaults): `name` and `price` are required, `quantity` is the opening stock, and every
+    /// other field the draft carries replaces the default. Throws one error naming every bad
+    /// field, or the product's size refusal.
+    public func validated(creating skeleton: Product) throws(OrderlyError) -> Product {
+        try validated(onto: skeleton, creating: true)
+    }
+
+    /// `current` with the fields the draft carries changed (absent means unchanged; a blank
+    /// optional text clears it). The id and the stock are not changed here: stock moves by
+    /// adjustments. Throws one error naming every bad field, or the product's size refusal.
+    public func validated(updating current: Product) throws(OrderlyError) -> Product {
+        try validated(onto: current, creating: false)
+    }
+
+    /// `product` with the draft's fields checked and applied: a new product when `creating`,
+    /// the current one for a patch.
+    private func validated(onto product: Product, creating: Bool) throws(OrderlyError) -> Product {
+        var product = product
         var problems = FieldProblems()
         if creating {
             product.name = problems.text(name, "name")
@@ -373,6 +389,7 @@ public struct ProductDraft: Hashable, Sendable, Codable {
         if let active { product.active = active }
         try problems.check()
         try product.checkSize()
+        return product
     }
 
     static func isBarcode(_ text: String) -> Bool {

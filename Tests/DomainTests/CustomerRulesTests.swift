@@ -40,15 +40,15 @@ struct CustomerRulesTests {
     @Test("a card's patch names what it cannot change; a blank name clears it; unlinking forgets the customer")
     func cardPatches() throws {
         var card = Card(id: CardID(), storeID: Self.store, uid: "04A224B1", createdAt: Self.now)
-        try CardDraft(name: "Dana's", customerID: CustomerID()).apply(to: &card, creating: false)
+        card = try CardDraft(name: "Dana's", customerID: CustomerID()).validated(updating: card)
         #expect(card.name == "Dana's" && card.customerID != nil)
-        try CardDraft(name: "  ", unlinkCustomer: true).apply(to: &card, creating: false)
+        card = try CardDraft(name: "  ", unlinkCustomer: true).validated(updating: card)
         #expect(card.name == nil && card.customerID == nil)
         do {
-            try CardDraft(
+            _ = try CardDraft(
                 id: CardID(), uid: "04A224B2", customerID: CustomerID(), unlinkCustomer: true, walletAddress: "r 1"
             )
-            .apply(to: &card, creating: false)
+            .validated(updating: card)
             Issue.record("a bad patch was taken")
         } catch {
             #expect(Set(error.fields) == ["id", "uid", "unlink_customer", "wallet_address"], "\(error.fields)")
@@ -56,27 +56,34 @@ struct CustomerRulesTests {
         #expect(throws: OrderlyError.self) { try CardDraft(uid: "nope").validUID() }
         #expect(throws: OrderlyError.self) { try CardDraft().validUID() }
         #expect(try CardDraft(uid: "04:a2:24:b1").validUID() == "04A224B1")
+        do {
+            _ = try CardDraft(uid: "nope", unlinkCustomer: false).validated(creatingIn: Self.store, at: Self.now)
+            Issue.record("a bad card was taken")
+        } catch {
+            #expect(Set(error.fields) == ["uid", "unlink_customer"], "\(error.fields)")
+        }
+        let new = try CardDraft(uid: "04:a2:24:b1", name: " Dana ").validated(creatingIn: Self.store, at: Self.now)
+        #expect(new.uid == "04A224B1" && new.name == "Dana" && new.status == .active)
     }
 
     @Test("a customer record needs a name; each bad field is named at once")
     func customerFields() throws {
-        var customer = Customer(id: CustomerID(), storeID: Self.store, createdAt: Self.now)
         do {
-            try CustomerDraft(
+            _ = try CustomerDraft(
                 email: "dana@", phone: "call me", logoURL: "ftp://logo", walletAddress: "r N7", unlinkUser: true
-            ).apply(to: &customer, creating: true, at: Self.now)
+            ).validated(creatingIn: Self.store, at: Self.now)
             Issue.record("a bad record was taken")
         } catch {
             #expect(
                 Set(error.fields) == ["name", "email", "phone", "logo_url", "wallet_address", "unlink_user"],
                 "\(error.fields)")
         }
-        try CustomerDraft(
+        var customer = try CustomerDraft(
             name: " Dana Levi ", email: "Dana@Example.com", phone: "+972 50-123-4567",
             walletAddress: "rN7n7otQDd6FczFgLdSqtcsAUxDkw6fzRH", userID: UserID()
-        ).apply(to: &customer, creating: true, at: Self.now)
+        ).validated(creatingIn: Self.store, at: Self.now)
         #expect(customer.name == "Dana Levi" && customer.email == "dana@example.com" && customer.userID != nil)
-        try CustomerDraft(email: "", unlinkUser: true).apply(to: &customer, creating: false, at: Self.now)
+        customer = try CustomerDraft(email: "", unlinkUser: true).validated(updating: customer, at: Self.now)
         #expect(customer.email == nil && customer.userID == nil && customer.name == "Dana Levi")
     }
 
@@ -86,11 +93,11 @@ struct CustomerRulesTests {
         let later = Self.now.addingTimeInterval(60)
         #expect(customer.cardLinked(at: Self.now) && !customer.cardLinked(at: later))
         #expect(customer.paid(at: Self.now) && !customer.paid(at: later))
-        try CustomerDraft(autoSign: false).apply(to: &customer, creating: false, at: Self.now)
+        customer = try CustomerDraft(autoSign: false).validated(updating: customer, at: Self.now)
         #expect(customer.milestones.autoSignEnabledAt == nil)
-        try CustomerDraft(autoSign: true).apply(to: &customer, creating: false, at: Self.now)
-        try CustomerDraft(autoSign: false).apply(to: &customer, creating: false, at: later)
-        try CustomerDraft(autoSign: true).apply(to: &customer, creating: false, at: later)
+        customer = try CustomerDraft(autoSign: true).validated(updating: customer, at: Self.now)
+        customer = try CustomerDraft(autoSign: false).validated(updating: customer, at: later)
+        customer = try CustomerDraft(autoSign: true).validated(updating: customer, at: later)
         #expect(
             customer.milestones
                 == Customer.Milestones(

@@ -124,15 +124,15 @@ struct ProductStockTests {
 
     @Test("a new product needs a name and a price; the rest takes the store's defaults")
     func creation() throws {
-        var product = Self.blank()
+        let blank = Self.blank()
         let missing = #expect(throws: OrderlyError.self) {
-            try ProductDraft().apply(to: &product, creating: true)
+            _ = try ProductDraft().validated(creating: blank)
         }
         #expect(missing?.details == ["name": .string("is required"), "price": .string("is required")])
-        try ProductDraft(
+        let product = try ProductDraft(
             name: "  Cola 330 ml ", sku: "COLA-330", barcode: "7290000066318", category: "Drinks", price: 900,
             emoji: "🥤", trackStock: true, quantity: 24
-        ).apply(to: &product, creating: true)
+        ).validated(creating: blank)
         #expect(product.name == "Cola 330 ml")
         #expect(product.vatRateBP == 1800)
         #expect(product.lowStockThreshold == 5)
@@ -143,12 +143,12 @@ struct ProductStockTests {
 
     @Test("every bad field is named, with what is wrong with it")
     func badFields() {
-        var product = Self.blank()
+        let blank = Self.blank()
         let refusal = #expect(throws: OrderlyError.self) {
-            try ProductDraft(
+            _ = try ProductDraft(
                 name: " ", sku: String(repeating: "x", count: 65), barcode: "729 000", price: -1, vatRateBP: 10_001,
                 imageURL: "ftp://images.example.com/cola.png", quantity: -3, lowStockThreshold: -1
-            ).apply(to: &product, creating: true)
+            ).validated(creating: blank)
         }
         #expect(
             refusal?.details == [
@@ -164,17 +164,16 @@ struct ProductStockTests {
 
     @Test("a patch changes what it names, clears blank optional text, and leaves stock to adjustments")
     func patch() throws {
-        var product = Self.blank()
-        try ProductDraft(name: "Cola", sku: "C1", category: "Drinks", price: 900, quantity: 10)
-            .apply(to: &product, creating: true)
-        try ProductDraft(category: "", price: 950, active: false).apply(to: &product, creating: false)
+        var product = try ProductDraft(name: "Cola", sku: "C1", category: "Drinks", price: 900, quantity: 10)
+            .validated(creating: Self.blank())
+        product = try ProductDraft(category: "", price: 950, active: false).validated(updating: product)
         #expect(product.name == "Cola")
         #expect(product.sku == "C1")
         #expect(product.category == nil)
         #expect(product.price == 950)
         #expect(!product.active && !product.canSell)
         let refusal = #expect(throws: OrderlyError.self) {
-            try ProductDraft(id: ProductID(), quantity: 3).apply(to: &product, creating: false)
+            _ = try ProductDraft(id: ProductID(), quantity: 3).validated(updating: product)
         }
         #expect(refusal?.details?.keys.sorted() == ["id", "quantity"])
     }

@@ -342,7 +342,7 @@ struct MoneyCrossingsTests {
                     return refund != nil
                 })
             #expect((refund?["data"] as? [String: Any])?["user_id"] as? String == supportID, "\(refund ?? [:])")
-            #expect((refund?["subtitle"] as? String ?? "").contains("customer called"), "\(refund ?? [:])")
+            #expect((refund?["subtitle"] as? String)?.contains("customer called") == true, "\(refund ?? [:])")
         }
     }
 

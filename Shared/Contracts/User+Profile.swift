@@ -2,6 +2,7 @@ import Domain
 
 extension User {
     /// The fields every new user gives, each checked: e-mail, name, phone, locale and password.
+    /// What is wrong goes into `problems`; the e-mail comes back normalized, the texts trimmed.
     static func newProfile(
         email: String?, name: String?, phone: String?, locale: String?, password: String?,
         _ problems: inout FieldProblems
