@@ -46,13 +46,7 @@ public struct NewReservation: Codable, Sendable, Hashable {
         if lines.isEmpty || lines.count > Reservation.maximumLines {
             problems.add("lines", "must hold from 1 to \(Reservation.maximumLines) lines")
         }
-        var seen: Set<ProductID> = []
-        for (index, line) in lines.enumerated() {
-            _ = problems.integer(line.quantity, "lines[\(index)].quantity", in: 1...Product.maximumQuantity)
-            if !seen.insert(line.productID).inserted {
-                problems.add("lines[\(index)].product_id", "appears in another line; give each product once")
-            }
-        }
+        problems.productLines(lines, "lines", maximumQuantity: Product.maximumQuantity)
         let reference = problems.optionalText(reference, "reference")
         let seconds = problems.integer(
             expiresInSeconds, "expires_in_seconds", in: 1...Reservation.maximumSeconds, required: false)

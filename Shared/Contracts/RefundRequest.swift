@@ -34,13 +34,7 @@ public struct RefundRequest: Codable, Sendable, Hashable {
         if restock.count > Payment.maximumItems {
             problems.add("restock_lines", "must hold at most \(Payment.maximumItems) lines")
         }
-        var seen: Set<ProductID> = []
-        for (index, line) in restock.enumerated() {
-            _ = problems.integer(line.quantity, "restock_lines[\(index)].quantity", in: 1...Payment.maximumQuantity)
-            if !seen.insert(line.productID).inserted {
-                problems.add("restock_lines[\(index)].product_id", "appears in another line; give each product once")
-            }
-        }
+        problems.productLines(restock, "restock_lines", maximumQuantity: Payment.maximumQuantity)
         try problems.check()
         return ValidRefundRequest(amount: amount, reason: reason, restockLines: restock)
     }

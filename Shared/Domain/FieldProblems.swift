@@ -115,6 +115,18 @@ public struct FieldProblems: Sendable {
         return value
     }
 
+    /// Lines of products (`lines[0].product_id`, `lines[0].quantity`): each of 1 to
+    /// `maximumQuantity` units, and each product once.
+    public mutating func productLines(_ lines: [Reservation.Line], _ field: String, maximumQuantity: Int64) {
+        var seen: Set<ProductID> = []
+        for (index, line) in lines.enumerated() {
+            _ = integer(line.quantity, "\(field)[\(index)].quantity", in: 1...maximumQuantity)
+            if !seen.insert(line.productID).inserted {
+                add("\(field)[\(index)].product_id", "appears in another line; give each product once")
+            }
+        }
+    }
+
     /// Adds the fields a validation error names.
     public mutating func add(_ error: OrderlyError) {
         for (field, reason) in error.details ?? [:] {
