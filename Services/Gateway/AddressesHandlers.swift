@@ -26,7 +26,7 @@ struct AddressesHandlers: Sendable {
         -> DeliveryAddress
     {
         let owner = try AccessPolicy(principal).addressOwner()
-        let checked = try fields.validated(creating: AddressFields.skeleton(at: Date.currentMillisecond))
+        let checked = try fields.validated(creatingAt: Date.currentMillisecond)
         let addresses = self.addresses
         return try await idempotency.write(
             key: idempotencyKey, caller: owner, scope: "gateway.addresses.create", request: fields

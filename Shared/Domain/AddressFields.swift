@@ -44,31 +44,23 @@ public struct AddressFields: Codable, Sendable, Hashable {
         case isDefault = "is_default"
     }
 
-    /// An address not yet saved, made `at`, with no fields and not the default: the skeleton
-    /// `validated(creating:)` fills.
-    public static func skeleton(at now: Date) -> DeliveryAddress {
-        DeliveryAddress(
-            id: AddressID(), label: nil, street: "", buildingNo: "", floor: nil, apartment: nil, city: nil,
-            deliveryNotes: nil, phone: nil, isDefault: false, version: 1, createdAt: now, updatedAt: now)
-    }
-
-    /// A new address of these fields made `at`, not the default; what is wrong goes into
-    /// `problems` (`street` and `building_no` are required). For a draft that holds an address
-    /// among its own fields (a checkout's), which names its problems with its own.
-    public func newAddress(at now: Date, _ problems: inout FieldProblems) -> DeliveryAddress {
-        var address = Self.skeleton(at: now)
-        fill(&address, creating: true, &problems)
+    /// A new address made `at`, not the default, of these fields, each checked (the limits of
+    /// an order's address; `street` and `building_no` required), every bad field named at once.
+    /// `is_default` is the caller's to apply, as it changes the other addresses.
+    public func validated(creatingAt now: Date) throws(OrderlyError) -> DeliveryAddress {
+        var problems = FieldProblems()
+        let address = newAddress(at: now, &problems)
+        try problems.check()
         return address
     }
 
-    /// A new address: `skeleton` (`skeleton(at:)`) with every field of these, each checked (the
-    /// limits of an order's address; `street` and `building_no` required), every bad field named
-    /// at once. `is_default` is the caller's to apply, as it changes the other addresses.
-    public func validated(creating skeleton: DeliveryAddress) throws(OrderlyError) -> DeliveryAddress {
-        var problems = FieldProblems()
-        var address = skeleton
+    /// The same new address, its problems put into `problems`: for a body that holds an
+    /// address among its own fields (a checkout's), which names them with its own.
+    public func newAddress(at now: Date, _ problems: inout FieldProblems) -> DeliveryAddress {
+        var address = DeliveryAddress(
+            id: AddressID(), label: nil, street: "", buildingNo: "", floor: nil, apartment: nil, city: nil,
+            deliveryNotes: nil, phone: nil, isDefault: false, version: 1, createdAt: now, updatedAt: now)
         fill(&address, creating: true, &problems)
-        try problems.check()
         return address
     }
 
