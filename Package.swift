@@ -182,6 +182,17 @@ let package = Package(
             path: "Shared/Runtime",
             swiftSettings: strict
         ),
+        // Mail handed to an SMTP server (STARTTLS or TLS, AUTH), and the messages it carries.
+        .target(
+            name: "Mail",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Shared/Mail",
+            swiftSettings: strict
+        ),
         // The Wire methods of each service with their request and response types: the contract
         // between the gateway and the services, shared by both sides.
         .target(
@@ -335,6 +346,15 @@ let package = Package(
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
             path: "Tests/TestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "MailTests",
+            dependencies: [
+                "Mail", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Tests/MailTests",
             swiftSettings: strict
         ),
         .testTarget(

@@ -9,8 +9,9 @@
 #   build      every product and test target (debug), with zero compiler warnings in our own
 #              code (dependencies' warnings are not ours); the build of the Wire fuzzer starts
 #              beside what follows, in its own build folder
-#   tests      every test target; the Redis tests start their own servers, the storage and
-#              service tests run on SQLite and on a throwaway PostgreSQL cluster started here
+#   tests      every test target; the Redis tests start their own servers, the mail tests an
+#              SMTP server (aiosmtpd, installed here), the storage and service tests run on
+#              SQLite and on a throwaway PostgreSQL cluster started here
 #   model      the model test of the marketplace (make model-test): its named regressions, then
 #              random walks of every role's steps beside a model of the money, checked after
 #              every step (MODEL_EXAMPLES, default 30: about three minutes)
@@ -71,6 +72,12 @@ if [ -n "$ours" ]; then
 fi
 echo "build: no warnings in our own code ($(grep -cE ': warning:' .build/test-build.log || true) in dependencies)"
 phase tests
+# The mail tests talk to a real SMTP server (deploy/local/smtp-test-server.py): aiosmtpd from
+# PyPI, into the user's site when the system's Python is managed by Debian.
+if ! python3 -c 'import aiosmtpd' 2>/dev/null; then
+    python3 -m pip install -q 'aiosmtpd>=1.4,<2' 2>/dev/null \
+        || python3 -m pip install -q --user --break-system-packages 'aiosmtpd>=1.4,<2'
+fi
 start_throwaway_postgres
 trap 'report; stop_throwaway_postgres' EXIT  # start_throwaway_postgres set a trap of its own
 swift test --skip-build
