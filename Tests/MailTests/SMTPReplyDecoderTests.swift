@@ -24,11 +24,10 @@ struct SMTPReplyDecoderTests {
 
     @Test(
         "a line without a code, or longer than a reply line may be, is not SMTP",
-        arguments: [
-            "HTTP/1.1 400 Bad Request\r\n", "99 too short\r\n", String(repeating: "2", count: 5000),
-        ])
+        arguments: ["HTTP/1.1 400 Bad Request\r\n", "99 too short\r\n", "5,000 digits without a line end"])
     func notSMTP(_ bytes: String) {
+        let sent = bytes.hasPrefix("5,000") ? String(repeating: "2", count: 5000) : bytes
         let channel = EmbeddedChannel(handler: ByteToMessageHandler(SMTPReplyDecoder()))
-        #expect(throws: SMTPError.self) { try channel.writeInbound(ByteBuffer(string: bytes)) }
+        #expect(throws: SMTPError.self) { try channel.writeInbound(ByteBuffer(string: sent)) }
     }
 }
