@@ -60,7 +60,6 @@ struct LedgerHandlers: Sendable {
             throw OrderlyError(.permissionDenied, "only admins and accountants record payouts")
         }
         let draft = try request.payout.validated()
-        let (amount, currency, reference, note) = (draft.amount, draft.currency, draft.reference, draft.note)
         if case .store(let store) = holder {
             // The store must exist (an admin may name any id).
             _ = try await catalog.call(
@@ -75,18 +74,20 @@ struct LedgerHandlers: Sendable {
             try await transaction.lock(.ledger(of: holder))
             let figures =
                 try await ledger.balances(of: holder, heldSince: heldSince, in: transaction.sql)
-                .first { $0.currency == currency } ?? CurrencyBalance(currency: currency)
-            let limit = amount > 0 ? figures.available : figures.cashHeld
-            guard abs(amount) <= limit else {
+                .first { $0.currency == draft.currency } ?? CurrencyBalance(currency: draft.currency)
+            let limit = draft.amount > 0 ? figures.available : figures.cashHeld
+            guard abs(draft.amount) <= limit else {
                 throw OrderlyError(
                     .insufficientBalance,
-                    amount > 0
-                        ? "at most \(limit) \(currency) is available to pay out"
-                        : "at most \(limit) \(currency) of cash is held to pay in", details: ["amount": .int(limit)])
+                    draft.amount > 0
+                        ? "at most \(limit) \(draft.currency) is available to pay out"
+                        : "at most \(limit) \(draft.currency) of cash is held to pay in",
+                    details: ["amount": .int(limit)])
             }
             let payout = Payout(
-                id: draft.id ?? PayoutID(), holder: holder, amount: amount, currency: currency, reference: reference,
-                note: note, recordedBy: principal.userID, createdAt: Date.currentMillisecond)
+                id: draft.id ?? PayoutID(), holder: holder, amount: draft.amount, currency: draft.currency,
+                reference: draft.reference,
+                note: draft.note, recordedBy: principal.userID, createdAt: Date.currentMillisecond)
             guard try await ledger.post(Ledger.payout(payout), in: transaction) else {
                 throw OrderlyError(
                     .conflict, "a payout \(payout.id) exists already", details: ["id": .string("is taken")])
