@@ -4,6 +4,7 @@ public import Events
 import Foundation
 import Logging
 import Redis
+import Runtime
 import Storage
 import Wire
 import WireCodec

@@ -4,6 +4,7 @@ import Events
 import Foundation
 import Logging
 import Metrics
+import Runtime
 import ServiceLifecycle
 import Synchronization
 
