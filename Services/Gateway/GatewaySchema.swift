@@ -3,7 +3,8 @@ import SQLKit
 import Storage
 
 /// The gateway's tables: users with their password hashes and token versions, refresh tokens
-/// by family and by expiry, and customers' delivery addresses.
+/// by family and by expiry, customers' delivery addresses, applications, mail waiting to be
+/// sent and password-reset tokens.
 enum GatewaySchema {
     static let migrations = [
         Migration(
@@ -110,5 +111,38 @@ enum GatewaySchema {
                 ).run()
             }
         },
+            // Mail waiting to be sent, written with the change it tells of (`MailOutbox`), and the
+        // hashed tokens of password resets.
+        Migration(
+            7, "mail outbox and password resets",
+            sql: [
+                """
+                CREATE TABLE mail_outbox (
+                    id TEXT PRIMARY KEY,
+                    kind TEXT NOT NULL,
+                    recipient TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    attempts BIGINT NOT NULL,
+                    next_at BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    finished_at BIGINT,
+                    last_error TEXT,
+                    doc TEXT
+                )
+                """,
+                "CREATE INDEX mail_outbox_due ON mail_outbox (status, next_at)",
+                "CREATE INDEX mail_outbox_finished ON mail_outbox (finished_at)",
+                """
+                CREATE TABLE password_resets (
+                    token_hash TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    used_at BIGINT
+                )
+                """,
+                "CREATE INDEX password_resets_by_user ON password_resets (user_id)",
+                "CREATE INDEX password_resets_by_expiry ON password_resets (expires_at)",
+            ]),
     ]
 }

@@ -5,7 +5,9 @@ import Foundation
 public import Hummingbird
 import HummingbirdCore
 public import Logging
+import Mail
 import NIOCore
+import NIOSSL
 import Redis
 import Runtime
 public import ServiceLifecycle
@@ -32,8 +34,19 @@ public enum GatewayService {
         let host = try await ServiceHost.start(settings: settings.service, logger: logger, migrations: migrations)
         let hub = WakeHub()
         let sessions = Sessions(users: UsersRepository(database: host.database), redis: host.redis, logger: logger)
+        let mail = MailOutbox(database: host.database)
+        let mailDoorbell = Doorbell()
         let router = try await router(
-            settings: settings, environment: host.environment, wakeHub: hub, sessions: sessions)
+            settings: settings, environment: host.environment, wakeHub: hub, sessions: sessions,
+            mailDoorbell: mailDoorbell)
+        let sender = MailSender(
+            outbox: mail, transport: mailTransport(settings), doorbell: mailDoorbell, logger: logger)
+        MetricsExporter.collect { await MailSender.collectFigures(of: mail, logger: logger) }
+        if settings.smtp == nil {
+            logger.warning(
+                "no ORDERLY_SMTP_URL: e-mail is written to the log with its link instead of being sent; set it wherever logs are kept"
+            )
+        }
         let limit = ConnectionLimit(maximum: settings.maximumConnections, logger: logger)
         let app = Application(
             router: router,
@@ -51,7 +64,16 @@ public enum GatewayService {
         // The hub after the server: at shutdown it closes first, ending the streams the server
         // would otherwise wait for.
         return host.services(
-            router: nil, parts: listeners + [app, hub], housekeeping: housekeeping(host.database))
+            router: nil, parts: listeners + [app, hub, sender], housekeeping: housekeeping(host.database))
+    }
+
+    /// Where mail goes: the configured SMTP server (trusting `ORDERLY_SMTP_CA_FILE` when set), or
+    /// the log.
+    static func mailTransport(_ settings: GatewaySettings) -> MailSender.Transport {
+        guard let smtp = settings.smtp else { return .log }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let roots = settings.smtpTrustRoots { tls.trustRoots = .file(roots) }
+        return .smtp(SMTPClient(settings: smtp, tls: tls))
     }
 
     /// What the process listens to beside its HTTP server: wake-ups, and other replicas' word of
@@ -80,10 +102,17 @@ public enum GatewayService {
         ]
     }
 
-    /// The gateway's clean-ups beside every service's: refresh tokens of expired families.
+    /// The gateway's clean-ups beside every service's: refresh tokens of expired families,
+    /// password-reset tokens a day after they expired, and sent or dead mail after 30 days.
     public static func housekeeping(_ database: Database) -> [Housekeeping.Job] {
         let refreshTokens = RefreshTokensRepository(database: database)
-        return [Housekeeping.Job("refresh tokens") { try await refreshTokens.removeExpiredRefreshTokens() }]
+        let resets = PasswordResetsRepository(database: database)
+        let mail = MailOutbox(database: database)
+        return [
+            Housekeeping.Job("refresh tokens") { try await refreshTokens.removeExpiredRefreshTokens() },
+            Housekeeping.Job("password resets") { try await resets.removeExpired() },
+            Housekeeping.Job("mail") { try await mail.removeFinished(olderThan: .seconds(30 * 86_400)) },
+        ]
     }
 
     /// The HTTP routes over `environment` (the gateway's database, Redis, and callers of the
@@ -92,7 +121,7 @@ public enum GatewayService {
     /// in-process. Makes the bootstrap admin when no admin is active.
     static func router(
         settings: GatewaySettings, environment: ServiceEnvironment, wakeHub: WakeHub, sessions: Sessions? = nil,
-        passwords: PasswordHasher? = nil
+        passwords: PasswordHasher? = nil, mailDoorbell: Doorbell = Doorbell()
     ) async throws -> Router<GatewayContext> {
         let passwords = passwords ?? PasswordHasher(cost: settings.bcryptCost)
         let (database, logger) = (environment.database, environment.logger)
@@ -120,6 +149,12 @@ public enum GatewayService {
             tokens: tokens, passwords: passwords, limiter: limiter,
             signUpsPerAddressPerHour: settings.signUpsPerAddressPerHour, identity: identity,
             applications: applications, logger: logger)
+        let resets = PasswordResetHandlers(
+            database: database, users: users, resets: PasswordResetsRepository(database: database),
+            passwords: passwords, limiter: limiter, sessions: sessions, mail: MailOutbox(database: database),
+            texts: try MailTexts.bundled(), doorbell: mailDoorbell, publicURL: settings.publicURL,
+            perAccountPerHour: settings.passwordResetsPerAccountPerHour,
+            perAddressPerHour: settings.passwordResetsPerAddressPerHour, logger: logger)
         try await bootstrapAdmin(settings: settings, database: database, passwords: passwords, logger: logger)
 
         let router = Router(context: GatewayContext.self)
@@ -144,7 +179,7 @@ public enum GatewayService {
         DocumentRoutes(document: try openAPIDocument()).add(to: router)
         try ConsoleRoutes.bundled().add(to: router)
         let v1 = router.group("v1")
-        AuthRoutes(auth: auth, clients: clients).add(to: v1)
+        AuthRoutes(auth: auth, resets: resets, clients: clients).add(to: v1)
         ApplicationRoutes(applications: applications, clients: clients).add(to: v1)
         UserRoutes(identity: identity, payments: try upstream(PaymentsAPI.service), clients: clients, logger: logger)
             .add(to: v1)

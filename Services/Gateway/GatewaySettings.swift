@@ -1,4 +1,6 @@
 import Domain
+import Foundation
+public import Mail
 public import Runtime
 
 /// The gateway's own settings, besides those of every service.
@@ -19,6 +21,12 @@ public import Runtime
 /// | `auth.loginAttemptsPerAddress` | `ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ADDRESS` | 50 per 5 minutes |
 /// | `auth.passwordChangesPerHour` | `ORDERLY_AUTH_PASSWORD_CHANGES_PER_HOUR` | 5 per user |
 /// | `auth.signUpsPerAddressPerHour` | `ORDERLY_AUTH_SIGN_UPS_PER_ADDRESS_PER_HOUR` | 20 per client address |
+/// | `auth.passwordResetsPerAccountPerHour` | `ORDERLY_AUTH_PASSWORD_RESETS_PER_ACCOUNT_PER_HOUR` | 3 e-mails per account |
+/// | `auth.passwordResetsPerAddressPerHour` | `ORDERLY_AUTH_PASSWORD_RESETS_PER_ADDRESS_PER_HOUR` | 20 requests per client address |
+/// | `public.url` | `ORDERLY_PUBLIC_URL` | `http://<http.host>:<http.port>`: where links in e-mails lead |
+/// | `smtp.url` | `ORDERLY_SMTP_URL` (with a password: environment only) | none: each message is logged with its link |
+/// | `smtp.caFile` | `ORDERLY_SMTP_CA_FILE` | none: the system's trusted certificates |
+/// | `mail.from` | `ORDERLY_MAIL_FROM` | `Orderly <no-reply@orderly.local>` |
 /// | `http.trustedProxies` | `ORDERLY_HTTP_TRUSTED_PROXIES` | none (`10.0.0.0/8,fd00::/8`: believe their `X-Forwarded-For`) |
 /// | `bootstrap.admin.email` | `ORDERLY_BOOTSTRAP_ADMIN_EMAIL` | `admin@orderly.local` |
 /// | `bootstrap.admin.password` | `ORDERLY_BOOTSTRAP_ADMIN_PASSWORD` (environment only) | generated and shown once on a terminal; elsewhere none, and no admin until it is set |
@@ -50,6 +58,14 @@ public struct GatewaySettings: Sendable {
     public var passwordChangesPerHour: Int
     /// Customers' sign-ups from one client address an hour: each is an account and a bcrypt hash.
     public var signUpsPerAddressPerHour: Int
+    public var passwordResetsPerAccountPerHour: Int
+    public var passwordResetsPerAddressPerHour: Int
+    /// Where the links in e-mails lead (scheme, host and port, no trailing slash).
+    public var publicURL: String
+    /// The SMTP server mail is handed to; nil: each message is written to the log instead.
+    public var smtp: SMTPSettings?
+    /// A PEM file of the certificates trusted for the SMTP server instead of the system's.
+    public var smtpTrustRoots: String?
     /// Proxies whose `X-Forwarded-For` is believed (addresses or networks); none by default.
     var trustedProxies: [IPNetwork]
     public var bootstrapAdminEmail: String
@@ -84,6 +100,25 @@ public struct GatewaySettings: Sendable {
         let perAddress = reader.int("auth.loginAttemptsPerAddress", default: 50, in: 1...100_000)
         let passwordChanges = reader.int("auth.passwordChangesPerHour", default: 5, in: 1...1000)
         let signUps = reader.int("auth.signUpsPerAddressPerHour", default: 20, in: 1...1_000_000)
+        let resetsPerAccount = reader.int("auth.passwordResetsPerAccountPerHour", default: 3, in: 1...1000)
+        let resetsPerAddress = reader.int("auth.passwordResetsPerAddressPerHour", default: 20, in: 1...1_000_000)
+        let publicURL = reader.string("public.url", default: "http://\(host):\(port)")
+        if let problem = Self.problem(ofPublicURL: publicURL) { reader.report("public.url", problem) }
+        let smtpURL = reader.urlWithCredentials("smtp.url", default: "none")
+        let from = reader.string("mail.from", default: "Orderly <no-reply@orderly.local>")
+        var smtp: SMTPSettings?
+        do {
+            smtp = smtpURL == "none" ? nil : try SMTPSettings(url: smtpURL, from: from)
+            if smtp == nil, MailAddress(from) == nil {
+                reader.report("mail.from", "must be an address, alone or as Name <address>")
+            }
+        } catch {
+            reader.report(error.setting == "ORDERLY_MAIL_FROM" ? "mail.from" : "smtp.url", error.reason)
+        }
+        let trustRoots = reader.optionalString("smtp.caFile")
+        if let trustRoots, !FileManager.default.isReadableFile(atPath: trustRoots) {
+            reader.report("smtp.caFile", "names no readable file")
+        }
         let proxiesText = reader.string("http.trustedProxies", default: "none")
         var proxies: [IPNetwork] = []
         if proxiesText != "none" {
@@ -112,8 +147,21 @@ public struct GatewaySettings: Sendable {
             accessTokenLifetime: .seconds(access), refreshTokenLifetime: .seconds(refresh * 86_400),
             bcryptCost: cost, loginAttemptsPerAccount: perAccount, loginAttemptsPerAddress: perAddress,
             passwordChangesPerHour: passwordChanges, signUpsPerAddressPerHour: signUps,
-            trustedProxies: proxies,
+            passwordResetsPerAccountPerHour: resetsPerAccount, passwordResetsPerAddressPerHour: resetsPerAddress,
+            publicURL: publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL, smtp: smtp,
+            smtpTrustRoots: trustRoots, trustedProxies: proxies,
             bootstrapAdminEmail: email, bootstrapAdminPassword: password, longPollRecheck: .seconds(recheck),
             longPollMaximumWait: .seconds(maximumWait), streamHeartbeat: .seconds(heartbeat))
+    }
+
+    /// Why `url` cannot be where e-mailed links lead, or nil: it must be http or https with a
+    /// host, and no query or fragment.
+    static func problem(ofPublicURL url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https"
+        else { return "must be an http:// or https:// URL" }
+        guard components.host?.isEmpty == false else { return "names no host" }
+        guard components.query == nil, components.fragment == nil else { return "must hold no query or fragment" }
+        return nil
     }
 }

@@ -113,6 +113,16 @@ public struct MetricDescription: Sendable, Hashable {
             "orderly_push_send_duration_seconds", .histogram, ["outcome"],
             "Time one push to Apple's push service took, by outcome (retry: it could not take it then)",
             buckets: requestBuckets),
+        // The gateway's mail.
+        .init(
+            "orderly_mail_sends_total", .counter, ["kind", "outcome"],
+            "Attempts to hand a message to the SMTP server (or, with none configured, to the log): sent, failed (to be retried) or dead"
+        ),
+        .init("orderly_mail_queued", .gauge, [], "Messages in the mail outbox waiting to be sent"),
+        .init(
+            "orderly_mail_oldest_queued_age_seconds", .gauge, [],
+            "Age of the oldest message in the mail outbox not yet sent (0 when none)"),
+        .init("orderly_mail_dead_letters", .gauge, [], "Messages the mail sender gave up on, kept 30 days"),
         // The process, read from /proc when scraped.
         .init("process_cpu_seconds_total", .counter, [], "User and system CPU time spent, in seconds"),
         .init("process_resident_memory_bytes", .gauge, [], "Resident memory size in bytes"),

@@ -4,83 +4,22 @@ import NIOSSL
 import TestSupport
 import Testing
 
+extension SMTPTestServer {
+    /// A client of this server trusting its authority, as `url` and `from` configure it.
+    func client(_ url: String, from: String = "Orderly <no-reply@orderly.test>") throws -> SMTPClient {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .file(authority)
+        return SMTPClient(settings: try SMTPSettings(url: url, from: from), tls: tls, timeout: .seconds(10))
+    }
+}
+
 /// The SMTP client against a real SMTP server (`deploy/local/smtp-test-server.py`, aiosmtpd;
 /// `make test` installs it): STARTTLS and implicit TLS, AUTH, refusals, and what arrives.
 @Suite("SMTP")
 struct SMTPClientTests {
-    /// A server started for one test, with the certificates it serves and where it writes what
-    /// it accepts.
-    struct Server {
-        let port: Int
-        let folder: URL
-        let process: ChildProcess
-        let certificates: TestCertificates
-
-        static func start(mode: String, user: String? = "mailer", password: String? = "s3cret:pass") async throws
-            -> Server
-        {
-            let certificates = try TestCertificates.make(names: ["smtp"])
-            let folder = certificates.folder.appendingPathComponent("mail")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let port = try ChildProcess.freePort()
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent("deploy/local/smtp-test-server.py").path
-            var arguments = [
-                "/usr/bin/env", "python3", script, "\(port)", folder.path, mode, certificates.certificate("smtp"),
-                certificates.key("smtp"),
-            ]
-            if let user, let password { arguments += [user, password] }
-            let log = certificates.folder.appendingPathComponent("server.log").path
-            let process = try ChildProcess(name: "smtp", arguments: arguments, logFile: log)
-            let ready = await waitUntil {
-                FileManager.default.fileExists(atPath: folder.appendingPathComponent("ready").path)
-                    || process.hasExited()
-            }
-            guard ready, !process.hasExited() else {
-                let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                throw Failure(
-                    description: "the SMTP test server did not start (pip install aiosmtpd; make test does): \(output)")
-            }
-            return Server(port: port, folder: folder, process: process, certificates: certificates)
-        }
-
-        /// A client of this server trusting its authority, as `url` and `from` configure it.
-        func client(_ url: String, from: String = "Orderly <no-reply@orderly.test>") throws -> SMTPClient {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.trustRoots = .file(certificates.certificate("ca"))
-            return SMTPClient(settings: try SMTPSettings(url: url, from: from), tls: tls, timeout: .seconds(10))
-        }
-
-        /// The message numbered `number` as the server received it, and its envelope.
-        func received(_ number: Int) throws -> (message: String, envelope: [String: Any]) {
-            let base = folder.appendingPathComponent("\(number)")
-            let message = try String(contentsOf: base.appendingPathExtension("eml"), encoding: .utf8)
-            let envelope = try JSONSerialization.jsonObject(with: Data(contentsOf: base.appendingPathExtension("json")))
-            return (message, envelope as? [String: Any] ?? [:])
-        }
-
-        func stop() async {
-            await process.stop()
-            certificates.remove()
-        }
-    }
-
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
+    typealias Server = SMTPTestServer
 
     static let dana = MailAddress(name: "דנה לוי", address: "dana@example.com")!
-
-    /// The decoded text of the MIME part of `type` in `message`.
-    static func part(_ type: String, of message: String) -> String? {
-        guard let start = message.range(of: "Content-Type: \(type); charset=utf-8\r\n") else { return nil }
-        let rest = message[start.upperBound...]
-        guard let body = rest.range(of: "\r\n\r\n") else { return nil }
-        let encoded = rest[body.upperBound...].prefix { $0 != "-" }
-        return Data(base64Encoded: encoded.replacingOccurrences(of: "\r\n", with: "")).map {
-            String(decoding: $0, as: UTF8.self)
-        }
-    }
 
     @Test("a message goes by STARTTLS and AUTH, and arrives with its Hebrew subject, text and HTML intact")
     func startTLS() async throws {
@@ -98,8 +37,8 @@ struct SMTPClientTests {
         #expect(envelope["tls"] as? Bool == true)
         #expect(received.contains("From: \"Orderly\" <no-reply@orderly.test>\r\n"))
         #expect(received.contains("=?UTF-8?B?"))
-        #expect(Self.part("text/plain", of: received) == "שלום דנה,\n.\nהקוד שלך: 123456")
-        #expect(Self.part("text/html", of: received) == "<p>שלום דנה</p>")
+        #expect(SMTPTestServer.part("text/plain", of: received) == "שלום דנה,\n.\nהקוד שלך: 123456")
+        #expect(SMTPTestServer.part("text/html", of: received) == "<p>שלום דנה</p>")
         let subject = received.components(separatedBy: "\r\n").drop { !$0.hasPrefix("Subject:") }
             .prefix { $0.hasPrefix("Subject:") || $0.hasPrefix(" ") }
             .map { $0.replacingOccurrences(of: "Subject:", with: "").trimmingCharacters(in: .whitespaces) }

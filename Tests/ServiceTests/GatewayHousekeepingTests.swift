@@ -33,13 +33,61 @@ struct GatewayHousekeepingTests {
                 }
             }
             let jobs = GatewayService.housekeeping(database)
-            #expect(jobs.map(\.name) == ["refresh tokens"])
+            #expect(jobs.map(\.name) == ["refresh tokens", "password resets", "mail"])
             #expect(try await jobs[0].run() == 2)
             let left = try await database.read { sql in
                 try await sql.raw("SELECT token_hash FROM refresh_tokens ORDER BY token_hash").all()
                     .map { try $0.decode(column: "token_hash", as: String.self) }
             }
             #expect(left == ["live-current", "live-spent"])
+        }
+    }
+
+    @Test(
+        "reset tokens go a day after they expired; sent and dead mail after 30 days, queued mail never",
+        arguments: [Database.Kind.sqlite, .postgres])
+    func resetsAndMail(kind: Database.Kind) async throws {
+        try await TestDatabase.with(kind) { test in
+            let database = test.database
+            try await database.migrate(scope: "gateway", GatewayService.migrations)
+            let (now, day) = (Date.nowMilliseconds, Int64(86_400_000))
+            try await database.transaction { transaction in
+                for (hash, expiresAt) in [
+                    ("old", now - day - 1_000), ("recent", now - day + 60_000), ("live", now + 60_000),
+                ] {
+                    try await transaction.sql.raw(
+                        """
+                        INSERT INTO password_resets (token_hash, user_id, created_at, expires_at)
+                        VALUES (\(bind: hash), 'user', \(bind: expiresAt - 1_800_000), \(bind: expiresAt))
+                        """
+                    ).run()
+                }
+                for (id, status, finishedAt) in [
+                    ("sent-old", "sent", now - 31 * day), ("dead-old", "dead", now - 31 * day),
+                    ("sent-recent", "sent", now - day), ("queued", "queued", nil),
+                ] as [(String, String, Int64?)] {
+                    try await transaction.sql.raw(
+                        """
+                        INSERT INTO mail_outbox (id, kind, recipient, status, attempts, next_at, created_at, finished_at)
+                        VALUES (\(bind: id), 'password_reset', 'a@b.com', \(bind: status), 1, \(bind: now - 40 * day),
+                            \(bind: now - 40 * day), \(bind: finishedAt))
+                        """
+                    ).run()
+                }
+            }
+            let jobs = GatewayService.housekeeping(database)
+            #expect(try await jobs[1].run() == 1)
+            #expect(try await jobs[2].run() == 2)
+            let left = try await database.read { sql in
+                (
+                    try await sql.raw("SELECT token_hash FROM password_resets ORDER BY token_hash").all()
+                        .map { try $0.decode(column: "token_hash", as: String.self) },
+                    try await sql.raw("SELECT id FROM mail_outbox ORDER BY id").all()
+                        .map { try $0.decode(column: "id", as: String.self) }
+                )
+            }
+            #expect(left.0 == ["live", "recent"])
+            #expect(left.1 == ["queued", "sent-recent"])
         }
     }
 }

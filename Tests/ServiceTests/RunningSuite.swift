@@ -65,8 +65,10 @@ final class RunningSuite: Suite {
     /// authority. With `catalogReplicas` above 1 (on PostgreSQL), more catalog processes
     /// (`catalog-2`, …) share the catalog's database, and its callers spread calls over all.
     /// Without `bootstrapPassword`, the gateway is given none for its first admin.
+    /// `gatewayEnvironment` is added to the gateway's.
     static func start(
-        on kind: Database.Kind = .sqlite, tls: Bool = false, catalogReplicas: Int = 1, bootstrapPassword: Bool = true
+        on kind: Database.Kind = .sqlite, tls: Bool = false, catalogReplicas: Int = 1, bootstrapPassword: Bool = true,
+        gatewayEnvironment: [String: String] = [:]
     ) async throws -> RunningSuite {
         precondition(catalogReplicas == 1 || kind == .postgres, "catalog replicas share a PostgreSQL database")
         let redis = try await RedisServerProcess.start()
@@ -147,6 +149,7 @@ final class RunningSuite: Suite {
             own["ORDERLY_DATABASE_URL"] = databaseURLs[service]
             own["ORDERLY_WIRE_PORT"] = "\(wirePorts[name]!)"
             own["ORDERLY_ADMIN_PORT"] = "\(adminPorts[name]!)"
+            if name == "gateway" { own.merge(gatewayEnvironment) { $1 } }
             let launch = Launch(
                 arguments: ["\(binaryDirectory)/orderly-\(service)"], environment: own, logFile: "\(data)/\(name).log")
             launches[name] = launch
@@ -240,10 +243,11 @@ final class RunningSuite: Suite {
     /// Runs `body` against a fresh suite, printing the services' logs when it fails.
     static func with(
         on kind: Database.Kind = .sqlite, tls: Bool = false, catalogReplicas: Int = 1, bootstrapPassword: Bool = true,
-        _ body: (RunningSuite) async throws -> Void
+        gatewayEnvironment: [String: String] = [:], _ body: (RunningSuite) async throws -> Void
     ) async throws {
         let suite = try await start(
-            on: kind, tls: tls, catalogReplicas: catalogReplicas, bootstrapPassword: bootstrapPassword)
+            on: kind, tls: tls, catalogReplicas: catalogReplicas, bootstrapPassword: bootstrapPassword,
+            gatewayEnvironment: gatewayEnvironment)
         do {
             try await body(suite)
         } catch {

@@ -7,13 +7,16 @@ its error shown beside the field), watches an order created through the API appe
 without a reload, accepts it, refunds part of a cash payment, and finds the day's revenue in the
 chart; the page in Arabic is right to left; axe (`axe-selenium-python`) finds no serious or
 critical violation on any screen; the browser logged no error (a Content-Security-Policy
-violation included); a staff member is never shown the takings; a payout sent again after its
-answer was lost is recorded once. Screenshots of each screen are
+violation included); a staff member is never shown the takings; a staff member who forgot their
+password asks for a link from the sign-in form, follows it from the e-mail a local SMTP server
+received (deploy/local/smtp-test-server.py) and signs in with the new one; a payout sent again
+after its answer was lost is recorded once. Screenshots of each screen are
 written to .build/console/.
 
 `console-test.py --against URL` runs the same against a suite already running there, with the
 bootstrap admin's e-mail address and password in ORDERLY_BOOTSTRAP_ADMIN_EMAIL and _PASSWORD.
 """
+import email as email_parser
 import hashlib
 import hmac
 import json
@@ -25,16 +28,16 @@ import time
 import urllib.request
 import uuid
 
-from suite import call, root, run_inside
+from suite import call, free_port, root, run_inside
 
 shots = os.path.join(root, ".build", "console")
 WAIT = 20
 
 
 def ensure_tools():
-    missing = [name for name in ("selenium", "axe_selenium_python") if not importable(name)]
+    missing = [name for name in ("selenium", "axe_selenium_python", "aiosmtpd") if not importable(name)]
     if missing:
-        packages = ["selenium", "axe-selenium-python"]
+        packages = ["selenium", "axe-selenium-python", "aiosmtpd"]
         if subprocess.run([sys.executable, "-m", "pip", "install", "-q", *packages]).returncode != 0:
             subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--user", "--break-system-packages",
                             *packages], check=True)
@@ -300,6 +303,7 @@ def run_browser(browser, base, store, people, owner, staff, admin_login):
 
     # The admin: the store's people and settings (a setting saved), the platform (an application approved).
     browser.sign_out()
+    password_reset(browser, people["staff"])
     applicant = f"courier-{uuid.uuid4().hex[:8]}@console.test"
     application = call(base, "POST", "/v1/applications", {
         "kind": "courier", "name": "Noa Courier", "email": applicant, "password": "Password-12345",
@@ -335,6 +339,64 @@ def run_browser(browser, base, store, people, owner, staff, admin_login):
     browser.shot("platform")
     browser.accessibility("platform")
     payout_sent_twice(browser, base, store, admin)
+
+
+def password_reset(browser, email):
+    """A forgotten password, from the sign-in form to the e-mail's link and a sign-in with the new one."""
+    folder = os.environ.get("CONSOLE_MAIL_DIR")
+    if not folder:
+        print("  (no mail server here: the password reset is not tried)")
+        return
+    browser.click("#forgot-password")
+    browser.type("#field-email", email)
+    browser.shot("forgot-password")
+    browser.accessibility("forgotten password")
+    browser.click("#send-reset")
+    browser.one("#signin-notice")
+    message = os.path.join(folder, "1.eml")
+    browser.wait("the reset e-mail", lambda: os.path.exists(message))
+    with open(message, "rb") as file:
+        parsed = email_parser.message_from_bytes(file.read())
+    text = next(part.get_payload(decode=True).decode() for part in parsed.walk()
+                if part.get_content_type() == "text/plain")
+    link = next(word for word in text.split() if "/console/#/reset-password/" in word)
+    browser.driver.get(link)
+    browser.type("#field-password", "A-new-Password-678")
+    browser.shot("reset-password")
+    browser.accessibility("new password")
+    browser.click("#set-password")
+    browser.one("#signin-notice")
+    browser.sign_in(email, "A-new-Password-678")
+    browser.sign_out()
+    print("  a forgotten password reset from the sign-in form and the e-mail's link")
+
+
+def start_mail_server(work):
+    """A local SMTP server speaking STARTTLS with a certificate of a new authority; answers its
+    process, port, the folder it writes messages to and the authority's certificate."""
+    folder = os.path.join(work, "mail")
+    os.makedirs(folder)
+    ca_key, ca, key, request, certificate, extensions = (
+        os.path.join(work, name) for name in ("ca.key", "ca.pem", "smtp.key", "smtp.csr", "smtp.pem", "leaf.ext"))
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    openssl = lambda *arguments: subprocess.run(["openssl", *arguments], check=True, capture_output=True)
+    openssl("req", "-x509", *ec, "-keyout", ca_key, "-out", ca, "-days", "2", "-subj", "/CN=console test authority",
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign")
+    with open(extensions, "w") as file:
+        file.write("subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
+                   "keyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n")
+    openssl("req", *ec, "-keyout", key, "-out", request, "-subj", "/CN=localhost")
+    openssl("x509", "-req", "-in", request, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-out", certificate,
+            "-days", "2", "-extfile", extensions)
+    port = free_port()
+    process = subprocess.Popen([sys.executable, os.path.join(root, "deploy", "local", "smtp-test-server.py"),
+                                str(port), folder, "starttls", certificate, key])
+    deadline = time.time() + 30
+    while not os.path.exists(os.path.join(folder, "ready")):
+        if process.poll() is not None or time.time() > deadline:
+            sys.exit("console: the SMTP test server did not start")
+        time.sleep(0.1)
+    return process, port, folder, ca
 
 
 def card_sale(base, store, token, amount):
@@ -385,9 +447,16 @@ def main():
     if sys.argv[1:2] == ["--against"]:
         return flow(sys.argv[2], os.environ["ORDERLY_BOOTSTRAP_ADMIN_EMAIL"], os.environ["ORDERLY_BOOTSTRAP_ADMIN_PASSWORD"])
     with tempfile.TemporaryDirectory() as work:
-        return run_inside(__file__, ["--inside"], os.path.join(work, "data"),
-                          ORDERLY_BOOTSTRAP_ADMIN_EMAIL="admin@console.test",
-                          ORDERLY_BOOTSTRAP_ADMIN_PASSWORD="Console-Admin-Pass-1", ORDERLY_LEDGER_HOLD_HOURS="0")
+        mail, port, folder, authority = start_mail_server(work)
+        try:
+            return run_inside(__file__, ["--inside"], os.path.join(work, "data"),
+                              ORDERLY_BOOTSTRAP_ADMIN_EMAIL="admin@console.test",
+                              ORDERLY_BOOTSTRAP_ADMIN_PASSWORD="Console-Admin-Pass-1", ORDERLY_LEDGER_HOLD_HOURS="0",
+                              ORDERLY_SMTP_URL=f"smtp://localhost:{port}", ORDERLY_SMTP_CA_FILE=authority,
+                              CONSOLE_MAIL_DIR=folder)
+        finally:
+            mail.terminate()
+            mail.wait()
 
 
 if __name__ == "__main__":

@@ -162,6 +162,8 @@ Orderly is running at $url   (OpenAPI: $url/openapi.yaml)
 
 Open the console in a browser: $url/console/
   sign in as the bootstrap admin: $ORDERLY_BOOTSTRAP_ADMIN_EMAIL / $ORDERLY_BOOTSTRAP_ADMIN_PASSWORD
+E-mail (password resets) is not sent without ORDERLY_SMTP_URL: it is written to the gateway's
+  log lines, with its link to follow.
 Or call the API:
   curl -s -X POST $url/v1/auth/login -H 'Content-Type: application/json' \\
     -d '{"email":"$ORDERLY_BOOTSTRAP_ADMIN_EMAIL","password":"$ORDERLY_BOOTSTRAP_ADMIN_PASSWORD"}'

@@ -104,6 +104,27 @@ struct LoginLimiter: Sendable {
             what: "applications from this address")
     }
 
+    /// Counts a request for a password-reset e-mail from `address` against its hourly
+    /// allowance; throws `resource_exhausted` past it.
+    func admitPasswordResetRequest(address: IPAddress?, perHour: Int) async throws(OrderlyError) {
+        try await count(
+            "orderly:ratelimit:reset:address:\(Self.digest(address?.rateLimitKey ?? "unknown"))", perHour: perHour,
+            what: "password reset requests from this address")
+    }
+
+    /// Counts a password-reset e-mail to `user`; false past `perHour` an hour (nothing more is
+    /// mailed to them then, and nobody is told).
+    func allowsPasswordReset(of user: UserID, perHour: Int) async -> Bool {
+        do {
+            try await count(
+                "orderly:ratelimit:reset:account:\(Self.digest(user.description))", perHour: perHour,
+                what: "password reset e-mails")
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// Counts one at `key` in an hour's window; throws once the window holds more than `perHour`.
     private func count(_ key: String, perHour: Int, what: String) async throws(OrderlyError) {
         let reply: RedisValue

@@ -2,9 +2,10 @@ import Contracts
 import Domain
 import Hummingbird
 
-/// `/v1/auth/…`: signing up, in and out, and refreshing tokens.
+/// `/v1/auth/…`: signing up, in and out, refreshing tokens, and resetting a forgotten password.
 struct AuthRoutes: Sendable {
     let auth: AuthHandlers
+    let resets: PasswordResetHandlers
     let clients: ClientAddressResolver
 
     func add(to v1: RouterGroup<GatewayContext>) {
@@ -12,6 +13,8 @@ struct AuthRoutes: Sendable {
             .post("auth/login", use: login)
             .post("auth/refresh", use: refresh)
             .post("auth/logout", use: signedIn(logout))
+            .post("auth/password-reset", use: requestPasswordReset)
+            .post("auth/password-reset/confirm", use: confirmPasswordReset)
     }
 
     @Sendable func login(_ request: Request, context: GatewayContext) async throws -> Response {
@@ -34,6 +37,19 @@ struct AuthRoutes: Sendable {
 
     @Sendable func logout(_ request: SignedInRequest) async throws -> Response {
         try await auth.logout(try await request.decode(RefreshRequest.self), by: request.principal)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func requestPasswordReset(_ request: Request, context: GatewayContext) async throws -> Response {
+        let body = try await JSONBody.decode(PasswordResetRequest.self, from: request, context: context)
+        let client = clients.client(peer: context.clientAddress, forwardedFor: request.headers[values: .xForwardedFor])
+        try await resets.request(body, address: client)
+        return Response(status: .accepted)
+    }
+
+    @Sendable func confirmPasswordReset(_ request: Request, context: GatewayContext) async throws -> Response {
+        try await resets.confirm(
+            try await JSONBody.decode(PasswordResetConfirmation.self, from: request, context: context))
         return Response(status: .noContent)
     }
 }

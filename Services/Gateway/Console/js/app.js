@@ -4,7 +4,7 @@
 import { call, all, currentUser, restore, signOut } from "./api.js";
 import { applyLanguage, setLanguage, language, t } from "./i18n.js";
 import { fill, h, progress, showError } from "./ui.js";
-import { showSignIn } from "./signin.js";
+import { showPasswordReset, showSignIn } from "./signin.js";
 
 /** The screens, and the roles each is shown to. */
 const SCREENS = [
@@ -49,6 +49,7 @@ async function start() {
     route();
   });
   window.addEventListener("hashchange", route);
+  if (showResetIfAsked()) return;
   if (await restore()) await enter();
   else showSignIn(main, enter);
 }
@@ -98,8 +99,15 @@ function renderBar() {
     h("option", { value: store.id, selected: store.id === context.store?.id }, store.name)));
 }
 
+/** The page a reset e-mail links to, when the address is one: `#/reset-password/<token>`. */
+function showResetIfAsked() {
+  const reset = location.hash.match(/^#\/reset-password\/([A-Za-z0-9_-]+)$/);
+  if (reset) showPasswordReset(main, reset[1], enter);
+  return Boolean(reset);
+}
+
 async function route() {
-  if (!context.user) return;
+  if (showResetIfAsked() || !context.user) return;
   const [id, ...rest] = location.hash.slice(2).split("/");
   const screen = screensOf(context.user.role).find((candidate) => candidate.id === id);
   if (!screen) {
