@@ -133,8 +133,8 @@ public struct GatewaySettings: Sendable {
         }
         let email = User.normalizedEmail(reader.string("bootstrap.admin.email", default: "admin@orderly.local"))
         let password = reader.optionalSecret("bootstrap.admin.password")
-        if let password, !(8...72).contains(password.unicodeScalars.count) {
-            reader.report("bootstrap.admin.password", "must be 8 to 72 characters long")
+        if let password, let problem = User.passwordProblem(password) {
+            reader.report("bootstrap.admin.password", problem)
         }
         let recheck = reader.int("notifications.recheckSeconds", default: 2, in: 1...30)
         let heartbeat = reader.int("notifications.heartbeatSeconds", default: 15, in: 1...30)

@@ -13,8 +13,8 @@ extension UserBook {
         email: String, password: String, redis: RedisClient, passwords: PasswordHasher, logger: Logger
     ) async throws -> User {
         let email = User.normalizedEmail(email.trimmingWhitespace())
-        guard (8...72).contains(password.unicodeScalars.count) else {
-            throw OrderlyError.invalidFields(["password": "must be 8 to 72 characters long"])
+        if let problem = User.passwordProblem(password) {
+            throw OrderlyError.invalidFields(["password": problem])
         }
         let users = self.users
         guard let found = try await users.find(email: email)?.user else {

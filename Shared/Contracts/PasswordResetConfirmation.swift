@@ -17,8 +17,8 @@ public struct PasswordResetConfirmation: Codable, Sendable, Hashable {
         var problems = FieldProblems()
         let token = problems.text(token, "token", maximumLength: 200)
         let password = problems.text(password, "password", maximumLength: 1000, allowingInvisible: true)
-        if !password.isEmpty, !(8...72).contains(password.unicodeScalars.count) {
-            problems.add("password", "must be 8 to 72 characters long")
+        if !password.isEmpty, let problem = User.passwordProblem(password) {
+            problems.add("password", problem)
         }
         try problems.check()
         return (token, password)

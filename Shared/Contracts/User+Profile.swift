@@ -13,8 +13,8 @@ extension User {
         let phone = problems.optionalText(phone, "phone", maximumLength: 32)
         if let locale { problems.locale(locale) }
         let password = problems.text(password, "password", maximumLength: 1000, allowingInvisible: true)
-        if !password.isEmpty, !(8...72).contains(password.unicodeScalars.count) {
-            problems.add("password", "must be 8 to 72 characters long")
+        if !password.isEmpty, let problem = User.passwordProblem(password) {
+            problems.add("password", problem)
         }
         return (email, name, phone, password)
     }

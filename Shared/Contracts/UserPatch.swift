@@ -50,8 +50,8 @@ public struct UserPatch: Codable, Sendable, Hashable {
         let phone = self.phone.map { problems.optionalText($0, "phone", maximumLength: 32) }
         let photo = photoURL.map { problems.webAddress($0, "photo_url") }
         if let locale { problems.locale(locale) }
-        if let password, !(8...72).contains(password.unicodeScalars.count) {
-            problems.add("password", "must be 8 to 72 characters long")
+        if let password, let problem = User.passwordProblem(password) {
+            problems.add("password", problem)
         }
         if password != nil, ownAccount, (currentPassword ?? "").isEmpty {
             problems.add("current_password", "is required to change your own password")

@@ -84,6 +84,12 @@ public struct User: Hashable, Sendable, Codable {
         clockedInAt = try container.decodeIfPresent(Date.self, forKey: .clockedInAt)
     }
 
+    /// Why `password` cannot be anyone's new password, or nil: it must be 8 to 72 characters
+    /// long (any characters).
+    public static func passwordProblem(_ password: String) -> String? {
+        (8...72).contains(password.unicodeScalars.count) ? nil : "must be 8 to 72 characters long"
+    }
+
     /// The locale of a user who has not chosen one.
     public static let defaultLocale = "en"
 
