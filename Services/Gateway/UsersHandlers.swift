@@ -177,6 +177,15 @@ struct UsersHandlers: Sendable {
         return updated
     }
 
+    /// Signs the caller out everywhere: every refresh token of theirs is revoked, and every
+    /// access token refused from its next request on every gateway (an open event stream or
+    /// long-poll included), this one's too.
+    func endSessions(of principal: Principal) async throws {
+        let users = self.users
+        try await database.transaction { try await users.endSessions(of: principal.userID, in: $0) }
+        await sessions.ended(principal.userID)
+    }
+
     /// A courier going on or off duty.
     func setAvailability(_ request: AvailabilityRequest, by principal: Principal) async throws -> User {
         guard AccessPolicy(principal).canGoOnDuty else {

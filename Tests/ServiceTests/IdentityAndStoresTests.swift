@@ -56,6 +56,30 @@ struct IdentityAndStoresTests {
         }
     }
 
+    @Test("signing out everywhere ends every session of the caller and no one else's")
+    func signingOutEverywhere() async throws {
+        try await InProcessSuite.with { suite in
+            let admin = try await api.admin(suite)
+            _ = try await api.createUser(suite, admin: admin, ["email": "courier@a.com", "role": "courier"])
+            let phone = try await api.login(suite, "courier@a.com", "password-123")
+            let tablet = try await api.login(suite, "courier@a.com", "password-123")
+            let ended = try await api.send(
+                suite, "DELETE", "/v1/me/sessions", token: tablet["access_token"] as? String)
+            #expect(ended.status == 204 && ended.body.isEmpty, "\(ended.text)")
+            for session in [phone, tablet] {
+                #expect(
+                    try await api.send(suite, "GET", "/v1/me", token: session["access_token"] as? String).status == 401)
+                let refreshed = try await api.send(
+                    suite, "POST", "/v1/auth/refresh", json: ["refresh_token": session["refresh_token"] as! String])
+                #expect(refreshed.status == 401)
+            }
+            #expect(try await api.send(suite, "GET", "/v1/me", token: admin).status == 200)
+            #expect(try await api.send(suite, "DELETE", "/v1/me/sessions").status == 401)
+            let again = try await api.login(suite, "courier@a.com", "password-123")
+            #expect(try await api.send(suite, "GET", "/v1/me", token: again["access_token"] as? String).status == 200)
+        }
+    }
+
     @Test("a password counts characters: 72 Hebrew letters (144 bytes) sign in in full, 73 are refused")
     func passwordLength() async throws {
         try await InProcessSuite.with { suite in

@@ -17,6 +17,7 @@ struct UserRoutes: Sendable {
 
     func add(to v1: RouterGroup<GatewayContext>) {
         v1.get("me", use: signedIn(me))
+            .delete("me/sessions", use: signedIn(endSessions))
             .post("users", use: signedIn(create))
             .get("users", use: signedIn(list))
             .get("users/:id", use: signedIn(get))
@@ -28,6 +29,11 @@ struct UserRoutes: Sendable {
     @Sendable func me(_ request: SignedInRequest) async throws -> Response {
         let user = try await identity.me(request.principal)
         return try JSONBody.response(try await clockStates(of: [user], request).first ?? user, version: user.version)
+    }
+
+    @Sendable func endSessions(_ request: SignedInRequest) async throws -> Response {
+        try await identity.endSessions(of: request.principal)
+        return Response(status: .noContent)
     }
 
     @Sendable func create(_ request: SignedInRequest) async throws -> Response {
