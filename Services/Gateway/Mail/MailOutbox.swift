@@ -46,27 +46,34 @@ struct MailOutbox: Sendable {
                 """
             ).all()
         }
-        var taken: [Due] = []
-        for row in rows {
-            let id = try row.decode(column: "id", as: String.self)
-            let leased = try await database.transaction { transaction in
-                try await transaction.sql.raw(
-                    """
-                    UPDATE mail_outbox SET next_at = \(bind: leaseEnd)
-                    WHERE id = \(bind: id) AND status = 'queued'
-                        AND next_at = \(bind: try row.decode(column: "next_at", as: Int64.self))
-                    RETURNING id
-                    """
-                ).first() != nil
-            }
-            guard leased else { continue }
-            let document = try row.decode(column: "doc", as: String?.self)
-            taken.append(
-                Due(
-                    id: id, attempts: Int(try row.decode(column: "attempts", as: Int64.self)),
-                    mail: document.flatMap { try? StoredDocument.decode(OutgoingMail.self, from: $0) }))
+        let candidates = try rows.map { row in
+            (
+                nextAt: try row.decode(column: "next_at", as: Int64.self),
+                due: Due(
+                    id: try row.decode(column: "id", as: String.self),
+                    attempts: Int(try row.decode(column: "attempts", as: Int64.self)),
+                    mail: try row.decode(column: "doc", as: String?.self).flatMap {
+                        try? StoredDocument.decode(OutgoingMail.self, from: $0)
+                    })
+            )
         }
-        return taken
+        guard !candidates.isEmpty else { return [] }
+        // One transaction leases the batch: what another replica leased meanwhile is skipped.
+        return try await database.transaction { transaction in
+            var leased: [Due] = []
+            for candidate in candidates {
+                let won =
+                    try await transaction.sql.raw(
+                        """
+                        UPDATE mail_outbox SET next_at = \(bind: leaseEnd)
+                        WHERE id = \(bind: candidate.due.id) AND status = 'queued' AND next_at = \(bind: candidate.nextAt)
+                        RETURNING id
+                        """
+                    ).first() != nil
+                if won { leased.append(candidate.due) }
+            }
+            return leased
+        }
     }
 
     func markSent(_ due: Due) async throws {
