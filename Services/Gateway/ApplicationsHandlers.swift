@@ -18,9 +18,11 @@ struct ApplicationsHandlers: Sendable {
     let limiter: LoginLimiter
     let applicationsPerAddressPerHour: Int
     let catalog: any WireCaller
+    /// Mails an applicant the link that verifies their address, which approval waits for.
+    let verifications: EmailVerificationHandlers
 
-    /// A new application, pending; an e-mail address of an account or of a pending application
-    /// is 409 `already_exists` naming `email`.
+    /// A new application, pending, mailed the link that verifies its address; an e-mail address
+    /// of an account or of a pending application is 409 `already_exists` naming `email`.
     func apply(_ draft: ApplicationDraft, address: IPAddress?) async throws -> JoinApplication {
         try await limiter.admitApplication(address: address, perHour: applicationsPerAddressPerHour)
         let valid = try draft.validated()
@@ -28,15 +30,23 @@ struct ApplicationsHandlers: Sendable {
         let application = JoinApplication(
             id: ApplicationID(), kind: valid.kind, name: valid.name, email: valid.email, phone: valid.phone,
             locale: valid.locale, store: valid.store, vehicle: valid.vehicle, createdAt: Date.currentMillisecond)
-        let (applications, users, email) = (self.applications, self.users, valid.email)
-        return try await database.transaction { transaction in
+        let (applications, users, email, verifications) = (
+            self.applications, self.users, valid.email, self.verifications
+        )
+        let made = try await database.transaction { transaction in
             // The lock new accounts take, so an address cannot be applied with and signed up at once.
             try await transaction.lock(.email(email))
             if try await users.isTaken(email: email, in: transaction.sql) { throw Self.taken }
             if try await applications.isPending(email: email, in: transaction.sql) { throw Self.taken }
             try await applications.insert(application, passwordHash: hash, in: transaction)
+            try await verifications.send(
+                for: .application(application.id),
+                to: MailTexts.Recipient(email: email, name: application.name, locale: application.locale),
+                in: transaction)
             return application
         }
+        verifications.mailed()
+        return made
     }
 
     private static let taken = OrderlyError(
@@ -61,10 +71,12 @@ struct ApplicationsHandlers: Sendable {
 
     /// Approves a pending application: for a store's, opens the store with the id chosen when
     /// it was made (an approval tried again finds it open), then makes the account with the
-    /// chosen password, in one transaction with the decision.
+    /// chosen password, in one transaction with the decision. The applicant's address must be
+    /// verified first (422 `email_unverified`); the account made has it verified.
     func approve(_ id: ApplicationID, by principal: Principal) async throws -> JoinApplication {
         let pending = try await get(id, by: principal)
         try pending.checkPending()
+        try Self.checkVerified(pending)
         if let store = pending.storeID, let details = pending.store {
             do {
                 _ = try await catalog.call(
@@ -84,12 +96,14 @@ struct ApplicationsHandlers: Sendable {
                 throw OrderlyError(.notFound, "no application \(id)")
             }
             var application = found
+            try Self.checkVerified(application)
             let now = Date.currentMillisecond
             try application.decide(.approved, by: principal.userID, at: now)
             let user = User(
                 id: UserID(), email: application.email, name: application.name, phone: application.phone,
-                role: application.role, storeID: application.storeID, staffRole: nil, active: true, onDuty: false,
-                locale: application.locale, version: 1, createdAt: now, updatedAt: now)
+                role: application.role, storeID: application.storeID, staffRole: nil, active: true,
+                emailVerified: true, onDuty: false, locale: application.locale, version: 1, createdAt: now,
+                updatedAt: now)
             try await book.open(user, passwordHash: hash, takenReason: .emailTaken, in: transaction)
             application.userID = user.id
             try await applications.update(application, in: transaction)
@@ -119,7 +133,8 @@ struct ApplicationsHandlers: Sendable {
     /// The refusal of a sign-in with the address and password of an application not approved
     /// (403 `application_pending`, or `application_rejected` with the reason); nil when there
     /// is none, or the password is not the one chosen. The hash is checked either way, so the
-    /// answer takes as long.
+    /// answer takes as long. A pending application whose address is not verified yet is mailed
+    /// the link again (within its hourly allowance).
     func refusal(email: String, password: String) async throws -> OrderlyError? {
         let found = try await applications.undecidedOrRejected(email: email)
         guard try await passwords.verify(password, against: found?.passwordHash ?? passwords.decoy),
@@ -130,8 +145,23 @@ struct ApplicationsHandlers: Sendable {
                 .applicationRejected, "the application to join was rejected: \(application.reason ?? "")",
                 details: ["reason": .string(application.reason ?? "")])
         }
+        guard application.emailVerified else {
+            await verifications.resend(to: application)
+            return OrderlyError(
+                .applicationPending,
+                "the application to join waits for its e-mail address to be verified: follow the link mailed to it")
+        }
         return OrderlyError(
             .applicationPending, "the application to join is waiting for the platform's decision")
+    }
+
+    /// Refuses to decide for an applicant whose address is not shown to be theirs.
+    private static func checkVerified(_ application: JoinApplication) throws(OrderlyError) {
+        guard application.emailVerified || application.status != .pending else {
+            throw OrderlyError(
+                .emailUnverified, "the applicant has not verified their e-mail address yet",
+                details: ["email": .string("is not verified")])
+        }
     }
 
     private static func checkReviewer(_ principal: Principal) throws(OrderlyError) {

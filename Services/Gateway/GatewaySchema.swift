@@ -111,7 +111,7 @@ enum GatewaySchema {
                 ).run()
             }
         },
-            // Mail waiting to be sent, written with the change it tells of (`MailOutbox`), and the
+        // Mail waiting to be sent, written with the change it tells of (`MailOutbox`), and the
         // hashed tokens of password resets.
         Migration(
             7, "mail outbox and password resets",
@@ -143,6 +143,24 @@ enum GatewaySchema {
                 """,
                 "CREATE INDEX password_resets_by_user ON password_resets (user_id)",
                 "CREATE INDEX password_resets_by_expiry ON password_resets (expires_at)",
+            ]),
+        // The hashed tokens of the links that verify an account's or an application's e-mail
+        // address (`EmailVerifications`).
+        Migration(
+            8, "e-mail verifications",
+            sql: [
+                """
+                CREATE TABLE email_verifications (
+                    token_hash TEXT PRIMARY KEY,
+                    subject TEXT NOT NULL,
+                    email TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    used_at BIGINT
+                )
+                """,
+                "CREATE INDEX email_verifications_by_subject ON email_verifications (subject)",
+                "CREATE INDEX email_verifications_by_expiry ON email_verifications (expires_at)",
             ]),
     ]
 }

@@ -103,14 +103,17 @@ public enum GatewayService {
     }
 
     /// The gateway's clean-ups beside every service's: refresh tokens of expired families,
-    /// password-reset tokens a day after they expired, and sent or dead mail after 30 days.
+    /// password-reset and e-mail verification tokens a day after they expired, and sent or dead
+    /// mail after 30 days.
     public static func housekeeping(_ database: Database) -> [Housekeeping.Job] {
         let refreshTokens = RefreshTokensRepository(database: database)
         let resets = PasswordResetsRepository(database: database)
+        let verifications = EmailVerificationsRepository(database: database)
         let mail = MailOutbox(database: database)
         return [
             Housekeeping.Job("refresh tokens") { try await refreshTokens.removeExpiredRefreshTokens() },
             Housekeeping.Job("password resets") { try await resets.removeExpired() },
+            Housekeeping.Job("e-mail verifications") { try await verifications.removeExpired() },
             Housekeeping.Job("mail") { try await mail.removeFinished(olderThan: .seconds(30 * 86_400)) },
         ]
     }
@@ -135,15 +138,21 @@ public enum GatewayService {
         let limiter = LoginLimiter(
             redis: environment.redis, perAccount: settings.loginAttemptsPerAccount,
             perAddress: settings.loginAttemptsPerAddress, window: .seconds(300), logger: logger)
+        let (mail, texts) = (MailOutbox(database: database), try MailTexts.bundled())
+        let verifications = EmailVerificationHandlers(
+            database: database, verifications: EmailVerificationsRepository(database: database), users: users,
+            applications: ApplicationsRepository(database: database), limiter: limiter, mail: mail, texts: texts,
+            doorbell: mailDoorbell, publicURL: settings.publicURL,
+            perAccountPerHour: settings.verificationMailsPerAccountPerHour, logger: logger)
         let identity = UsersHandlers(
             database: database, users: users, passwords: passwords, limiter: limiter,
             passwordChangesPerHour: settings.passwordChangesPerHour, catalog: try upstream(CatalogAPI.service),
             idempotency: IdempotencyStore(database: database), sessions: sessions,
-            bootstrapEmail: settings.bootstrapAdminEmail)
+            bootstrapEmail: settings.bootstrapAdminEmail, verifications: verifications)
         let applications = ApplicationsHandlers(
             database: database, applications: ApplicationsRepository(database: database), users: users,
             passwords: passwords, limiter: limiter, applicationsPerAddressPerHour: settings.signUpsPerAddressPerHour,
-            catalog: try upstream(CatalogAPI.service))
+            catalog: try upstream(CatalogAPI.service), verifications: verifications)
         let auth = AuthHandlers(
             database: database, users: users, refreshTokens: RefreshTokensRepository(database: database),
             tokens: tokens, passwords: passwords, limiter: limiter,
@@ -151,8 +160,8 @@ public enum GatewayService {
             applications: applications, logger: logger)
         let resets = PasswordResetHandlers(
             database: database, users: users, resets: PasswordResetsRepository(database: database),
-            passwords: passwords, limiter: limiter, sessions: sessions, mail: MailOutbox(database: database),
-            texts: try MailTexts.bundled(), doorbell: mailDoorbell, publicURL: settings.publicURL,
+            passwords: passwords, limiter: limiter, sessions: sessions, mail: mail,
+            texts: texts, doorbell: mailDoorbell, publicURL: settings.publicURL,
             perAccountPerHour: settings.passwordResetsPerAccountPerHour,
             perAddressPerHour: settings.passwordResetsPerAddressPerHour, logger: logger)
         try await bootstrapAdmin(settings: settings, database: database, passwords: passwords, logger: logger)
@@ -179,10 +188,13 @@ public enum GatewayService {
         DocumentRoutes(document: try openAPIDocument()).add(to: router)
         try ConsoleRoutes.bundled().add(to: router)
         let v1 = router.group("v1")
-        AuthRoutes(auth: auth, resets: resets, clients: clients).add(to: v1)
+        AuthRoutes(auth: auth, resets: resets, verifications: verifications, clients: clients).add(to: v1)
         ApplicationRoutes(applications: applications, clients: clients).add(to: v1)
-        UserRoutes(identity: identity, payments: try upstream(PaymentsAPI.service), clients: clients, logger: logger)
-            .add(to: v1)
+        UserRoutes(
+            identity: identity, verifications: verifications, payments: try upstream(PaymentsAPI.service),
+            clients: clients, logger: logger
+        )
+        .add(to: v1)
         StoreRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)
         ProductRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)
         let addresses = AddressesHandlers(

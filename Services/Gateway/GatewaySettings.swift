@@ -23,6 +23,7 @@ public import Runtime
 /// | `auth.signUpsPerAddressPerHour` | `ORDERLY_AUTH_SIGN_UPS_PER_ADDRESS_PER_HOUR` | 20 per client address |
 /// | `auth.passwordResetsPerAccountPerHour` | `ORDERLY_AUTH_PASSWORD_RESETS_PER_ACCOUNT_PER_HOUR` | 3 e-mails per account |
 /// | `auth.passwordResetsPerAddressPerHour` | `ORDERLY_AUTH_PASSWORD_RESETS_PER_ADDRESS_PER_HOUR` | 20 requests per client address |
+/// | `auth.verificationMailsPerAccountPerHour` | `ORDERLY_AUTH_VERIFICATION_MAILS_PER_ACCOUNT_PER_HOUR` | 3 e-mails per account or application |
 /// | `public.url` | `ORDERLY_PUBLIC_URL` | `http://<http.host>:<http.port>`: where links in e-mails lead |
 /// | `smtp.url` | `ORDERLY_SMTP_URL` (with a password: environment only) | none: each message is logged with its link |
 /// | `smtp.caFile` | `ORDERLY_SMTP_CA_FILE` | none: the system's trusted certificates |
@@ -60,6 +61,8 @@ public struct GatewaySettings: Sendable {
     public var signUpsPerAddressPerHour: Int
     public var passwordResetsPerAccountPerHour: Int
     public var passwordResetsPerAddressPerHour: Int
+    /// Verification links mailed again to one account or application an hour.
+    public var verificationMailsPerAccountPerHour: Int
     /// Where the links in e-mails lead (scheme, host and port, no trailing slash).
     public var publicURL: String
     /// The SMTP server mail is handed to; nil: each message is written to the log instead.
@@ -102,6 +105,7 @@ public struct GatewaySettings: Sendable {
         let signUps = reader.int("auth.signUpsPerAddressPerHour", default: 20, in: 1...1_000_000)
         let resetsPerAccount = reader.int("auth.passwordResetsPerAccountPerHour", default: 3, in: 1...1000)
         let resetsPerAddress = reader.int("auth.passwordResetsPerAddressPerHour", default: 20, in: 1...1_000_000)
+        let verificationMails = reader.int("auth.verificationMailsPerAccountPerHour", default: 3, in: 1...1000)
         let publicURL = reader.string("public.url", default: "http://\(host):\(port)")
         if let problem = Self.problem(ofPublicURL: publicURL) { reader.report("public.url", problem) }
         let smtpURL = reader.urlWithCredentials("smtp.url", default: "none")
@@ -148,6 +152,7 @@ public struct GatewaySettings: Sendable {
             bcryptCost: cost, loginAttemptsPerAccount: perAccount, loginAttemptsPerAddress: perAddress,
             passwordChangesPerHour: passwordChanges, signUpsPerAddressPerHour: signUps,
             passwordResetsPerAccountPerHour: resetsPerAccount, passwordResetsPerAddressPerHour: resetsPerAddress,
+            verificationMailsPerAccountPerHour: verificationMails,
             publicURL: publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL, smtp: smtp,
             smtpTrustRoots: trustRoots, trustedProxies: proxies,
             bootstrapAdminEmail: email, bootstrapAdminPassword: password, longPollRecheck: .seconds(recheck),

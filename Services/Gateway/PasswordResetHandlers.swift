@@ -34,13 +34,14 @@ struct PasswordResetHandlers: Sendable {
         let email = try request.validated()
         try await limiter.admitPasswordResetRequest(address: address, perHour: perAddressPerHour)
         guard let user = try await users.find(email: email)?.user, user.active else { return }
-        guard await limiter.allowsPasswordReset(of: user.id, perHour: perAccountPerHour) else {
+        guard await limiter.allowsMail(.passwordReset, to: user.id.description, perHour: perAccountPerHour) else {
             logger.notice("password reset not mailed: the account's hourly allowance is spent")
             return
         }
         let token = TokenIssuer.randomToken()
         let message = texts.message(
-            .passwordReset, to: user, link: "\(publicURL)/console/#/reset-password/\(token)", code: token)
+            .passwordReset, to: MailTexts.Recipient(user), link: "\(publicURL)/console/#/reset-password/\(token)",
+            code: token)
         let (resets, mail) = (self.resets, self.mail)
         let expiresAt = Date.nowMilliseconds + Int64(Self.tokenLifetime.wholeMilliseconds)
         try await database.transaction { transaction in

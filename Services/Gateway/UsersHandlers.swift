@@ -21,6 +21,8 @@ struct UsersHandlers: Sendable {
     let sessions: Sessions
     /// The bootstrap admin's address, which nobody signs up with (`UserBook.bootstrapAdmin`).
     let bootstrapEmail: String
+    /// Mails a sign-up the link that verifies its address.
+    let verifications: EmailVerificationHandlers
 
     var book: UserBook { UserBook(database: database) }
 
@@ -43,7 +45,8 @@ struct UsersHandlers: Sendable {
     /// A customer signing themselves up: the rules of any new user's fields, the role always
     /// `customer`. An address already taken is 409 `already_exists` naming `email`, and so is one
     /// a pending application to join waits on (its approval would find it taken) or the bootstrap
-    /// admin's: taken under the address's lock, which applying takes too.
+    /// admin's: taken under the address's lock, which applying takes too. The account is mailed
+    /// the link that verifies its address.
     func signUp(_ request: SignUpRequest) async throws -> User {
         let valid = try request.validated()
         let hash = try await passwords.hash(valid.password)
@@ -53,8 +56,8 @@ struct UsersHandlers: Sendable {
             staffRole: nil, active: true, onDuty: false, locale: valid.locale, version: 1, createdAt: now,
             updatedAt: now)
         let (book, applications, reserved) = (self.book, ApplicationsRepository(database: database), bootstrapEmail)
-        let email = valid.email
-        return try await database.transaction { transaction in
+        let (email, verifications) = (valid.email, self.verifications)
+        let made = try await database.transaction { transaction in
             try await transaction.lock(.email(email))
             let pending = try await applications.isPending(email: email, in: transaction.sql)
             if email == reserved || pending {
@@ -63,8 +66,11 @@ struct UsersHandlers: Sendable {
                     details: ["email": .string("is taken")])
             }
             try await book.open(user, passwordHash: hash, takenReason: .alreadyExists, in: transaction)
+            try await verifications.send(for: .user(user.id), to: MailTexts.Recipient(user), in: transaction)
             return user
         }
+        verifications.mailed()
+        return made
     }
 
     /// Admins create anyone; owners create managers and staff of their store, managers staff.

@@ -73,6 +73,8 @@ extension ErrorReason {
     public static let alreadyClockedIn = ErrorReason("already_clocked_in", .conflict)
     /// Something with this id, address or code exists already.
     public static let alreadyExists = ErrorReason("already_exists", .conflict)
+    /// The e-mail address was verified already; nothing is mailed.
+    public static let alreadyVerified = ErrorReason("already_verified", .conflict)
     /// A user with this e-mail address exists (an account made by another, or an approval).
     public static let emailTaken = ErrorReason("email_taken", .conflict)
     /// Not enough stock for a sale; `details.products` names each short product.
@@ -94,6 +96,8 @@ extension ErrorReason {
     public static let amountMismatch = ErrorReason("amount_mismatch", .failedPrecondition)
     /// The application to join was approved or rejected already.
     public static let applicationDecided = ErrorReason("application_decided", .failedPrecondition)
+    /// The applicant has not verified their e-mail address yet.
+    public static let emailUnverified = ErrorReason("email_unverified", .failedPrecondition)
     /// The order is below the store's minimum.
     public static let belowMinimum = ErrorReason("below_minimum", .failedPrecondition)
     /// The card tapped is not active.
@@ -185,8 +189,10 @@ extension ErrorReason {
     public static let declared: [ErrorReason] = [
         .payloadTooLarge, .badSignature, .invalidCredentials, .invalidToken, .refreshTokenReused, .staleSignature,
         .unknownProvider, .applicationPending, .applicationRejected, .alreadyClaimed, .alreadyClockedIn,
-        .alreadyExists, .emailTaken, .insufficientStock, .otherReference, .requestInProgress, .reservationClosed,
-        .reservationExpired, .versionConflict, .amountMismatch, .applicationDecided, .belowMinimum, .cardBlocked,
+        .alreadyExists, .alreadyVerified, .emailTaken, .insufficientStock, .otherReference, .requestInProgress,
+        .reservationClosed,
+        .reservationExpired, .versionConflict, .amountMismatch, .applicationDecided, .emailUnverified, .belowMinimum,
+        .cardBlocked,
         .cashPayment, .cashRequired, .catalogLine, .currencyMismatch, .heldForOrder, .heldForPayment,
         .idempotencyKeyReused, .illegalTransition, .insufficientBalance, .notCardCustomer, .notCardOrder,
         .notClockedIn, .offDuty, .orderCancelled, .orderClaimed, .orderLocked, .orderPaid, .otherProvider,

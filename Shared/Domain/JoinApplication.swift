@@ -41,6 +41,9 @@ public struct JoinApplication: Hashable, Sendable, Codable {
     public var locale: String
     public var store: StoreDetails?
     public var vehicle: String?
+    /// Whether the applicant showed the address is theirs, by the link mailed to it; approval
+    /// waits for it.
+    public var emailVerified: Bool
     /// The store a store's application opens, once approved; chosen when it is made.
     public var storeID: StoreID?
     /// The account approval made.
@@ -66,6 +69,7 @@ public struct JoinApplication: Hashable, Sendable, Codable {
         self.locale = locale
         self.store = store
         self.vehicle = vehicle
+        self.emailVerified = false
         self.storeID = kind == .store ? StoreID() : nil
         self.version = 1
         self.createdAt = createdAt
@@ -102,6 +106,7 @@ public struct JoinApplication: Hashable, Sendable, Codable {
         case id, kind, status, name, email, phone, locale, store, vehicle, reason, version
         case storeID = "store_id"
         case userID = "user_id"
+        case emailVerified = "email_verified"
         case decidedBy = "decided_by"
         case decidedAt = "decided_at"
         case createdAt = "created_at"

@@ -19,6 +19,9 @@ public struct User: Hashable, Sendable, Codable {
     public var storeID: StoreID?
     public var staffRole: StaffRole?
     public var active: Bool
+    /// Whether they showed the address is theirs, by the link mailed to it; false for users
+    /// stored before it was kept.
+    public var emailVerified: Bool
     /// Whether a courier is taking deliveries now; false for every other role.
     public var onDuty: Bool
     /// The language notifications are written in for them: a BCP 47 tag (`en`, `he`, `ar-EG`);
@@ -34,8 +37,8 @@ public struct User: Hashable, Sendable, Codable {
 
     public init(
         id: UserID, email: String, name: String, phone: String?, role: Role, storeID: StoreID?,
-        staffRole: StaffRole?, active: Bool, onDuty: Bool, locale: String = User.defaultLocale, version: Int64,
-        createdAt: Date, updatedAt: Date
+        staffRole: StaffRole?, active: Bool, emailVerified: Bool = false, onDuty: Bool,
+        locale: String = User.defaultLocale, version: Int64, createdAt: Date, updatedAt: Date
     ) {
         self.id = id
         self.email = email
@@ -45,6 +48,7 @@ public struct User: Hashable, Sendable, Codable {
         self.storeID = storeID
         self.staffRole = staffRole
         self.active = active
+        self.emailVerified = emailVerified
         self.onDuty = onDuty
         self.locale = locale
         self.version = version
@@ -60,6 +64,7 @@ public struct User: Hashable, Sendable, Codable {
         case storeID = "store_id"
         case staffRole = "staff_role"
         case onDuty = "on_duty"
+        case emailVerified = "email_verified"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
     }
@@ -75,6 +80,7 @@ public struct User: Hashable, Sendable, Codable {
         storeID = try container.decodeIfPresent(StoreID.self, forKey: .storeID)
         staffRole = try container.decodeIfPresent(StaffRole.self, forKey: .staffRole)
         active = try container.decode(Bool.self, forKey: .active)
+        emailVerified = try container.decodeIfPresent(Bool.self, forKey: .emailVerified) ?? false
         onDuty = try container.decode(Bool.self, forKey: .onDuty)
         locale = try container.decodeIfPresent(String.self, forKey: .locale) ?? Self.defaultLocale
         version = try container.decode(Int64.self, forKey: .version)

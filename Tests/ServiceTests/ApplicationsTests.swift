@@ -3,6 +3,8 @@ import Storage
 import TestSupport
 import Testing
 
+@testable import Gateway
+
 /// Restaurants and couriers applying to join through the gateway: made without an account,
 /// decided by the platform, signed in to once approved with the password chosen.
 @Suite("Applications to join")
@@ -43,7 +45,21 @@ struct ApplicationsTests {
             #expect((pending.object["data"] as? [[String: Any]])?.map { $0["id"] as? String } == [id])
             let read = try await api.send(suite, "GET", "/v1/applications/\(id)", token: admin)
             #expect((read.object["store"] as? [String: Any])?["name"] as? String == "Falafel Dana")
-            #expect(!read.text.contains("password"))
+            #expect(!read.text.contains("password") && read.object["email_verified"] as? Bool == false)
+            // Approval waits for the applicant's address to be verified. The application mailed
+            // a link, and the sign-in refused for it mailed another, in the applicant's language.
+            let unverified = try await api.send(suite, "POST", "/v1/applications/\(id)/approve", token: admin)
+            #expect(unverified.status == 422 && unverified.error["reason"] as? String == "email_unverified")
+            let links = try await suite.mailed(.emailVerification, to: "dana@falafel.test")
+            #expect(links.count == 2 && links.allSatisfy { $0.subject == "אישור כתובת הדוא״ל שלך ב-Orderly" })
+            #expect(links[0].link.hasPrefix("http://127.0.0.1:8080/console/#/verify-email/"))
+            try await suite.verifyMailedAddress("dana@falafel.test", api: api)
+            let spent = try await api.send(
+                suite, "POST", "/v1/auth/verify-email", json: ["token": try InProcessSuite.token(inLink: links[0].link)]
+            )
+            #expect(spent.status == 400 && Self.fields(spent) == ["token"], "the other link is spent with it")
+            let verified = try await api.send(suite, "GET", "/v1/applications/\(id)", token: admin)
+            #expect(verified.object["email_verified"] as? Bool == true)
             let approved = try await api.send(suite, "POST", "/v1/applications/\(id)/approve", token: admin)
             #expect(approved.status == 200 && approved.object["status"] as? String == "approved", "\(approved.text)")
             let store = approved.object["store_id"] as? String ?? ""
@@ -54,6 +70,7 @@ struct ApplicationsTests {
             let owner = try await api.login(suite, "dana@falafel.test", "password-123")
             let user = owner["user"] as? [String: Any]
             #expect(user?["role"] as? String == "owner" && user?["store_id"] as? String == store)
+            #expect(user?["email_verified"] as? Bool == true)
             #expect(user?["id"] as? String == approved.object["user_id"] as? String)
             let token = owner["access_token"] as? String
             let opened = try await api.send(suite, "GET", "/v1/stores/\(store)", token: token)

@@ -33,7 +33,7 @@ struct GatewayHousekeepingTests {
                 }
             }
             let jobs = GatewayService.housekeeping(database)
-            #expect(jobs.map(\.name) == ["refresh tokens", "password resets", "mail"])
+            #expect(jobs.map(\.name) == ["refresh tokens", "password resets", "e-mail verifications", "mail"])
             #expect(try await jobs[0].run() == 2)
             let left = try await database.read { sql in
                 try await sql.raw("SELECT token_hash FROM refresh_tokens ORDER BY token_hash").all()
@@ -44,7 +44,7 @@ struct GatewayHousekeepingTests {
     }
 
     @Test(
-        "reset tokens go a day after they expired; sent and dead mail after 30 days, queued mail never",
+        "reset and verification tokens go a day after they expired; sent and dead mail after 30 days, queued mail never",
         arguments: [Database.Kind.sqlite, .postgres])
     func resetsAndMail(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
@@ -59,6 +59,12 @@ struct GatewayHousekeepingTests {
                         """
                         INSERT INTO password_resets (token_hash, user_id, created_at, expires_at)
                         VALUES (\(bind: hash), 'user', \(bind: expiresAt - 1_800_000), \(bind: expiresAt))
+                        """
+                    ).run()
+                    try await transaction.sql.raw(
+                        """
+                        INSERT INTO email_verifications (token_hash, subject, email, created_at, expires_at)
+                        VALUES (\(bind: hash), 'user:x', 'a@b.com', \(bind: expiresAt - 1_800_000), \(bind: expiresAt))
                         """
                     ).run()
                 }
@@ -76,18 +82,22 @@ struct GatewayHousekeepingTests {
                 }
             }
             let jobs = GatewayService.housekeeping(database)
-            #expect(try await jobs[1].run() == 1)
-            #expect(try await jobs[2].run() == 2)
+            func run(_ name: String) async throws -> Int { try await #require(jobs.first { $0.name == name }).run() }
+            #expect(try await run("password resets") == 1)
+            #expect(try await run("e-mail verifications") == 1)
+            #expect(try await run("mail") == 2)
             let left = try await database.read { sql in
                 (
                     try await sql.raw("SELECT token_hash FROM password_resets ORDER BY token_hash").all()
+                        .map { try $0.decode(column: "token_hash", as: String.self) },
+                    try await sql.raw("SELECT token_hash FROM email_verifications ORDER BY token_hash").all()
                         .map { try $0.decode(column: "token_hash", as: String.self) },
                     try await sql.raw("SELECT id FROM mail_outbox ORDER BY id").all()
                         .map { try $0.decode(column: "id", as: String.self) }
                 )
             }
-            #expect(left.0 == ["live", "recent"])
-            #expect(left.1 == ["queued", "sent-recent"])
+            #expect(left.0 == ["live", "recent"] && left.1 == ["live", "recent"])
+            #expect(left.2 == ["queued", "sent-recent"])
         }
     }
 }

@@ -44,6 +44,8 @@ struct LedgerFlowTests {
             // A restaurant applies and is approved; the owner signs in with the password chosen.
             let applied = try await api.send(suite, "POST", "/v1/applications", json: ApplicationsTests.restaurant)
             try #require(applied.status == 201, "\(applied.text)")
+            try await suite.verifyMailedAddress(
+                try #require(ApplicationsTests.restaurant["email"] as? String), api: api)
             let admin = try await api.admin(suite)
             let approved = try await api.send(
                 suite, "POST", "/v1/applications/\(applied.object["id"] as? String ?? "")/approve", token: admin)

@@ -390,6 +390,8 @@ struct MoneyCrossingsTests {
             let supervisor = try await api.token(suite, "ops@orderly.test")
             let applied = try await api.send(suite, "POST", "/v1/applications", json: ApplicationsTests.restaurant)
             try #require(applied.status == 201, "\(applied.text)")
+            try await suite.verifyMailedAddress(
+                try #require(ApplicationsTests.restaurant["email"] as? String), api: api)
             let approved = try await api.send(
                 suite, "POST", "/v1/applications/\(applied.object["id"] as? String ?? "")/approve", token: supervisor)
             #expect(approved.status == 200 && approved.object["store_id"] is String, "\(approved.text)")
@@ -597,6 +599,8 @@ struct MoneyCrossingsTests {
         try await InProcessSuite.with { suite in
             let applied = try await api.send(suite, "POST", "/v1/applications", json: ApplicationsTests.restaurant)
             try #require(applied.status == 201, "\(applied.text)")
+            try await suite.verifyMailedAddress(
+                try #require(ApplicationsTests.restaurant["email"] as? String), api: api)
             let email = try #require(ApplicationsTests.restaurant["email"] as? String)
             for address in [email, suite.adminEmail] {
                 let taken = try await api.send(

@@ -29,10 +29,12 @@ struct PasswordResetTests {
         return (reply.object["access_token"] as! String, reply.object["refresh_token"] as! String)
     }
 
-    /// The messages in the mail outbox, oldest first, with their status.
+    /// The password-reset messages in the mail outbox, oldest first, with their status.
     static func outbox(_ database: Database) async throws -> [(status: String, attempts: Int64, mail: OutgoingMail?)] {
         try await database.read { sql in
-            try await sql.raw("SELECT status, attempts, doc FROM mail_outbox ORDER BY created_at, id").all().map {
+            try await sql.raw(
+                "SELECT status, attempts, doc FROM mail_outbox WHERE kind = 'password_reset' ORDER BY created_at, id"
+            ).all().map {
                 (
                     try $0.decode(column: "status", as: String.self), try $0.decode(column: "attempts", as: Int64.self),
                     try $0.decode(column: "doc", as: String?.self).map {
@@ -181,6 +183,10 @@ struct PasswordResetTests {
                 #expect(
                     try await api.send(suite, "POST", "/v1/auth/password-reset", json: ["email": email]).status == 202)
             }
+            // Only the resets: the sign-ups' verification links are another test's.
+            try await suite.gatewayDatabase.transaction {
+                try await $0.sql.raw("DELETE FROM mail_outbox WHERE kind = 'email_verification'").run()
+            }
             let settings = try InProcessSuite.gatewaySettings([
                 "smtp.url": "smtp://mailer:s3cret%3Apass@localhost:\(server.port)", "smtp.caFile": server.authority,
                 "mail.from": "Orderly <no-reply@orderly.test>", "public.url": "https://orderly.example/",
@@ -247,7 +253,7 @@ struct PasswordResetTests {
     }
 
     @Test(
-        "end to end over a real SMTP server: the e-mail's link resets the password and ends the old session; orderly pipeline shows the outbox"
+        "end to end over a real SMTP server: a customer signs up and verifies; the reset e-mail's link sets a new password and ends the old session; orderly pipeline shows the outbox"
     )
     func endToEnd() async throws {
         let server = try await SMTPTestServer.start(mode: "starttls")
@@ -258,11 +264,25 @@ struct PasswordResetTests {
             "ORDERLY_PUBLIC_URL": "https://orderly.example",
         ]) { suite in
             let dana = try await signUp(suite, "dana@example.com", locale: "en")
+            #expect(await waitUntil { server.receivedCount == 1 })
+            let verification = try #require(SMTPTestServer.part("text/plain", of: try server.received(1).message))
+            let link = try #require(
+                verification.range(
+                    of: #"https://orderly\.example/console/#/verify-email/[A-Za-z0-9_-]+"#,
+                    options: .regularExpression), "\(verification)")
+            let verified = try await api.send(
+                suite, "POST", "/v1/auth/verify-email",
+                json: ["token": try InProcessSuite.token(inLink: String(verification[link]))])
+            #expect(verified.status == 204, "\(verified.text)")
+            #expect(
+                try await api.send(suite, "GET", "/v1/me", token: dana.access).object["email_verified"] as? Bool == true
+            )
+
             #expect(
                 try await api.send(suite, "POST", "/v1/auth/password-reset", json: ["email": "dana@example.com"]).status
                     == 202)
-            #expect(await waitUntil { server.receivedCount == 1 })
-            let (message, envelope) = try server.received(1)
+            #expect(await waitUntil { server.receivedCount == 2 })
+            let (message, envelope) = try server.received(2)
             #expect(envelope["rcpt_tos"] as? [String] == ["dana@example.com"] && envelope["tls"] as? Bool == true)
             let text = try #require(SMTPTestServer.part("text/plain", of: message))
             let token = try Self.token(in: text)

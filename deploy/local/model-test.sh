@@ -13,7 +13,11 @@ if ! python3 -c 'import hypothesis, sys; sys.exit(not hypothesis.__version__.sta
         || python3 -m pip install -q --user --break-system-packages 'hypothesis>=6.100,<7'
 fi
 work=$(mktemp -d /tmp/orderly-model-test.XXXX)
-trap 'rm -rf "$work"' EXIT
+# The suite mails through a local SMTP server (aiosmtpd), whose mail the steps read links from.
+python3 -c 'import aiosmtpd' 2>/dev/null || python3 -m pip install -q aiosmtpd 2>/dev/null \
+    || python3 -m pip install -q --user --break-system-packages aiosmtpd
+eval "$(python3 deploy/local/suite.py mail-server "$work")"
+trap 'kill "$MAIL_PID" 2>/dev/null; rm -rf "$work"' EXIT
 # The services' own log lines (`[gateway] …`) go to a file, kept for a failing run to read.
 mkdir -p .build
 log="$PWD/.build/model-test-suite.log"
@@ -25,6 +29,7 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 ORDERLY_DATA_DIR="$work/data" ORDERLY_HTTP_PORT="$port" ORDERLY_LOG_LEVEL=warning \
     ORDERLY_BOOTSTRAP_ADMIN_EMAIL=admin@model.test ORDERLY_BOOTSTRAP_ADMIN_PASSWORD=Model-Admin-Pass-1 \
     ORDERLY_LEDGER_HOLD_HOURS=0 ORDERLY_AUTH_LOGIN_ATTEMPTS_PER_ADDRESS=10000 ORDERLY_AUTH_BCRYPT_COST=4 \
+    ORDERLY_SMTP_URL="smtp://localhost:$MAIL_PORT" ORDERLY_SMTP_CA_FILE="$MAIL_CA" MODEL_MAIL_DIR="$MAIL_DIR" \
     deploy/local/run.sh python3 -u deploy/local/model-test.py 2>&1 |
     while IFS= read -r line; do
         case "$line" in

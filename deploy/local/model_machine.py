@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from model_api import Actor, Api, paged, provider_secret
+from suite import mailed_link
 from model_marketplace import (IN_FLIGHT, OPEN_STATUSES, Marketplace, Order, Outcome, Payment, Product,
                                Shift, commission)
 
@@ -923,8 +924,12 @@ class MarketplaceMachine(RuleBasedStateMachine):
         else:
             body["store"] = {"name": "Hummus Avi", "address": "5 Dizengoff St", "phone": "03-5557777"}
         applied = self.send(None, "POST", "/v1/applications", body, [Outcome(201)])
-        approved = self.send(self.actors[reviewer], "POST", f"/v1/applications/{applied['id']}/approve", None,
-                             [Outcome(200)])
+        approve = f"/v1/applications/{applied['id']}/approve"
+        # Approval waits for the applicant to follow the link mailed to their address.
+        self.send(self.actors[reviewer], "POST", approve, None, [Outcome(422, "email_unverified", "email")])
+        link = mailed_link(os.environ["MODEL_MAIL_DIR"], body["email"].lower(), "verify-email")
+        self.send(None, "POST", "/v1/auth/verify-email", {"token": link.rsplit("/", 1)[1]}, [Outcome(204)])
+        approved = self.send(self.actors[reviewer], "POST", approve, None, [Outcome(200)])
         self.agree("the application's status", approved["status"], "approved")
 
     # What must always hold.

@@ -1,10 +1,15 @@
-"""What the Python checks share: a free port, a call of the API, and a command run inside a suite
-started by deploy/local/run.sh (the suite's own log lines printed only when the command failed)."""
+"""What the Python checks share: a free port, a call of the API, a command run inside a suite
+started by deploy/local/run.sh (the suite's own log lines printed only when the command failed),
+and a local SMTP server with the links of the mail it took. `python3 suite.py mail-server WORK`
+starts that server for a shell script and prints its settings as shell assignments."""
+import email as email_parser
+import glob
 import json
 import os
 import socket
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 import uuid
@@ -48,3 +53,61 @@ def run_inside(script, arguments, data_dir, **settings):
     if run.returncode:
         print(run.stderr[-4000:])
     return run.returncode
+
+
+def start_mail_server(work):
+    """A local SMTP server speaking STARTTLS with a certificate of a new authority; answers its
+    process, port, the folder it writes messages to and the authority's certificate."""
+    folder = os.path.join(work, "mail")
+    os.makedirs(folder)
+    ca_key, ca, key, request, certificate, extensions = (
+        os.path.join(work, name) for name in ("ca.key", "ca.pem", "smtp.key", "smtp.csr", "smtp.pem", "leaf.ext"))
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    openssl = lambda *arguments: subprocess.run(["openssl", *arguments], check=True, capture_output=True)
+    openssl("req", "-x509", *ec, "-keyout", ca_key, "-out", ca, "-days", "2", "-subj", "/CN=mail test authority",
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign")
+    with open(extensions, "w") as file:
+        file.write("subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
+                   "keyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n")
+    openssl("req", *ec, "-keyout", key, "-out", request, "-subj", "/CN=localhost")
+    openssl("x509", "-req", "-in", request, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-out", certificate,
+            "-days", "2", "-extfile", extensions)
+    port = free_port()
+    process = subprocess.Popen([sys.executable, os.path.join(root, "deploy", "local", "smtp-test-server.py"),
+                                str(port), folder, "starttls", certificate, key], stdout=sys.stderr)
+    deadline = time.time() + 30
+    while not os.path.exists(os.path.join(folder, "ready")):
+        if process.poll() is not None or time.time() > deadline:
+            sys.exit("the SMTP test server did not start")
+        time.sleep(0.1)
+    return process, port, folder, ca
+
+
+def mailed_link(folder, recipient, page, timeout=60):
+    """The newest link to `…/console/#/<page>/<token>` in the plain text of the mail the server in
+    `folder` took for `recipient`, waiting up to `timeout` seconds for one."""
+    deadline = time.time() + timeout
+    while True:
+        for path in sorted(glob.glob(os.path.join(folder, "*.eml")),
+                           key=lambda name: -int(os.path.basename(name).split(".")[0])):
+            try:
+                with open(path[:-len(".eml")] + ".json") as sidecar:
+                    if recipient not in json.load(sidecar)["rcpt_tos"]:
+                        continue
+            except (OSError, ValueError):
+                continue  # still being written
+            with open(path, "rb") as file:
+                parsed = email_parser.message_from_bytes(file.read())
+            text = next(part.get_payload(decode=True).decode() for part in parsed.walk()
+                        if part.get_content_type() == "text/plain")
+            link = next((word for word in text.split() if f"/console/#/{page}/" in word), None)
+            if link:
+                return link
+        if time.time() > deadline:
+            raise AssertionError(f"no {page} link was mailed to {recipient} within {timeout} s")
+        time.sleep(0.1)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["mail-server"]:
+    process, port, folder, authority = start_mail_server(sys.argv[2])
+    print(f"MAIL_PID={process.pid} MAIL_PORT={port} MAIL_DIR={folder} MAIL_CA={authority}")

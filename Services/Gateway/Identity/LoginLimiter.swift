@@ -112,13 +112,19 @@ struct LoginLimiter: Sendable {
             what: "password reset requests from this address")
     }
 
-    /// Counts a password-reset e-mail to `user`; false past `perHour` an hour (nothing more is
-    /// mailed to them then, and nobody is told).
-    func allowsPasswordReset(of user: UserID, perHour: Int) async -> Bool {
+    /// Counts a message of `kind` to `subject` (a user's or an application's id); throws 429
+    /// past `perHour` an hour, for a caller who may be told.
+    func admitMail(_ kind: MailTexts.Kind, to subject: String, perHour: Int) async throws(OrderlyError) {
+        try await count(
+            "orderly:ratelimit:mail:\(kind.rawValue):\(Self.digest(subject))", perHour: perHour,
+            what: "\(kind.rawValue.replacingOccurrences(of: "_", with: " ")) e-mails")
+    }
+
+    /// Counts a message of `kind` to `subject`; false past `perHour` an hour (nothing more is
+    /// mailed then, and nobody is told).
+    func allowsMail(_ kind: MailTexts.Kind, to subject: String, perHour: Int) async -> Bool {
         do {
-            try await count(
-                "orderly:ratelimit:reset:account:\(Self.digest(user.description))", perHour: perHour,
-                what: "password reset e-mails")
+            try await admitMail(kind, to: subject, perHour: perHour)
             return true
         } catch {
             return false

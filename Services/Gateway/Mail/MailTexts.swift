@@ -8,6 +8,21 @@ import Mustache
 struct MailTexts: Sendable {
     enum Kind: String, Codable, Sendable, CaseIterable {
         case passwordReset = "password_reset"
+        case emailVerification = "email_verification"
+    }
+
+    /// Whom a message is to: an account's holder, or an applicant who has none yet.
+    struct Recipient: Sendable {
+        var email: String
+        var name: String
+        /// A BCP 47 tag; the language of the message.
+        var locale: String
+
+        init(email: String, name: String, locale: String) {
+            (self.email, self.name, self.locale) = (email, name, locale)
+        }
+
+        init(_ user: User) { self.init(email: user.email, name: user.name, locale: user.locale) }
     }
 
     /// One message's words in one language; `{0}` in the greeting is the recipient's name.
@@ -40,7 +55,7 @@ struct MailTexts: Sendable {
 
     /// The message of `kind` to `user` in their language, carrying `link` and, for a client that
     /// takes it pasted, `code`.
-    func message(_ kind: Kind, to user: User, link: String, code: String) -> OutgoingMail {
+    func message(_ kind: Kind, to user: Recipient, link: String, code: String) -> OutgoingMail {
         let language = String(user.locale.prefix { $0 != "-" }).lowercased()
         let texts = Self.catalogue[kind] ?? [:]
         let chosen = texts[language] != nil ? language : "en"
@@ -90,6 +105,38 @@ struct MailTexts: Sendable {
                 action: "اختيار كلمة مرور جديدة",
                 codeLabel: "إذا طلب التطبيق رمزًا، فالصق هذا الرمز:",
                 closing: "إذا لم تكن أنت من طلب ذلك، فتجاهل هذه الرسالة: تبقى كلمة مرورك كما هي."),
-        ]
+        ],
+        .emailVerification: [
+            "en": Text(
+                subject: "Confirm your e-mail address for Orderly",
+                greeting: "Hello {0},",
+                paragraphs: [
+                    "Please confirm that this address is yours by following the link below. It works once, within 48 hours.",
+                    "An application to join Orderly is decided only once its address is confirmed.",
+                ],
+                action: "Confirm my address",
+                codeLabel: "If your app asks for a code, paste this one:",
+                closing: "If you did not sign up for Orderly, ignore this message: nothing happens without the link."),
+            "he": Text(
+                subject: "אישור כתובת הדוא״ל שלך ב-Orderly",
+                greeting: "שלום {0},",
+                paragraphs: [
+                    "נא לאשר שהכתובת הזו שלך בלחיצה על הקישור שלמטה. הוא עובד פעם אחת, במשך 48 שעות.",
+                    "בקשה להצטרף ל-Orderly נבחנת רק אחרי שהכתובת שלה אושרה.",
+                ],
+                action: "אישור הכתובת שלי",
+                codeLabel: "אם האפליקציה מבקשת קוד, הדביקו את הקוד הזה:",
+                closing: "אם לא נרשמת ל-Orderly, אפשר להתעלם מההודעה: בלי הקישור לא קורה דבר."),
+            "ar": Text(
+                subject: "أكّد عنوان بريدك الإلكتروني في Orderly",
+                greeting: "مرحبًا {0}،",
+                paragraphs: [
+                    "يُرجى تأكيد أن هذا العنوان لك باتباع الرابط أدناه. يعمل مرة واحدة خلال 48 ساعة.",
+                    "لا يُبتّ في طلب الانضمام إلى Orderly إلا بعد تأكيد عنوانه.",
+                ],
+                action: "تأكيد عنواني",
+                codeLabel: "إذا طلب التطبيق رمزًا، فالصق هذا الرمز:",
+                closing: "إذا لم تسجّل في Orderly، فتجاهل هذه الرسالة: لا يحدث شيء من دون الرابط."),
+        ],
     ]
 }

@@ -2,10 +2,12 @@ import Contracts
 import Domain
 import Hummingbird
 
-/// `/v1/auth/…`: signing up, in and out, refreshing tokens, and resetting a forgotten password.
+/// `/v1/auth/…`: signing up, in and out, refreshing tokens, resetting a forgotten password and
+/// verifying an e-mail address.
 struct AuthRoutes: Sendable {
     let auth: AuthHandlers
     let resets: PasswordResetHandlers
+    let verifications: EmailVerificationHandlers
     let clients: ClientAddressResolver
 
     func add(to v1: RouterGroup<GatewayContext>) {
@@ -15,6 +17,7 @@ struct AuthRoutes: Sendable {
             .post("auth/logout", use: signedIn(logout))
             .post("auth/password-reset", use: requestPasswordReset)
             .post("auth/password-reset/confirm", use: confirmPasswordReset)
+            .post("auth/verify-email", use: verifyEmail)
     }
 
     @Sendable func login(_ request: Request, context: GatewayContext) async throws -> Response {
@@ -50,6 +53,12 @@ struct AuthRoutes: Sendable {
     @Sendable func confirmPasswordReset(_ request: Request, context: GatewayContext) async throws -> Response {
         try await resets.confirm(
             try await JSONBody.decode(PasswordResetConfirmation.self, from: request, context: context))
+        return Response(status: .noContent)
+    }
+
+    @Sendable func verifyEmail(_ request: Request, context: GatewayContext) async throws -> Response {
+        try await verifications.verify(
+            try await JSONBody.decode(EmailVerificationRequest.self, from: request, context: context))
         return Response(status: .noContent)
     }
 }

@@ -10,6 +10,7 @@ import Wire
 /// service's shifts say.
 struct UserRoutes: Sendable {
     let identity: UsersHandlers
+    let verifications: EmailVerificationHandlers
     let payments: any WireCaller
     /// Who the client is, for the login limit a check of one's current password counts against.
     let clients: ClientAddressResolver
@@ -18,6 +19,7 @@ struct UserRoutes: Sendable {
     func add(to v1: RouterGroup<GatewayContext>) {
         v1.get("me", use: signedIn(me))
             .delete("me/sessions", use: signedIn(endSessions))
+            .post("me/verification", use: signedIn(resendVerification))
             .post("users", use: signedIn(create))
             .get("users", use: signedIn(list))
             .get("users/:id", use: signedIn(get))
@@ -34,6 +36,11 @@ struct UserRoutes: Sendable {
     @Sendable func endSessions(_ request: SignedInRequest) async throws -> Response {
         try await identity.endSessions(of: request.principal)
         return Response(status: .noContent)
+    }
+
+    @Sendable func resendVerification(_ request: SignedInRequest) async throws -> Response {
+        try await verifications.resend(by: request.principal)
+        return Response(status: .accepted)
     }
 
     @Sendable func create(_ request: SignedInRequest) async throws -> Response {

@@ -4,7 +4,7 @@
 import { call, all, currentUser, restore, signOut } from "./api.js";
 import { applyLanguage, setLanguage, language, t } from "./i18n.js";
 import { fill, h, progress, showError } from "./ui.js";
-import { showPasswordReset, showSignIn } from "./signin.js";
+import { showEmailVerification, showPasswordReset, showSignIn } from "./signin.js";
 
 /** The screens, and the roles each is shown to. */
 const SCREENS = [
@@ -49,7 +49,7 @@ async function start() {
     route();
   });
   window.addEventListener("hashchange", route);
-  if (showResetIfAsked()) return;
+  if (showMailedPageIfAsked()) return;
   if (await restore()) await enter();
   else showSignIn(main, enter);
 }
@@ -99,15 +99,18 @@ function renderBar() {
     h("option", { value: store.id, selected: store.id === context.store?.id }, store.name)));
 }
 
-/** The page a reset e-mail links to, when the address is one: `#/reset-password/<token>`. */
-function showResetIfAsked() {
+/** The page an e-mail links to, when the address is one: `#/reset-password/<token>` or
+ * `#/verify-email/<token>`. */
+function showMailedPageIfAsked() {
   const reset = location.hash.match(/^#\/reset-password\/([A-Za-z0-9_-]+)$/);
   if (reset) showPasswordReset(main, reset[1], enter);
-  return Boolean(reset);
+  const verify = location.hash.match(/^#\/verify-email\/([A-Za-z0-9_-]+)$/);
+  if (verify) showEmailVerification(main, verify[1], enter);
+  return Boolean(reset || verify);
 }
 
 async function route() {
-  if (showResetIfAsked() || !context.user) return;
+  if (showMailedPageIfAsked() || !context.user) return;
   const [id, ...rest] = location.hash.slice(2).split("/");
   const screen = screensOf(context.user.role).find((candidate) => candidate.id === id);
   if (!screen) {

@@ -1,4 +1,4 @@
-// The sign-in form, the request for a password-reset e-mail, and the page that e-mail links to.
+// The sign-in form, the request for a password-reset e-mail, and the pages the e-mails link to.
 import { call, signIn } from "./api.js";
 import { t } from "./i18n.js";
 import { field, fill, h, submits } from "./ui.js";
@@ -57,4 +57,17 @@ export function showPasswordReset(main, token, onSignedIn) {
     });
   fill(main, form);
   form.password.focus();
+}
+
+/** The page a verification e-mail links to (`#/verify-email/<token>`): the address marked
+ * verified, then the sign-in form telling whether it was. */
+export async function showEmailVerification(main, token, onSignedIn) {
+  let notice = t("email_verified");
+  try {
+    await call("POST", "/v1/auth/verify-email", { body: { token }, anonymous: true });
+  } catch (error) {
+    notice = `${t("verification_failed")} ${error.message ?? ""}`.trim();
+  }
+  history.replaceState(null, "", location.pathname);
+  showSignIn(main, onSignedIn, notice);
 }
