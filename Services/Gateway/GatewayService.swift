@@ -190,9 +190,13 @@ public enum GatewayService {
         let v1 = router.group("v1")
         AuthRoutes(auth: auth, resets: resets, verifications: verifications, clients: clients).add(to: v1)
         ApplicationRoutes(applications: applications, clients: clients).add(to: v1)
+        let account = AccountHandlers(
+            database: database, users: users, passwords: passwords, limiter: limiter, sessions: sessions,
+            orders: try upstream(OrdersAPI.service), payments: try upstream(PaymentsAPI.service),
+            notifications: try upstream(NotificationsAPI.service))
         UserRoutes(
-            identity: identity, verifications: verifications, payments: try upstream(PaymentsAPI.service),
-            clients: clients, logger: logger
+            identity: identity, verifications: verifications, account: account,
+            payments: try upstream(PaymentsAPI.service), clients: clients, logger: logger
         )
         .add(to: v1)
         StoreRoutes(catalog: try upstream(CatalogAPI.service)).add(to: v1)

@@ -25,7 +25,8 @@ struct UsersRepository: Sendable {
         -> Bool
     {
         var query: SQLQueryString = """
-            UPDATE users SET role = \(bind: user.role.rawValue), store_id = \(bind: user.storeID?.description),
+            UPDATE users SET email = \(bind: user.email), role = \(bind: user.role.rawValue),
+                store_id = \(bind: user.storeID?.description),
                 version = \(bind: user.version), doc = \(bind: try StoredDocument.text(user))
             """
         if let passwordHash { query = query + ", password_hash = \(bind: passwordHash)" }
@@ -69,6 +70,40 @@ struct UsersRepository: Sendable {
     func tokenVersion(of id: UserID, in sql: any SQLDatabase) async throws -> Int64? {
         try await sql.raw("SELECT token_version FROM users WHERE id = \(bind: id.description)").first()?
             .decode(column: "token_version", as: Int64.self)
+    }
+
+    /// Deletes what the gateway holds of a closed account's holder beside the account itself:
+    /// their delivery addresses, refresh tokens, reset and verification tokens, the mail waiting
+    /// for `email` (their address before), and the details of the application that made the
+    /// account (its name, address and phone replaced as the account's were).
+    func eraseOwnData(of id: UserID, email: String, in transaction: Transaction) async throws {
+        let user = id.description
+        for statement: SQLQueryString in [
+            "DELETE FROM addresses WHERE user_id = \(bind: user)",
+            "DELETE FROM refresh_tokens WHERE user_id = \(bind: user)",
+            "DELETE FROM password_resets WHERE user_id = \(bind: user)",
+            "DELETE FROM email_verifications WHERE subject = \(bind: "user:\(user)")",
+            "DELETE FROM mail_outbox WHERE recipient = \(bind: email) AND status = 'queued'",
+        ] {
+            try await transaction.sql.raw(statement).run()
+        }
+        let applications = try await transaction.sql.raw(
+            "SELECT id, doc FROM applications WHERE email = \(bind: email)"
+        )
+        .all()
+        for row in applications {
+            var application = try StoredDocument.decode(JoinApplication.self, from: row)
+            guard application.userID == id else { continue }
+            application.email = "deleted-\(id)@deleted.invalid"
+            application.name = "Deleted \(application.role.rawValue)"
+            application.phone = ""
+            try await transaction.sql.raw(
+                """
+                UPDATE applications SET email = \(bind: application.email), doc = \(bind: try StoredDocument.text(application))
+                WHERE id = \(bind: application.id.description)
+                """
+            ).run()
+        }
     }
 
     /// Ends every session of the user: their token version moves on, so access tokens issued

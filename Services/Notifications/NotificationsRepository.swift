@@ -28,6 +28,16 @@ struct NotificationsRepository: Sendable {
         try await recordSpell(of: user.id, onDuty: user.role == .courier && user.active && user.onDuty, in: transaction)
     }
 
+    /// Deletes what is a closed account's alone: its notifications, the devices pushes went to,
+    /// and its marks of what it read and when it was on duty.
+    func erase(_ user: UserID, in transaction: Transaction) async throws {
+        for table in ["notifications", "devices", "duty_spells", "broadcast_marks", "broadcast_reads"] {
+            try await transaction.sql.raw(
+                "DELETE FROM \(unsafeRaw: table) WHERE user_id = \(bind: user.description)"
+            ).run()
+        }
+    }
+
     /// The active users in `audience`, in id order.
     /// The language `user` reads, as the identity events told it (`en` for one not known).
     static func locale(of user: UserID, in sql: any SQLDatabase) async throws -> String {

@@ -58,6 +58,8 @@ public struct Notifier: Sendable {
     enum Effect {
         /// Keep this copy of a user.
         case record(User)
+        /// Erase what is kept of a user who closed their account.
+        case erase(UserID)
         /// Tell each audience its telling, with the ids to open as the notifications' data, and
         /// add `activity` to its store's feed.
         case notify([String: String], [(Audience, Telling)], activity: Activity? = nil)
@@ -114,6 +116,10 @@ public struct Notifier: Sendable {
                     // What came before is numbered before the user's spell on duty starts or ends.
                     try await store()
                     try await notifications.record(user, in: transaction)
+                    audiences = [:]
+                case .erase(let user):
+                    try await store()
+                    try await notifications.erase(user, in: transaction)
                     audiences = [:]
                 case .log(let entry):
                     activity.append(entry)

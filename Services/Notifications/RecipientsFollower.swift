@@ -4,12 +4,15 @@ import Events
 import Runtime
 
 /// The gateway's identity events: the notifications service's copy of each user, who is where,
-/// who is on duty and which language they read; and an approved application, to the account
-/// it made (which `user.created` has recorded before, in the same stream).
+/// who is on duty and which language they read; an approved application, to the account it made
+/// (which `user.created` has recorded before, in the same stream); and a closed account, whose
+/// notifications, devices and marks are erased (its copy is the erased account, `user.updated`
+/// just before).
 struct RecipientsFollower: NotifyingFollower {
     static let producer = GatewayAPI.service
     static let effects: [String: @Sendable (DomainEvent) throws -> Notifier.Effect] = [
         GatewayAPI.Events.userCreated: record, GatewayAPI.Events.userUpdated: record,
+        GatewayAPI.Events.userErased: { .erase(try $0.payload.decode(as: User.self).id) },
         GatewayAPI.Events.applicationApproved: { event in
             let application = try event.payload.decode(as: JoinApplication.self)
             guard let user = application.userID else { throw ApplicationWithoutAccount() }

@@ -287,6 +287,13 @@ package struct OrdersRepository: Sendable {
         return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
     }
 
+    /// The orders `user` created, oldest first: a customer's own orders.
+    func ids(createdBy user: UserID, in sql: any SQLDatabase) async throws -> [OrderID] {
+        try await sql.raw(
+            "SELECT id FROM orders WHERE created_by = \(bind: user.description) ORDER BY created_at, id"
+        ).all().compactMap { OrderID(try $0.decode(column: "id", as: String.self)) }
+    }
+
     /// How many card orders `customer` has not paid yet (pending, their time to be paid running).
     func unpaidCount(of customer: UserID, in sql: any SQLDatabase) async throws -> Int {
         let row = try await sql.raw(

@@ -36,6 +36,7 @@ public enum OrdersService: ServiceDefinition {
             consumers: [
                 environment.follow(StoreDirectoryFollower(stores: stores)),
                 environment.follow(PaidAmountsFollower(database: environment.database, orders: orders)),
+                environment.follow(ErasedCustomersFollower(database: environment.database, orders: orders)),
                 DueSweep("unpaid card orders", every: unpaidSweepInterval, logger: environment.logger) {
                     try await handlers.book.cancelUnpaid(limit: $0)
                 },

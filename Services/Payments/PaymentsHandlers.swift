@@ -48,6 +48,11 @@ struct PaymentsHandlers: Sendable {
         router.register(PaymentsAPI.cancelPayment) { ref, context in
             try await cancel(ref.id, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
         }
+        router.register(PaymentsAPI.ownPayments) { page, context in
+            let cursor = try page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
+            return try await payments.payments(
+                of: try context.requirePrincipal().userID, after: cursor, limit: try KeysetCursor.limit(page.limit))
+        }
         router.register(PaymentsAPI.listPayments) { request, context in
             try await list(request, principal: context.requirePrincipal())
         }

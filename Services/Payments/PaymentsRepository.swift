@@ -14,14 +14,14 @@ struct PaymentsRepository: Sendable {
             """
             INSERT INTO payments
                 (id, store_id, order_id, status, method, staff_id, expires_at, created_at, receipt_header, change_seq,
-                doc)
+                customer_user_id, doc)
             VALUES (\(bind: payment.id.description), \(bind: payment.storeID.description),
                 \(bind: payment.orderID?.description), \(bind: payment.status.rawValue),
                 \(bind: payment.method.rawValue), \(bind: payment.staffID.description),
                 \(bind: payment.expiresAt?.millisecondsSince1970), \(bind: payment.createdAt.millisecondsSince1970),
                 \(bind: try StoredDocument.text(header)),
                 \(bind: try await transaction.nextSequence(Self.changes(of: payment.storeID.description))),
-                \(bind: try StoredDocument.text(payment)))
+                \(bind: payment.customerUserID?.description), \(bind: try StoredDocument.text(payment)))
             """
         ).run()
     }
@@ -43,6 +43,7 @@ struct PaymentsRepository: Sendable {
             """
             UPDATE payments SET status = \(bind: payment.status.rawValue),
                 expires_at = \(bind: payment.expiresAt?.millisecondsSince1970),
+                customer_user_id = \(bind: payment.customerUserID?.description),
                 change_seq = \(bind: try await transaction.nextSequence(Self.changes(of: payment.storeID.description))),
                 doc = \(bind: try StoredDocument.text(payment))
             WHERE id = \(bind: payment.id.description)
@@ -59,6 +60,20 @@ struct PaymentsRepository: Sendable {
                 \(bind: receipt.issuedAt.millisecondsSince1970), \(bind: try StoredDocument.text(receipt)))
             """
         ).run()
+    }
+
+    /// The payments made out to `user`, or that they took (a courier's cash at the door), oldest
+    /// first, after `cursor`: what their export holds of the payments service.
+    func payments(of user: UserID, after cursor: KeysetCursor?, limit: Int) async throws -> Page<Payment> {
+        try await database.read { sql in
+            let query: SQLQueryString = """
+                SELECT doc, created_at, id FROM payments
+                WHERE (customer_user_id = \(bind: user.description) OR staff_id = \(bind: user.description))
+                """
+            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit)).all()
+            let page = try KeysetCursor.page(rows, limit: limit, as: Payment.self)
+            return Page(data: page.items, nextCursor: page.next)
+        }
     }
 
     /// The payments for `order`.

@@ -282,5 +282,23 @@ enum PaymentsSchema {
                 }
             }
         },
+        // The account a payment is made out to, as a column, for what a person's export and
+        // erasure find of theirs (`customer_user_id`), filled from the payments taken before.
+        Migration(11, "payments by the account they are made out to") { transaction in
+            try await transaction.sql.raw("ALTER TABLE payments ADD COLUMN customer_user_id TEXT").run()
+            try await transaction.sql.raw(
+                "CREATE INDEX payments_by_customer_user ON payments (customer_user_id, created_at, id)"
+            ).run()
+            for row in try await transaction.sql.raw("SELECT doc FROM payments").all() {
+                let payment = try StoredDocument.decode(Payment.self, from: row)
+                guard let user = payment.customerUserID else { continue }
+                try await transaction.sql.raw(
+                    """
+                    UPDATE payments SET customer_user_id = \(bind: user.description)
+                    WHERE id = \(bind: payment.id.description)
+                    """
+                ).run()
+            }
+        },
     ]
 }

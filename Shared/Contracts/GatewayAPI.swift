@@ -11,5 +11,9 @@ public enum GatewayAPI {
         /// An application was approved: the account it made is `user_id`; the application is
         /// the payload.
         public static let applicationApproved = "application.approved"
+        /// A customer or a courier closed their account: the payload is the user as left,
+        /// deactivated, with their name, address and phone gone; each service erases or
+        /// anonymises what it holds of them.
+        public static let userErased = "user.erased"
     }
 }

@@ -21,6 +21,9 @@ public enum PaymentsAPI {
         "payments.provider_events", safeToRetry: true)
     public static let getReceipt = WireMethod<ResourceRef<ReceiptID>, Receipt>(
         "payments.receipts.get", safeToRetry: true)
+    /// The caller's own payments, in every store, oldest first: those made out to their account
+    /// and those they took (a courier's cash at the door). What their export holds of payments.
+    public static let ownPayments = WireMethod<PageRequest, Page<Payment>>("payments.own", safeToRetry: true)
     /// Admins and the store's users: a store's payments, newest first, filtered.
     public static let listPayments = WireMethod<PaymentListRequest, Page<Payment>>("payments.list", safeToRetry: true)
     /// Admins and the store's users: a store's receipts, newest first; one `number` for a reprint.

@@ -172,6 +172,18 @@ public struct AccessPolicy: Sendable {
     /// Going on and off duty: couriers only.
     public var canGoOnDuty: Bool { role == .courier }
 
+    /// Who closes the caller's account: nil for customers and couriers, who close their own
+    /// (`DELETE /v1/me`); a store's staff and managers are closed by their store's owner or a
+    /// manager, an owner by the platform's admins, and the platform's staff by an admin.
+    public var closerOfOwnAccount: String? {
+        switch role {
+        case .customer, .courier: nil
+        case .staff, .manager: "your store's owner or a manager"
+        case .owner: "the platform's admins"
+        case .admin, .supervisor, .support, .accountant, .socialMedia: "an admin"
+        }
+    }
+
     /// Whose delivery addresses the caller reads and writes: a customer their own (another's
     /// are as if they did not exist); nobody else keeps any (403).
     public func addressOwner() throws(OrderlyError) -> UserID {

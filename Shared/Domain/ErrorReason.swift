@@ -96,6 +96,10 @@ extension ErrorReason {
     public static let amountMismatch = ErrorReason("amount_mismatch", .failedPrecondition)
     /// The application to join was approved or rejected already.
     public static let applicationDecided = ErrorReason("application_decided", .failedPrecondition)
+    /// A courier leaving still holds cash they collected for the platform.
+    public static let cashOutstanding = ErrorReason("cash_outstanding", .failedPrecondition)
+    /// An account is closed only once none of its orders is on its way.
+    public static let ordersInProgress = ErrorReason("orders_in_progress", .failedPrecondition)
     /// The applicant has not verified their e-mail address yet.
     public static let emailUnverified = ErrorReason("email_unverified", .failedPrecondition)
     /// The order is below the store's minimum.
@@ -191,7 +195,8 @@ extension ErrorReason {
         .unknownProvider, .applicationPending, .applicationRejected, .alreadyClaimed, .alreadyClockedIn,
         .alreadyExists, .alreadyVerified, .emailTaken, .insufficientStock, .otherReference, .requestInProgress,
         .reservationClosed,
-        .reservationExpired, .versionConflict, .amountMismatch, .applicationDecided, .emailUnverified, .belowMinimum,
+        .reservationExpired, .versionConflict, .amountMismatch, .applicationDecided, .cashOutstanding,
+        .ordersInProgress, .emailUnverified, .belowMinimum,
         .cardBlocked,
         .cashPayment, .cashRequired, .catalogLine, .currencyMismatch, .heldForOrder, .heldForPayment,
         .idempotencyKeyReused, .illegalTransition, .insufficientBalance, .notCardCustomer, .notCardOrder,

@@ -12,6 +12,9 @@ public enum OrderStatus: String, Hashable, Sendable, Codable, CaseIterable {
     case pending, accepted, preparing, ready
     case outForDelivery = "out_for_delivery"
     case delivered, collected, cancelled
+
+    /// Whether the order is done with: delivered, collected or cancelled.
+    public var isFinal: Bool { self == .delivered || self == .collected || self == .cancelled }
 }
 
 /// How an order reaches its recipient.

@@ -46,6 +46,7 @@ struct AccessPolicyTests {
         ("user.list customers", /*              */ "YYY   ...   ...   ...   ...   ...   ...   YYY   ...   ..."),
         ("user.list colleagues", /*             */ "YYY   Y..   Y..   Y..   ...   ...   ...   ...   ...   ..."),
         ("courier.go on duty", /*               */ "...   ...   ...   ...   YYY   ...   ...   ...   ...   ..."),
+        ("user.close own account", /*           */ "...   ...   ...   ...   YYY   YYY   ...   ...   ...   ..."),
         ("applications.review", /*              */ "YYY   ...   ...   ...   ...   ...   YYY   ...   ...   ..."),
         ("notifications.tend a customer's", /*  */ "YYY   ...   ...   ...   ...   ...   ...   YYY   ...   ..."),
         ("notifications.tend a courier's", /*   */ "YYY   ...   ...   ...   ...   ...   ...   ...   ...   ..."),
@@ -157,6 +158,7 @@ struct AccessPolicyTests {
         switch operation {
         case "store.see": return policy.canSee(store: store)
         case "store.open": return policy.canOpenStores
+        case "user.close own account": return policy.closerOfOwnAccount == nil
         case "store.set terms": return policy.canSetStoreTerms
         case "store.change": return policy.canChange(store: store)
         case "store.list shows it": return policy.visibleStores.contains(store)

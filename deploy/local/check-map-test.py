@@ -25,6 +25,10 @@ BREAKS = {
         "Services/Orders/Rogue+Lock.swift",
         "extension Rogue {\n    static let name = Lock(\"orders.rogue\", 1)\n}\nstruct Rogue {}\n",
         "builds a lock by name"),
+    "two followers of one stream in a service": (
+        "Services/Orders/StoreDirectoryFollower.swift",
+        "struct StoreDirectoryFollower: EventFollower {\n    static let producer = PaymentsAPI.service\n}\n",
+        "two followers of the Payments stream"),
     "a write reaching into another type's handler statics": (
         "Services/Catalog/Sneaky.swift",
         "struct Sneaky {\n    func go() { PaymentsHandlers.save(1) }\n}\n", "calls PaymentsHandlers's statics"),

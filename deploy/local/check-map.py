@@ -133,7 +133,10 @@ for directory in sorted(glob.glob("Services/*/")):
                 problems.append(f"{directory}{file}.swift: a follower its service does not run")
         if file.endswith("Handlers") and f"{file}(" not in assembly and name != "Gateway":
             problems.append(f"{directory}{file}.swift: handlers its service does not register")
-    services[name.lower()] = (calls, sorted(follows))
+    for producer in sorted({p for p in follows if follows.count(p) > 1}):
+        problems.append(f"{directory}: two followers of the {producer} stream; a service reads a stream as one "
+                        "consumer group, which would share its events between them: give one follower every type")
+    services[name.lower()] = (calls, sorted(set(follows)))
 
 # 3. The table.
 readme = open("Services/README.md", encoding="utf-8").read()

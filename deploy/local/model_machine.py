@@ -932,6 +932,33 @@ class MarketplaceMachine(RuleBasedStateMachine):
         approved = self.send(self.actors[reviewer], "POST", approve, None, [Outcome(200)])
         self.agree("the application's status", approved["status"], "approved")
 
+    # Leaving.
+
+    @rule(who=st.sampled_from(["customer", "courier_a", "courier_b", "owner", "staff_a", "stranger"]))
+    @step
+    def a_person_tries_to_leave(self, who):
+        """Someone asks to close their account with their password. Only customers and couriers
+        close their own (anyone else 403); nobody while an order of theirs is on its way; a
+        courier not while holding more cash than they earned (the model's books say which). A
+        customer of no order here (`stranger`) leaves: the books must not move, and a new one is
+        signed up when a step next needs one. The example's own customer and couriers are only
+        refused: their orders and books are what the other steps work on."""
+        actor = self.platform_customer() if who == "stranger" else self.actor(who)
+        attempt = lambda outcome: self.send(actor, "DELETE", "/v1/me", {"password": PASSWORD}, [outcome])
+        if who in ("owner", "staff_a"):
+            attempt(Outcome(403))
+            return
+        courier = who.startswith("courier")
+        underway = [o for o in self.model.orders if o.status in OPEN_STATUSES
+                    and (o.courier is actor if courier else o.customer is actor)]
+        if underway:
+            attempt(Outcome(422, "orders_in_progress"))
+        elif courier and self.model.books_of(actor).figures()["balance"] < 0:
+            attempt(Outcome(422, "cash_outstanding"))
+        elif who == "stranger":
+            attempt(Outcome(204))
+            del self.actors["stranger"]
+
     # What must always hold.
 
     @invariant()

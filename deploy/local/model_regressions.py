@@ -247,6 +247,29 @@ def regression_paying_again_after_a_refund_pays_the_tip_it_gave_back():
     state.the_books_hold()
 
 
+def regression_leaving_waits_for_orders_and_cash():
+    """Nobody leaves with an order on its way; a courier not while holding the cash they collected;
+    a customer of no order here leaves, and the books do not move."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, staff_refund_limit=0, require_clock_in=False)
+    state.the_books_hold()
+    state.checkout(customer=0, fulfillment='delivery', items=[('shawarma', 2, 'large')], method='cash_on_delivery',
+                   text='plain', tip=0)
+    state.the_books_hold()
+    state.a_person_tries_to_leave(who='customer')
+    state.the_books_hold()
+    state.advance_order(courier='courier_a', hand='owner', pick=0, steps=8)
+    state.the_books_hold()
+    assert state.model.orders[0].status == 'delivered', state.model.orders[0].status
+    assert state.model.books_of(state.actors['courier_a']).figures()['balance'] < 0
+    state.a_person_tries_to_leave(who='courier_a')
+    state.the_books_hold()
+    state.a_person_tries_to_leave(who='owner')
+    state.a_person_tries_to_leave(who='stranger')
+    assert 'stranger' not in state.actors
+    state.the_books_hold()
+
+
 ALL = [
     regression_sign_up_refuses_bidi_controls_in_names,
     regression_checkout_refuses_bidi_controls_in_the_address,
@@ -265,4 +288,5 @@ ALL = [
     regression_supervisor_cancelling_a_paid_order_is_on_record,
     regression_cancelling_an_order_on_its_way_is_an_illegal_transition,
     regression_paying_again_after_a_refund_pays_the_tip_it_gave_back,
+    regression_leaving_waits_for_orders_and_cash,
 ]

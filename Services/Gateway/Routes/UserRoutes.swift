@@ -11,6 +11,7 @@ import Wire
 struct UserRoutes: Sendable {
     let identity: UsersHandlers
     let verifications: EmailVerificationHandlers
+    let account: AccountHandlers
     let payments: any WireCaller
     /// Who the client is, for the login limit a check of one's current password counts against.
     let clients: ClientAddressResolver
@@ -18,6 +19,8 @@ struct UserRoutes: Sendable {
 
     func add(to v1: RouterGroup<GatewayContext>) {
         v1.get("me", use: signedIn(me))
+            .delete("me", use: signedIn(closeAccount))
+            .get("me/export", use: signedIn(export))
             .delete("me/sessions", use: signedIn(endSessions))
             .post("me/verification", use: signedIn(resendVerification))
             .post("users", use: signedIn(create))
@@ -36,6 +39,20 @@ struct UserRoutes: Sendable {
     @Sendable func endSessions(_ request: SignedInRequest) async throws -> Response {
         try await identity.endSessions(of: request.principal)
         return Response(status: .noContent)
+    }
+
+    @Sendable func closeAccount(_ request: SignedInRequest) async throws -> Response {
+        let closure = try await request.decode(AccountClosure.self)
+        let client = clients.client(
+            peer: request.context.clientAddress, forwardedFor: request.request.headers[values: .xForwardedFor])
+        try await account.close(closure, by: request.principal, address: client)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func export(_ request: SignedInRequest) async throws -> Response {
+        var response = try JSONBody.response(try await account.export(by: request.principal))
+        response.headers[.contentDisposition] = "attachment; filename=\"orderly-export.json\""
+        return response
     }
 
     @Sendable func resendVerification(_ request: SignedInRequest) async throws -> Response {
