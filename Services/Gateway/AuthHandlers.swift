@@ -20,9 +20,11 @@ struct AuthHandlers: Sendable {
     let identity: UsersHandlers
     /// Answers the sign-ins of applicants not yet approved.
     let applications: ApplicationsHandlers
+    /// Remembers a signed-out session until its access tokens expire.
+    let sessions: SessionHandlers
     let logger: Logger
 
-    func login(_ request: LoginRequest, address: IPAddress?) async throws -> TokenPair {
+    func login(_ request: LoginRequest, client: SessionClient, address: IPAddress?) async throws -> TokenPair {
         let (email, password) = try request.validated()
         try await limiter.admit(email: email, address: address)
         let invalid = OrderlyError(.invalidCredentials, "wrong e-mail address or password")
@@ -35,29 +37,29 @@ struct AuthHandlers: Sendable {
         guard try await passwords.verify(password, against: found.passwordHash), found.user.active else {
             throw invalid
         }
-        return try await startSession(for: found.user, tokenVersion: found.tokenVersion)
+        return try await startSession(for: found.user, tokenVersion: found.tokenVersion, client: client)
     }
 
     /// A customer's sign-up, from `address`: every attempt counted against the address's hourly
     /// sign-ups, the account made by `identity`, and a session started as a login starts one.
-    func signUp(_ request: SignUpRequest, address: IPAddress?) async throws -> TokenPair {
+    func signUp(_ request: SignUpRequest, client: SessionClient, address: IPAddress?) async throws -> TokenPair {
         try await limiter.admitSignUp(address: address, perHour: signUpsPerAddressPerHour)
         let user = try await identity.signUp(request)
-        return try await startSession(for: user, tokenVersion: 0)
+        return try await startSession(for: user, tokenVersion: 0, client: client)
     }
 
-    /// A new token family for `user`: an access token and a refresh token, the refresh token
-    /// stored.
-    private func startSession(for user: User, tokenVersion: Int64) async throws -> TokenPair {
+    /// A new token family (a session) for `user` on `client`: an access token and a refresh
+    /// token, the refresh token stored.
+    private func startSession(for user: User, tokenVersion: Int64, client: SessionClient) async throws -> TokenPair {
         let (refreshTokens, tokens) = (self.refreshTokens, self.tokens)
         return try await database.transaction { transaction in
-            let pair = try await tokens.issue(for: user, tokenVersion: tokenVersion)
+            let pair = try await tokens.issue(for: user, tokenVersion: tokenVersion, client: client)
             try await refreshTokens.insert(pair.refresh, in: transaction)
             return pair.tokens
         }
     }
 
-    func refresh(_ request: RefreshRequest) async throws -> TokenPair {
+    func refresh(_ request: RefreshRequest, client: SessionClient) async throws -> TokenPair {
         let token = try request.validated()
         let (users, refreshTokens, tokens) = (self.users, self.refreshTokens, self.tokens)
         // The revocation of a reused token's family must commit, so the refusal comes after.
@@ -77,7 +79,7 @@ struct AuthHandlers: Sendable {
                 else {
                     return .failure(OrderlyError(.invalidToken, "the account is disabled"))
                 }
-                let pair = try await tokens.issue(for: user, tokenVersion: version, family: family)
+                let pair = try await tokens.issue(for: user, tokenVersion: version, family: family, client: client)
                 try await refreshTokens.insert(pair.refresh, in: transaction)
                 return .success(pair.tokens)
             }
@@ -90,11 +92,15 @@ struct AuthHandlers: Sendable {
         }
     }
 
+    /// Ends the session of the refresh token given: its tokens revoked, and its access tokens
+    /// refused from the next request.
     func logout(_ request: RefreshRequest, by principal: Principal) async throws {
         let token = try request.validated()
-        let refreshTokens = self.refreshTokens
+        let (refreshTokens, until) = (self.refreshTokens, sessions.accessTokensUntil)
         try await database.transaction { transaction in
-            try await refreshTokens.revokeFamily(of: TokenIssuer.hash(token), user: principal.userID, in: transaction)
+            try await refreshTokens.endFamily(
+                of: TokenIssuer.hash(token), user: principal.userID, accessTokensUntil: until, in: transaction)
         }
+        await sessions.sessions.ended(principal.userID)
     }
 }

@@ -162,5 +162,24 @@ enum GatewaySchema {
                 "CREATE INDEX email_verifications_by_subject ON email_verifications (subject)",
                 "CREATE INDEX email_verifications_by_expiry ON email_verifications (expires_at)",
             ]),
+        // Sessions a user sees and ends one by one: when, to what device and from which network
+        // each refresh token was issued, and the sessions ended alone until their last access
+        // token expires (`Sessions`).
+        Migration(
+            9, "sessions listed and ended one by one",
+            sql: [
+                "ALTER TABLE refresh_tokens ADD COLUMN created_at BIGINT NOT NULL DEFAULT 0",
+                "ALTER TABLE refresh_tokens ADD COLUMN device TEXT",
+                "ALTER TABLE refresh_tokens ADD COLUMN network TEXT",
+                """
+                CREATE TABLE ended_sessions (
+                    family_id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL,
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX ended_sessions_by_user ON ended_sessions (user_id, expires_at)",
+                "CREATE INDEX ended_sessions_by_expiry ON ended_sessions (expires_at)",
+            ]),
     ]
 }

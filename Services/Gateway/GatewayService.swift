@@ -102,7 +102,8 @@ public enum GatewayService {
         ]
     }
 
-    /// The gateway's clean-ups beside every service's: refresh tokens of expired families,
+    /// The gateway's clean-ups beside every service's: refresh tokens of expired families, the
+    /// sessions ended alone once their access tokens have expired,
     /// password-reset and e-mail verification tokens a day after they expired, and sent or dead
     /// mail after 30 days.
     public static func housekeeping(_ database: Database) -> [Housekeeping.Job] {
@@ -112,6 +113,7 @@ public enum GatewayService {
         let mail = MailOutbox(database: database)
         return [
             Housekeeping.Job("refresh tokens") { try await refreshTokens.removeExpiredRefreshTokens() },
+            Housekeeping.Job("ended sessions") { try await refreshTokens.removeEndedSessions() },
             Housekeeping.Job("password resets") { try await resets.removeExpired() },
             Housekeeping.Job("e-mail verifications") { try await verifications.removeExpired() },
             Housekeeping.Job("mail") { try await mail.removeFinished(olderThan: .seconds(30 * 86_400)) },
@@ -153,11 +155,14 @@ public enum GatewayService {
             database: database, applications: ApplicationsRepository(database: database), users: users,
             passwords: passwords, limiter: limiter, applicationsPerAddressPerHour: settings.signUpsPerAddressPerHour,
             catalog: try upstream(CatalogAPI.service), verifications: verifications)
+        let ownSessions = SessionHandlers(
+            database: database, refreshTokens: RefreshTokensRepository(database: database), sessions: sessions,
+            accessLifetime: settings.accessTokenLifetime)
         let auth = AuthHandlers(
             database: database, users: users, refreshTokens: RefreshTokensRepository(database: database),
             tokens: tokens, passwords: passwords, limiter: limiter,
             signUpsPerAddressPerHour: settings.signUpsPerAddressPerHour, identity: identity,
-            applications: applications, logger: logger)
+            applications: applications, sessions: ownSessions, logger: logger)
         let resets = PasswordResetHandlers(
             database: database, users: users, resets: PasswordResetsRepository(database: database),
             passwords: passwords, limiter: limiter, sessions: sessions, mail: mail,
@@ -195,7 +200,7 @@ public enum GatewayService {
             orders: try upstream(OrdersAPI.service), payments: try upstream(PaymentsAPI.service),
             notifications: try upstream(NotificationsAPI.service))
         UserRoutes(
-            identity: identity, verifications: verifications, account: account,
+            identity: identity, verifications: verifications, account: account, sessions: ownSessions,
             payments: try upstream(PaymentsAPI.service), clients: clients, logger: logger
         )
         .add(to: v1)

@@ -5,18 +5,78 @@ import SQLKit
 import Storage
 
 /// The gateway's SQL of refresh tokens: stored hashed, used once each, grouped in families
-/// (one per login) that are revoked together.
+/// (one per login: a session) that are revoked together. Each token keeps when it was issued and
+/// to which device and network, for the user's list of their sessions.
 struct RefreshTokensRepository: Sendable {
     let database: Database
 
     func insert(_ token: RefreshTokenRecord, in transaction: Transaction) async throws {
         try await transaction.sql.raw(
             """
-            INSERT INTO refresh_tokens (token_hash, family_id, user_id, expires_at)
+            INSERT INTO refresh_tokens (token_hash, family_id, user_id, expires_at, created_at, device, network)
             VALUES (\(bind: token.hash), \(bind: token.family), \(bind: token.userID.description),
-                \(bind: token.expiresAt))
+                \(bind: token.expiresAt), \(bind: Date.nowMilliseconds), \(bind: token.client.device),
+                \(bind: token.client.network))
             """
         ).run()
+    }
+
+    /// `user`'s sessions that still stand (a family with a live token), the latest used first:
+    /// when each began, and when, from what device and from which network it was last used (its
+    /// live token's issue).
+    func sessions(of user: UserID) async throws -> [Session] {
+        let now = Date.nowMilliseconds
+        return try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT live.family_id, live.created_at AS last_used_at, live.device, live.network,
+                    (SELECT MIN(created_at) FROM refresh_tokens AS first WHERE first.family_id = live.family_id)
+                        AS created_at
+                FROM refresh_tokens AS live
+                WHERE live.user_id = \(bind: user.description) AND live.used_at IS NULL AND live.revoked_at IS NULL
+                    AND live.expires_at > \(bind: now)
+                ORDER BY live.created_at DESC, live.family_id
+                """
+            ).all().map { row in
+                Session(
+                    id: try row.decode(column: "family_id", as: String.self),
+                    device: try row.decode(column: "device", as: String?.self),
+                    network: try row.decode(column: "network", as: String?.self),
+                    createdAt: Date(millisecondsSince1970: try row.decode(column: "created_at", as: Int64.self)),
+                    lastUsedAt: Date(millisecondsSince1970: try row.decode(column: "last_used_at", as: Int64.self)))
+            }
+        }
+    }
+
+    /// Ends `user`'s session `family`: its tokens revoked, and its access tokens refused until
+    /// `until`, when the last of them expires (`Sessions`). False when the user has no such
+    /// session standing.
+    func end(family: String, of user: UserID, accessTokensUntil until: Int64, in transaction: Transaction)
+        async throws -> Bool
+    {
+        try await transaction.lock(.sessions(of: user.description))
+        guard
+            try await transaction.sql.raw(
+                """
+                SELECT 1 AS live FROM refresh_tokens WHERE family_id = \(bind: family)
+                AND user_id = \(bind: user.description) AND revoked_at IS NULL
+                """
+            ).first() != nil
+        else { return false }
+        try await revoke(family: family, in: transaction)
+        try await transaction.sql.raw(
+            """
+            INSERT INTO ended_sessions (family_id, user_id, expires_at)
+            VALUES (\(bind: family), \(bind: user.description), \(bind: until))
+            ON CONFLICT (family_id) DO UPDATE SET expires_at = excluded.expires_at
+            """
+        ).run()
+        return true
+    }
+
+    /// Deletes the sessions ended alone whose access tokens have all expired; returns how many.
+    func removeEndedSessions() async throws -> Int {
+        try await database.deleteRows(of: "ended_sessions", where: "expires_at", below: Date.nowMilliseconds + 1)
     }
 
     /// Spends the refresh token with this hash, atomically: of two requests presenting the same
@@ -44,13 +104,20 @@ struct RefreshTokensRepository: Sendable {
         return .reused
     }
 
-    /// Revokes every token of the family the token with this hash belongs to (logout), when it
-    /// is `user`'s; other tokens are ignored.
-    func revokeFamily(of hash: String, user: UserID, in transaction: Transaction) async throws {
-        guard let token = try await lockedFamily(of: hash, in: transaction), token.user == user.description else {
-            return
-        }
-        try await revoke(family: token.family, in: transaction)
+    /// Ends the session of the token with this hash (a logout), when it is `user`'s; other
+    /// tokens are ignored.
+    func endFamily(of hash: String, user: UserID, accessTokensUntil until: Int64, in transaction: Transaction)
+        async throws
+    {
+        guard
+            let family = try await transaction.sql.raw(
+                """
+                SELECT family_id FROM refresh_tokens WHERE token_hash = \(bind: hash)
+                AND user_id = \(bind: user.description)
+                """
+            ).first()?.decode(column: "family_id", as: String.self)
+        else { return }
+        _ = try await end(family: family, of: user, accessTokensUntil: until, in: transaction)
     }
 
     /// The family and user of the token with this hash, with the lock on the user's sessions

@@ -72,6 +72,26 @@ struct UsersRepository: Sendable {
             .decode(column: "token_version", as: Int64.self)
     }
 
+    /// What a user's access tokens are checked against (`Sessions`).
+    struct TokenState: Sendable {
+        var version: Int64
+        /// Their sessions ended alone whose access tokens may not have expired yet.
+        var endedSessions: Set<String>
+    }
+
+    /// The user's token version and the sessions ended alone that still matter; nil when there
+    /// is no such user.
+    func tokenState(of id: UserID, in sql: any SQLDatabase) async throws -> TokenState? {
+        guard let version = try await tokenVersion(of: id, in: sql) else { return nil }
+        let ended = try await sql.raw(
+            """
+            SELECT family_id FROM ended_sessions
+            WHERE user_id = \(bind: id.description) AND expires_at > \(bind: Date.nowMilliseconds)
+            """
+        ).all().map { try $0.decode(column: "family_id", as: String.self) }
+        return TokenState(version: version, endedSessions: Set(ended))
+    }
+
     /// Deletes what the gateway holds of a closed account's holder beside the account itself:
     /// their delivery addresses, refresh tokens, reset and verification tokens, the mail waiting
     /// for `email` (their address before), and the details of the application that made the

@@ -38,7 +38,8 @@ public actor WakeHub: Service {
     private var nextTicket: UInt64 = 0
     private var held: [Kind: Int] = [:]
     private let gauges: [Kind: Gauge] = [
-        .longPoll: Gauge(label: "orderly_gateway_long_polls_waiting"), .stream: Gauge(label: "orderly_gateway_streams_open"),
+        .longPoll: Gauge(label: "orderly_gateway_long_polls_waiting"),
+        .stream: Gauge(label: "orderly_gateway_streams_open"),
     ]
     /// Whether the process is shutting down: waits return at once, streams end.
     private(set) var isClosed = false

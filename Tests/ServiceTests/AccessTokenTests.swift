@@ -17,7 +17,9 @@ struct AccessTokenTests {
         let tokens = await TokenIssuer.make(
             secret: "test-secret-test-secret-test-secret", accessLifetime: .seconds(900),
             refreshLifetime: .seconds(3600))
-        let token = try await tokens.issue(for: Self.user, tokenVersion: 3).tokens.accessToken
+        let token = try await tokens.issue(
+            for: Self.user, tokenVersion: 3, client: SessionClient(device: nil, address: nil)
+        ).tokens.accessToken
         let first = try await tokens.verify(accessToken: token)
         #expect(first.principal.userID == Self.user.id && first.tokenVersion == 3)
         #expect(tokens.verified.count == 1)

@@ -33,7 +33,10 @@ struct GatewayHousekeepingTests {
                 }
             }
             let jobs = GatewayService.housekeeping(database)
-            #expect(jobs.map(\.name) == ["refresh tokens", "password resets", "e-mail verifications", "mail"])
+            #expect(
+                jobs.map(\.name) == [
+                    "refresh tokens", "ended sessions", "password resets", "e-mail verifications", "mail",
+                ])
             #expect(try await jobs[0].run() == 2)
             let left = try await database.read { sql in
                 try await sql.raw("SELECT token_hash FROM refresh_tokens ORDER BY token_hash").all()

@@ -20,7 +20,9 @@ struct RefreshTokenRaceTests {
             let later = Date.nowMilliseconds + 3_600_000
             try await database.transaction { transaction in
                 try await tokens.insert(
-                    RefreshTokenRecord(hash: "first", family: "f", userID: user, expiresAt: later), in: transaction)
+                    RefreshTokenRecord(
+                        hash: "first", family: "f", userID: user, expiresAt: later,
+                        client: SessionClient(device: nil, address: nil)), in: transaction)
             }
             // The refresh spends the first token and issues the second, then waits, uncommitted.
             let (gate, open) = AsyncStream<Void>.makeStream()
@@ -31,7 +33,9 @@ struct RefreshTokenRaceTests {
                         throw StorageError.unexpected("the first token was not valid")
                     }
                     try await tokens.insert(
-                        RefreshTokenRecord(hash: "second", family: "f", userID: user, expiresAt: later),
+                        RefreshTokenRecord(
+                            hash: "second", family: "f", userID: user, expiresAt: later,
+                            client: SessionClient(device: nil, address: nil)),
                         in: transaction)
                     issued.store(true, ordering: .sequentiallyConsistent)
                     for await _ in gate { break }
@@ -41,7 +45,8 @@ struct RefreshTokenRaceTests {
             let loggedOut = Atomic(false)
             let logout = Task {
                 try await database.transaction { transaction in
-                    try await tokens.revokeFamily(of: "first", user: user, in: transaction)
+                    try await tokens.endFamily(
+                        of: "first", user: user, accessTokensUntil: Date.nowMilliseconds + 60_000, in: transaction)
                 }
                 loggedOut.store(true, ordering: .sequentiallyConsistent)
             }

@@ -33,14 +33,14 @@ struct SessionsTests {
                         here.heard($0, logger: logger)
                     }.run()
                 }
-                try await here.check(principal, tokenVersion: 0)
+                try await here.check(principal, tokenVersion: 0, session: nil)
                 try await database.transaction { try await users.endSessions(of: user.id, in: $0) }
                 #expect(
                     await waitUntil {
                         await there.ended(user.id)
-                        return (try? await here.check(principal, tokenVersion: 0)) == nil
+                        return (try? await here.check(principal, tokenVersion: 0, session: nil)) == nil
                     })
-                try await here.check(principal, tokenVersion: 1)
+                try await here.check(principal, tokenVersion: 1, session: nil)
                 listener.cancel()
                 try await listener.value
             }

@@ -9,6 +9,16 @@ extension IPAddress {
             ? bytes.map(String.init).joined(separator: ".")
             : bytes.prefix(8).map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
     }
+
+    /// The network a user is shown their sessions were used from: an IPv4 address's `/24`, an
+    /// IPv6 address's `/48` (`203.0.113.0/24`, `2001:db8:12::/48`).
+    var network: String {
+        if bytes.count == 4 { return bytes.prefix(3).map(String.init).joined(separator: ".") + ".0/24" }
+        let groups = stride(from: 0, to: 6, by: 2).map {
+            String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+        }
+        return groups.joined(separator: ":") + "::/48"
+    }
 }
 
 /// Who the client is: the peer's address, unless the peer is one of the configured proxies;

@@ -23,6 +23,8 @@ public struct GatewayContext: RequestContext {
     var accessExpires: Date?
     /// The token version the bearer token was issued under, with a valid one (`Sessions`).
     var tokenVersion: Int64?
+    /// The session the bearer token was issued in, with a valid one that names it.
+    var session: String?
     /// The `traceparent` the services are told with tracing off: a trusted proxy's, never a
     /// client's own (`EdgeTracingMiddleware`).
     var forwardedTrace: String?

@@ -28,7 +28,7 @@ struct SignedInRequest: Sendable {
     /// Throws when the caller's session has ended since the request began (a password change,
     /// deactivation): what holds a request open checks again before it reads more.
     func checkSession(_ sessions: Sessions) async throws(OrderlyError) {
-        try await sessions.check(principal, tokenVersion: context.tokenVersion ?? -1)
+        try await sessions.check(principal, tokenVersion: context.tokenVersion ?? -1, session: context.session)
     }
 
     /// The query's parameters, for a reader that collects every bad one.

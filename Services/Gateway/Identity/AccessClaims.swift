@@ -15,11 +15,15 @@ struct AccessClaims: JWTPayload {
     /// The user's token version when it was issued: a password change, deactivation or role
     /// change moves the version on, and every token issued before stops working.
     var tokenVersion: Int64?
+    /// The session (the refresh-token family) it was issued in, which can be ended alone; none in
+    /// tokens issued before sessions were named.
+    var session: String?
 
     enum CodingKeys: String, CodingKey {
         case sub, exp, iat, iss, role
         case storeID = "store_id"
         case tokenVersion = "tv"
+        case session = "sid"
     }
 
     static let issuer = "orderly"

@@ -11,4 +11,6 @@ struct RefreshTokenRecord: Sendable, Hashable {
     var userID: UserID
     /// Milliseconds since 1970.
     var expiresAt: Int64
+    /// Who it was issued to, for the list of the user's sessions.
+    var client: SessionClient
 }

@@ -7,10 +7,13 @@ import Synchronization
 
 /// Which access tokens still stand. Every user has a token version, carried by the access
 /// tokens issued to them; ending a user's sessions (a password change, deactivation, a new
-/// role) moves it on. The gateway checks each request's token against the version, read from
-/// the database and kept for `freshness`; the replica that ends a user's sessions forgets its
-/// copy at once and tells the others over `orderly:sessions:ended`, so an ended session stops
-/// within a moment everywhere, and within `freshness` should the message be lost.
+/// role) moves it on. A token also names its session (its refresh-token family), which its user
+/// may end alone (a signed-out device, a session ended from the list): the ended ones are kept
+/// until the last access token issued in them has expired. The gateway checks each request's
+/// token against both, read from the database and kept for `freshness`; the replica that ends
+/// sessions forgets its copy at once and tells the others over `orderly:sessions:ended`, so an
+/// ended session stops within a moment everywhere, and within `freshness` should the message
+/// be lost.
 public final class Sessions: Sendable {
     static let channel = "orderly:sessions:ended"
     /// Beyond this many users the copies are dropped and read again.
@@ -20,7 +23,7 @@ public final class Sessions: Sendable {
     private let redis: RedisClient
     private let freshness: Duration
     private let logger: Logger
-    private let versions = Mutex<[UserID: (version: Int64, readAt: ContinuousClock.Instant)]>([:])
+    private let states = Mutex<[UserID: (state: UsersRepository.TokenState, readAt: ContinuousClock.Instant)]>([:])
 
     init(users: UsersRepository, redis: RedisClient, freshness: Duration = .seconds(5), logger: Logger) {
         self.users = users
@@ -29,33 +32,35 @@ public final class Sessions: Sendable {
         self.logger = logger
     }
 
-    /// Refuses a token issued under an older version than the user's, or for a user that no
-    /// longer exists.
-    func check(_ principal: Principal, tokenVersion: Int64) async throws(OrderlyError) {
-        guard try await version(of: principal.userID) == tokenVersion else {
+    /// Refuses a token issued under an older version than the user's or in a session that was
+    /// ended, or for a user that no longer exists.
+    func check(_ principal: Principal, tokenVersion: Int64, session: String?) async throws(OrderlyError) {
+        guard let state = try await state(of: principal.userID), state.version == tokenVersion,
+            session.map({ !state.endedSessions.contains($0) }) ?? true
+        else {
             throw OrderlyError(.invalidToken, "this session has ended; sign in again")
         }
     }
 
-    private func version(of user: UserID) async throws(OrderlyError) -> Int64? {
-        if let known = versions.withLock({ $0[user] }), known.readAt.duration(to: .now) < freshness {
-            return known.version
+    private func state(of user: UserID) async throws(OrderlyError) -> UsersRepository.TokenState? {
+        if let known = states.withLock({ $0[user] }), known.readAt.duration(to: .now) < freshness {
+            return known.state
         }
-        let version: Int64?
+        let state: UsersRepository.TokenState?
         do {
-            version = try await users.database.read { try await self.users.tokenVersion(of: user, in: $0) }
+            state = try await users.database.read { try await self.users.tokenState(of: user, in: $0) }
         } catch {
             throw OrderlyError(.unavailable, "sessions cannot be checked right now; retry")
         }
-        versions.withLock { versions in
-            if versions.count >= Self.capacity { versions.removeAll() }
-            versions[user] = version.map { ($0, .now) }
+        states.withLock { states in
+            if states.count >= Self.capacity { states.removeAll() }
+            states[user] = state.map { ($0, .now) }
         }
-        return version
+        return state
     }
 
-    /// After a commit that ended `user`'s sessions: forgets the version here and tells the
-    /// other replicas.
+    /// After a commit that ended `user`'s sessions, or one of them: forgets what was read here and
+    /// tells the other replicas.
     func ended(_ user: UserID) async {
         forget(user)
         do {
@@ -67,7 +72,7 @@ public final class Sessions: Sendable {
         }
     }
 
-    func forget(_ user: UserID) { versions.withLock { $0[user] = nil } }
+    func forget(_ user: UserID) { states.withLock { $0[user] = nil } }
 
     /// Another replica's word that a user's sessions ended (`ChannelListener` on `channel`);
     /// a malformed message is skipped.

@@ -22,12 +22,10 @@ struct TokenIssuer: Sendable {
         return TokenIssuer(keys: keys, accessLifetime: accessLifetime, refreshLifetime: refreshLifetime)
     }
 
-    /// The principal of a validly signed, unexpired access token, the token version it was
-    /// issued under, and when it expires; `unauthenticated` otherwise.
-    func verify(accessToken: String) async throws(OrderlyError) -> (
-        principal: Principal, tokenVersion: Int64, expires: Date
-    ) {
-        if let known = verified.lookUp(accessToken) { return (known.principal, known.tokenVersion, known.expires) }
+    /// The principal of a validly signed, unexpired access token, the token version and session
+    /// it was issued under, and when it expires; `unauthenticated` otherwise.
+    func verify(accessToken: String) async throws(OrderlyError) -> VerifiedTokens.Entry {
+        if let known = verified.lookUp(accessToken) { return known }
         let claims: AccessClaims
         do {
             claims = try await keys.verify(accessToken, as: AccessClaims.self)
@@ -37,29 +35,29 @@ struct TokenIssuer: Sendable {
         guard let principal = claims.principal else {
             throw OrderlyError(.invalidToken, "the access token is invalid")
         }
-        let tokenVersion = claims.tokenVersion ?? 0
-        verified.remember(
-            accessToken,
-            VerifiedTokens.Entry(principal: principal, tokenVersion: tokenVersion, expires: claims.exp.value))
-        return (principal, tokenVersion, claims.exp.value)
+        let entry = VerifiedTokens.Entry(
+            principal: principal, tokenVersion: claims.tokenVersion ?? 0, session: claims.session,
+            expires: claims.exp.value)
+        verified.remember(accessToken, entry)
+        return entry
     }
 
-    /// A new pair for `user`, in a new family at login and in the same family at a refresh, and
-    /// the refresh token's record to store.
-    func issue(for user: User, tokenVersion: Int64, family: String = UUID.random().lowercasedText) async throws
-        -> (tokens: TokenPair, refresh: RefreshTokenRecord)
-    {
+    /// A new pair for `user`, in a new family (session) at login and in the same family at a
+    /// refresh, and the refresh token's record to store, with the `client` it was issued to.
+    func issue(
+        for user: User, tokenVersion: Int64, family: String = UUID.random().lowercasedText, client: SessionClient
+    ) async throws -> (tokens: TokenPair, refresh: RefreshTokenRecord) {
         let now = Date()
         let claims = AccessClaims(
             sub: SubjectClaim(value: user.id.description),
             exp: ExpirationClaim(value: now.addingTimeInterval(accessLifetime.timeInterval)),
             iat: IssuedAtClaim(value: now), iss: IssuerClaim(value: AccessClaims.issuer), role: user.role.rawValue,
-            storeID: user.storeID?.description, tokenVersion: tokenVersion)
+            storeID: user.storeID?.description, tokenVersion: tokenVersion, session: family)
         let access = try await keys.sign(claims)
         let refresh = Self.randomToken()
         let record = RefreshTokenRecord(
             hash: Self.hash(refresh), family: family, userID: user.id,
-            expiresAt: Date.nowMilliseconds + Int64(refreshLifetime.wholeMilliseconds))
+            expiresAt: Date.nowMilliseconds + Int64(refreshLifetime.wholeMilliseconds), client: client)
         let pair = TokenPair(
             accessToken: access, refreshToken: refresh, tokenType: "Bearer",
             expiresIn: Int(accessLifetime.components.seconds), user: user)

@@ -12,6 +12,7 @@ final class VerifiedTokens: Sendable {
     struct Entry: Sendable {
         var principal: Principal
         var tokenVersion: Int64
+        var session: String?
         var expires: Date
     }
 

@@ -18,11 +18,13 @@ struct BearerAuthentication: RouterMiddleware {
         if header.utf8.count > 7, header.prefix(7).lowercased() == "bearer " {
             let token = String(header.dropFirst(7))
             do {
-                let (principal, version, expires) = try await tokens.verify(accessToken: token)
-                try await sessions.check(principal, tokenVersion: version)
-                context.caller = .success(principal)
-                context.accessExpires = expires
-                context.tokenVersion = version
+                let verified = try await tokens.verify(accessToken: token)
+                try await sessions.check(
+                    verified.principal, tokenVersion: verified.tokenVersion, session: verified.session)
+                context.caller = .success(verified.principal)
+                context.accessExpires = verified.expires
+                context.tokenVersion = verified.tokenVersion
+                context.session = verified.session
             } catch {
                 context.caller = .failure(error)
             }

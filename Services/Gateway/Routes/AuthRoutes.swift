@@ -1,6 +1,7 @@
 import Contracts
 import Domain
 import Hummingbird
+import Runtime
 
 /// `/v1/auth/…`: signing up, in and out, refreshing tokens, resetting a forgotten password and
 /// verifying an e-mail address.
@@ -22,20 +23,27 @@ struct AuthRoutes: Sendable {
 
     @Sendable func login(_ request: Request, context: GatewayContext) async throws -> Response {
         let login = try await JSONBody.decode(LoginRequest.self, from: request, context: context)
-        let client = clients.client(peer: context.clientAddress, forwardedFor: request.headers[values: .xForwardedFor])
-        return try JSONBody.response(try await auth.login(login, address: client))
+        let address = clients.client(peer: context.clientAddress, forwardedFor: request.headers[values: .xForwardedFor])
+        return try JSONBody.response(
+            try await auth.login(login, client: session(request, address), address: address))
     }
 
     @Sendable func register(_ request: Request, context: GatewayContext) async throws -> Response {
         let signUp = try await JSONBody.decode(SignUpRequest.self, from: request, context: context)
-        let client = clients.client(peer: context.clientAddress, forwardedFor: request.headers[values: .xForwardedFor])
-        let pair = try await auth.signUp(signUp, address: client)
+        let address = clients.client(peer: context.clientAddress, forwardedFor: request.headers[values: .xForwardedFor])
+        let pair = try await auth.signUp(signUp, client: session(request, address), address: address)
         return try JSONBody.response(pair, status: .created)
     }
 
     @Sendable func refresh(_ request: Request, context: GatewayContext) async throws -> Response {
         let refresh = try await JSONBody.decode(RefreshRequest.self, from: request, context: context)
-        return try JSONBody.response(try await auth.refresh(refresh))
+        let address = clients.client(peer: context.clientAddress, forwardedFor: request.headers[values: .xForwardedFor])
+        return try JSONBody.response(try await auth.refresh(refresh, client: session(request, address)))
+    }
+
+    /// The device and network a session's tokens go to, as its owner will see them listed.
+    private func session(_ request: Request, _ address: IPAddress?) -> SessionClient {
+        SessionClient(device: request.headers[.userAgent], address: address)
     }
 
     @Sendable func logout(_ request: SignedInRequest) async throws -> Response {

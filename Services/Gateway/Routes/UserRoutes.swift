@@ -12,6 +12,7 @@ struct UserRoutes: Sendable {
     let identity: UsersHandlers
     let verifications: EmailVerificationHandlers
     let account: AccountHandlers
+    let sessions: SessionHandlers
     let payments: any WireCaller
     /// Who the client is, for the login limit a check of one's current password counts against.
     let clients: ClientAddressResolver
@@ -21,7 +22,9 @@ struct UserRoutes: Sendable {
         v1.get("me", use: signedIn(me))
             .delete("me", use: signedIn(closeAccount))
             .get("me/export", use: signedIn(export))
+            .get("me/sessions", use: signedIn(listSessions))
             .delete("me/sessions", use: signedIn(endSessions))
+            .delete("me/sessions/:id", use: signedIn(endSession))
             .post("me/verification", use: signedIn(resendVerification))
             .post("users", use: signedIn(create))
             .get("users", use: signedIn(list))
@@ -38,6 +41,19 @@ struct UserRoutes: Sendable {
 
     @Sendable func endSessions(_ request: SignedInRequest) async throws -> Response {
         try await identity.endSessions(of: request.principal)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func listSessions(_ request: SignedInRequest) async throws -> Response {
+        let listed = try await sessions.list(by: request.principal, current: request.context.session)
+        return try JSONBody.response(Page(data: listed, nextCursor: nil))
+    }
+
+    @Sendable func endSession(_ request: SignedInRequest) async throws -> Response {
+        guard let id = request.context.parameters.get("id") else {
+            throw OrderlyError(.notFound, "no such session")
+        }
+        try await sessions.end(id, by: request.principal)
         return Response(status: .noContent)
     }
 
