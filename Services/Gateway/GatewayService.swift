@@ -175,7 +175,7 @@ public enum GatewayService {
         router.add(middleware: HTTPMetricsMiddleware())
         let clients = ClientAddressResolver(trustedProxies: settings.trustedProxies)
         router.add(middleware: EdgeTracingMiddleware(clients: clients))
-        router.add(middleware: ErrorEnvelopeMiddleware(maximumBodyBytes: settings.maximumBodyBytes))
+        router.add(middleware: ErrorEnvelopeMiddleware(maximumBodyBytes: settings.maximumBodyBytes, tokens: tokens))
         let methods = MethodNotAllowed()
         router.add(middleware: MethodNotAllowed.Middleware(routes: methods))
         router.add(middleware: BearerAuthentication(tokens: tokens, sessions: sessions))

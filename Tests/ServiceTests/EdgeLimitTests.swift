@@ -143,7 +143,12 @@ struct RateLimitTests {
     func answer() async throws {
         let clock = ManualClock()
         let router = Router(context: GatewayContext.self)
-        router.add(middleware: ErrorEnvelopeMiddleware(maximumBodyBytes: 1024))
+        router.add(
+            middleware: ErrorEnvelopeMiddleware(
+                maximumBodyBytes: 1024,
+                tokens: await TokenIssuer.make(
+                    secret: "edge-limit-tests-secret-0123456789", accessLifetime: .seconds(60),
+                    refreshLifetime: .seconds(60))))
         router.add(middleware: SignedInAs())
         router.add(
             middleware: UserRateLimitMiddleware(limit: RateLimit(perSecond: 1, burst: 2, clock: clock.read)))
@@ -172,7 +177,12 @@ struct RateLimitTests {
     func anonymous() async throws {
         let clock = ManualClock()
         let router = Router(context: GatewayContext.self)
-        router.add(middleware: ErrorEnvelopeMiddleware(maximumBodyBytes: 1024))
+        router.add(
+            middleware: ErrorEnvelopeMiddleware(
+                maximumBodyBytes: 1024,
+                tokens: await TokenIssuer.make(
+                    secret: "edge-limit-tests-secret-0123456789", accessLifetime: .seconds(60),
+                    refreshLifetime: .seconds(60))))
         router.add(middleware: SignedInAs())
         router.add(
             middleware: AnonymousRateLimitMiddleware(

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import Testing
 
@@ -53,6 +54,16 @@ struct API: Sendable {
             method: method, path: path, status: reply.status, body: reply.body,
             contentType: reply.headers["content-type"])
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))", sourceLocation: sourceLocation)
+        // Every reason given beside a field has its words in every language.
+        if reply.status == 400, reply.headers["content-language"] == "en",
+            let details = reply.error["details"] as? [String: Any]
+        {
+            for case let (field, reason as String) in details where FieldReasonTexts.translate(reason, to: "he") == nil
+            {
+                Issue.record(
+                    "no Hebrew and Arabic for the reason beside \(field): \(reason)", sourceLocation: sourceLocation)
+            }
+        }
         return reply
     }
 

@@ -18,12 +18,16 @@ struct AccessClaims: JWTPayload {
     /// The session (the refresh-token family) it was issued in, which can be ended alone; none in
     /// tokens issued before sessions were named.
     var session: String?
+    /// The user's locale when it was issued: the language of their errors when their request
+    /// names none (`Accept-Language`).
+    var locale: String?
 
     enum CodingKeys: String, CodingKey {
         case sub, exp, iat, iss, role
         case storeID = "store_id"
         case tokenVersion = "tv"
         case session = "sid"
+        case locale = "loc"
     }
 
     static let issuer = "orderly"

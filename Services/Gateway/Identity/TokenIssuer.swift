@@ -37,7 +37,7 @@ struct TokenIssuer: Sendable {
         }
         let entry = VerifiedTokens.Entry(
             principal: principal, tokenVersion: claims.tokenVersion ?? 0, session: claims.session,
-            expires: claims.exp.value)
+            locale: claims.locale, expires: claims.exp.value)
         verified.remember(accessToken, entry)
         return entry
     }
@@ -52,7 +52,7 @@ struct TokenIssuer: Sendable {
             sub: SubjectClaim(value: user.id.description),
             exp: ExpirationClaim(value: now.addingTimeInterval(accessLifetime.timeInterval)),
             iat: IssuedAtClaim(value: now), iss: IssuerClaim(value: AccessClaims.issuer), role: user.role.rawValue,
-            storeID: user.storeID?.description, tokenVersion: tokenVersion, session: family)
+            storeID: user.storeID?.description, tokenVersion: tokenVersion, session: family, locale: user.locale)
         let access = try await keys.sign(claims)
         let refresh = Self.randomToken()
         let record = RefreshTokenRecord(

@@ -13,6 +13,7 @@ final class VerifiedTokens: Sendable {
         var principal: Principal
         var tokenVersion: Int64
         var session: String?
+        var locale: String?
         var expires: Date
     }
 

@@ -9,11 +9,16 @@ import Wire
 /// Answers every failure with the error envelope
 /// `{"error": {"code", "message", "details", "request_id"}}`, and stamps `X-Request-Id` on
 /// every response. A client's own `X-Request-Id` (up to 64 letters, digits, `-`, `_`, `.`) is
-/// kept. Unknown errors are logged with the request id and answered as `internal`. Also sets
-/// the largest body a request may carry.
+/// kept. Unknown errors are logged with the request id and answered as `internal`. The message
+/// and the reasons beside fields are in the caller's language (`AnswerLanguage`: its
+/// `Accept-Language`, else its token's locale, else English), named by `Content-Language`; the
+/// code, the reason and the details' keys never change. Also sets the largest body a request may
+/// carry.
 struct ErrorEnvelopeMiddleware: RouterMiddleware {
     typealias Context = GatewayContext
     let maximumBodyBytes: Int
+    /// Reads the locale of the caller's token, for an answer to a request that names no language.
+    let tokens: TokenIssuer
 
     func handle(
         _ request: Request, context: GatewayContext, next: (Request, GatewayContext) async throws -> Response
@@ -31,13 +36,26 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
                 try await next(request, context)
             }
         } catch {
-            response = Self.response(for: error, requestID: context.requestID, logger: logger)
+            let language = AnswerLanguage.choose(
+                acceptLanguage: request.headers[.acceptLanguage], locale: await tokenLocale(request),
+                supported: ErrorTexts.languages)
+            response = Self.response(for: error, requestID: context.requestID, logger: logger, language: language)
         }
         response.headers[.requestID] = context.requestID
         return response
     }
 
-    static func response(for error: any Error, requestID: String, logger: Logger) -> Response {
+    /// The locale of the request's bearer token, when it carries a valid one.
+    private func tokenLocale(_ request: Request) async -> String? {
+        guard let header = request.headers[.authorization], header.utf8.count > 7,
+            header.prefix(7).lowercased() == "bearer "
+        else { return nil }
+        return try? await tokens.verify(accessToken: String(header.dropFirst(7))).locale
+    }
+
+    static func response(for error: any Error, requestID: String, logger: Logger, language: String = "en")
+        -> Response
+    {
         let status: HTTPResponse.Status
         var failure: OrderlyError
         switch error {
@@ -59,12 +77,27 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
             logger.error("upstream failed", metadata: ["error": "\(failure.message)"])
             failure.message = "internal error"
         }
-        var headers: HTTPFields = [.contentType: "application/json"]
+        failure = Self.localized(failure, in: language)
+        var headers: HTTPFields = [.contentType: "application/json", .contentLanguage: language]
         if let error = error as? HTTPError { headers.append(contentsOf: error.headers) }
         if case .int(let seconds) = failure.details?["retry_after_seconds"] { headers[.retryAfter] = "\(seconds)" }
         return Response(
             status: status, headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: ErrorEnvelope.encode(failure, requestID: requestID))))
+    }
+
+    /// `error` in `language`: its message, and each reason beside a field that a template of
+    /// `FieldReasonTexts` knows; the rest of the details (amounts, ids, lists) as they are.
+    static func localized(_ error: OrderlyError, in language: String) -> OrderlyError {
+        guard language != "en" else { return error }
+        var localized = error
+        localized.message = ErrorTexts.message(of: error, in: language)
+        localized.details = error.details?.mapValues { value in
+            guard case .string(let reason) = value, let translated = FieldReasonTexts.translate(reason, to: language)
+            else { return value }
+            return .string(translated)
+        }
+        return localized
     }
 
     /// The error as the public sees it. A service out of reach is described by hosts and

@@ -1,6 +1,7 @@
 // The public API, as any client calls it: the access token in memory only, the refresh token in
 // sessionStorage (gone with the tab), a refresh when the access token has expired, and every
 // error as the server wrote it.
+import { language } from "./i18n.js";
 
 const REFRESH_KEY = "orderly.refresh_token";
 let access = null;
@@ -90,7 +91,7 @@ export function query(parameters) {
 export async function call(method, path, {
   body, anonymous = false, retried = false, text: plain = false, idempotencyKey = crypto.randomUUID(),
 } = {}) {
-  const headers = { Accept: plain ? "text/plain" : "application/json" };
+  const headers = { Accept: plain ? "text/plain" : "application/json", "Accept-Language": language() };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (!anonymous && access) headers.Authorization = `Bearer ${access}`;
   if ((method === "POST" || method === "PATCH") && !anonymous) headers["Idempotency-Key"] = idempotencyKey;
