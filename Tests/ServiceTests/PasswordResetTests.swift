@@ -253,7 +253,7 @@ struct PasswordResetTests {
     }
 
     @Test(
-        "end to end over a real SMTP server: a customer signs up and verifies; the reset e-mail's link sets a new password and ends the old session; orderly pipeline shows the outbox"
+        "end to end over a real SMTP server: a customer signs up and verifies; the reset e-mail's link sets a new password and ends the old session; they export and leave; orderly pipeline shows the outbox"
     )
     func endToEnd() async throws {
         let server = try await SMTPTestServer.start(mode: "starttls")
@@ -296,7 +296,20 @@ struct PasswordResetTests {
                     == 401)
             #expect(
                 try await waitUntil { try await api.send(suite, "GET", "/v1/me", token: dana.access).status == 401 })
-            #expect(try await api.login(suite, "dana@example.com", "a-new-password-7")["access_token"] is String)
+            let signedIn = try await api.login(suite, "dana@example.com", "a-new-password-7")
+            let access = try #require(signedIn["access_token"] as? String)
+
+            // They take their data with them, then leave with the new password.
+            let export = try await api.send(suite, "GET", "/v1/me/export", token: access)
+            #expect(export.status == 200, "\(export.text)")
+            #expect((export.object["user"] as? [String: Any])?["email_verified"] as? Bool == true)
+            let left = try await api.send(
+                suite, "DELETE", "/v1/me", token: access, json: ["password": "a-new-password-7"])
+            #expect(left.status == 204, "\(left.text)")
+            #expect(try await waitUntil { try await api.send(suite, "GET", "/v1/me", token: access).status == 401 })
+            let again = try await api.send(
+                suite, "POST", "/v1/auth/login", json: ["email": "dana@example.com", "password": "a-new-password-7"])
+            #expect(again.status == 401)
 
             let pipeline = try await Self.run([
                 "\(RunningSuite.binaryDirectory)/orderly", "pipeline", "--redis-url",
