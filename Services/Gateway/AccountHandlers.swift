@@ -130,7 +130,7 @@ struct AccountHandlers: Sendable {
             let erased = try await UserBook(database: database).save(
                 current.erased(), passwordHash: nil, in: transaction)
             try await users.endSessions(of: user.id, in: transaction)
-            try await users.eraseOwnData(of: user.id, email: current.email, in: transaction)
+            try await users.eraseOwnData(of: erased, email: current.email, in: transaction)
             transaction.publish(try GatewayEvents.userErased(erased))
         }
         await sessions.ended(user.id)

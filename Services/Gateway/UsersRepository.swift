@@ -92,17 +92,17 @@ struct UsersRepository: Sendable {
         return TokenState(version: version, endedSessions: Set(ended))
     }
 
-    /// Deletes what the gateway holds of a closed account's holder beside the account itself:
-    /// their delivery addresses, refresh tokens, reset and verification tokens, the mail waiting
-    /// for `email` (their address before), and the details of the application that made the
-    /// account (its name, address and phone replaced as the account's were).
-    func eraseOwnData(of id: UserID, email: String, in transaction: Transaction) async throws {
-        let user = id.description
+    /// Deletes what the gateway holds of a closed account's holder beside the account itself,
+    /// `erased` as it is left: their delivery addresses, refresh tokens, reset and verification
+    /// tokens, the mail waiting for `email` (their address before), and the details of the
+    /// application that made the account (its name and address those of `erased`, no phone).
+    func eraseOwnData(of erased: User, email: String, in transaction: Transaction) async throws {
+        let user = erased.id.description
         for statement: SQLQueryString in [
             "DELETE FROM addresses WHERE user_id = \(bind: user)",
             "DELETE FROM refresh_tokens WHERE user_id = \(bind: user)",
             "DELETE FROM password_resets WHERE user_id = \(bind: user)",
-            "DELETE FROM email_verifications WHERE subject = \(bind: "user:\(user)")",
+            "DELETE FROM email_verifications WHERE subject = \(bind: VerificationSubject.user(erased.id).key)",
             "DELETE FROM mail_outbox WHERE recipient = \(bind: email) AND status = 'queued'",
         ] {
             try await transaction.sql.raw(statement).run()
@@ -113,9 +113,9 @@ struct UsersRepository: Sendable {
         .all()
         for row in applications {
             var application = try StoredDocument.decode(JoinApplication.self, from: row)
-            guard application.userID == id else { continue }
-            application.email = "deleted-\(id)@deleted.invalid"
-            application.name = "Deleted \(application.role.rawValue)"
+            guard application.userID == erased.id else { continue }
+            application.email = erased.email
+            application.name = erased.name
             application.phone = ""
             try await transaction.sql.raw(
                 """

@@ -6,6 +6,9 @@ import Foundation
 /// specific template it matches; one that matches none is left in English, and the tests refuse
 /// any such reason the suite gives (`ErrorLanguageTests`).
 public enum FieldReasonTexts {
+    /// Whether a template knows `reason`: whether it is one of ours, with its translations.
+    public static func knows(_ reason: String) -> Bool { compiled.contains { $0.match(reason) != nil } }
+
     /// `reason` in `language`, or nil when no template matches it (or the language is English).
     public static func translate(_ reason: String, to language: String) -> String? {
         guard language != "en" else { return nil }

@@ -19,10 +19,11 @@ extension OrderlyError {
         case .dataCorrupted(let context):
             // Our own types say what they take; what Foundation says of a value it cannot read
             // (an unknown case, a malformed UUID) is in no language the caller may read.
-            let own = FieldReasonTexts.translate(context.debugDescription, to: "he") != nil
             let reason =
                 context.codingPath.isEmpty
-                ? "is not valid JSON" : own ? context.debugDescription : "is not an accepted value"
+                ? "is not valid JSON"
+                : FieldReasonTexts.knows(context.debugDescription)
+                    ? context.debugDescription : "is not an accepted value"
             self = .invalidFields([path(context.codingPath): reason])
         @unknown default:
             self = OrderlyError(.invalidArgument, "the request body could not be read")

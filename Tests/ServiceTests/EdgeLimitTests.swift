@@ -139,16 +139,20 @@ struct RateLimitTests {
         #expect(limit.bucketCount == 1)
     }
 
+    /// The error envelope as the gateway puts it first, over a small body limit.
+    static func envelope() async -> ErrorEnvelopeMiddleware {
+        ErrorEnvelopeMiddleware(
+            maximumBodyBytes: 1024,
+            tokens: await TokenIssuer.make(
+                secret: "edge-limit-tests-secret-0123456789", accessLifetime: .seconds(60),
+                refreshLifetime: .seconds(60)))
+    }
+
     @Test("the 429 answer carries Retry-After and the error envelope; unsigned requests pass")
     func answer() async throws {
         let clock = ManualClock()
         let router = Router(context: GatewayContext.self)
-        router.add(
-            middleware: ErrorEnvelopeMiddleware(
-                maximumBodyBytes: 1024,
-                tokens: await TokenIssuer.make(
-                    secret: "edge-limit-tests-secret-0123456789", accessLifetime: .seconds(60),
-                    refreshLifetime: .seconds(60))))
+        router.add(middleware: await Self.envelope())
         router.add(middleware: SignedInAs())
         router.add(
             middleware: UserRateLimitMiddleware(limit: RateLimit(perSecond: 1, burst: 2, clock: clock.read)))
@@ -177,12 +181,7 @@ struct RateLimitTests {
     func anonymous() async throws {
         let clock = ManualClock()
         let router = Router(context: GatewayContext.self)
-        router.add(
-            middleware: ErrorEnvelopeMiddleware(
-                maximumBodyBytes: 1024,
-                tokens: await TokenIssuer.make(
-                    secret: "edge-limit-tests-secret-0123456789", accessLifetime: .seconds(60),
-                    refreshLifetime: .seconds(60))))
+        router.add(middleware: await Self.envelope())
         router.add(middleware: SignedInAs())
         router.add(
             middleware: AnonymousRateLimitMiddleware(

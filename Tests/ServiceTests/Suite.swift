@@ -58,8 +58,7 @@ struct API: Sendable {
         if reply.status == 400, reply.headers["content-language"] == "en",
             let details = reply.error["details"] as? [String: Any]
         {
-            for case let (field, reason as String) in details where FieldReasonTexts.translate(reason, to: "he") == nil
-            {
+            for case let (field, reason as String) in details where !FieldReasonTexts.knows(reason) {
                 Issue.record(
                     "no Hebrew and Arabic for the reason beside \(field): \(reason)", sourceLocation: sourceLocation)
             }

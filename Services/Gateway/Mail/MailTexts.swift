@@ -17,12 +17,6 @@ struct MailTexts: Sendable {
         var name: String
         /// A BCP 47 tag; the language of the message.
         var locale: String
-
-        init(email: String, name: String, locale: String) {
-            (self.email, self.name, self.locale) = (email, name, locale)
-        }
-
-        init(_ user: User) { self.init(email: user.email, name: user.name, locale: user.locale) }
     }
 
     /// One message's words in one language; `{0}` in the greeting is the recipient's name.
@@ -139,4 +133,8 @@ struct MailTexts: Sendable {
                 closing: "إذا لم تسجّل في Orderly، فتجاهل هذه الرسالة: لا يحدث شيء من دون الرابط."),
         ],
     ]
+}
+
+extension MailTexts.Recipient {
+    init(_ user: User) { self.init(email: user.email, name: user.name, locale: user.locale) }
 }

@@ -53,9 +53,7 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
         return try? await tokens.verify(accessToken: String(header.dropFirst(7))).locale
     }
 
-    static func response(for error: any Error, requestID: String, logger: Logger, language: String = "en")
-        -> Response
-    {
+    static func response(for error: any Error, requestID: String, logger: Logger, language: String) -> Response {
         let status: HTTPResponse.Status
         var failure: OrderlyError
         switch error {
