@@ -34,7 +34,7 @@ struct EmailVerificationHandlers: Sendable {
         let token = TokenIssuer.randomToken()
         try await verifications.insert(
             tokenHash: TokenIssuer.hash(token), subject: subject, email: recipient.email,
-            expiresAt: Date.nowMilliseconds + Int64(Self.tokenLifetime.wholeMilliseconds), in: transaction)
+            lifetime: Self.tokenLifetime, in: transaction)
         try await mail.enqueue(
             texts.message(
                 .emailVerification, to: recipient, link: "\(publicURL)/console/#/verify-email/\(token)", code: token),

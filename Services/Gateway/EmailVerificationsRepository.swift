@@ -33,13 +33,14 @@ struct EmailVerificationsRepository: Sendable {
     let database: Database
 
     func insert(
-        tokenHash: String, subject: VerificationSubject, email: String, expiresAt: Int64, in transaction: Transaction
+        tokenHash: String, subject: VerificationSubject, email: String, lifetime: Duration, in transaction: Transaction
     ) async throws {
+        let now = Date.nowMilliseconds
         try await transaction.sql.raw(
             """
             INSERT INTO email_verifications (token_hash, subject, email, created_at, expires_at)
-            VALUES (\(bind: tokenHash), \(bind: subject.key), \(bind: email), \(bind: Date.nowMilliseconds),
-                \(bind: expiresAt))
+            VALUES (\(bind: tokenHash), \(bind: subject.key), \(bind: email), \(bind: now),
+                \(bind: now + Int64(lifetime.wholeMilliseconds)))
             """
         ).run()
     }

@@ -43,10 +43,9 @@ struct PasswordResetHandlers: Sendable {
             .passwordReset, to: MailTexts.Recipient(user), link: "\(publicURL)/console/#/reset-password/\(token)",
             code: token)
         let (resets, mail) = (self.resets, self.mail)
-        let expiresAt = Date.nowMilliseconds + Int64(Self.tokenLifetime.wholeMilliseconds)
         try await database.transaction { transaction in
             try await resets.insert(
-                tokenHash: TokenIssuer.hash(token), user: user.id, expiresAt: expiresAt, in: transaction)
+                tokenHash: TokenIssuer.hash(token), user: user.id, lifetime: Self.tokenLifetime, in: transaction)
             try await mail.enqueue(message, in: transaction)
         }
         doorbell.ring()

@@ -8,11 +8,12 @@ import Storage
 struct PasswordResetsRepository: Sendable {
     let database: Database
 
-    func insert(tokenHash: String, user: UserID, expiresAt: Int64, in transaction: Transaction) async throws {
+    func insert(tokenHash: String, user: UserID, lifetime: Duration, in transaction: Transaction) async throws {
+        let now = Date.nowMilliseconds
         try await transaction.sql.raw(
             """
             INSERT INTO password_resets (token_hash, user_id, created_at, expires_at)
-            VALUES (\(bind: tokenHash), \(bind: user.description), \(bind: Date.nowMilliseconds), \(bind: expiresAt))
+            VALUES (\(bind: tokenHash), \(bind: user.description), \(bind: now), \(bind: now + Int64(lifetime.wholeMilliseconds)))
             """
         ).run()
     }

@@ -33,12 +33,15 @@ def main():
         async def handle_DATA(self, server, session, envelope):
             count[0] += 1
             name = os.path.join(folder, str(count[0]))
-            with open(name + ".eml", "wb") as message:
-                message.write(envelope.original_content)
-            with open(name + ".json", "w") as sidecar:
-                json.dump({"mail_from": envelope.mail_from, "rcpt_tos": envelope.rcpt_tos,
-                           "tls": session.ssl is not None
-                           or server.transport.get_extra_info("ssl_object") is not None}, sidecar)
+            # The envelope first and each file whole (written aside, then renamed): a reader that
+            # sees N.eml finds N.json complete beside it.
+            sidecar = json.dumps({"mail_from": envelope.mail_from, "rcpt_tos": envelope.rcpt_tos,
+                                  "tls": session.ssl is not None
+                                  or server.transport.get_extra_info("ssl_object") is not None})
+            for extension, content in ((".json", sidecar.encode()), (".eml", envelope.original_content)):
+                with open(name + extension + ".part", "wb") as part:
+                    part.write(content)
+                os.rename(name + extension + ".part", name + extension)
             return f"250 OK queued as {count[0]}"
 
     def authenticator(server, session, envelope, mechanism, auth_data):
