@@ -5,6 +5,7 @@ import Foundation
 import Runtime
 import Storage
 import Wire
+import WireCodec
 
 /// The webhooks' Wire methods: a store's endpoints, for its owners, managers and admins.
 struct WebhooksHandlers: Sendable {
@@ -39,6 +40,7 @@ struct WebhooksHandlers: Sendable {
         router.register(WebhooksAPI.redeliver) { ref, context in
             try await redeliver(ref, by: context.requirePrincipal())
         }
+        router.register(WebhooksAPI.test) { ref, context in try await test(ref.id, by: context.requirePrincipal()) }
     }
 
     func create(_ draft: WebhookDraft, by principal: Principal) async throws -> Webhook {
@@ -139,6 +141,24 @@ struct WebhooksHandlers: Sendable {
             try await webhooks.redeliver(delivery, at: now, in: transaction)
             return delivery
         }
+        doorbell.ring()
+        return delivery
+    }
+
+    /// A delivery of a `webhook.test` event to endpoint `id` alone, due now: signed, retried and
+    /// listed like any other, so its receiver's answer shows in the endpoint's deliveries.
+    func test(_ id: WebhookID, by principal: Principal) async throws -> WebhookDelivery {
+        let webhook = try await endpoint(id, by: principal).webhook
+        let now = Date.currentMillisecond
+        let event = WebhookEvent(
+            id: UUID().lowercasedText, type: WebhooksAPI.testEventType, createdAt: now, storeID: webhook.storeID,
+            data: .object(["webhook_id": .string(webhook.id.description)]))
+        let delivery = WebhookDelivery(
+            id: WebhookDeliveryID(), webhookID: webhook.id, eventID: event.id, eventType: event.type, status: .pending,
+            attempts: 0, lastStatusCode: nil, lastError: nil, lastAttemptAt: nil, nextAttemptAt: now, deliveredAt: nil,
+            createdAt: now)
+        let body = String(decoding: try WireJSON.encoder.encode(event), as: UTF8.self)
+        try await webhooks.database.transaction { try await webhooks.enqueue([(delivery, body)], in: $0) }
         doorbell.ring()
         return delivery
     }

@@ -19,6 +19,12 @@ public enum WebhooksAPI {
     /// Sends a delivery again now, with a new day of retries.
     public static let redeliver = WireMethod<WebhookDeliveryRef, WebhookDelivery>(
         "webhooks.redeliver", safeToRetry: true)
+    /// Sends the endpoint a `webhook.test` event now, signed like any other: a way to check a
+    /// receiver without waiting for an order.
+    public static let test = WireMethod<ResourceRef<WebhookID>, WebhookDelivery>("webhooks.test", safeToRetry: false)
+
+    /// The type of the event `test` sends; no endpoint subscribes to it.
+    public static let testEventType = "webhook.test"
 
     /// The event types an endpoint may subscribe to; each delivery's body is one of them.
     public static let eventTypes = [

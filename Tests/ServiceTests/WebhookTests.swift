@@ -53,7 +53,9 @@ struct WebhookTests {
         return reply.object["data"] as? [[String: Any]] ?? []
     }
 
-    @Test("deliveries are signed as documented, logged, sent again on request, and follow a new secret")
+    @Test(
+        "deliveries are signed as documented, logged, sent again on request, tested on request, and follow a new secret"
+    )
     func signedDeliveries() async throws {
         let receiver = try await WebhookReceiver.start()
         try await InProcessSuite.with { suite in
@@ -119,6 +121,25 @@ struct WebhookTests {
             #expect(api.document.checkWebhook(type: "order.status_changed", body: third.body) == [])
             #expect(Self.signatureHolds(third.headers["orderly-signature"], body: third.body, secret: newSecret))
             #expect(!Self.signatureHolds(third.headers["orderly-signature"], body: third.body, secret: secret))
+
+            // A test on request: to this endpoint alone, signed, documented, logged; not by staff.
+            #expect(try await api.send(suite, "POST", "/v1/webhooks/\(webhook)/test", token: staff).status == 404)
+            let tested = try await api.send(suite, "POST", "/v1/webhooks/\(webhook)/test", token: owner)
+            #expect(tested.status == 202 && tested.object["event_type"] as? String == "webhook.test", "\(tested.text)")
+            #expect(await waitUntil { receiver.received.count == 4 })
+            let test = try #require(receiver.received.last)
+            #expect(test.headers["orderly-event-type"] == "webhook.test")
+            #expect(api.document.checkWebhook(type: "webhook.test", body: test.body) == [])
+            #expect(Self.signatureHolds(test.headers["orderly-signature"], body: test.body, secret: newSecret))
+            let testEvent = try JSONSerialization.jsonObject(with: Data(test.body.utf8)) as? [String: Any]
+            #expect((testEvent?["data"] as? [String: Any])?["webhook_id"] as? String == webhook)
+            #expect(
+                try await eventually {
+                    try await deliveries(suite, owner, webhook).first {
+                        $0["id"] as? String == tested.object["id"] as? String
+                    }?[
+                        "status"] as? String == "delivered" ? true : nil
+                } == true)
 
             // Deleted, it hears of nothing more.
             #expect(try await api.send(suite, "DELETE", "/v1/webhooks/\(webhook)", token: owner).status == 204)

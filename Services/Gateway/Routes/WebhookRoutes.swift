@@ -16,6 +16,7 @@ struct WebhookRoutes: Sendable {
             .post("webhooks/:id/rotate-secret", use: signedIn(rotateSecret))
             .get("webhooks/:id/deliveries", use: signedIn(deliveries))
             .post("webhooks/:id/deliveries/:delivery_id/redeliver", use: signedIn(redeliver))
+            .post("webhooks/:id/test", use: signedIn(test))
     }
 
     @Sendable func create(_ request: SignedInRequest) async throws -> Response {
@@ -65,6 +66,12 @@ struct WebhookRoutes: Sendable {
             deliveryID: try request.id("delivery_id", as: WebhookDeliveryID.self))
         return try JSONBody.response(
             try await notifications.call(WebhooksAPI.redeliver, delivery, options: request.options), status: .accepted)
+    }
+
+    @Sendable func test(_ request: SignedInRequest) async throws -> Response {
+        try JSONBody.response(
+            try await notifications.call(WebhooksAPI.test, try Self.ref(request), options: request.options),
+            status: .accepted)
     }
 
     /// The webhook in the path.
