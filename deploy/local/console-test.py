@@ -2,35 +2,46 @@
 """`make test`'s console check: the admin web in a real browser.
 
 Headless Chromium (Debian's `chromium` and `chromium-driver`) driven by Selenium (PyPI) against
-the suite started by deploy/local/run.sh: an owner signs in, creates a product (a bad price first,
-its error shown beside the field), watches an order created through the API appear on the board
+the suite started by deploy/local/run.sh. From an empty install the bootstrap admin opens a
+store, makes its owner and cashier, a courier and the platform's staff, turns a user off and on,
+changes a role and sends a password reset. The owner creates a product (a bad price first, its
+error shown beside the field), watches an order created through the API appear on the board
 without a reload, accepts it, refunds part of a cash payment, and finds the day's revenue in the
-chart; the page in Arabic is right to left; axe (`axe-selenium-python`) finds no serious or
-critical violation on any screen; the browser logged no error (a Content-Security-Policy
-violation included); a staff member is never shown the takings; a staff member who forgot their
-password asks for a link from the sign-in form, follows it from the e-mail a local SMTP server
-received (deploy/local/smtp-test-server.py) and signs in with the new one; a payout sent again
-after its answer was lost is recorded once. Screenshots of each screen are
-written to .build/console/.
+chart. At the till (deploy/local/console_till.py) customers and NFC cards are made, found,
+blocked and unlinked, the activity feed moves live and the money screen shows the balance. A
+webhook is made, tested against a receiver of the test's own (its signature checked) and
+deleted. The page in Arabic is right to left; axe (`axe-selenium-python`) finds no serious or
+critical violation on any screen of eight roles; the browser logged no error (a
+Content-Security-Policy violation included); a staff member is never shown the takings; a staff
+member who forgot their password asks for a link from the sign-in form, follows it from the
+e-mail a local SMTP server received (deploy/local/smtp-test-server.py) and signs in with the new
+one; a payout sent again after its answer was lost is recorded once. Screenshots of each screen
+are written to .build/console/.
 
 `console-test.py --against URL` runs the same against a suite already running there, with the
 bootstrap admin's e-mail address and password in ORDERLY_BOOTSTRAP_ADMIN_EMAIL and _PASSWORD.
 """
 import hashlib
 import hmac
+import http.server
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 import uuid
 
+from console_till import till
 from suite import call, mailed_link, root, run_inside, start_mail_server
 
 shots = os.path.join(root, ".build", "console")
 WAIT = 20
+PASSWORD = "Password-12345"
+# The passwords changed during the run (a reset), by address; every other is PASSWORD.
+changed_passwords = {}
 
 
 def ensure_tools():
@@ -89,9 +100,13 @@ class Browser:
         return self.wait(selector, lambda: (self.css(selector) or [None])[0])
 
     def click(self, selector):
-        element = self.one(selector)
-        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-        element.click()
+        """Clicks `selector`, found again if the screen drew it anew meanwhile."""
+        def clicked():
+            element = self.one(selector)
+            self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+            element.click()
+            return True
+        self.wait(f"{selector} clicked", clicked)
 
     def type(self, selector, text):
         element = self.one(selector)
@@ -133,29 +148,23 @@ class Browser:
         self.type("#field-password", password)
         self.click("#sign-in")
         self.one("#nav")
-        self.wait("the first screen", lambda: self.css("#board") or self.css("#users") or self.css("#stats"))
+        self.shown("the first screen")
+
+    def shown(self, what):
+        """Waits until the screen in `main` is drawn (its heading, nothing loading in its place)."""
+        self.wait(what, lambda: self.css("#main > h1") and not self.css("#main > .progress"))
 
     def sign_out(self):
         self.click("#sign-out")
         self.one("#sign-in")
 
 
+def login(base, email, password=PASSWORD):
+    return call(base, "POST", "/v1/auth/login", {"email": email, "password": password})["access_token"]
+
+
 def flow(base, admin_email, admin_password):
     admin_login = (admin_email, admin_password)
-    login = lambda email, password: call(base, "POST", "/v1/auth/login",
-                                         {"email": email, "password": password})["access_token"]
-    admin = login(admin_email, admin_password)
-    suffix = uuid.uuid4().hex[:8]
-    store = call(base, "POST", "/v1/stores", {"name": "Console Café", "address": "1 Herzl St", "phone": "031234567"},
-                 admin)
-    people = {}
-    for role in ("owner", "staff"):
-        email = f"{role}-{suffix}@console.test"
-        call(base, "POST", "/v1/users", {"email": email, "password": "Password-12345", "name": f"Console {role}",
-                                         "role": role, "store_id": store["id"]}, admin)
-        people[role] = email
-    owner = login(people["owner"], "Password-12345")
-    staff = login(people["staff"], "Password-12345")
 
     # The console's answers forbid framing and anything inline.
     with urllib.request.urlopen(base + "/console/", timeout=10) as response:
@@ -167,7 +176,10 @@ def flow(base, admin_email, admin_password):
 
     browser = Browser(base)
     try:
+        store, people = platform_from_empty(browser, base, admin_login)
+        owner, staff = login(base, people["owner"]), login(base, people["staff"])
         run_browser(browser, base, store, people, owner, staff, admin_login)
+        every_screen(browser, people, admin_login)
     except AssertionError as error:
         browser.shot("failure")
         problems.append(str(error))
@@ -183,11 +195,7 @@ def flow(base, admin_email, admin_password):
 
 def run_browser(browser, base, store, people, owner, staff, admin_login):
     driver = browser.driver
-    driver.get(base + "/console/")
-    browser.one("#sign-in")
-    browser.shot("sign-in")
-    browser.accessibility("sign-in")
-    browser.sign_in(people["owner"], "Password-12345")
+    browser.sign_in(people["owner"], PASSWORD)
     print("  signed in as the owner")
 
     # Menu: a bad price is refused by the server, its reason beside the field; then the product.
@@ -272,6 +280,7 @@ def run_browser(browser, base, store, people, owner, staff, admin_login):
     print(f"  the chart shows today's revenue, {expected} minor units")
     browser.shot("takings")
     browser.accessibility("takings")
+    till(browser, base, store, owner, (people["owner"], PASSWORD), (people["staff"], PASSWORD))
 
     # Arabic: right to left, the board's words in Arabic.
     browser.click("#nav-board")
@@ -290,7 +299,7 @@ def run_browser(browser, base, store, people, owner, staff, admin_login):
 
     # A staff member is shown no takings, not even by their address.
     browser.sign_out()
-    browser.sign_in(people["staff"], "Password-12345")
+    browser.sign_in(people["staff"], PASSWORD)
     if browser.css("#nav-takings"):
         raise AssertionError("a staff member is shown the takings")
     driver.get(base + "/console/#/takings")
@@ -305,14 +314,14 @@ def run_browser(browser, base, store, people, owner, staff, admin_login):
     password_reset(browser, people["staff"])
     applicant = f"courier-{uuid.uuid4().hex[:8]}@console.test"
     application = call(base, "POST", "/v1/applications", {
-        "kind": "courier", "name": "Noa Courier", "email": applicant, "password": "Password-12345",
+        "kind": "courier", "name": "Noa Courier", "email": applicant, "password": PASSWORD,
         "phone": "050-7654321", "vehicle": "scooter"})
     verified = verify_email(browser, applicant)
     browser.sign_in(*admin_login)
     browser.select("#store-select", store["id"])
     browser.click("#nav-people")
     browser.one("#users table")
-    browser.type("#settings-form #field-minimum_order", "60")
+    browser.type("#settings-form-minimum_order", "60")
     # Opening hours: a time that does not exist is refused, its reason beside it.
     browser.click('#settings-form [data-path="opening_hours"] > button')
     browser.type('[name="opening_hours[0].close"]', "25:00")
@@ -327,6 +336,8 @@ def run_browser(browser, base, store, people, owner, staff, admin_login):
     print("  the store's minimum order and opening hours saved from its settings")
     browser.shot("people")
     browser.accessibility("people")
+    if os.environ.get("CONSOLE_WEBHOOKS_LOCAL"):
+        webhooks(browser, base, store, admin)
     browser.click("#nav-platform")
     if verified:
         browser.click(f"#approve-{application['id']}")
@@ -340,6 +351,202 @@ def run_browser(browser, base, store, people, owner, staff, admin_login):
     browser.shot("platform")
     browser.accessibility("platform")
     payout_sent_twice(browser, base, store, admin)
+    courier = next(user for user in call(base, "GET", "/v1/users?role=courier&limit=200", token=admin)["data"]
+                   if user["email"] == people["courier"])
+    browser.click(f"#courier-account-{courier['id']}")
+    browser.one("#courier-payout-form")
+    browser.shot("courier-account")
+    browser.accessibility("a courier's account")
+    print("  a courier's account opened from the platform screen")
+
+
+def platform_from_empty(browser, base, admin_login):
+    """An admin on an empty install, in the console alone: a store opened with its settings, its
+    owner and a cashier made, a courier and the platform's staff made, one turned off and on again,
+    given another role and sent a password link. Answers the store and the people's addresses."""
+    suffix = uuid.uuid4().hex[:8]
+    admin = login(base, *admin_login)
+    driver = browser.driver
+    driver.get(base + "/console/")
+    browser.one("#sign-in")
+    browser.shot("sign-in")
+    browser.accessibility("sign-in")
+    browser.sign_in(*admin_login)
+    # Nothing to show yet, and leaving that screen still works.
+    browser.click("#nav-people")
+    browser.shown("people and settings without a store")
+    browser.click("#nav-platform")
+    browser.one("#open-store")
+    browser.shot("empty-install")
+
+    browser.click("#open-store")
+    for name, value in (("name", "Console Café"), ("address", "1 Herzl St"), ("phone", "031234567"),
+                        ("cuisine", "Breakfast"), ("commission_bp", "12.5"), ("minimum_order", "30")):
+        browser.type(f"#store-form-{name}", value)
+    browser.type("#store-form-vat-product", "17")
+    browser.click("#save-store")
+    # Four VAT rates left out: the server names one, beside its field.
+    note = browser.one("#store-form .field-error")
+    print(f"  a store with one VAT rate of five: {note.text!r} beside its field")
+    for kind in ("repair", "device_sale", "accessory", "device_purchase"):
+        browser.type(f"#store-form-vat-{kind}", "18")
+    browser.click("#save-store")
+    store = browser.wait("the store opened", lambda: next((store for store in call(
+        base, "GET", "/v1/stores?limit=200", token=admin)["data"] if store["name"] == "Console Café"), None))
+    if (store["commission_bp"], store["vat_rates"]["product"], store["minimum_order"], store["cuisine"]) != (
+            1250, 1700, 3000, "Breakfast"):
+        raise AssertionError(f"the store was opened as {store}")
+    browser.wait("the store listed", lambda: any(cell.text == "Console Café" for cell in browser.css("#stores-list td")))
+    browser.shot("first-store")
+    browser.accessibility("platform, a store opened")
+    print("  an admin opened a store with its settings from the console")
+
+    # Its owner and a cashier, from the store's people.
+    people = {}
+    browser.click("#nav-people")
+    browser.shown("the store's people")
+
+    def make_user(button, role, email, staff_role=None):
+        browser.click(button)
+        browser.type("#user-form #field-name", f"Console {role}")
+        browser.type("#user-form #field-email", email)
+        browser.select("#user-form #field-role", role)
+        if staff_role:
+            browser.select("#user-form #field-staff_role", staff_role)
+        browser.type("#user-form #field-password", PASSWORD)
+        browser.click("#save-user")
+        browser.wait(f"the {role} made", lambda: not browser.css("#user-form"))
+        user = call(base, "GET", f"/v1/users?role={role}&limit=200", token=admin)["data"]
+        return next(user for user in user if user["email"] == email)
+
+    for role, staff_role in (("owner", None), ("staff", "cashier")):
+        people[role] = f"{role}-{suffix}@console.test"
+        made = make_user("#store-users-new", role, people[role], staff_role)
+        if made.get("store_id") != store["id"] or made.get("staff_role", staff_role) != staff_role:
+            raise AssertionError(f"the {role} was made as {made}")
+    browser.wait("the owner and the cashier listed", lambda: len(browser.css("#store-users-list tbody tr")) == 2)
+    browser.shot("people-made")
+    print("  its owner and a cashier made from the store's people")
+
+    # The platform's people: a courier and a supervisor; the supervisor turned off and on, made
+    # support, and sent a link to choose a password.
+    browser.click("#nav-platform")
+    browser.one("#platform-users-new")
+    people["courier"] = f"courier-{suffix}@console.test"
+    make_user("#platform-users-new", "courier", people["courier"])
+    people["support"] = f"support-{suffix}@console.test"
+    helper = make_user("#platform-users-new", "supervisor", people["support"])
+    browser.select("#platform-role", "supervisor")
+    user = lambda: call(base, "GET", f"/v1/users/{helper['id']}", token=admin)
+    browser.click(f"#deactivate-{helper['id']}")
+    browser.wait("the supervisor turned off", lambda: user()["active"] is False)
+    try:
+        login(base, people["support"])
+        raise RuntimeError("a deactivated user signed in")
+    except AssertionError:
+        pass
+    browser.click(f"#reactivate-{helper['id']}")
+    browser.wait("the supervisor turned on", lambda: user()["active"] is True)
+    browser.click(f"#role-{helper['id']}")
+    browser.select("#role-form #field-role", "support")
+    browser.click("#save-role")
+    browser.wait("the supervisor made support", lambda: user()["role"] == "support")
+    browser.select("#platform-role", "support")
+    browser.click(f"#reset-{helper['id']}")
+    folder = os.environ.get("CONSOLE_MAIL_DIR")
+    if folder:
+        mailed_link(folder, people["support"], "reset-password")
+        print("  a password link sent from the platform's people arrived")
+    browser.shot("platform-people")
+    print("  a courier and a supervisor made; the supervisor turned off, on, and made support")
+
+    # The other roles, for the visit of every screen.
+    for role in ("manager", "supervisor", "accountant", "social_media"):
+        people[role] = f"{role}-{suffix}@console.test"
+        call(base, "POST", "/v1/users", {"email": people[role], "password": PASSWORD, "name": f"Console {role}",
+                                         "role": role, "store_id": store["id"] if role == "manager" else None}, admin)
+    browser.sign_out()
+    return store, people
+
+
+def webhooks(browser, base, store, admin):
+    """A webhook made in the store's people, its secret shown once, a test sent and received,
+    its delivery listed, then deleted."""
+    received = []
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            received.append((self.headers.get("Orderly-Event-Type"), self.headers.get("Orderly-Signature"), body))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *arguments):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        browser.click("#new-webhook")
+        browser.type("#webhook-form #field-url", f"http://127.0.0.1:{server.server_address[1]}/hook")
+        browser.click("#save-webhook")
+        secret = browser.one("#webhook-secret").text
+        if not secret.startswith("whsec_"):
+            raise AssertionError(f"the webhook's secret shown is {secret!r}")
+        browser.click("dialog .dialog-head button")
+        hook = browser.wait("the webhook made", lambda: (call(
+            base, "GET", f"/v1/stores/{store['id']}/webhooks", token=admin)["data"] or [None])[0])
+        browser.click(f"#test-{hook['id']}")
+        kind, signature, body = browser.wait("the test received", lambda: next(
+            (delivery for delivery in received if delivery[0] == "webhook.test"), None))
+        parts = dict(part.split("=", 1) for part in (signature or "").split(","))
+        expected = hmac.new(secret.encode(), parts.get("t", "").encode() + b"." + body, hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(parts.get("v1", ""), expected):
+            raise AssertionError(f"the test's signature {signature!r} is not the secret's")
+        browser.click(f"#deliveries-{hook['id']}")
+        browser.wait("the test's delivery listed", lambda: any(
+            cell.text == "webhook.test" for cell in browser.css("#deliveries-list td")))
+        browser.shot("webhook-deliveries")
+        browser.accessibility("webhook deliveries")
+        browser.click("dialog .dialog-head button")
+        browser.click(f"#delete-{hook['id']}")
+        browser.click("#confirm-delete")
+        browser.wait("the webhook deleted", lambda: not call(
+            base, "GET", f"/v1/stores/{store['id']}/webhooks", token=admin)["data"])
+        print("  a webhook made, tested (its receiver got the signed test) and deleted from the console")
+    finally:
+        server.shutdown()
+
+
+def every_screen(browser, people, admin_login):
+    """Every role's every screen: drawn, no browser error, axe without a serious or critical
+    violation; and for the admin, who is shown them all, every screen reached from every other."""
+    browser.sign_out()
+    accounts = [("admin", admin_login)] + [(role, (people[role], changed_passwords.get(people[role], PASSWORD))) for role in (
+        "owner", "manager", "staff", "supervisor", "support", "accountant", "social_media")]
+    for role, account in accounts:
+        browser.sign_in(*account)
+        screens = [link.get_attribute("id") for link in browser.css("#nav a")] + ["me-link"]
+        for screen in screens:
+            browser.click(f"#{screen}")
+            browser.shown(f"{screen} for the {role}")
+            if browser.css("#main > p.error"):
+                raise AssertionError(f"{screen} for the {role}: {browser.one('#main > p.error').text}")
+            browser.accessibility(f"{screen} for the {role}")
+        if role == "admin":
+            pairs = 0
+            for first in screens:
+                for second in screens:
+                    if first == second:
+                        continue
+                    browser.click(f"#{first}")
+                    browser.shown(first)
+                    browser.click(f"#{second}")
+                    browser.shown(f"{second} after {first}")
+                    pairs += 1
+            print(f"  the admin went from each screen to each other: {pairs} pairs")
+        browser.sign_out()
+    print(f"  every screen of {len(accounts)} roles drawn, checked by axe")
 
 
 def verify_email(browser, email):
@@ -374,7 +581,8 @@ def password_reset(browser, email):
     browser.accessibility("new password")
     browser.click("#set-password")
     browser.one("#signin-notice")
-    browser.sign_in(email, "A-new-Password-678")
+    changed_passwords[email] = "A-new-Password-678"
+    browser.sign_in(email, changed_passwords[email])
     browser.sign_out()
     print("  a forgotten password reset from the sign-in form and the e-mail's link")
 
@@ -433,7 +641,8 @@ def main():
                               ORDERLY_BOOTSTRAP_ADMIN_EMAIL="admin@console.test",
                               ORDERLY_BOOTSTRAP_ADMIN_PASSWORD="Console-Admin-Pass-1", ORDERLY_LEDGER_HOLD_HOURS="0",
                               ORDERLY_SMTP_URL=f"smtp://localhost:{port}", ORDERLY_SMTP_CA_FILE=authority,
-                              CONSOLE_MAIL_DIR=folder)
+                              ORDERLY_WEBHOOKS_ALLOWED_NETWORKS="127.0.0.0/8", ORDERLY_WEBHOOKS_PLAIN_HTTP="allowed",
+                              CONSOLE_MAIL_DIR=folder, CONSOLE_WEBHOOKS_LOCAL="1")
         finally:
             mail.terminate()
             mail.wait()

@@ -20,8 +20,9 @@
 #              metrics on every process's /metrics
 #   traces     one order's trace across the gateway, orders, its relay and notifications, sent
 #              over OTLP/HTTP to a receiver of the test's own, and its id in their log lines
-#   console    the admin web in headless Chromium (Selenium, axe): an owner's day from sign-in to
-#              a refund and the chart, the board live and in Arabic, screenshots in .build/console
+#   console    the admin web in headless Chromium (Selenium, axe): the platform from an empty
+#              install, an owner's day from sign-in to a refund and the chart, the till, money and
+#              webhooks, the board live and in Arabic, screenshots in .build/console
 #   fuzz-wire  the Wire fuzzer for FUZZ_SECONDS (default 20)
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -111,15 +111,15 @@ function parseJSON(text) {
   try { return JSON.parse(text); } catch { return { error: { message: text.slice(0, 200) } }; }
 }
 
-/** Every page of a list, following `next_cursor`, up to `limit` items. */
-export async function all(path, parameters = {}, limit = 1000) {
+/** Every page of a list, following `next_cursor` to its end: for what the console must hold whole (the bar's stores). */
+export async function all(path, parameters = {}) {
   const items = [];
   let cursor = null;
   do {
     const page = await call("GET", path + query({ ...parameters, limit: 200, cursor }));
     items.push(...page.data);
     cursor = page.next_cursor;
-  } while (cursor && items.length < limit);
+  } while (cursor);
   return items;
 }
 
@@ -151,6 +151,55 @@ export async function followNotifications(onNotification, signal) {
           if (event?.event === "notification") {
             last = event.id;
             onNotification(JSON.parse(event.data));
+          }
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+    }
+    await new Promise((resume) => setTimeout(resume, 2000));
+  }
+}
+
+/**
+ * A store's activity as it is kept: its `text/event-stream` read through `fetch` as
+ * `followNotifications` reads the caller's, reconnecting after the last id it received. Opens
+ * after `after` (the `next_cursor` of the entries already shown), or after the newest entry when
+ * none is given. Calls `onEntry` with each; stops when `signal` aborts, or when the caller may
+ * not follow the store (404).
+ */
+export async function followActivity(storeId, onEntry, signal, after = null) {
+  let last = null;
+  while (!signal.aborted) {
+    try {
+      if (after === null) {
+        after = 0;
+        for (;;) {
+          const page = await call("GET", `/v1/stores/${storeId}/activity` + query({ after, limit: 200 }));
+          after = page.next_cursor;
+          if (!page.has_more) break;
+        }
+      }
+      const headers = { Accept: "text/event-stream", Authorization: `Bearer ${access}` };
+      if (last !== null) headers["Last-Event-ID"] = String(last);
+      const response = await fetch(`/v1/stores/${storeId}/activity/stream` + (last === null ? query({ after }) : ""),
+        { headers, signal });
+      if (response.status === 401) { await refresh(); continue; }
+      if (response.status === 403 || response.status === 404) return;
+      if (!response.ok || !response.body) throw new ApiError(response.status, null);
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const event = parseEvent(buffer.slice(0, end));
+          buffer = buffer.slice(end + 2);
+          if (event?.event === "activity") {
+            last = event.id;
+            onEntry(JSON.parse(event.data));
           }
         }
       }

@@ -10,7 +10,9 @@ import { showEmailVerification, showPasswordReset, showSignIn } from "./signin.j
 const SCREENS = [
   { id: "board", roles: ["admin", "owner", "manager", "staff", "supervisor", "support"], load: () => import("./board.js") },
   { id: "menu", roles: ["admin", "owner", "manager", "staff", "social_media"], load: () => import("./menu.js") },
+  { id: "till", roles: ["admin", "owner", "manager", "staff"], load: () => import("./till.js") },
   { id: "takings", roles: ["admin", "owner", "manager", "accountant"], load: () => import("./takings.js") },
+  { id: "money", roles: ["admin", "owner", "accountant"], load: () => import("./money.js") },
   { id: "people", roles: ["admin", "owner", "manager"], load: () => import("./people.js") },
   { id: "platform", roles: ["admin", "supervisor", "support", "accountant"], load: () => import("./platform.js") },
   { id: "profile", roles: null, load: () => import("./profile.js") },
@@ -18,6 +20,8 @@ const SCREENS = [
 
 const main = document.getElementById("main");
 let leave = null;
+// Counts the screens shown, so that one still loading when the user went on cleans up at once.
+let shownCount = 0;
 
 /** What a screen is given: the user, the store being looked at (its id and the store), a way to leave. */
 export const context = { user: null, store: null, stores: [] };
@@ -48,6 +52,11 @@ async function start() {
     context.store = context.stores.find((store) => store.id === event.target.value) ?? null;
     route();
   });
+  // A store opened or its settings saved: the bar's stores read again, a new one chosen.
+  window.addEventListener("orderly:stores-changed", async (event) => {
+    await loadStores(event.detail?.id ?? context.store?.id).catch(() => {});
+    renderBar();
+  });
   window.addEventListener("hashchange", route);
   if (showMailedPageIfAsked()) return;
   if (await restore()) await enter();
@@ -66,13 +75,7 @@ async function enter() {
   }
   fill(main, progress());
   try {
-    if (user.store_id) {
-      context.store = await call("GET", `/v1/stores/${user.store_id}`);
-      context.stores = [context.store];
-    } else {
-      context.stores = await all("/v1/stores", {}, 500).catch(() => []);
-      context.store = context.stores[0] ?? null;
-    }
+    await loadStores(null);
   } catch (error) {
     showError(main, error);
     return;
@@ -81,6 +84,21 @@ async function enter() {
   renderBar();
   if (!location.hash || location.hash === "#/") location.hash = `#/${screensOf(user.role)[0].id}`;
   else route();
+}
+
+/**
+ * The stores the user looks at: their own, or for the platform's people every store (the bar's
+ * picker), `chosen` the one looked at when it is among them.
+ */
+async function loadStores(chosen) {
+  const user = context.user;
+  if (user.store_id) {
+    context.store = await call("GET", `/v1/stores/${user.store_id}`);
+    context.stores = [context.store];
+    return;
+  }
+  context.stores = await all("/v1/stores").catch(() => []);
+  context.store = context.stores.find((store) => store.id === chosen) ?? context.stores[0] ?? null;
 }
 
 function renderBar() {
@@ -117,16 +135,34 @@ async function route() {
     location.hash = `#/${screensOf(context.user.role)[0].id}`;
     return;
   }
-  leave?.();
+  const leaving = leave;
   leave = null;
+  cleanUp(leaving);
+  const count = ++shownCount;
   renderBar();
   fill(main, progress());
   try {
     const module = await screen.load();
-    leave = (await module.show(main, context, rest)) ?? null;
+    const shown = await module.show(main, context, rest);
+    // A screen answers its clean-up or nothing; anything else it answered is not one.
+    const cleanUpShown = typeof shown === "function" ? shown : null;
+    if (count !== shownCount) {
+      cleanUp(cleanUpShown); // the user went on while it loaded
+      return;
+    }
+    leave = cleanUpShown;
     main.focus();
   } catch (error) {
-    showError(main, error);
+    // The screen failed: its error in its place, the bar and every other screen still working.
+    if (count === shownCount) showError(main, error);
+  }
+}
+
+function cleanUp(leaving) {
+  try {
+    leaving?.();
+  } catch (error) {
+    console.error("leaving a screen failed", error);
   }
 }
 

@@ -10,6 +10,8 @@ const COLUMNS = [
   ["out_for_delivery", ["out_for_delivery"]], ["done", ["delivered", "collected"]], ["cancelled", ["cancelled"]],
 ];
 const CREATORS = ["admin", "owner", "manager", "staff"];
+/** How many orders a page of the board reads. */
+const PAGE = 100;
 const STORE_ROLES = ["owner", "manager", "staff"];
 
 export async function show(main, context) {
@@ -26,7 +28,11 @@ export async function show(main, context) {
   const status = h("div");
   const count = h("p", { class: "muted", id: "board-count", role: "status" });
   const board = h("div", { class: "board", id: "board" });
-  fill(main, h("h1", {}, t("screen_board"), store ? ` — ${store.name}` : ""), filters, status, count, board);
+  let olderCursor = null;
+  const older = h("button", { type: "button", id: "board-more", hidden: true, onclick: (event) => loadOlder(event.currentTarget) },
+    t("older_orders"));
+  fill(main, h("h1", {}, t("screen_board"), store ? ` — ${store.name}` : ""), filters, status, count, board,
+    h("div", { class: "toolbar" }, older));
 
   function render() {
     count.textContent = t("orders_shown", [orders.size]);
@@ -35,7 +41,7 @@ export async function show(main, context) {
         .sort((a, b) => b.created_at.localeCompare(a.created_at));
       return h("section", { class: "column", id: `column-${name}`, "aria-label": t(`status_${name}`) },
         h("h2", {}, h("span", {}, t(`status_${name}`)), h("span", { class: "muted" }, String(cards.length))),
-        cards.slice(0, 50).map((order) => card(order)));
+        cards.map((order) => card(order)));
     }));
   }
 
@@ -58,18 +64,42 @@ export async function show(main, context) {
     render();
   }
 
+  /** The newest page of the orders the filters find; older ones a page at a time with "More". */
+  function page(cursor) {
+    const search = values(filters);
+    return call("GET", "/v1/orders" + query({
+      store_id: store?.id, q: search.q, fulfillment: search.fulfillment, sort: "-created_at", limit: PAGE, cursor,
+    }));
+  }
+
+  function received(found, replacing) {
+    if (replacing) orders.clear();
+    for (const order of found.data) orders.set(order.id, order);
+    olderCursor = found.next_cursor ?? null;
+    older.hidden = !olderCursor;
+    render();
+  }
+
+  /** The first page again: all anew, or `quietly` (the platform staff's polling) merged into what is shown. */
   async function load(quietly = false) {
     if (!quietly) fill(status, progress());
     try {
-      const search = values(filters);
-      const found = await all("/v1/orders", { store_id: store?.id, q: search.q, fulfillment: search.fulfillment, sort: "-created_at" }, 500);
-      orders.clear();
-      for (const order of found) orders.set(order.id, order);
-      render();
+      const found = await page(null);
+      if (quietly) {
+        for (const order of found.data) orders.set(order.id, order);
+        render();
+      } else {
+        received(found, true);
+      }
       fill(status);
     } catch (error) {
       showError(status, error);
     }
+  }
+
+  async function loadOlder(button) {
+    const found = await busy(button, status, () => page(olderCursor));
+    if (found) received(found, false);
   }
 
   filters.addEventListener("submit", (event) => { event.preventDefault(); load(); });
@@ -99,8 +129,9 @@ function matches(order, search) {
 }
 
 /** An order's timeline, oldest change first. */
-async function historyOf(id) {
-  return (await call("GET", `/v1/orders/${id}/history${query({ limit: 200 })}`)).data;
+/** An order's whole timeline, every page of it. */
+function historyOf(id) {
+  return all(`/v1/orders/${id}/history`);
 }
 
 async function openOrder(id, upsert) {

@@ -1,10 +1,9 @@
 // Menu and stock: the store's products by category with their stock status; a product created
 // or edited; stock adjusted with a reason; a product's ledger.
-import { all, call, query } from "./api.js";
+import { call } from "./api.js";
 import { t } from "./i18n.js";
 import {
-  changedFrom, dialog, field, fill, h, majorUnits, minorUnits, money, progress, rowsEditor, showError, submits, table, time, toast,
-  yesNo,
+  changedFrom, dialog, field, fill, h, majorUnits, minorUnits, money, pagedTable, rowsEditor, submits, table, time, toast, yesNo,
 } from "./ui.js";
 
 const EDITORS = ["admin", "owner", "manager"];
@@ -12,42 +11,41 @@ const REASONS = ["restock", "adjustment", "return", "damage", "expired", "transf
 
 export async function show(main, context) {
   const store = context.store;
-  if (!store) return fill(main, h("p", { class: "muted" }, t("no_store")));
+  if (!store) {
+    fill(main, h("h1", {}, t("screen_menu")), h("p", { class: "muted" }, t("no_store")));
+    return;
+  }
   const editor = EDITORS.includes(context.user.role);
-  const list = h("div");
+  const list = h("div", { id: "products" });
   fill(main, h("h1", {}, t("screen_menu"), ` — ${store.name}`),
     editor ? h("div", { class: "toolbar" },
       h("button", { type: "button", class: "primary", id: "new-product", onclick: () => edit(store, null, reload) }, t("new_product"))) : null,
     list);
 
-  async function reload() {
-    fill(list, progress());
-    try {
-      const products = await all(`/v1/stores/${store.id}/products`, {}, 2000);
+  /** The products a page at a time (`More`), grouped by category as far as they are read. */
+  function reload() {
+    return pagedTable(list, `/v1/stores/${store.id}/products`, (products) => {
       const categories = new Map();
       for (const product of products) {
         const name = product.category || t("uncategorised");
         if (!categories.has(name)) categories.set(name, []);
         categories.get(name).push(product);
       }
-      fill(list, products.length === 0 ? h("p", { class: "muted" }, t("no_products")) : null,
-        [...categories].map(([category, items]) => h("section", { class: "panel" }, h("h2", {}, category),
-          table([
-            [t("product"), (product) => `${product.emoji ?? ""} ${product.name}`.trim()],
-            [t("price"), (product) => money(product.price, product.currency), true],
-            [t("stock"), (product) => product.track_stock ? `${product.available} / ${product.quantity}` : "—", true],
-            [t("stock_status"), (product) => h("span", { class: `badge ${product.stock_status}` }, t(`stock_${product.stock_status}`))],
-            [t("on_sale"), (product) => product.active ? (product.can_sell ? t("yes") : t("not_sellable")) : t("no")],
-            ["", (product) => h("span", { class: "toolbar" },
-              editor || context.user.role === "social_media"
-                ? h("button", { type: "button", onclick: () => edit(store, product, reload), "aria-label": `${t("edit")} ${product.name}` }, t("edit")) : null,
-              editor
-                ? h("button", { type: "button", onclick: () => adjust(product, reload), "aria-label": `${t("adjust_stock")} ${product.name}` }, t("adjust_stock")) : null,
-              h("button", { type: "button", onclick: () => ledger(product), "aria-label": `${t("ledger")} ${product.name}` }, t("ledger")))],
-          ], items))));
-    } catch (error) {
-      showError(list, error);
-    }
+      return [...categories].map(([category, items]) => h("section", { class: "panel" }, h("h2", {}, category),
+        table([
+          [t("product"), (product) => `${product.emoji ?? ""} ${product.name}`.trim()],
+          [t("price"), (product) => money(product.price, product.currency), true],
+          [t("stock"), (product) => product.track_stock ? `${product.available} / ${product.quantity}` : "—", true],
+          [t("stock_status"), (product) => h("span", { class: `badge ${product.stock_status}` }, t(`stock_${product.stock_status}`))],
+          [t("on_sale"), (product) => product.active ? (product.can_sell ? t("yes") : t("not_sellable")) : t("no")],
+          ["", (product) => h("span", { class: "toolbar" },
+            editor || context.user.role === "social_media"
+              ? h("button", { type: "button", onclick: () => edit(store, product, reload), "aria-label": `${t("edit")} ${product.name}` }, t("edit")) : null,
+            editor
+              ? h("button", { type: "button", onclick: () => adjust(product, reload), "aria-label": `${t("adjust_stock")} ${product.name}` }, t("adjust_stock")) : null,
+            h("button", { type: "button", onclick: () => ledger(product), "aria-label": `${t("ledger")} ${product.name}` }, t("ledger")))],
+        ], items)));
+    }, {}, 100);
   }
   await reload();
 }
@@ -109,19 +107,15 @@ function adjust(product, reload) {
 
 async function ledger(product) {
   const { body } = dialog(`${t("ledger")} — ${product.name}`);
-  fill(body, progress());
-  try {
-    const page = await call("GET", `/v1/products/${product.id}/stock-ledger${query({ limit: 100 })}`);
-    fill(body, table([
-      [t("when"), (entry) => time(entry.created_at)],
-      [t("reason"), (entry) => t(`reason_${entry.reason}`)],
-      [t("adjustment"), (entry) => (entry.adjustment > 0 ? "+" : "") + entry.adjustment, true],
-      [t("stock"), (entry) => String(entry.new_quantity), true],
-      [t("notes"), (entry) => entry.notes ?? ""],
-    ], page.data));
-  } catch (error) {
-    showError(body, error);
-  }
+  const entries = h("div", { id: "ledger-entries" });
+  fill(body, entries);
+  await pagedTable(entries, `/v1/products/${product.id}/stock-ledger`, (rows) => table([
+    [t("when"), (entry) => time(entry.created_at)],
+    [t("reason"), (entry) => t(`reason_${entry.reason}`)],
+    [t("adjustment"), (entry) => (entry.adjustment > 0 ? "+" : "") + entry.adjustment, true],
+    [t("stock"), (entry) => String(entry.new_quantity), true],
+    [t("notes"), (entry) => entry.notes ?? ""],
+  ], rows));
 }
 
 /** A product's option groups: each a name, how many of its options a customer picks, and its options with their price. */

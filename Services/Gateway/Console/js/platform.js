@@ -1,8 +1,15 @@
-// The platform: stores, applications to approve or reject, couriers and whether they are on
-// duty, each store's balance and payouts. Each part is shown to the roles the API answers.
-import { all, call, query } from "./api.js";
+// The platform: stores (a new one opened here), applications to approve or reject, the
+// platform's people (couriers and staff: made, turned off and on, a role changed, a password
+// reset sent) and whether couriers are on duty, couriers' accounts, each store's balance and
+// payouts. Each part is shown to the roles the API answers.
+import { call, query } from "./api.js";
 import { t } from "./i18n.js";
-import { busy, dialog, field, fill, h, minorUnits, money, progress, showError, submits, table, time, toast } from "./ui.js";
+import {
+  busy, dialog, field, fill, h, minorUnits, money, pagedTable, progress, showError, submits, table, time, toast,
+} from "./ui.js";
+import { courierAccounts } from "./money.js";
+import { storeForm } from "./stores.js";
+import { PLATFORM_ROLES, usersSection } from "./users.js";
 
 export async function show(main, context) {
   const role = context.user.role;
@@ -15,7 +22,8 @@ export async function show(main, context) {
   fill(main, h("h1", {}, t("screen_platform")),
     section("stores", t("stores"), loadStores),
     ["admin", "supervisor"].includes(role) ? section("applications", t("applications"), loadApplications) : null,
-    ["admin", "supervisor"].includes(role) ? section("couriers", t("couriers"), loadCouriers) : null,
+    ["admin", "supervisor"].includes(role) ? section("platform-people", t("platform_people"), loadPeople) : null,
+    ["admin", "accountant"].includes(role) ? section("courier-accounts", t("courier_accounts"), (place) => courierAccounts(place, context)) : null,
     ["admin", "accountant"].includes(role) && context.store ? section("balance", `${t("balance")} — ${context.store.name}`, (place) => loadBalance(place, context.store)) : null);
   await Promise.all(parts.map(async ([place, load]) => {
     fill(place, progress());
@@ -27,17 +35,35 @@ export async function show(main, context) {
   }));
 
   async function loadStores(place) {
-    fill(place, table([
+    const list = h("div", { id: "stores-list" });
+    const reload = () => pagedTable(list, "/v1/stores", (stores) => table([
       [t("name"), (store) => store.name], [t("phone"), (store) => store.phone ?? ""],
+      [t("tier"), (store) => t(`tier_${store.tier}`)],
       [t("accepting_orders"), (store) => store.accepting_orders ? t("yes") : t("no")],
       [t("open_now"), (store) => store.is_open_now ? t("yes") : t("no")],
-    ], context.stores));
+    ], stores));
+    fill(place, role === "admin" ? h("div", { class: "toolbar" }, h("button", {
+      type: "button", class: "primary", id: "open-store", onclick: () => openStore(reload),
+    }, t("open_store"))) : null, list);
+    await reload();
+  }
+
+  function openStore(done) {
+    const { box, body } = dialog(t("open_store"));
+    fill(body, storeForm(null, context.user, {
+      id: "store-form", button: "save-store", saved: (store) => {
+        box.close();
+        toast(t("store_opened", [store.name]));
+        window.dispatchEvent(new CustomEvent("orderly:stores-changed", { detail: store }));
+        done();
+      },
+    }));
   }
 
   async function loadApplications(place) {
-    const pending = await all("/v1/applications", { status: "pending" }, 500);
     const status = h("div");
-    fill(place, status, pending.length ? table([
+    const list = h("div", { id: "applications-list" });
+    const reload = () => pagedTable(list, "/v1/applications", (pending) => table([
       [t("when"), (application) => time(application.created_at)],
       [t("kind"), (application) => t(`application_${application.kind}`)],
       [t("name"), (application) => application.name], [t("email"), (application) => application.email],
@@ -46,20 +72,26 @@ export async function show(main, context) {
           type: "button", class: "primary", id: `approve-${application.id}`, onclick: async (event) => {
             const done = await busy(event.currentTarget, status,
               (key) => call("POST", `/v1/applications/${application.id}/approve`, { idempotencyKey: key() }));
-            if (done) { toast(t("approved")); loadApplications(place); }
+            if (done) { toast(t("approved")); reload(); }
           },
         }, t("approve")),
-        h("button", { type: "button", class: "danger", onclick: () => reject(application, () => loadApplications(place)) }, t("reject")))],
-    ], pending) : h("p", { class: "muted" }, t("none_yet")));
+        h("button", { type: "button", class: "danger", onclick: () => reject(application, reload) }, t("reject")))],
+    ], pending), { status: "pending" });
+    fill(place, status, list);
+    await reload();
   }
 
-  async function loadCouriers(place) {
-    const couriers = await all("/v1/users", { role: "courier" }, 2000);
-    const onDuty = couriers.filter((courier) => courier.on_duty);
-    fill(place, h("p", {}, t("couriers_on_duty", [onDuty.length, couriers.length])), table([
-      [t("name"), (courier) => courier.name], [t("phone"), (courier) => courier.phone ?? ""],
-      [t("on_duty"), (courier) => courier.on_duty ? t("yes") : t("no")],
-    ], couriers));
+  async function loadPeople(place) {
+    const people = h("div");
+    const chosen = field("role", t("role"), {
+      id: "platform-role", options: PLATFORM_ROLES.map((name) => [name, t(`role_${name}`)]), value: "courier",
+    });
+    const list = () => usersSection(people, context, {
+      id: "platform-users", parameters: { role: chosen.querySelector("select").value }, roles: PLATFORM_ROLES,
+    });
+    chosen.querySelector("select").addEventListener("change", list);
+    fill(place, h("div", { class: "toolbar" }, chosen), people);
+    await list();
   }
 }
 
@@ -77,7 +109,8 @@ function reject(application, done) {
 }
 
 async function loadBalance(place, store) {
-  const balance = await call("GET", `/v1/stores/${store.id}/balance${query({ limit: 50 })}`);
+  const balance = await call("GET", `/v1/stores/${store.id}/balance${query({ limit: 1 })}`);
+  const entries = h("div", { id: "balance-entries" });
   const status = h("div");
   const record = h("button", { type: "submit", class: "primary", id: "record-payout" }, t("record_payout"));
   const payout = h("form", { class: "fields panel", id: "payout-form" },
@@ -101,10 +134,10 @@ async function loadBalance(place, store) {
       [t("pending"), (entry) => money(entry.pending, entry.currency), true],
       [t("available"), (entry) => money(entry.available, entry.currency), true],
     ], balance.balances),
-    h("h3", {}, t("entries")),
-    balance.data?.length ? table([
-      [t("when"), (entry) => time(entry.created_at ?? entry.at)],
-      [t("kind"), (entry) => entry.kind ?? entry.type ?? ""],
-      [t("amount"), (entry) => money(entry.amount, entry.currency), true],
-    ], balance.data) : h("p", { class: "muted" }, t("none_yet")));
+    h("h3", {}, t("entries")), entries);
+  await pagedTable(entries, `/v1/stores/${store.id}/balance`, (rows) => table([
+    [t("when"), (entry) => time(entry.created_at ?? entry.at)],
+    [t("kind"), (entry) => entry.kind ?? entry.type ?? ""],
+    [t("amount"), (entry) => money(entry.amount, entry.currency), true],
+  ], rows));
 }

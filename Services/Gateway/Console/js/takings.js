@@ -4,7 +4,7 @@ import { call, query } from "./api.js";
 import { t } from "./i18n.js";
 import { barChart } from "./chart.js";
 import {
-  busy, dialog, field, figure, fill, h, majorUnits, minorUnits, money, progress, showError, submits, table, time, toast, values,
+  busy, dialog, field, figure, fill, h, majorUnits, minorUnits, money, pagedTable, progress, showError, submits, table, time, toast, values,
 } from "./ui.js";
 
 const REFUNDERS = ["admin", "owner", "manager"];
@@ -16,7 +16,10 @@ function day(date, timeZone) {
 
 export async function show(main, context) {
   const store = context.store;
-  if (!store) return fill(main, h("p", { class: "muted" }, t("no_store")));
+  if (!store) {
+    fill(main, h("h1", {}, t("screen_takings")), h("p", { class: "muted" }, t("no_store")));
+    return;
+  }
   const currency = store.currency;
   const today = new Date();
   const range = h("form", { class: "toolbar", id: "stats-range" },
@@ -86,25 +89,6 @@ export async function show(main, context) {
 }
 
 /** A list read a page at a time, with a button for the next page. */
-async function pagedTable(place, path, render) {
-  const rows = [];
-  async function more(cursor, button) {
-    const load = () => call("GET", path + query({ limit: 50, cursor }));
-    const page = button ? await busy(button, status, load) : await load();
-    if (!page) return;
-    rows.push(...page.data);
-    fill(place, rows.length ? render(rows) : h("p", { class: "muted" }, t("none_yet")), status,
-      page.next_cursor ? h("button", { type: "button", onclick: (event) => more(page.next_cursor, event.currentTarget) }, t("more")) : null);
-  }
-  const status = h("div");
-  fill(place, progress());
-  try {
-    await more(null, null);
-  } catch (error) {
-    showError(place, error);
-  }
-}
-
 function refund(payment, done) {
   const { box, body } = dialog(`${t("refund")} — ${money(payment.amount, payment.currency)}`);
   const place = h("div");

@@ -1,5 +1,6 @@
 // Small DOM helpers: elements, money and times in the user's language, errors as the server wrote
 // them, progress while waiting.
+import { call, query } from "./api.js";
 import { t, language } from "./i18n.js";
 
 /** An element: `h("button", { class: "primary", onclick }, "Save")`. */
@@ -153,7 +154,9 @@ export function field(name, label, attributes = {}) {
   const input = attributes.options
     ? h("select", { id, name }, attributes.options.map(([value, text]) =>
       h("option", { value, selected: value === attributes.value }, text)))
-    : h(attributes.multiline ? "textarea" : "input", { id, name, ...without(attributes, ["options", "multiline"]) });
+    : attributes.multiline
+      ? h("textarea", { id, name, ...without(attributes, ["multiline", "value"]) }, attributes.value ?? "")
+      : h("input", { id, name, ...without(attributes, ["options"]) });
   return h("label", { for: id }, h("span", {}, label), input);
 }
 
@@ -246,4 +249,31 @@ export function rowsEditor(path, columns, items, blank) {
 
   render();
   return { element: place, read: current };
+}
+
+/**
+ * A list read a page at a time with the server's cursors: `render(rows)` draws the rows read so
+ * far, and "More" (`#<place id>-more`) reads the next page while there is one. `parameters` are
+ * the list's filters. Answers when the first page is shown (or its error).
+ */
+export async function pagedTable(place, path, render, parameters = {}, pageSize = 50) {
+  const rows = [];
+  const status = h("div");
+  async function more(cursor, button) {
+    const load = () => call("GET", path + query({ ...parameters, limit: pageSize, cursor }));
+    const page = button ? await busy(button, status, load) : await load();
+    if (!page) return;
+    rows.push(...page.data);
+    fill(place, rows.length ? render(rows) : h("p", { class: "muted" }, t("none_yet")), status,
+      page.next_cursor ? h("button", {
+        type: "button", class: "more", id: place.id ? `${place.id}-more` : null,
+        onclick: (event) => more(page.next_cursor, event.currentTarget),
+      }, t("more")) : null);
+  }
+  fill(place, progress());
+  try {
+    await more(null, null);
+  } catch (error) {
+    showError(place, error);
+  }
 }
