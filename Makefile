@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build run test deploy-test bench-wire bench-storage bench-orders bench-catalog bench-payments bench-notifications bench-marketplace profile-orders scaling-costs scaling-model chaos fuzz-wire fuzz-api model-test format clean
+.PHONY: help deps build run demo test deploy-test bench-wire bench-storage bench-orders bench-catalog bench-payments bench-notifications bench-marketplace profile-orders scaling-costs scaling-model chaos fuzz-wire fuzz-api model-test format clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -15,6 +15,9 @@ build: deps ## Build every product (debug)
 
 run: deps ## Build and run the suite locally on the embedded defaults (Ctrl-C stops it)
 	@deploy/local/run.sh
+
+demo: deps ## Run the suite (data in .build/demo) filled with three stores and a week of orders, then a trickle of new ones (Ctrl-C stops it; DEMO_ARGS=--force)
+	@python3 deploy/local/demo.py $(DEMO_ARGS)
 
 test: deps ## Run the whole test suite
 	@deploy/local/test.sh

@@ -18,6 +18,7 @@ packages=(
     openssl         # the Wire TLS tests make their certificates with it
     prometheus      # promtool: make test checks every process's /metrics and the alert rules
     chromium chromium-driver  # make test drives the admin web (/console/) in a headless browser
+    faketime        # make demo runs the services on a clock moved back a week (libfaketime)
 )
 # Installed without what they recommend, but for the container tools (podman's helpers).
 bare=(--no-install-recommends)
