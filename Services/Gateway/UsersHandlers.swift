@@ -81,7 +81,10 @@ struct UsersHandlers: Sendable {
             // exist. Decided before the fields are checked, as a stranger's answer is the refusal.
             let own = role.isStoreRole ? principal.storeID : nil
             guard AccessPolicy(principal).canCreate(role, in: own) else {
-                throw OrderlyError(.permissionDenied, "a \(principal.role.rawValue) cannot create a \(role.rawValue)")
+                throw OrderlyError(
+                    .permissionDenied,
+                    "\(ErrorTexts.withArticle(principal.role.rawValue)) cannot create \(ErrorTexts.withArticle(role.rawValue))"
+                )
             }
             if let store, store != principal.storeID { throw OrderlyError(.notFound, "no store \(store)") }
             store = own

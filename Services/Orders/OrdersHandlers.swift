@@ -340,7 +340,7 @@ struct OrdersHandlers: Sendable {
             if order.deliveryFee != fee || order.total != total, !policy.mayChangeMoney(of: order) {
                 throw OrderlyError(
                     .permissionDenied,
-                    "a \(principal.role.rawValue) changes no order line, price, tip or cash amount: "
+                    "\(ErrorTexts.withArticle(principal.role.rawValue)) changes no order line, price, tip or cash amount: "
                         + "this change moves the delivery fee")
             }
             guard case .object(let old) = before, case .object(let new) = try JSONValue(encoding: order) else {

@@ -413,7 +413,8 @@ struct PaymentsHandlers: Sendable {
         ) { payment, now in
             guard payment.method == .cash else {
                 throw OrderlyError(
-                    .providerPayment, "a \(payment.method.rawValue) payment is completed by its provider")
+                    .providerPayment,
+                    "\(ErrorTexts.withArticle(payment.method.rawValue)) payment is completed by its provider")
             }
             let tendered = try request.validated()
             try PaymentBook.checkNotDue(payment, at: now)

@@ -62,7 +62,8 @@ public struct AccessPolicy: Sendable {
         profileOnly.description = after.description
         guard canEditPublicProfile(of: before.id), profileOnly == after else {
             throw OrderlyError(
-                .permissionDenied, "a \(role.rawValue) changes only a store's image_url, cuisine and description")
+                .permissionDenied,
+                "\(ErrorTexts.withArticle(role.rawValue)) changes only a store's image_url, cuisine and description")
         }
     }
 
@@ -147,11 +148,13 @@ public struct AccessPolicy: Sendable {
         case .supervisor, .support:
             let listed = listedRole
             guard requested == nil || requested == listed else {
-                throw OrderlyError(.permissionDenied, "a \(role.rawValue) lists \(listed?.rawValue ?? "no") users only")
+                throw OrderlyError(
+                    .permissionDenied,
+                    "\(ErrorTexts.withArticle(role.rawValue)) lists \(listed?.rawValue ?? "no") users only")
             }
             return (store.map { .only($0) } ?? .every, listed)
         default:
-            throw OrderlyError(.permissionDenied, "a \(role.rawValue) cannot list users")
+            throw OrderlyError(.permissionDenied, "\(ErrorTexts.withArticle(role.rawValue)) cannot list users")
         }
     }
 
@@ -250,7 +253,7 @@ public struct AccessPolicy: Sendable {
             if let requested, requested != own { throw OrderlyError(.notFound, "no store \(requested)") }
             return own
         default:
-            throw OrderlyError(.permissionDenied, "a \(role.rawValue) cannot do this")
+            throw OrderlyError(.permissionDenied, "\(ErrorTexts.withArticle(role.rawValue)) cannot do this")
         }
     }
 
@@ -296,7 +299,8 @@ public struct AccessPolicy: Sendable {
         }
         if money, !mayChangeMoney(of: order) {
             throw OrderlyError(
-                .permissionDenied, "a \(role.rawValue) changes no order line, price, tip or cash amount")
+                .permissionDenied,
+                "\(ErrorTexts.withArticle(role.rawValue)) changes no order line, price, tip or cash amount")
         }
         try order.requireEditable()
     }
@@ -403,7 +407,8 @@ public struct AccessPolicy: Sendable {
         textsOnly.imageURL = after.imageURL
         guard canEditProductTexts(of: before.storeID), textsOnly == after else {
             throw OrderlyError(
-                .permissionDenied, "a \(role.rawValue) changes only a product's name, description and image_url")
+                .permissionDenied,
+                "\(ErrorTexts.withArticle(role.rawValue)) changes only a product's name, description and image_url")
         }
     }
 
@@ -447,7 +452,9 @@ public struct AccessPolicy: Sendable {
     public func checkKeepingCustomers(of store: StoreID, else missing: OrderlyError) throws(OrderlyError) {
         guard canSeeCustomers(of: store) else { throw missing }
         guard canKeepCustomers(of: store) else {
-            throw OrderlyError(.permissionDenied, "a \(role.rawValue) reads customers and cards but changes none")
+            throw OrderlyError(
+                .permissionDenied, "\(ErrorTexts.withArticle(role.rawValue)) reads customers and cards but changes none"
+            )
         }
     }
 

@@ -14,6 +14,12 @@ public enum ErrorTexts {
         return texts?[language] ?? error.message
     }
 
+    /// `word` after the English article it takes, for messages naming a role or a kind:
+    /// "an admin", "an expired payment", "a courier".
+    public static func withArticle(_ word: String) -> String {
+        (word.first.map { "aeio".contains($0) } ?? false ? "an " : "a ") + word
+    }
+
     /// A sentence for each code and reason, by language.
     public static let sentences: [String: [String: String]] = [
         // The codes.

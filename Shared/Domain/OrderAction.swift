@@ -42,7 +42,8 @@ public enum OrderActionRefusal: Error, Hashable, Sendable {
     public var error: OrderlyError {
         switch self {
         case .notPermitted(let action, let role):
-            return OrderlyError(.permissionDenied, "a \(role.rawValue) cannot \(action.rawValue) this order")
+            return OrderlyError(
+                .permissionDenied, "\(ErrorTexts.withArticle(role.rawValue)) cannot \(action.rawValue) this order")
         case .illegal(let action, let status, let allowed):
             return OrderlyError(
                 .illegalTransition, "an order that is \(status.rawValue) cannot \(action.rawValue)",

@@ -48,7 +48,7 @@ public enum PaymentStatus: String, Hashable, Sendable, Codable, CaseIterable {
     public func check(moveTo status: PaymentStatus) throws(OrderlyError) {
         guard next.contains(status) else {
             throw OrderlyError(
-                .illegalTransition, "a \(rawValue) payment cannot become \(status.rawValue)",
+                .illegalTransition, "\(ErrorTexts.withArticle(rawValue)) payment cannot become \(status.rawValue)",
                 details: ["status": .string(rawValue), "allowed": .array(next.map { .string($0.rawValue) })])
         }
     }

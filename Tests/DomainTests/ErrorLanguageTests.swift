@@ -18,6 +18,17 @@ struct ErrorLanguageTests {
         #expect(Set(ErrorTexts.sentences.keys) == Set(keys), "no sentence for a code or reason that is not declared")
     }
 
+    @Test("an English message names a role with the article it takes")
+    func articles() throws {
+        #expect(ErrorTexts.withArticle("accountant") == "an accountant")
+        #expect(ErrorTexts.withArticle("courier") == "a courier")
+        let accountant = AccessPolicy(Principal(userID: UserID(), role: .accountant, storeID: nil))
+        let refused = #expect(throws: OrderlyError.self) {
+            try accountant.visibleUsers(store: nil, role: .courier)
+        }
+        #expect(refused?.message.hasPrefix("an accountant ") == true, "\(refused?.message ?? "")")
+    }
+
     @Test("every field reason's template has Hebrew and Arabic with the same placeholders, and no two are alike")
     func templates() {
         var seen = Set<[String]>()
