@@ -128,62 +128,44 @@ export async function all(path, parameters = {}) {
  * (an `EventSource` cannot send the token), reconnecting after the last id it received. Calls
  * `onNotification` with each; stops when `signal` aborts.
  */
-export async function followNotifications(onNotification, signal) {
-  let last = null;
-  while (!signal.aborted) {
-    try {
-      const headers = { Accept: "text/event-stream", Authorization: `Bearer ${access}` };
-      if (last !== null) headers["Last-Event-ID"] = String(last);
-      const response = await fetch("/v1/notifications/stream" + (last === null ? query({ after: await latestSeq() }) : ""),
-        { headers, signal });
-      if (response.status === 401) { await refresh(); continue; }
-      if (!response.ok || !response.body) throw new ApiError(response.status, null);
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = "";
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value;
-        let end;
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
-          const event = parseEvent(buffer.slice(0, end));
-          buffer = buffer.slice(end + 2);
-          if (event?.event === "notification") {
-            last = event.id;
-            onNotification(JSON.parse(event.data));
-          }
-        }
-      }
-    } catch (error) {
-      if (signal.aborted) return;
-    }
-    await new Promise((resume) => setTimeout(resume, 2000));
-  }
+export function followNotifications(onNotification, signal) {
+  return followStream("/v1/notifications/stream", async () => ({ after: await latestSeq() }), "notification",
+    onNotification, signal);
 }
 
 /**
- * A store's activity as it is kept: its `text/event-stream` read through `fetch` as
- * `followNotifications` reads the caller's, reconnecting after the last id it received. Opens
- * after `after` (the `next_cursor` of the entries already shown), or after the newest entry when
- * none is given. Calls `onEntry` with each; stops when `signal` aborts, or when the caller may
- * not follow the store (404).
+ * A store's activity as it is kept, read as `followNotifications` reads the caller's. Opens after
+ * `after` (the `next_cursor` of the entries already shown), or after the newest entry when none
+ * is given. Calls `onEntry` with each; stops when `signal` aborts, or when the caller may not
+ * follow the store (404).
  */
-export async function followActivity(storeId, onEntry, signal, after = null) {
+export function followActivity(storeId, onEntry, signal, after = null) {
+  return followStream(`/v1/stores/${storeId}/activity/stream`, async () => {
+    if (after === null) {
+      let cursor = 0;
+      for (;;) {
+        const page = await call("GET", `/v1/stores/${storeId}/activity` + query({ after: cursor, limit: 200 }));
+        cursor = page.next_cursor;
+        if (!page.has_more) break;
+      }
+      after = cursor;
+    }
+    return { after };
+  }, "activity", onEntry, signal);
+}
+
+/**
+ * The events named `name` of the stream at `path`, each's data given to `onEvent`: opened with
+ * the query `opening()` answers, then resumed after the last id received (`Last-Event-ID`), two
+ * seconds after a break. Stops when `signal` aborts or when the stream is refused (403, 404).
+ */
+async function followStream(path, opening, name, onEvent, signal) {
   let last = null;
   while (!signal.aborted) {
     try {
-      if (after === null) {
-        after = 0;
-        for (;;) {
-          const page = await call("GET", `/v1/stores/${storeId}/activity` + query({ after, limit: 200 }));
-          after = page.next_cursor;
-          if (!page.has_more) break;
-        }
-      }
       const headers = { Accept: "text/event-stream", Authorization: `Bearer ${access}` };
       if (last !== null) headers["Last-Event-ID"] = String(last);
-      const response = await fetch(`/v1/stores/${storeId}/activity/stream` + (last === null ? query({ after }) : ""),
-        { headers, signal });
+      const response = await fetch(path + (last === null ? query(await opening()) : ""), { headers, signal });
       if (response.status === 401) { await refresh(); continue; }
       if (response.status === 403 || response.status === 404) return;
       if (!response.ok || !response.body) throw new ApiError(response.status, null);
@@ -197,9 +179,9 @@ export async function followActivity(storeId, onEntry, signal, after = null) {
         while ((end = buffer.indexOf("\n\n")) >= 0) {
           const event = parseEvent(buffer.slice(0, end));
           buffer = buffer.slice(end + 2);
-          if (event?.event === "activity") {
+          if (event?.event === name) {
             last = event.id;
-            onEntry(JSON.parse(event.data));
+            onEvent(JSON.parse(event.data));
           }
         }
       }

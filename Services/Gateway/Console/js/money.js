@@ -24,8 +24,8 @@ export async function show(main, context) {
     h("h2", {}, t("entries")), entries);
   await Promise.all([
     loadBalances(balances, path),
-    pagedTable(payouts, path, (rows) => payoutsTable(rows)),
-    pagedTable(entries, path, (rows) => entriesTable(rows)),
+    pagedTable(payouts, path, payoutsTable),
+    pagedTable(entries, path, entriesTable),
   ]);
 }
 
@@ -42,7 +42,7 @@ async function loadBalances(place, path) {
   }
 }
 
-function balancesTable(rows) {
+export function balancesTable(rows) {
   return rows.length ? table([
     [t("currency"), (entry) => entry.currency],
     [t("earned"), (entry) => money(entry.earned, entry.currency), true],
@@ -54,7 +54,7 @@ function balancesTable(rows) {
 }
 
 /** Ledger entries, newest first: what each moved of the holder's balance. */
-function entriesTable(rows) {
+export function entriesTable(rows) {
   return table([
     [t("when"), (entry) => time(entry.created_at)],
     [t("kind"), (entry) => t(`entry_${entry.kind}`)],
@@ -130,8 +130,8 @@ async function courierAccount(place, courier, context) {
     place.querySelector("#courier-payout-place").replaceWith(payoutForm(courier, found, context, () => courierAccount(place, courier, context)));
   }
   await Promise.all([
-    pagedTable(payouts, path, (rows) => payoutsTable(rows)),
-    pagedTable(entries, path, (rows) => entriesTable(rows)),
+    pagedTable(payouts, path, payoutsTable),
+    pagedTable(entries, path, entriesTable),
   ]);
 }
 

@@ -7,7 +7,7 @@ import { t } from "./i18n.js";
 import {
   busy, dialog, field, fill, h, minorUnits, money, pagedTable, progress, showError, submits, table, time, toast,
 } from "./ui.js";
-import { courierAccounts } from "./money.js";
+import { balancesTable, courierAccounts, entriesTable } from "./money.js";
 import { storeForm } from "./stores.js";
 import { PLATFORM_ROLES, usersSection } from "./users.js";
 
@@ -125,19 +125,6 @@ async function loadBalance(place, store) {
     toast(t("payout_recorded", [money(made.amount, made.currency)]));
     loadBalance(place, store);
   });
-  fill(place, payout,
-    table([
-      [t("currency"), (entry) => entry.currency],
-      [t("earned"), (entry) => money(entry.earned, entry.currency), true],
-      [t("cash_held"), (entry) => money(entry.cash_held, entry.currency), true],
-      [t("balance"), (entry) => money(entry.balance, entry.currency), true],
-      [t("pending"), (entry) => money(entry.pending, entry.currency), true],
-      [t("available"), (entry) => money(entry.available, entry.currency), true],
-    ], balance.balances),
-    h("h3", {}, t("entries")), entries);
-  await pagedTable(entries, `/v1/stores/${store.id}/balance`, (rows) => table([
-    [t("when"), (entry) => time(entry.created_at ?? entry.at)],
-    [t("kind"), (entry) => entry.kind ?? entry.type ?? ""],
-    [t("amount"), (entry) => money(entry.amount, entry.currency), true],
-  ], rows));
+  fill(place, payout, balancesTable(balance.balances), h("h3", {}, t("entries")), entries);
+  await pagedTable(entries, `/v1/stores/${store.id}/balance`, entriesTable);
 }
