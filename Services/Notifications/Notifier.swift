@@ -7,7 +7,6 @@ import Redis
 import Runtime
 import Storage
 import Wire
-import WireCodec
 
 /// What the notifications service makes of the events its followers read: the identity events
 /// keep its copy of who is where, who is on duty and which language they read; the order, stock
@@ -164,26 +163,16 @@ public struct Notifier: Sendable {
         }
         let subscribers = try await webhooks.subscribers(of: Set(told.compactMap(\.storeID)), in: transaction)
         guard !subscribers.isEmpty else { return 0 }
-        var deliveries: [(WebhookDelivery, body: String)] = []
+        var count = 0
         for event in told {
             let endpoints = subscribers.filter { $0.store == event.storeID && $0.events.contains(event.type) }
             guard let store = event.storeID, !endpoints.isEmpty else { continue }
-            let body = WebhookEvent(
+            let sent = WebhookEvent(
                 id: event.id.lowercasedText, type: event.type, createdAt: event.occurredAt, storeID: store,
                 data: try event.payload.decode(as: JSONValue.self))
-            let text = String(decoding: try WireJSON.encoder.encode(body), as: UTF8.self)
-            for endpoint in endpoints {
-                deliveries.append(
-                    (
-                        WebhookDelivery(
-                            id: WebhookDeliveryID(), webhookID: endpoint.id, eventID: body.id, eventType: event.type,
-                            status: .pending, attempts: 0, lastStatusCode: nil, lastError: nil, lastAttemptAt: nil,
-                            nextAttemptAt: now, deliveredAt: nil, createdAt: now), text
-                    ))
-            }
+            count += try await webhooks.enqueue(sent, to: endpoints.map(\.id), at: now, in: transaction).count
         }
-        try await webhooks.enqueue(deliveries, in: transaction)
-        return deliveries.count
+        return count
     }
 
     /// Records `delivery` failed for good and, in the same transaction, turns off its endpoint,

@@ -5,7 +5,6 @@ import Foundation
 import Runtime
 import Storage
 import Wire
-import WireCodec
 
 /// The webhooks' Wire methods: a store's endpoints, for its owners, managers and admins.
 struct WebhooksHandlers: Sendable {
@@ -153,14 +152,11 @@ struct WebhooksHandlers: Sendable {
         let event = WebhookEvent(
             id: UUID().lowercasedText, type: WebhooksAPI.testEventType, createdAt: now, storeID: webhook.storeID,
             data: .object(["webhook_id": .string(webhook.id.description)]))
-        let delivery = WebhookDelivery(
-            id: WebhookDeliveryID(), webhookID: webhook.id, eventID: event.id, eventType: event.type, status: .pending,
-            attempts: 0, lastStatusCode: nil, lastError: nil, lastAttemptAt: nil, nextAttemptAt: now, deliveredAt: nil,
-            createdAt: now)
-        let body = String(decoding: try WireJSON.encoder.encode(event), as: UTF8.self)
-        try await webhooks.database.transaction { try await webhooks.enqueue([(delivery, body)], in: $0) }
+        let deliveries = try await webhooks.database.transaction {
+            try await webhooks.enqueue(event, to: [webhook.id], at: now, in: $0)
+        }
         doorbell.ring()
-        return delivery
+        return deliveries[0]
     }
 
     /// Whether deliveries may go to an endpoint's host as written: a literal IP address must be

@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import SQLKit
 import Storage
+import WireCodec
 
 /// The SQL of webhooks: a store's endpoints (`webhooks`, each with its signing secret beside
 /// the document, never in it) and every delivery to them (`webhook_deliveries`: the body as
@@ -87,6 +88,22 @@ struct WebhooksRepository: Sendable {
             let events = try row.decode(column: "events", as: String.self).split(separator: " ").map(String.init)
             return (id, store, Set(events))
         }
+    }
+
+    /// Stores a first delivery of `event` to each of `endpoints`, to be tried at `now`; answers them.
+    @discardableResult
+    func enqueue(
+        _ event: WebhookEvent, to endpoints: [WebhookID], at now: Date, in transaction: Transaction
+    ) async throws -> [WebhookDelivery] {
+        let body = String(decoding: try WireJSON.encoder.encode(event), as: UTF8.self)
+        let deliveries = endpoints.map {
+            WebhookDelivery(
+                id: WebhookDeliveryID(), webhookID: $0, eventID: event.id, eventType: event.type, status: .pending,
+                attempts: 0, lastStatusCode: nil, lastError: nil, lastAttemptAt: nil, nextAttemptAt: now,
+                deliveredAt: nil, createdAt: now)
+        }
+        try await enqueue(deliveries.map { ($0, body: body) }, in: transaction)
+        return deliveries
     }
 
     /// Stores deliveries to be tried at once.
