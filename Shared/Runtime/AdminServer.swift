@@ -1,29 +1,44 @@
 import Foundation
 public import Hummingbird
 public import Logging
+import Metrics
 public import NIOCore
 public import ServiceLifecycle
 
 /// One thing `/readyz` checks: a database, Redis, an upstream service.
 public struct ReadinessCheck: Sendable {
+    /// What a failing check means for the process's readiness.
+    public enum Effect: Sendable {
+        /// The process cannot serve without it (its database): not ready.
+        case required
+        /// Another Orderly service: not ready, unless `/readyz?upstreams=false` leaves it out.
+        case upstream
+        /// The process is built to ride it out (Redis: the outbox keeps events, the limiters
+        /// fall back to their own counts): reported, and alerted on through
+        /// `orderly_dependency_up`, but the process stays ready.
+        case riddenOut
+    }
+
     public var name: String
-    /// Another Orderly service, which `/readyz?upstreams=false` leaves out.
-    public var isUpstream: Bool
+    public var effect: Effect
     /// Throws when the dependency is not usable.
     public var check: @Sendable () async throws -> Void
 
-    public init(_ name: String, upstream: Bool = false, check: @escaping @Sendable () async throws -> Void) {
+    public init(_ name: String, _ effect: Effect = .required, check: @escaping @Sendable () async throws -> Void) {
         self.name = name
-        self.isUpstream = upstream
+        self.effect = effect
         self.check = check
     }
 }
 
 /// The operator's HTTP port of every process: `/healthz` (the process is alive), `/readyz`
-/// (every readiness check passes; 503 with the failing ones otherwise) and `/metrics`
-/// (Prometheus text format). `/readyz?upstreams=false` checks the process's own database and
-/// Redis only: what a load balancer's readiness probe wants, so that one service down does not
-/// take every service that calls it out of rotation too.
+/// (every check runs; 503 `not_ready` naming the failing ones when one the process cannot serve
+/// without fails, 200 `degraded` when only one it rides out does, 200 `ready` otherwise) and
+/// `/metrics` (Prometheus text format). `/readyz?upstreams=false` leaves the other services out:
+/// what the readiness probe of a service wants, so that one service down does not take every
+/// service that calls it out of rotation too. `/readyz?upstreams=any` is the gateway's: ready
+/// while it reaches any of the services behind it (one down answers 503 for what needs it alone),
+/// not ready when it reaches none (its own network is at fault).
 public struct AdminServer: Service {
     private let host: String
     private let port: Int
@@ -56,12 +71,11 @@ public struct AdminServer: Service {
             Self.json(.ok, ["status": "ok"])
         }
         router.get("/readyz") { request, _ in
-            let own = request.uri.queryParameters.get("upstreams") == "false"
-            let results = await Self.run(own ? checks.filter { !$0.isUpstream } : checks)
-            let ready = results.values.allSatisfy { $0 == "ok" }
-            return Self.json(
-                ready ? .ok : .serviceUnavailable,
-                ["status": ready ? "ready" : "not_ready", "checks": results])
+            let upstreams = request.uri.queryParameters.get("upstreams") ?? "all"
+            let chosen = upstreams == "false" ? checks.filter { $0.effect != .upstream } : checks
+            let results = await Self.run(chosen)
+            let status = Self.status(of: chosen, results: results, anyUpstream: upstreams == "any")
+            return Self.json(status == "not_ready" ? .serviceUnavailable : .ok, ["status": status, "checks": results])
         }
         router.get("/metrics") { _, _ in
             Response(
@@ -108,6 +122,31 @@ public struct AdminServer: Service {
             var results: [String: String] = [:]
             for await (name, result) in group { results[name] = result }
             return results
+        }
+    }
+
+    /// `not_ready` when a required check failed, or an upstream did (with `anyUpstream`, when
+    /// every upstream did: the process reaches none of them); `degraded` when only checks it rides
+    /// out (or, with `anyUpstream`, some upstreams) failed; `ready` when none did.
+    static func status(of checks: [ReadinessCheck], results: [String: String], anyUpstream: Bool) -> String {
+        let failing = checks.filter { results[$0.name] != "ok" }
+        if failing.isEmpty { return "ready" }
+        let upstreams = checks.filter { $0.effect == .upstream }
+        let blocking = failing.contains {
+            switch $0.effect {
+            case .required: true
+            case .upstream: !anyUpstream || upstreams.allSatisfy { results[$0.name] != "ok" }
+            case .riddenOut: false
+            }
+        }
+        return blocking ? "not_ready" : "degraded"
+    }
+
+    /// Runs `checks` and records each as `orderly_dependency_up{dependency}` (1 or 0), before each
+    /// scrape: what alerts on a dependency the process rides out, which `/readyz` does not fail.
+    static func recordDependencies(_ checks: [ReadinessCheck]) async {
+        for (name, result) in await run(checks) {
+            Gauge(label: "orderly_dependency_up", dimensions: [("dependency", name)]).record(result == "ok" ? 1 : 0)
         }
     }
 

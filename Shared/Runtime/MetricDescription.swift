@@ -124,6 +124,9 @@ public struct MetricDescription: Sendable, Hashable {
             "Age of the oldest message in the mail outbox not yet sent (0 when none)"),
         .init("orderly_mail_dead_letters", .gauge, [], "Messages the mail sender gave up on, kept 30 days"),
         // The process, read from /proc when scraped.
+        .init(
+            "orderly_dependency_up", .gauge, ["dependency"],
+            "Whether the process reached its database and Redis at the last scrape (1) or not (0)"),
         .init("process_cpu_seconds_total", .counter, [], "User and system CPU time spent, in seconds"),
         .init("process_resident_memory_bytes", .gauge, [], "Resident memory size in bytes"),
         .init("process_virtual_memory_bytes", .gauge, [], "Virtual memory size in bytes"),

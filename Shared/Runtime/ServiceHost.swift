@@ -49,16 +49,17 @@ public struct ServiceHost: Sendable {
             upstreams: upstreams.mapValues { $0 as any WireCaller }, logger: logger, configuration: configuration)
     }
 
-    /// What `/readyz` checks: the database, Redis and each upstream.
+    /// What `/readyz` checks: the database (required), Redis (ridden out: events wait in the
+    /// outbox, wake-ups fall back to polling) and each upstream (reachable at all: any replica).
     public var readinessChecks: [ReadinessCheck] {
         let database = self.database
         let redis = self.redis
         var checks = [
             ReadinessCheck("database") { try await database.read { _ = try await $0.raw("SELECT 1 AS one").all() } },
-            ReadinessCheck("redis") { try await redis.send("PING") },
+            ReadinessCheck("redis", .riddenOut) { try await redis.send("PING") },
         ]
         for (name, client) in upstreams {
-            checks.append(ReadinessCheck(name, upstream: true) { try await client.ping() })
+            checks.append(ReadinessCheck(name, .upstream) { try await client.ping() })
         }
         return checks
     }
@@ -83,6 +84,8 @@ public struct ServiceHost: Sendable {
         let pipeline = PipelineMetrics(
             relay: relay, redis: redis, sources: parts.flatMap(Self.sources(of:)), logger: logger)
         MetricsExporter.collect { await pipeline.collect() }
+        let ownChecks = readinessChecks.filter { $0.effect != .upstream }
+        MetricsExporter.collect { await AdminServer.recordDependencies(ownChecks) }
         let housekeeping = Housekeeping(
             jobs: Housekeeping.standardJobs(database: database) + housekeeping, logger: logger)
         var services: [any Service] = [closer, relay, housekeeping] + parts

@@ -4,9 +4,10 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Prometheus
-import Runtime
 import Synchronization
 import Testing
+
+@testable import Runtime
 
 @Suite("Admin HTTP")
 struct AdminServerTests {
@@ -29,21 +30,41 @@ struct AdminServerTests {
         }
     }
 
-    @Test("/readyz is 200 when every check passes and 503 naming the one that fails")
+    @Test("/readyz is 200 when every check passes and 503 naming the one the process cannot serve without")
     func readiness() async throws {
         try await app([ReadinessCheck("database") {}]).test(.router) { client in
             try await client.execute(uri: "/readyz", method: .get) { response in
                 #expect(response.status == .ok)
             }
         }
-        try await app([ReadinessCheck("database") {}, ReadinessCheck("redis") { throw Down() }]).test(.router) {
-            client in
+        try await app([ReadinessCheck("database") { throw Down() }, ReadinessCheck("redis", .riddenOut) {}]).test(
+            .router
+        ) { client in
             try await client.execute(uri: "/readyz", method: .get) { response in
                 #expect(response.status == .serviceUnavailable)
                 let object = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
                 let checks = object?["checks"] as? [String: String]
-                #expect(checks == ["database": "ok", "redis": "redis: connection refused"])
+                #expect(checks == ["database": "redis: connection refused", "redis": "ok"])
                 #expect(object?["status"] as? String == "not_ready")
+            }
+        }
+    }
+
+    @Test("Redis down leaves the process ready and says it is degraded: it rides Redis out")
+    func redisIsRiddenOut() async throws {
+        try await app([ReadinessCheck("database") {}, ReadinessCheck("redis", .riddenOut) { throw Down() }]).test(
+            .router
+        ) { client in
+            for uri in ["/readyz", "/readyz?upstreams=false", "/readyz?upstreams=any"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .ok)
+                    let object = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+                    #expect(object?["status"] as? String == "degraded")
+                    #expect(
+                        object?["checks"] as? [String: String] == [
+                            "database": "ok", "redis": "redis: connection refused",
+                        ])
+                }
             }
         }
     }
@@ -51,7 +72,7 @@ struct AdminServerTests {
     @Test("/readyz?upstreams=false leaves the other services out, and only them")
     func readinessWithoutUpstreams() async throws {
         let checks = [
-            ReadinessCheck("database") {}, ReadinessCheck("catalog", upstream: true) { throw Down() },
+            ReadinessCheck("database") {}, ReadinessCheck("catalog", .upstream) { throw Down() },
         ]
         try await app(checks).test(.router) { client in
             try await client.execute(uri: "/readyz", method: .get) { response in
@@ -63,11 +84,46 @@ struct AdminServerTests {
                 #expect(object?["checks"] as? [String: String] == ["database": "ok"])
             }
         }
-        try await app([ReadinessCheck("redis") { throw Down() }]).test(.router) { client in
+        try await app([ReadinessCheck("database") { throw Down() }]).test(.router) { client in
             try await client.execute(uri: "/readyz?upstreams=false", method: .get) { response in
                 #expect(response.status == .serviceUnavailable)
             }
         }
+    }
+
+    @Test("/readyz?upstreams=any (the gateway's) is ready while any upstream answers, not when none does")
+    func readinessWithAnyUpstream() async throws {
+        let oneDown = [
+            ReadinessCheck("database") {}, ReadinessCheck("orders", .upstream) { throw Down() },
+            ReadinessCheck("catalog", .upstream) {},
+        ]
+        try await app(oneDown).test(.router) { client in
+            try await client.execute(uri: "/readyz?upstreams=any", method: .get) { response in
+                #expect(response.status == .ok)
+                let object = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+                #expect(object?["status"] as? String == "degraded")
+            }
+        }
+        let allDown = [
+            ReadinessCheck("database") {}, ReadinessCheck("orders", .upstream) { throw Down() },
+            ReadinessCheck("catalog", .upstream) { throw Down() },
+        ]
+        try await app(allDown).test(.router) { client in
+            try await client.execute(uri: "/readyz?upstreams=any", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+            }
+        }
+    }
+
+    @Test("each own check is recorded as orderly_dependency_up, 1 or 0, for the alert on Redis")
+    func dependencyGauge() async throws {
+        MetricsExporter.bootstrap()
+        await AdminServer.recordDependencies([
+            ReadinessCheck("database") {}, ReadinessCheck("redis", .riddenOut) { throw Down() },
+        ])
+        let text = await MetricsExporter.exposition()
+        #expect(text.contains(#"orderly_dependency_up{dependency="database"} 1"#))
+        #expect(text.contains(#"orderly_dependency_up{dependency="redis"} 0"#))
     }
 
     @Test("a check that hangs is reported as timed out within a few seconds")

@@ -151,8 +151,8 @@ podman volume ls -q | { grep "^${project}_" || true; } | xargs -r podman volume 
 up_started=$(date +%s.%N)
 "${compose[@]}" up -d --no-build --scale orders=2 --scale notifications=2 >"$work/up.log" 2>&1 \
     || { cat "$work/up.log"; exit 1; }
-# Ready: every container healthy (each service's /readyz reaches its database, Redis and
-# upstreams) and an admin signed in through the gateway.
+# Ready: every container healthy (each service's /readyz reaches its database and upstreams;
+# Redis is up before them) and an admin signed in through the gateway.
 containers=$("${compose[@]}" ps -q | wc -l)
 ready=""
 for _ in $(seq 600); do
