@@ -2,13 +2,16 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build run demo test deploy-test bench-wire bench-storage bench-orders bench-catalog bench-payments bench-notifications bench-marketplace profile-orders scaling-costs scaling-model chaos fuzz-wire fuzz-api model-test format clean
+.PHONY: help deps deps-test build run demo check test deploy-test bench-wire bench-storage bench-orders bench-catalog bench-payments bench-notifications bench-marketplace profile-orders scaling-costs scaling-model chaos fuzz-wire fuzz-api model-test format clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
-deps: ## Install missing system packages (apt-get)
+deps: ## Install the missing system packages building and running need (apt-get)
 	@deploy/local/install-deps.sh
+
+deps-test: ## Install the missing system packages the tests, benchmarks and checks need besides (apt-get)
+	@deploy/local/install-deps.sh test
 
 build: deps ## Build every product (debug)
 	swift build
@@ -16,59 +19,63 @@ build: deps ## Build every product (debug)
 run: deps ## Build and run the suite locally on the embedded defaults (Ctrl-C stops it)
 	@deploy/local/run.sh
 
-demo: deps ## Run the suite (data in .build/demo) filled with three stores and a week of orders, then a trickle of new ones (Ctrl-C stops it; DEMO_ARGS=--force)
+demo: ## Run the suite (data in .build/demo) filled with three stores and a week of orders, then a trickle of new ones (Ctrl-C stops it; DEMO_ARGS=--force)
+	@deploy/local/install-deps.sh demo
 	@python3 deploy/local/demo.py $(DEMO_ARGS)
 
-test: deps ## Run the whole test suite
+check: deps ## The inner loop, under 3 minutes warm: build with tests, the map's checks, every test on SQLite (no PostgreSQL, fuzzing or browser)
+	@deploy/local/check.sh
+
+test: deps-test ## Run the whole test suite
 	@deploy/local/test.sh
 
-deploy-test: deps ## Build the images with podman, start the compose file (orders and notifications ×2), kill replicas under load, tear down
+deploy-test: deps-test ## Build the images with podman, start the compose file (orders and notifications ×2), kill replicas under load, tear down
 	@deploy/local/deploy-test.sh
 
-bench-wire: deps ## Wire round trips per second against a raw NIO echo (release build)
+bench-wire: deps-test ## Wire round trips per second against a raw NIO echo (release build)
 	swift build -c release --product orderly-bench
 	"$$(swift build -c release --show-bin-path)/orderly-bench" bench-wire
 
-bench-storage: deps ## Storage transactions/s (SQLite, PostgreSQL) and outbox-to-inbox events/s (release build)
+bench-storage: deps-test ## Storage transactions/s (SQLite, PostgreSQL) and outbox-to-inbox events/s (release build)
 	@deploy/local/bench-storage.sh
 
-bench-orders: deps ## Load-generate against the suite (release) and check invariants; list pages at 1M orders
+bench-orders: deps-test ## Load-generate against the suite (release) and check invariants; list pages at 1M orders
 	@deploy/local/bench-orders.sh
 
-bench-catalog: deps ## Reservations per second (hot product, 1,000 products) beside order creation; stock invariants (release)
+bench-catalog: deps-test ## Reservations per second (hot product, 1,000 products) beside order creation; stock invariants (release)
 	@deploy/local/bench-catalog.sh
 
-bench-payments: deps ## Payments completed per second (cash, card, refunds) beside order creation; 90-day stats p99; invariants (release)
+bench-payments: deps-test ## Payments completed per second (cash, card, refunds) beside order creation; 90-day stats p99; invariants (release)
 	@deploy/local/bench-payments.sh
 
-bench-marketplace: deps ## Customers check out and pay (card, cash on delivery), stores and couriers serve them; checkouts/s, p99, CPU per checkout; invariants (release)
+bench-marketplace: deps-test ## Customers check out and pay (card, cash on delivery), stores and couriers serve them; checkouts/s, p99, CPU per checkout; invariants (release)
 	@deploy/local/bench-marketplace.sh
 
-bench-notifications: deps ## A new order's way to 1,000 users' streams and long-polls: p50/p99 per channel, nothing lost (release)
+bench-notifications: deps-test ## A new order's way to 1,000 users' streams and long-polls: p50/p99 per channel, nothing lost (release)
 	@deploy/local/bench-notifications.sh
 
-profile-orders: deps ## Where each created order's CPU goes, per process and step (perf, release build)
+profile-orders: deps-test ## Where each created order's CPU goes, per process and step (perf, release build)
 	@deploy/local/profile-orders.sh
 
-scaling-costs: deps ## What an order, a status change, a payment and an open stream cost each process, for the scaling model (release)
+scaling-costs: deps-test ## What an order, a status change, a payment and an open stream cost each process, for the scaling model (release)
 	@python3 deploy/scaling/measure.py deploy/scaling/costs.json
 
 scaling-model: ## What a hundred times a busy day needs (docs/SCALING.md), from deploy/scaling/costs.json
 	@python3 deploy/scaling/model.py deploy/scaling/costs.json deploy/scaling/hundredfold.toml
 
-scaling-shards: deps ## The shard key proved: the suite (release) on a 3-master Redis Cluster and its orders across two PostgreSQL servers by store; loadgen and chaos on it
+scaling-shards: deps-test ## The shard key proved: the suite (release) on a 3-master Redis Cluster and its orders across two PostgreSQL servers by store; loadgen and chaos on it
 	@deploy/scaling/two-shards.sh
 
-chaos: deps ## The suite (release) under load while its processes and Redis are killed; nothing acknowledged lost
+chaos: deps-test ## The suite (release) under load while its processes and Redis are killed; nothing acknowledged lost
 	@deploy/local/chaos.sh
 
-fuzz-wire: deps ## libFuzzer over the Wire frame decoder, envelope reader and JSON scanner (FUZZ_SECONDS=60)
+fuzz-wire: deps-test ## libFuzzer over the Wire frame decoder, envelope reader and JSON scanner (FUZZ_SECONDS=60)
 	@deploy/local/fuzz-wire.sh
 
-fuzz-api: deps ## schemathesis against /openapi.yaml, a user of each role (FUZZ_API_EXAMPLES=25)
+fuzz-api: deps-test ## schemathesis against /openapi.yaml, a user of each role (FUZZ_API_EXAMPLES=25)
 	@deploy/local/fuzz-api.sh
 
-model-test: deps ## Random walks of every role through the API beside a model of its money and visibility; regressions first (MODEL_SEED, MODEL_EXAMPLES)
+model-test: deps-test ## Random walks of every role through the API beside a model of its money and visibility; regressions first (MODEL_SEED, MODEL_EXAMPLES)
 	@deploy/local/model-test.sh
 
 format: ## Apply the house formatting (.swift-format)

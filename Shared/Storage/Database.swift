@@ -47,11 +47,20 @@ public final class Database: Sendable {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
-        let descriptor = Glibc.open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
+        // The C library's by name: `open` alone is `Database.open`.
+        #if canImport(Glibc)
+            let descriptor = Glibc.open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
+        #elseif canImport(Darwin)
+            let descriptor = Darwin.open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
+        #endif
         guard descriptor >= 0 else {
             throw StorageError.unexpected("cannot create \(path): \(String(cString: strerror(errno)))")
         }
-        Glibc.close(descriptor)
+        #if canImport(Glibc)
+            Glibc.close(descriptor)
+        #elseif canImport(Darwin)
+            Darwin.close(descriptor)
+        #endif
     }
 
     private init(kind: Kind, location: DatabaseLocation, backend: Backend, logger: Logger) {

@@ -17,7 +17,7 @@ struct AccountClosureTests {
 
     @Test(
         "a customer verifies, orders, exports and leaves; the store keeps the order with the name replaced; a courier holding cash and an owner are refused",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func leaving(kind: Database.Kind) async throws {
         try await InProcessSuite.with(on: kind) { suite in
             let market = try await checkout.market(suite, autoAccept: true)

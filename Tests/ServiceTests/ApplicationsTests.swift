@@ -25,7 +25,7 @@ struct ApplicationsTests {
 
     @Test(
         "a restaurant applies, cannot sign in until approved, then signs in as the owner of the store it applied for",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func restaurant(kind: Database.Kind) async throws {
         try await InProcessSuite.with(on: kind) { suite in
             let applied = try await api.send(suite, "POST", "/v1/applications", json: Self.restaurant)

@@ -29,8 +29,8 @@ struct CatalogProcessTests {
     }
 
     @Test(
-        "with two catalog processes serving at once, of 100 concurrent reservations of one unit against stock 10 exactly 10 hold"
-    )
+        "with two catalog processes serving at once, of 100 concurrent reservations of one unit against stock 10 exactly 10 hold",
+        .enabled(if: TestDatabase.hasPostgres, TestDatabase.noPostgres))
     func twoCatalogs() async throws {
         try await RunningSuite.with(on: .postgres, catalogReplicas: 2) { suite in
             let (store, product, staff) = try await setUp(suite, quantity: 10)

@@ -121,7 +121,7 @@ struct CheckoutTests {
 
     @Test(
         "a card order is priced from the menu, holds its stock, reaches the store once paid and is tracked by its customer",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func cardOrder(on kind: Database.Kind) async throws {
         try await InProcessSuite.with(on: kind) { suite in
             let market = try await market(suite)
@@ -241,7 +241,7 @@ struct CheckoutTests {
 
     @Test(
         "cash on delivery: accepted by itself, the courier collects at least what is owed, which becomes a paid receipt",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func cashOnDelivery(on kind: Database.Kind) async throws {
         try await InProcessSuite.with(on: kind) { suite in
             let market = try await market(suite, autoAccept: true)

@@ -13,7 +13,7 @@ import Testing
 struct CourierPageTests {
     @Test(
         "their orders and the pool, merged page by page newest or oldest first",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func ownAndPool(on kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             let database = test.database

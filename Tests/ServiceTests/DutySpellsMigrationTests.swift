@@ -13,7 +13,7 @@ import Testing
 struct DutySpellsMigrationTests {
     @Test(
         "couriers on duty when the broadcasts arrive start a spell then and hear of what follows; others do not",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func spellsAtUpgrade(on kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             let database = test.database

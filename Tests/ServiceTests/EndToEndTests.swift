@@ -17,7 +17,7 @@ struct EndToEndTests {
     /// On PostgreSQL, with every Wire connection over mutual TLS.
     @Test(
         "an order goes from the store's iPad to the courier's phone",
-        arguments: [(Database.Kind.sqlite, false), (.postgres, true)])
+        arguments: TestDatabase.kinds.map { ($0, $0 == .postgres) })
     func orderFromIPadToCourier(on kind: Database.Kind, tls: Bool) async throws {
         try await RunningSuite.with(on: kind, tls: tls) { suite in
             let admin = try await api.admin(suite)

@@ -9,7 +9,7 @@ import Testing
 struct GatewayHousekeepingTests {
     @Test(
         "refresh tokens go once their whole family has expired; a live family keeps its spent tokens",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func refreshTokens(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             let database = test.database
@@ -48,7 +48,7 @@ struct GatewayHousekeepingTests {
 
     @Test(
         "reset and verification tokens go a day after they expired; sent and dead mail after 30 days, queued mail never",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func resetsAndMail(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             let database = test.database

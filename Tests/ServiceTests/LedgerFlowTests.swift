@@ -38,7 +38,7 @@ struct LedgerFlowTests {
 
     @Test(
         "apply, sell by card and cash on delivery, deliver, refund, pay out: every balance as the rules say",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func marketplace(kind: Database.Kind) async throws {
         try await InProcessSuite.with(on: kind) { suite in
             // A restaurant applies and is approved; the owner signs in with the password chosen.

@@ -15,7 +15,7 @@ import Testing
 struct LedgerMigrationTests {
     @Test(
         "completed payments and their refunds made before the ledger are posted once, balanced",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func backfilled(on kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             let database = test.database
@@ -73,7 +73,7 @@ struct LedgerMigrationTests {
 
     @Test(
         "a refund of cash collected on delivery booked to the courier is corrected: the debt is theirs again",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func courierRefundsCorrected(on kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             let database = test.database

@@ -83,7 +83,7 @@ struct OrderLifecycleTests {
         return types
     }
 
-    @Test("items, totals, actions, history and locking", arguments: [Database.Kind.sqlite, .postgres])
+    @Test("items, totals, actions, history and locking", arguments: TestDatabase.kinds)
     func itemsActionsAndHistory(on kind: Database.Kind) async throws {
         try await InProcessSuite.with(on: kind) { suite in
             let cast = try await cast(suite, couriers: 1)
@@ -309,7 +309,7 @@ struct OrderLifecycleTests {
         }
     }
 
-    @Test("of 50 couriers claiming one order at once exactly one wins", arguments: [Database.Kind.sqlite, .postgres])
+    @Test("of 50 couriers claiming one order at once exactly one wins", arguments: TestDatabase.kinds)
     func claimRace(on kind: Database.Kind) async throws {
         try await InProcessSuite.with(on: kind) { suite in
             let cast = try await cast(suite, couriers: 50)

@@ -13,7 +13,7 @@ import Testing
 struct PaymentChangesMigrationTests {
     @Test(
         "payments written before the feed are numbered in the order they were made",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func numbered(on kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             let database = test.database

@@ -414,7 +414,7 @@ extension PaymentFlowTests {
 
     @Test(
         "refunds: never more than is left, even when two race for the last of it; restocked units come back; each gets a receipt",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func refunds(kind: Database.Kind) async throws {
         try await InProcessSuite.with(on: kind) { suite in
             let (_, product, staff) = try await Self.setUp(api, suite, quantity: 10)
@@ -475,7 +475,7 @@ extension PaymentFlowTests {
     }
 
     @Test(
-        "50 payments completed at once in one store get receipts 1 to 50", arguments: [Database.Kind.sqlite, .postgres])
+        "50 payments completed at once in one store get receipts 1 to 50", arguments: TestDatabase.kinds)
     func receiptNumbers(kind: Database.Kind) async throws {
         try await InProcessSuite.with(on: kind) { suite in
             let (_, product, staff) = try await Self.setUp(api, suite, quantity: 100)
@@ -690,7 +690,7 @@ extension PaymentFlowTests {
 extension PaymentFlowTests {
     @Test(
         "statistics: revenue, tips, refunds, average ticket by day, staff member, method and product, equal to a recomputation from the payments",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func statistics(kind: Database.Kind) async throws {
         try await InProcessSuite.with(on: kind) { suite in
             let (store, product, staff) = try await Self.setUp(api, suite, quantity: 100)

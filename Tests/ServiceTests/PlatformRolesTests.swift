@@ -22,7 +22,7 @@ struct PlatformRolesTests {
 
     @Test(
         "supervisor, support, accountant and social media each do their part, and only admins make them",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func roles(kind: Database.Kind) async throws {
         try await InProcessSuite.with(on: kind) { suite in
             let (store, product, staff) = try await PaymentFlowTests.setUp(api, suite, quantity: 10)

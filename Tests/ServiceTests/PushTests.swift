@@ -242,7 +242,7 @@ struct PushTests {
 
     @Test(
         "a token registered by several users at once is stored once, as one device",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func concurrentRegistrations(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             try await test.database.migrate(scope: "notifications", NotificationsService.migrations)

@@ -25,7 +25,7 @@ struct ReservationServiceTests {
 
     @Test(
         "of 100 concurrent reservations of one unit against stock 10 exactly 10 hold; commits sell, releases give back",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func concurrentReservations(kind: Database.Kind) async throws {
         try await Setup.with(kind) { handlers, store, test in
             let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
@@ -163,7 +163,7 @@ struct ReservationServiceTests {
 
     @Test(
         "a reservation that falls due while no catalog runs is released by the sweep of the next one to start",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func expiryAcrossRestart(kind: Database.Kind) async throws {
         try await Setup.with(kind) { handlers, store, test in
             let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
@@ -199,7 +199,7 @@ struct ReservationServiceTests {
 
     @Test(
         "a payment's hold follows its latest version: a confirmation read after the cancellation that followed it holds nothing again",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func paymentHolds(kind: Database.Kind) async throws {
         try await Setup.with(kind) { handlers, store, test in
             let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)
@@ -241,7 +241,7 @@ struct ReservationServiceTests {
 
     @Test(
         "an order's holds follow its latest version: kept without a time limit, shrunk, released on removal, an older version ignored",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func orderHolds(kind: Database.Kind) async throws {
         try await Setup.with(kind) { handlers, store, test in
             let staff = Principal(userID: UserID(), role: .staff, storeID: store.id)

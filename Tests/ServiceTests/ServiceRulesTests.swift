@@ -468,7 +468,7 @@ struct ServiceRulesTests {
 
     @Test(
         "what the couriers on duty are told is stored once and read through each one's spells on duty: who comes on duty after it never sees it, who goes off keeps it, in their language, with their own read state",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func broadcastsFollowSpellsOnDuty(on kind: Database.Kind) async throws {
         try await InProcessSuite.with(on: kind) { suite in
             let store = StoreID()

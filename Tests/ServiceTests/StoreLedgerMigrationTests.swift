@@ -12,7 +12,7 @@ import Testing
 /// their store and reason.
 @Suite("The store's stock ledger at the upgrade")
 struct StoreLedgerMigrationTests {
-    @Test("entries written before are found by store and reason", arguments: [Database.Kind.sqlite, .postgres])
+    @Test("entries written before are found by store and reason", arguments: TestDatabase.kinds)
     func filled(on kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             let database = test.database

@@ -17,7 +17,7 @@ struct TillTests {
 
     @Test(
         "tap a card, find its customer, pay: the payment is theirs, the milestones appear; a blocked card cannot pay",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func tapAndPay(kind: Database.Kind) async throws {
         try await InProcessSuite.with(on: kind) { suite in
             let (store, product, staff) = try await PaymentFlowTests.setUp(api, suite, quantity: 10)

@@ -40,7 +40,7 @@ struct HousekeepingTests {
 
     @Test(
         "expired idempotency records and old inbox records go, in batches; the rest stay",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func standardJobs(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             let database = test.database

@@ -38,7 +38,7 @@ struct IdempotencyTests {
             scope: "store-1:receipts.create", key: key, request: Array("POST /v1/receipts \(body)".utf8))
     }
 
-    @Test("the inbox applies an event once however often it comes", arguments: [Database.Kind.sqlite, .postgres])
+    @Test("the inbox applies an event once however often it comes", arguments: TestDatabase.kinds)
     func inbox(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             try await test.database.migrate(scope: "receipts", Self.migrations)
@@ -66,7 +66,7 @@ struct IdempotencyTests {
 
     @Test(
         "the inbox records a batch of events at once: what was applied before, and repeats within it, once",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func inboxBatch(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             try await test.database.migrate(scope: "receipts", Self.migrations)
@@ -91,7 +91,7 @@ struct IdempotencyTests {
     }
 
     @Test(
-        "a key replays its response; with another request it is refused", arguments: [Database.Kind.sqlite, .postgres])
+        "a key replays its response; with another request it is refused", arguments: TestDatabase.kinds)
     func replayAndReuse(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             try await test.database.migrate(scope: "receipts", Self.migrations)
@@ -119,7 +119,7 @@ struct IdempotencyTests {
         }
     }
 
-    @Test("a request is refused while the first with its key runs", arguments: [Database.Kind.sqlite, .postgres])
+    @Test("a request is refused while the first with its key runs", arguments: TestDatabase.kinds)
     func inProgress(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             try await test.database.migrate(scope: "receipts", Self.migrations)
@@ -148,7 +148,7 @@ struct IdempotencyTests {
         }
     }
 
-    @Test("of concurrent requests with one key exactly one executes", arguments: [Database.Kind.sqlite, .postgres])
+    @Test("of concurrent requests with one key exactly one executes", arguments: TestDatabase.kinds)
     func concurrentSameKey(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             try await test.database.migrate(scope: "receipts", Self.migrations)
@@ -185,7 +185,7 @@ struct IdempotencyTests {
 
     @Test(
         "a failed request releases its key; an expired record is forgotten",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func failureAndExpiry(kind: Database.Kind) async throws {
         struct Declined: Error {}
         try await TestDatabase.with(kind) { test in
@@ -215,7 +215,7 @@ struct IdempotencyTests {
 
     @Test(
         "a write answered as things are by then keeps only its reference, and reads records kept whole",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func replayByReference(kind: Database.Kind) async throws {
         struct Reference: Codable, Sendable { var id: String }
         try await TestDatabase.with(kind) { test in

@@ -16,7 +16,7 @@ struct MigrationTests {
         Migration(2, "notes.author", sql: ["ALTER TABLE notes ADD COLUMN author TEXT"]),
     ]
 
-    @Test("applying twice is a no-op", arguments: [Database.Kind.sqlite, .postgres])
+    @Test("applying twice is a no-op", arguments: TestDatabase.kinds)
     func twice(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             let first = try await test.database.migrate(scope: "notes", Self.migrations)
@@ -28,7 +28,7 @@ struct MigrationTests {
         }
     }
 
-    @Test("two replicas starting at once migrate once", arguments: [Database.Kind.sqlite, .postgres])
+    @Test("two replicas starting at once migrate once", arguments: TestDatabase.kinds)
     func concurrentReplicas(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             let second = try await test.openAgain()
@@ -40,7 +40,7 @@ struct MigrationTests {
         }
     }
 
-    @Test("a changed history is refused", arguments: [Database.Kind.sqlite, .postgres])
+    @Test("a changed history is refused", arguments: TestDatabase.kinds)
     func changedHistory(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             try await test.database.migrate(scope: "notes", Self.migrations)
@@ -55,7 +55,7 @@ struct MigrationTests {
         }
     }
 
-    @Test("a failed migration leaves nothing behind", arguments: [Database.Kind.sqlite, .postgres])
+    @Test("a failed migration leaves nothing behind", arguments: TestDatabase.kinds)
     func failedMigration(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             let broken = Self.migrations + [Migration(3, "broken", sql: ["CREATE TABLE extra (id TEXT)", "NOT SQL"])]
@@ -66,7 +66,7 @@ struct MigrationTests {
         }
     }
 
-    @Test("a transaction that throws leaves no rows and no events", arguments: [Database.Kind.sqlite, .postgres])
+    @Test("a transaction that throws leaves no rows and no events", arguments: TestDatabase.kinds)
     func rollback(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             try await test.database.migrate(scope: "notes", Self.migrations)
@@ -90,7 +90,7 @@ struct MigrationTests {
 
     @Test(
         "a transaction that changes more than a savepoint journal holds in memory rolls back whole",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func largeRollback(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             try await test.database.migrate(scope: "notes", Self.migrations)
@@ -137,7 +137,7 @@ struct MigrationTests {
 
     @Test(
         "of concurrent transactions, those that throw leave nothing and the rest commit",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func concurrentFailures(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             try await test.database.migrate(scope: "notes", Self.migrations)
@@ -244,7 +244,7 @@ struct MigrationTests {
         }
     }
 
-    @Test("sequences count up in commit order under concurrent writers", arguments: [Database.Kind.sqlite, .postgres])
+    @Test("sequences count up in commit order under concurrent writers", arguments: TestDatabase.kinds)
     func sequences(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in
             try await test.database.migrate(scope: "notes", Self.migrations)

@@ -65,7 +65,7 @@ struct OutboxTests {
             logger: logger)
     }
 
-    @Test("events reach the stream exactly in commit order", arguments: [Database.Kind.sqlite, .postgres])
+    @Test("events reach the stream exactly in commit order", arguments: TestDatabase.kinds)
     func commitOrder(kind: Database.Kind) async throws {
         try await withRedis { redis, _ in
             try await TestDatabase.with(kind) { test in
@@ -90,7 +90,7 @@ struct OutboxTests {
         }
     }
 
-    @Test("a Redis outage delays events but loses and reorders none", arguments: [Database.Kind.sqlite, .postgres])
+    @Test("a Redis outage delays events but loses and reorders none", arguments: TestDatabase.kinds)
     func redisOutage(kind: Database.Kind) async throws {
         try await withRedis { redis, server in
             try await TestDatabase.with(kind) { test in
@@ -123,7 +123,7 @@ struct OutboxTests {
 
     @Test(
         "events Redis acknowledged and then lost in a crash are published again, once, in order",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func redisLosesItsLastWrites(kind: Database.Kind) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("redis-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -157,7 +157,7 @@ struct OutboxTests {
         await server.stop()
     }
 
-    @Test("two replicas' relays publish each event in order", arguments: [Database.Kind.sqlite, .postgres])
+    @Test("two replicas' relays publish each event in order", arguments: TestDatabase.kinds)
     func replicas(kind: Database.Kind) async throws {
         try await withRedis { redis, _ in
             try await TestDatabase.with(kind) { test in
@@ -186,7 +186,7 @@ struct OutboxTests {
 
     @Test(
         "the relay and a running consumer on the database's executor apply every event once",
-        arguments: [Database.Kind.sqlite, .postgres])
+        arguments: TestDatabase.kinds)
     func relayToInbox(kind: Database.Kind) async throws {
         try await withRedis { redis, _ in
             try await TestDatabase.with(kind) { test in
@@ -235,7 +235,7 @@ struct OutboxTests {
         }
     }
 
-    @Test("graceful shutdown publishes what is pending", arguments: [Database.Kind.sqlite, .postgres])
+    @Test("graceful shutdown publishes what is pending", arguments: TestDatabase.kinds)
     func drainOnShutdown(kind: Database.Kind) async throws {
         try await withRedis { redis, _ in
             try await TestDatabase.with(kind) { test in

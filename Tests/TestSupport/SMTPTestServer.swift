@@ -1,4 +1,5 @@
 public import Foundation
+public import Testing
 
 /// A real SMTP server for one test (`deploy/local/smtp-test-server.py`, aiosmtpd; `make test`
 /// installs it) on a free port, with a certificate from a new authority, writing each message it
@@ -13,6 +14,22 @@ public struct SMTPTestServer: Sendable {
 
     /// The authority to trust for this server's certificate (a PEM file).
     public var authority: String { certificates.certificate("ca") }
+
+    /// Whether aiosmtpd can be imported: `make test` installs it; a bare `swift test` without it
+    /// skips the tests that need this server (`.enabled(if: SMTPTestServer.isAvailable, …)`).
+    public static let isAvailable: Bool = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import aiosmtpd"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+
+    public static let unavailable: Comment =
+        "skipped: no aiosmtpd for the SMTP test server (pip install aiosmtpd; `make test` installs it)"
 
     public static func start(mode: String, user: String? = "mailer", password: String? = "s3cret:pass") async throws
         -> SMTPTestServer

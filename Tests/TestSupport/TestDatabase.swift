@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SQLKit
 public import Storage
+public import Testing
 
 /// A fresh, empty database for one test: an SQLite file in a temporary directory, or a new
 /// database in the throwaway PostgreSQL cluster `make test` starts (its URL in
@@ -17,6 +18,24 @@ public struct TestDatabase: Sendable {
     }
 
     static let logger = Logger(label: "orderly.tests.storage")
+
+    /// Whether a PostgreSQL server was given (`ORDERLY_TEST_POSTGRES_URL`; `make test` starts a
+    /// throwaway cluster and sets it). Tests on PostgreSQL alone are `.enabled(if:)` it.
+    public static let hasPostgres = ProcessInfo.processInfo.environment["ORDERLY_TEST_POSTGRES_URL"]?.isEmpty == false
+
+    /// Why a PostgreSQL test was skipped, for `.enabled(if: TestDatabase.hasPostgres, TestDatabase.noPostgres)`.
+    public static let noPostgres: Comment =
+        "skipped: no PostgreSQL server given (ORDERLY_TEST_POSTGRES_URL; `make test` starts one)"
+
+    /// The databases a storage test runs on: SQLite, and PostgreSQL when a server was given.
+    /// Without one, the PostgreSQL cases are left out, and said so once on standard error.
+    public static let kinds: [Database.Kind] = {
+        guard hasPostgres else {
+            FileHandle.standardError.write(Data("note: the PostgreSQL cases are \(noPostgres.rawValue)\n".utf8))
+            return [.sqlite]
+        }
+        return [.sqlite, .postgres]
+    }()
 
     /// The PostgreSQL cluster the tests use, or an error that says how to get one.
     public static func postgresServerURL() throws -> String {

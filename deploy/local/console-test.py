@@ -53,7 +53,7 @@ def ensure_tools():
                             *packages], check=True)
     for tool in ("chromium", "chromedriver"):
         if subprocess.run(["which", tool], capture_output=True).returncode != 0:
-            sys.exit(f"console: {tool} is missing (deploy/local/install-deps.sh installs it)")
+            sys.exit(f"console: {tool} is missing (deploy/local/install-deps.sh test installs it)")
 
 
 def importable(name):

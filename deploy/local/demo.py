@@ -1257,7 +1257,7 @@ def prepare_clock(binaries, folder, start):
     """Wrappers that run each service under libfaketime with the clock file `folder`/offset set
     to `start`; answers the wrappers' folder and the clock file, or None and why not."""
     if not os.path.exists(FAKETIME):
-        return None, f"{FAKETIME} is missing (deploy/local/install-deps.sh installs faketime)"
+        return None, f"{FAKETIME} is missing (deploy/local/install-deps.sh demo installs faketime)"
     compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if not compiler:
         return None, "no C compiler to build the fix that keeps libdispatch's timers real"

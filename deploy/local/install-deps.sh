@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Orderly needs when they are missing. Safe to run again: it does
-# nothing when everything is there. `install-deps.sh containers` installs what
-# `make deploy-test` needs instead.
+# nothing when everything is there. `install-deps.sh` installs what building and running the
+# suite needs (`make run`); `install-deps.sh test` adds what the tests, benchmarks and checks
+# need (`make test`), `demo` what `make demo` adds, `containers` what `make deploy-test` needs.
 set -euo pipefail
 
 # Each package says why it is here; the storage and Redis issues add theirs with their code.
@@ -10,16 +11,32 @@ packages=(
     pkg-config      # SwiftPM finds hiredis through it
     libhiredis-dev  # the Redis client library (Shared/Redis)
     libsqlite3-dev  # the embedded database (Shared/Storage)
-    redis-server    # the tests start throwaway servers on free ports
-    postgresql      # the storage tests and bench-storage run on a throwaway cluster
-    python3         # finds a free port for that cluster
-    python3-pip     # make fuzz-api installs schemathesis from PyPI with it
-    python3-venv    # the Kubernetes manifests' check installs its pinned tools into a venv
-    openssl         # the Wire TLS tests make their certificates with it
-    prometheus      # promtool: make test checks every process's /metrics and the alert rules
-    chromium chromium-driver  # make test drives the admin web (/console/) in a headless browser
-    faketime        # make demo runs the services on a clock moved back a week (libfaketime)
+    redis-server    # make run starts its own; the tests start throwaway servers on free ports
+    python3         # finds free ports for them
+    openssl         # make-wire-credentials.sh, and the Wire TLS tests, make certificates with it
 )
+case "${1:-run}" in
+run) ;;
+test)
+    packages+=(
+        postgresql      # the storage tests and bench-storage run on a throwaway cluster
+        python3-pip     # make fuzz-api installs schemathesis from PyPI with it
+        python3-venv    # the Kubernetes manifests' check installs its pinned tools into a venv
+        prometheus      # promtool: make test checks every process's /metrics and the alert rules
+        chromium chromium-driver  # make test drives the admin web (/console/) in a headless browser
+    )
+    ;;
+demo)
+    packages+=(
+        faketime        # make demo runs the services on a clock moved back a week (libfaketime)
+    )
+    ;;
+containers) ;;
+*)
+    echo "usage: install-deps.sh [run|test|demo|containers]" >&2
+    exit 2
+    ;;
+esac
 # Installed without what they recommend, but for the container tools (podman's helpers).
 bare=(--no-install-recommends)
 alone=()
