@@ -181,8 +181,11 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Shared/Runtime",
-            swiftSettings: strict
+            swiftSettings: strict,
+            plugins: ["BuildRevision"]
         ),
+        // Writes the commit a build is of into Runtime (`--version`, `orderly_build_info`).
+        .plugin(name: "BuildRevision", capability: .buildTool(), path: "Plugins/BuildRevision"),
         // Mail handed to an SMTP server (STARTTLS or TLS, AUTH), and the messages it carries.
         .target(
             name: "Mail",

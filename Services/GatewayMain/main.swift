@@ -9,7 +9,7 @@ if CommandLine.arguments.dropFirst().first == AdminCommands.configuration.comman
 } else {
     await ServiceMain.run(
         service: GatewayService.name, wirePort: 0, adminPort: GatewayService.adminPort,
-        upstreams: GatewayService.upstreams
+        upstreams: GatewayService.upstreams, migrations: GatewayService.migrations
     ) { settings, source, logger in
         let gateway = try GatewaySettings.read(service: settings, from: source)
         return try await GatewayService.services(settings: gateway, logger: logger) { url in

@@ -125,6 +125,9 @@ public struct MetricDescription: Sendable, Hashable {
         .init("orderly_mail_dead_letters", .gauge, [], "Messages the mail sender gave up on, kept 30 days"),
         // The process, read from /proc when scraped.
         .init(
+            "orderly_build_info", .gauge, ["version", "revision"],
+            "Always 1: the release and the commit the process was built from"),
+        .init(
             "orderly_dependency_up", .gauge, ["dependency"],
             "Whether the process reached its database and Redis at the last scrape (1) or not (0)"),
         .init("process_cpu_seconds_total", .counter, [], "User and system CPU time spent, in seconds"),

@@ -5,34 +5,57 @@ import NIOPosix
 import Redis
 import SQLKit
 public import ServiceLifecycle
-import Storage
+public import Storage
 import Wire
 
 /// The entry point every service executable calls: reads the settings (printing every problem
 /// and exiting with status 2 when they are wrong), sets up logging and metrics, builds the
 /// service's parts and runs them until SIGTERM or SIGINT.
+///
+/// `--version` prints the release and revision; `migrate status` says where the database's
+/// schema stands against this build, and `migrate up` brings it up to date and exits (the
+/// pre-deploy step of docs/OPERATIONS.md, "Upgrading"), each on the settings the service reads.
 public enum ServiceMain {
     public static func run(
-        service: String, wirePort: Int, adminPort: Int, upstreams: [String: String] = [:],
+        service: String, wirePort: Int, adminPort: Int, upstreams: [String: String] = [:], migrations: [Migration],
         build: (ServiceSettings, ConfigurationSource, Logger) async throws -> [any Service]
     ) async -> Never {
+        let program = "orderly-\(service)"
+        var arguments = CommandLine.arguments
+        if arguments.dropFirst().first == "--version" {
+            print(BuildInfo.line(program))
+            exit(0)
+        }
+        var command: String?
+        if arguments.dropFirst().first == "migrate" {
+            guard arguments.count >= 3, ["status", "up"].contains(arguments[2]) else {
+                FileHandle.standardError.write(Data("usage: \(program) migrate status|up [settings]\n".utf8))
+                exit(2)
+            }
+            command = arguments[2]
+            arguments.removeSubrange(1...2)
+        }
         // Swift tasks run on NIO's event loops rather than a second thread pool.
         NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let settings: ServiceSettings
         let source: ConfigurationSource
         do {
-            source = try await ConfigurationSource.load()
+            source = try await ConfigurationSource.load(arguments: arguments)
             settings = try ServiceSettings.read(
                 service: service, defaultWirePort: wirePort, defaultAdminPort: adminPort, upstreams: upstreams,
                 from: source)
         } catch {
-            FileHandle.standardError.write(Data("orderly-\(service): \(error)\n".utf8))
+            FileHandle.standardError.write(Data("\(program): \(error)\n".utf8))
             exit(2)
         }
         bootstrapLogging(
             format: settings.process.logFormat, level: settings.process.logLevel, service: service,
             metadataProvider: TracingSetup.loggingMetadata())
+        if let command {
+            await migrate(command, service: service, migrations: migrations, settings: settings)
+        }
         MetricsExporter.bootstrap()
+        BuildInfo.record()
         var logger = Logger(label: "orderly.\(service)")
         logger[metadataKey: "service.instance"] = "\(settings.instance)"
         do {
@@ -52,11 +75,36 @@ public enum ServiceMain {
 }
 
 extension ServiceMain {
+    /// `migrate status|up`: prints where the schema stands (status 0, or 1 when this build cannot
+    /// run on it), or applies what is missing and prints what it applied.
+    static func migrate(_ command: String, service: String, migrations: [Migration], settings: ServiceSettings) async
+        -> Never
+    {
+        let logger = Logger(label: "orderly.\(service).migrate")
+        do {
+            let database = try await Database.open(settings.database, logger: logger)
+            if command == "up" {
+                let applied = try await database.migrate(scope: service, migrations)
+                print(
+                    applied.isEmpty
+                        ? "\(service): nothing to apply"
+                        : "\(service): applied " + applied.map(String.init).joined(separator: ", "))
+            }
+            let status = try await database.migrationStatus(scope: service, migrations)
+            print(status.summary)
+            await database.close()
+            exit(status.unreadable == nil ? 0 : 1)
+        } catch {
+            FileHandle.standardError.write(Data("orderly-\(service) migrate \(command): \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
     /// Runs `service` as this process until SIGTERM or SIGINT.
     public static func run<Definition: ServiceDefinition>(_ service: Definition.Type) async -> Never {
         await run(
             service: service.name, wirePort: service.wirePort, adminPort: service.adminPort,
-            upstreams: service.upstreams
+            upstreams: service.upstreams, migrations: service.migrations
         ) { settings, source, logger in
             try await service.services(settings: settings, configuration: source, logger: logger)
         }

@@ -23,7 +23,7 @@ public final class Database: Sendable {
     public let kind: Kind
     public let location: DatabaseLocation
     private let backend: Backend
-    private let logger: Logger
+    let logger: Logger
     private let commitListeners = Mutex<[Int: AsyncStream<Void>.Continuation]>([:])
     private let nextListener = Atomic<Int>(0)
     private let runningRequests = Mutex<Set<String>>([])

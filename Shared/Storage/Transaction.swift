@@ -116,6 +116,8 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     case unexpected(String)
     case migrationHistoryDiffers(scope: String, version: Int, recorded: String, expected: String)
     case invalidMigrations(String)
+    /// The schema is newer than this build, and `step` does not declare it readable by it.
+    case schemaTooNew(scope: String, schema: Int, known: Int, step: MigrationStatus.Step)
 
     public var description: String {
         switch self {
@@ -124,6 +126,9 @@ public enum StorageError: Error, Hashable, Sendable, CustomStringConvertible {
             return
                 "migration \(scope) #\(version) was applied as \"\(recorded)\" but is now \"\(expected)\"; the database belongs to another version of the service"
         case .invalidMigrations(let what): return "invalid migrations: \(what)"
+        case .schemaTooNew(let scope, let schema, let known, let step):
+            return
+                "the \(scope) schema is at version \(schema), newer than this build's \(known), and step \(step.version) \"\(step.name)\" is not readable by this build (\(step.readers.map { "it needs a build knowing \($0) steps" } ?? "it declares no earlier reader")); run the newer release, or restore the backup taken before the upgrade (docs/OPERATIONS.md, Upgrading)"
         }
     }
 }

@@ -115,6 +115,19 @@ struct AdminServerTests {
         }
     }
 
+    @Test("the release and revision are exported as orderly_build_info, and --version prints them")
+    func buildInfo() async throws {
+        MetricsExporter.bootstrap()
+        BuildInfo.record()
+        let text = await MetricsExporter.exposition()
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("orderly_build_info{") })
+        #expect(
+            line.contains(#"version="\#(BuildInfo.version)""#) && Double(line.split(separator: " ").last ?? "") == 1)
+        #expect(!BuildInfo.revision.isEmpty)
+        #expect(
+            BuildInfo.line("orderly-orders") == "orderly-orders \(BuildInfo.version) (revision \(BuildInfo.revision))")
+    }
+
     @Test("each own check is recorded as orderly_dependency_up, 1 or 0, for the alert on Redis")
     func dependencyGauge() async throws {
         MetricsExporter.bootstrap()

@@ -55,6 +55,104 @@ struct MigrationTests {
         }
     }
 
+    @Test(
+        "rolling back: the build before runs on a schema whose new steps say it may, writing and reading as before; one that may not is refused, naming the step",
+        arguments: TestDatabase.kinds)
+    func rollbackToThePreviousBuild(kind: Database.Kind) async throws {
+        try await TestDatabase.with(kind) { test in
+            // The release before: two steps, and its code.
+            try await test.database.migrate(scope: "notes", Self.migrations)
+            func previousCode(_ id: String) async throws -> String? {
+                try await test.database.transaction { transaction in
+                    try await transaction.sql.raw(
+                        "INSERT INTO notes (id, body, seq, author) VALUES (\(bind: id), 'kept', 1, 'dana')"
+                    ).run()
+                }
+                return try await test.database.read {
+                    try await $0.raw("SELECT body FROM notes WHERE id = \(bind: id)").first()?
+                        .decode(column: "body", as: String.self)
+                }
+            }
+            #expect(try await previousCode("before") == "kept")
+            // The new release expands: a column with a default and an index.
+            let expanded =
+                Self.migrations + [
+                    Migration(
+                        3, "notes.pinned", readers: .earlierBuilds,
+                        sql: [
+                            "ALTER TABLE notes ADD COLUMN pinned BOOLEAN NOT NULL DEFAULT FALSE",
+                            "CREATE INDEX notes_pinned ON notes (pinned)",
+                        ])
+                ]
+            #expect(try await test.database.migrate(scope: "notes", expanded) == [3])
+            // Rolled back: the previous build starts on it, and its code works.
+            #expect(try await test.database.migrate(scope: "notes", Self.migrations) == [])
+            #expect(try await previousCode("after rollback") == "kept")
+            let status = try await test.database.migrationStatus(scope: "notes", Self.migrations)
+            #expect(status.newer.map(\.version) == [3] && status.unreadable == nil)
+            #expect(status.summary == "notes: schema at 3, newer than this build's 2, and readable by it")
+
+            // The release after contracts what builds from 3 on no longer use: 2 steps are too few.
+            let contracted =
+                expanded + [
+                    Migration(4, "notes.author dropped", readers: .buildsFrom(3), sql: ["DROP INDEX notes_pinned"])
+                ]
+            #expect(try await test.database.migrate(scope: "notes", contracted) == [4])
+            #expect(try await test.database.migrate(scope: "notes", expanded) == [])
+            do {
+                try await test.database.migrate(scope: "notes", Self.migrations)
+                Issue.record("a build of 2 steps started on a schema that needs 3")
+            } catch let error as StorageError {
+                guard case .schemaTooNew(let scope, let schema, let known, let step) = error else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
+                #expect(scope == "notes" && schema == 4 && known == 2 && step.version == 4)
+                #expect(error.description.contains("step 4 \"notes.author dropped\" is not readable by this build"))
+            }
+            // A step that says nothing (those from before the rule) is read by no earlier build.
+            let silent = contracted + [Migration(5, "notes.more", sql: ["ALTER TABLE notes ADD COLUMN more TEXT"])]
+            try await test.database.migrate(scope: "notes", silent)
+            await #expect(throws: StorageError.self) { try await test.database.migrate(scope: "notes", contracted) }
+        }
+    }
+
+    @Test(
+        "a database migrated before steps recorded their readers gains the column, and its steps count as read by none earlier",
+        arguments: TestDatabase.kinds)
+    func tableFromBefore(kind: Database.Kind) async throws {
+        try await TestDatabase.with(kind) { test in
+            try await test.database.transaction { transaction in
+                try await transaction.sql.raw(
+                    """
+                    CREATE TABLE orderly_migrations (
+                        scope TEXT NOT NULL, version INTEGER NOT NULL, name TEXT NOT NULL, applied_at BIGINT NOT NULL,
+                        PRIMARY KEY (scope, version))
+                    """
+                ).run()
+            }
+            #expect(try await test.database.migrate(scope: "notes", Self.migrations) == [1, 2])
+            let status = try await test.database.migrationStatus(scope: "notes", [Self.migrations[0]])
+            #expect(status.recorded.map(\.readers) == [nil, nil] && status.unreadable?.version == 2)
+        }
+    }
+
+    @Test("a step must leave the schema readable by the build before it: expand, deploy, contract")
+    func contractTooSoon() async throws {
+        try await TestDatabase.with(.sqlite) { test in
+            let tooSoon =
+                Self.migrations + [Migration(3, "notes dropped", readers: .buildsFrom(3), sql: ["DROP TABLE notes"])]
+            do {
+                try await test.database.migrate(scope: "notes", tooSoon)
+                Issue.record("a step read by no earlier build was applied")
+            } catch let error as StorageError {
+                #expect(error.description.contains("must leave the schema readable by the build before it"))
+            }
+            let status = try await test.database.migrationStatus(scope: "notes", Self.migrations)
+            #expect(status.recorded.isEmpty)
+        }
+    }
+
     @Test("a failed migration leaves nothing behind", arguments: TestDatabase.kinds)
     func failedMigration(kind: Database.Kind) async throws {
         try await TestDatabase.with(kind) { test in

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NIOCore
 import NIOPosix
+import Runtime
 
 /// The project's benchmarks and load generator: `orderly-bench`, apart from the shipped `orderly`
 /// command. It speaks Wire and HTTP and links no service's code; the order lists' benchmark,
@@ -10,6 +11,7 @@ struct OrderlyBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "orderly-bench",
         abstract: "Orderly's benchmarks and load generator.",
+        version: BuildInfo.line("orderly-bench"),
         subcommands: [BenchWire.self, BenchStorage.self, LoadGen.self])
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Runtime
 
 /// The operator's command line: dead letters, the event pipeline, Wire keys and the containers'
 /// health probe, over Redis and HTTP; it links no service's code. An admin's password is reset
@@ -8,5 +9,6 @@ struct Orderly: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "orderly",
         abstract: "Orderly's command-line tools.",
+        version: BuildInfo.line("orderly"),
         subcommands: [DeadLetterCommands.self, PipelineCommand.self, WireKeys.self, Probe.self])
 }

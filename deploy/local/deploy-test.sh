@@ -151,9 +151,14 @@ podman volume ls -q | { grep "^${project}_" || true; } | xargs -r podman volume 
 up_started=$(date +%s.%N)
 "${compose[@]}" up -d --no-build --scale orders=2 --scale notifications=2 >"$work/up.log" 2>&1 \
     || { cat "$work/up.log"; exit 1; }
-# Ready: every container healthy (each service's /readyz reaches its database and upstreams;
-# Redis is up before them) and an admin signed in through the gateway.
-containers=$("${compose[@]}" ps -q | wc -l)
+# Ready: the migration step exited 0, every other container is healthy (each service's /readyz
+# reaches its database and upstreams; Redis is up before them) and an admin signed in through
+# the gateway.
+migrate_container=${project}_migrate_1
+containers=$(( $("${compose[@]}" ps -q | wc -l) - 1 ))
+[ "$(podman inspect -f '{{.State.ExitCode}} {{.State.Status}}' "$migrate_container")" = "0 exited" ] || {
+    echo "the migration step did not exit 0"; podman logs "$migrate_container"; exit 1; }
+podman logs "$migrate_container"
 ready=""
 for _ in $(seq 600); do
     healthy=$(podman ps -q --filter "label=com.docker.compose.project=$project" --filter health=healthy | wc -l)
