@@ -26,6 +26,10 @@ public enum ServiceMain {
             print(BuildInfo.line(program))
             exit(0)
         }
+        if arguments.dropFirst().contains(where: { $0 == "--help" || $0 == "-h" }) {
+            print(help(program: program, service: service))
+            exit(0)
+        }
         var command: String?
         if arguments.dropFirst().first == "migrate" {
             guard arguments.count >= 3, ["status", "up"].contains(arguments[2]) else {
@@ -40,6 +44,9 @@ public enum ServiceMain {
         let settings: ServiceSettings
         let source: ConfigurationSource
         do {
+            let unknown = ConfigurationSource.unknownSettings(
+                arguments: arguments, environment: ProcessInfo.processInfo.environment)
+            guard unknown.isEmpty else { throw ConfigurationError(problems: unknown) }
             source = try await ConfigurationSource.load(arguments: arguments)
             settings = try ServiceSettings.read(
                 service: service, defaultWirePort: wirePort, defaultAdminPort: adminPort, upstreams: upstreams,
@@ -61,6 +68,7 @@ public enum ServiceMain {
         do {
             let exporter = try TracingSetup.bootstrap(service: service, logger: logger)
             let services = (exporter.map { [$0] } ?? []) + (try await build(settings, source, logger))
+            logger.info("settings", metadata: ["settings": "\(source.effectiveSettings)"])
             try await ServiceRunner.run(
                 services, drain: .nanoseconds(settings.process.shutdownGracePeriod.nanoseconds), logger: logger)
             exit(0)
@@ -75,6 +83,30 @@ public enum ServiceMain {
 }
 
 extension ServiceMain {
+    /// `--help`: how to run it, and every setting it reads from the catalogue, as
+    /// docs/CONFIGURATION.md shows them.
+    static func help(program: String, service: String) -> String {
+        var lines = [
+            BuildInfo.line(program), "",
+            "usage: \(program) [--setting value …]   runs the \(service) service until SIGTERM or SIGINT",
+            "       \(program) migrate status|up     where its database's schema stands; apply what is missing",
+            "       \(program) --version | --help", "",
+            "Settings: a flag (--wire-port 7201), the environment (ORDERLY_WIRE_PORT=7201) or the JSON file",
+            "ORDERLY_CONFIG_FILE names; a secret from the environment, or from the file <VARIABLE>_FILE names.",
+            "Any other ORDERLY_* variable or flag stops the start. docs/CONFIGURATION.md says the same.",
+        ]
+        for setting in SettingsCatalogue.settings(of: service) {
+            lines += ["", "  " + plain(setting.name), "      default: " + plain(setting.defaultValue)]
+            lines.append("      " + plain(setting.meaning))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Markdown's backticks and escaped bars left out, for a terminal.
+    static func plain(_ markdown: String) -> String {
+        markdown.replacingOccurrences(of: "`", with: "").replacingOccurrences(of: "\\|", with: "|")
+    }
+
     /// `migrate status|up`: prints where the schema stands (status 0, or 1 when this build cannot
     /// run on it), or applies what is missing and prints what it applied.
     static func migrate(_ command: String, service: String, migrations: [Migration], settings: ServiceSettings) async
