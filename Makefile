@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps deps-test build run demo check test deploy-test bench-wire bench-storage bench-orders bench-catalog bench-payments bench-notifications bench-marketplace profile-orders scaling-costs scaling-model chaos fuzz-wire fuzz-api model-test format clean
+.PHONY: help deps deps-test build run demo check test deploy-test bench-wire bench-storage bench-orders bench-catalog bench-payments bench-notifications bench-marketplace profile-orders scaling-costs scaling-model backup-drill chaos fuzz-wire fuzz-api model-test format clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -65,6 +65,9 @@ scaling-model: ## What a hundred times a busy day needs (docs/SCALING.md), from 
 
 scaling-shards: deps-test ## The shard key proved: the suite (release) on a 3-master Redis Cluster and its orders across two PostgreSQL servers by store; loadgen and chaos on it
 	@deploy/scaling/two-shards.sh
+
+backup-drill: deps-test ## Back up every database under load, restore into a new suite, check every acknowledged write is there once
+	@python3 deploy/local/backup-drill.py
 
 chaos: deps-test ## The suite (release) under load while its processes and Redis are killed; nothing acknowledged lost
 	@deploy/local/chaos.sh

@@ -31,12 +31,20 @@ public enum ServiceMain {
             exit(0)
         }
         var command: String?
+        var backupPath: String?
         if arguments.dropFirst().first == "migrate" {
             guard arguments.count >= 3, ["status", "up"].contains(arguments[2]) else {
                 FileHandle.standardError.write(Data("usage: \(program) migrate status|up [settings]\n".utf8))
                 exit(2)
             }
             command = arguments[2]
+            arguments.removeSubrange(1...2)
+        } else if arguments.dropFirst().first == "backup" {
+            guard arguments.count >= 3, !arguments[2].hasPrefix("-") else {
+                FileHandle.standardError.write(Data("usage: \(program) backup <new file> [settings]\n".utf8))
+                exit(2)
+            }
+            backupPath = arguments[2]
             arguments.removeSubrange(1...2)
         }
         // Swift tasks run on NIO's event loops rather than a second thread pool.
@@ -60,6 +68,9 @@ public enum ServiceMain {
             metadataProvider: TracingSetup.loggingMetadata())
         if let command {
             await migrate(command, service: service, migrations: migrations, settings: settings)
+        }
+        if let backupPath {
+            await backup(to: backupPath, service: service, settings: settings)
         }
         MetricsExporter.bootstrap()
         BuildInfo.record()
@@ -90,6 +101,7 @@ extension ServiceMain {
             BuildInfo.line(program), "",
             "usage: \(program) [--setting value …]   runs the \(service) service until SIGTERM or SIGINT",
             "       \(program) migrate status|up     where its database's schema stands; apply what is missing",
+            "       \(program) backup <new file>     a consistent copy of its SQLite database, while it runs",
             "       \(program) --version | --help", "",
             "Settings: a flag (--wire-port 7201), the environment (ORDERLY_WIRE_PORT=7201) or the JSON file",
             "ORDERLY_CONFIG_FILE names; a secret from the environment, or from the file <VARIABLE>_FILE names.",
@@ -105,6 +117,24 @@ extension ServiceMain {
     /// Markdown's backticks and escaped bars left out, for a terminal.
     static func plain(_ markdown: String) -> String {
         markdown.replacingOccurrences(of: "`", with: "").replacingOccurrences(of: "\\|", with: "|")
+    }
+
+    /// `backup <new file>`: a consistent copy of the service's SQLite database, taken while it runs
+    /// (`Database.backup(to:)`); for PostgreSQL, the error says to use pg_dump.
+    static func backup(to path: String, service: String, settings: ServiceSettings) async -> Never {
+        let logger = Logger(label: "orderly.\(service).backup")
+        do {
+            let started = ContinuousClock.now
+            let database = try await Database.open(settings.database, logger: logger)
+            let size = try await database.backup(to: path)
+            await database.close()
+            let took = (ContinuousClock.now - started) / .milliseconds(1)
+            print("\(service): backed up \(settings.database) to \(path), \(size) bytes in \(Int(took)) ms")
+            exit(0)
+        } catch {
+            FileHandle.standardError.write(Data("orderly-\(service) backup: \(error)\n".utf8))
+            exit(1)
+        }
     }
 
     /// `migrate status|up`: prints where the schema stands (status 0, or 1 when this build cannot
