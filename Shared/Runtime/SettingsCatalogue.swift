@@ -82,7 +82,7 @@ public enum SettingsCatalogue {
             .everyProcess, ["ORDERLY_DATABASE_URL"], secret: true, name: #"`ORDERLY_DATABASE_URL` (secret)"#,
             default: #"`sqlite:<data dir>/<service>.sqlite`"#,
             meaning:
-                #"`sqlite:path[?synchronous=normal]` or `postgres://user:password@host:5432/db?sslmode=disable\|prefer\|require&pool=10`"#
+                #"`sqlite:path[?synchronous=normal]` or `postgres://user:password@host:5432/db?sslmode=…&sslrootcert=…&pool=10`. `sslmode`: `disable`, `prefer` (TLS when offered; the default), `require`, `verify-ca` (the certificate's chain alone) or `verify-full`; `sslrootcert`: a PEM file of the authorities to trust instead of the system's (the CA bundle RDS or Cloud SQL publishes). `prefer` and `require` check the chain and the host name as `verify-full` does, which libpq's do not"#
         ),
         .init(
             .everyProcess, ["ORDERLY_REDIS_URL"], secret: true, name: #"`ORDERLY_REDIS_URL` (secret)"#,
@@ -413,6 +413,12 @@ public enum SettingsCatalogue {
             .tools, ["ORDERLY_TEST_POSTGRES_URL"], name: #"`ORDERLY_TEST_POSTGRES_URL`"#,
             default: #"none: the PostgreSQL cases are skipped"#,
             meaning: #"the PostgreSQL server the tests make their databases in; `make test` starts one"#),
+        .init(
+            .tools, ["ORDERLY_TEST_POSTGRES_CA"], name: #"`ORDERLY_TEST_POSTGRES_CA`"#,
+            default: #"none: the TLS test is skipped"#,
+            meaning:
+                #"the authority of that server's TLS certificate (for the name `localhost`); `make test`'s server has one"#
+        ),
         .init(
             .tools, ["ORDERLY_BIN_DIR"], name: #"`ORDERLY_BIN_DIR`"#,
             default: #"beside the test bundle"#,

@@ -150,11 +150,20 @@ public final class Database: Sendable {
                 backend: .sqlite(writer: writer, reader: reader, commits: commits, checkpointer: checkpointer),
                 logger: logger)
         case .postgres(let settings):
+            var verification = TLSConfiguration.makeClientConfiguration()
+            if let roots = settings.rootCertificates {
+                do {
+                    verification.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(roots))
+                } catch {
+                    throw StorageError.unexpected("sslrootcert '\(roots)' holds no PEM certificate: \(error)")
+                }
+            }
+            if settings.tls == .verifyCA { verification.certificateVerification = .noHostnameVerification }
             let tls: PostgresClient.Configuration.TLS =
                 switch settings.tls {
                 case .disable: .disable
-                case .prefer: .prefer(.makeClientConfiguration())
-                case .require: .require(.makeClientConfiguration())
+                case .prefer: .prefer(verification)
+                case .require, .verifyCA, .verifyFull: .require(verification)
                 }
             var configuration = PostgresClient.Configuration(
                 host: settings.host, port: settings.port, username: settings.username, password: settings.password,

@@ -7,20 +7,32 @@ import Foundation
 ///   before it returns, so an answered write survives a power cut; group commit lets one sync
 ///   serve many transactions. `?synchronous=normal` keeps every commit across a process crash
 ///   but may lose the last few, never consistency, on a power loss: for those who accept that.
-/// - `postgres://user:password@host:5432/database?sslmode=disable|prefer|require` (or
-///   `postgresql://`): a PostgreSQL database; `?pool=N` sets the most connections (default 10).
+/// - `postgres://user:password@host:5432/database?sslmode=…&sslrootcert=…` (or `postgresql://`):
+///   a PostgreSQL database; `?pool=N` sets the most connections (default 10). `sslmode` is
+///   `disable`, `prefer` (TLS when the server offers it), `require`, `verify-ca` or `verify-full`;
+///   TLS checks the server's certificate against `sslrootcert` (a PEM file of the authorities a
+///   managed database's provider publishes) or else the system's trusted ones: `verify-ca` the
+///   chain alone, `require`, `prefer` and `verify-full` the host name too (stricter than libpq's
+///   `require` and `prefer`, which check nothing).
 public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     case sqlite(path: String, synchronousFull: Bool)
     case postgres(PostgresLocation)
 
     public struct PostgresLocation: Sendable, Hashable {
-        public enum TLSMode: String, Sendable, Hashable { case disable, prefer, require }
+        public enum TLSMode: String, Sendable, Hashable, CaseIterable {
+            case disable, prefer, require
+            case verifyCA = "verify-ca"
+            case verifyFull = "verify-full"
+        }
         public var host: String
         public var port: Int
         public var username: String
         public var password: String?
         public var database: String
         public var tls: TLSMode
+        /// A PEM file of the authorities trusted for the server's certificate, instead of the
+        /// system's.
+        public var rootCertificates: String?
         public var maximumConnections: Int
     }
 
@@ -59,20 +71,27 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
         guard (1...65535).contains(port) else { throw .init("postgres URL port \(port) is out of range") }
         var location = PostgresLocation(
             host: host, port: port, username: username, password: components.password, database: database,
-            tls: .prefer, maximumConnections: 10)
+            tls: .prefer, rootCertificates: nil, maximumConnections: 10)
         for (name, value) in Self.parameters(components.query ?? "") {
             switch name {
             case "sslmode":
                 guard let mode = PostgresLocation.TLSMode(rawValue: value) else {
-                    throw .init("sslmode must be disable, prefer or require, not \(value)")
+                    throw .init(
+                        "sslmode must be one of \(PostgresLocation.TLSMode.allCases.map(\.rawValue).joined(separator: ", ")), not \(value)"
+                    )
                 }
                 location.tls = mode
+            case "sslrootcert":
+                guard !value.isEmpty, FileManager.default.isReadableFile(atPath: value) else {
+                    throw .init("sslrootcert names no readable file: '\(value)'")
+                }
+                location.rootCertificates = value
             case "pool":
                 guard let size = Int(value), (1...1000).contains(size) else {
                     throw .init("pool must be a number of connections from 1 to 1000, not \(value)")
                 }
                 location.maximumConnections = size
-            default: throw .init("unknown postgres URL parameter \(name) (known: sslmode, pool)")
+            default: throw .init("unknown postgres URL parameter \(name) (known: sslmode, sslrootcert, pool)")
             }
         }
         self = .postgres(location)

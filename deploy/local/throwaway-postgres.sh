@@ -2,7 +2,7 @@
 # A throwaway PostgreSQL cluster for tests and benchmarks: `initdb` into a temporary directory,
 # started on a free loopback port, removed again on exit. Source it, then:
 #
-#     start_throwaway_postgres [durable]   # exports ORDERLY_TEST_POSTGRES_URL
+#     start_throwaway_postgres [durable]   # exports ORDERLY_TEST_POSTGRES_URL and _CA
 #
 # Without `durable` the cluster skips fsync (tests need no crash safety and run faster); the
 # benchmark passes `durable` so that its commits are as safe as production's.
@@ -38,9 +38,24 @@ start_throwaway_postgres() {
         chown postgres: "$ORDERLY_PG_DIR"
         ORDERLY_PG_RUN=(runuser -u postgres --)
     fi
-    local port settings
+    local port settings tls
     port=$(free_port)
+    # TLS beside plain connections, with a certificate for the name localhost alone (no address)
+    # from an authority of its own (ORDERLY_TEST_POSTGRES_CA): the tests of sslmode=verify-ca and
+    # verify-full.
+    tls="$ORDERLY_PG_DIR/tls"
+    mkdir -p "$tls"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=orderly-test-ca \
+        -keyout "$tls/ca.key" -out "$tls/ca.crt" >/dev/null 2>&1
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=localhost \
+        -keyout "$tls/server.key" -out "$tls/server.csr" >/dev/null 2>&1
+    printf 'subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth\n' >"$tls/server.ext"
+    openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.crt" -CAkey "$tls/ca.key" -CAcreateserial -days 2 \
+        -extfile "$tls/server.ext" -out "$tls/server.crt" >/dev/null 2>&1
+    chmod 600 "$tls/server.key"
+    [ "$(id -u)" -eq 0 ] && chown -R postgres: "$tls"
     settings="-p $port -k $ORDERLY_PG_DIR -c listen_addresses=127.0.0.1 -c max_connections=300"
+    settings="$settings -c ssl=on -c ssl_cert_file=$tls/server.crt -c ssl_key_file=$tls/server.key"
     if [ "${1:-}" != "durable" ]; then
         settings="$settings -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
     fi
@@ -49,5 +64,6 @@ start_throwaway_postgres() {
     "${ORDERLY_PG_RUN[@]}" "$ORDERLY_PG_BIN/pg_ctl" -D "$ORDERLY_PG_DIR/data" -l "$ORDERLY_PG_DIR/server.log" \
         -o "$settings" -w start >/dev/null || { cat "$ORDERLY_PG_DIR/server.log" >&2; return 1; }
     export ORDERLY_TEST_POSTGRES_URL="postgres://orderly@127.0.0.1:$port/postgres?sslmode=disable"
+    export ORDERLY_TEST_POSTGRES_CA="$tls/ca.crt"
     echo "throwaway PostgreSQL on port $port ($ORDERLY_PG_DIR)"
 }
