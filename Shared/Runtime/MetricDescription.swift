@@ -128,6 +128,10 @@ public struct MetricDescription: Sendable, Hashable {
             "orderly_build_info", .gauge, ["version", "revision"],
             "Always 1: the release and the commit the process was built from"),
         .init(
+            "orderly_certificate_expiry_timestamp_seconds", .gauge, ["certificate"],
+            "When a certificate the process uses stops being valid (wire, wire_authority, database_authority), in seconds since the Unix epoch"
+        ),
+        .init(
             "orderly_dependency_up", .gauge, ["dependency"],
             "Whether the process reached its database and Redis at the last scrape (1) or not (0)"),
         .init("process_cpu_seconds_total", .counter, [], "User and system CPU time spent, in seconds"),

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import Metrics
 import NIOCore
 import NIOPosix
 public import Redis
@@ -84,6 +85,7 @@ public struct ServiceHost: Sendable {
         let pipeline = PipelineMetrics(
             relay: relay, redis: redis, sources: parts.flatMap(Self.sources(of:)), logger: logger)
         MetricsExporter.collect { await pipeline.collect() }
+        Self.recordCertificateExpiries(settings)
         let ownChecks = readinessChecks.filter { $0.effect != .upstream }
         MetricsExporter.collect { await AdminServer.recordDependencies(ownChecks) }
         let housekeeping = Housekeeping(
@@ -97,6 +99,25 @@ public struct ServiceHost: Sendable {
                 host: settings.process.adminHost, port: settings.process.adminPort,
                 checks: readinessChecks, logger: logger))
         return services
+    }
+
+    /// `orderly_certificate_expiry_timestamp_seconds{certificate}`: when this process's Wire
+    /// certificate, its Wire authority and the authorities it trusts for PostgreSQL
+    /// (`sslrootcert`) stop being valid, for `OrderlyCertificateExpiring`.
+    static func recordCertificateExpiries(_ settings: ServiceSettings) {
+        var expiries: [(String, Date)] = []
+        if let tls = settings.process.wireTLS {
+            expiries += [("wire", tls.certificateExpiry), ("wire_authority", tls.authorityExpiry)]
+        }
+        if case .postgres(let database) = settings.database, let roots = database.rootCertificates,
+            let expiry = WireTLS.expiry(ofPEMFile: roots)
+        {
+            expiries.append(("database_authority", expiry))
+        }
+        for (certificate, expiry) in expiries {
+            Gauge(label: "orderly_certificate_expiry_timestamp_seconds", dimensions: [("certificate", certificate)])
+                .record(expiry.timeIntervalSince1970)
+        }
     }
 
     /// The streams and groups a part of the process consumes, for the pipeline's metrics.

@@ -1,5 +1,5 @@
 import Domain
-import Foundation
+public import Foundation
 import NIOCore
 import NIOSSL
 import NIOTLS
@@ -14,6 +14,9 @@ import Synchronization
 public struct WireTLS: Sendable {
     private let serverContext: NIOSSLContext
     private let clientContext: NIOSSLContext
+    /// When this process's certificate stops being valid, and the earliest of its authority's.
+    public let certificateExpiry: Date
+    public let authorityExpiry: Date
 
     /// Why TLS could not be set up from the given files.
     public struct SetupError: Error, Sendable, CustomStringConvertible {
@@ -39,6 +42,8 @@ public struct WireTLS: Sendable {
         guard !chain.isEmpty, !authority.isEmpty else {
             throw SetupError(description: "no certificate in '\(chain.isEmpty ? certificatePath : authorityPath)'")
         }
+        certificateExpiry = Self.expiry(of: [chain[0]])
+        authorityExpiry = Self.expiry(of: authority)
         var server = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         server.trustRoots = .certificates(authority)
@@ -56,6 +61,18 @@ public struct WireTLS: Sendable {
         } catch {
             throw SetupError(description: "the certificate and key do not make a TLS context: \(error)")
         }
+    }
+
+    /// The earliest end of validity among `certificates`.
+    static func expiry(of certificates: [NIOSSLCertificate]) -> Date {
+        Date(timeIntervalSince1970: TimeInterval(certificates.map(\.notValidAfter).min() ?? 0))
+    }
+
+    /// The earliest end of validity among the certificates of a PEM file (a database's or a
+    /// mail server's authorities); nil when it holds none that can be read.
+    public static func expiry(ofPEMFile path: String) -> Date? {
+        guard let certificates = try? NIOSSLCertificate.fromPEMFile(path), !certificates.isEmpty else { return nil }
+        return expiry(of: certificates)
     }
 
     /// The first handler of an accepted connection's pipeline.

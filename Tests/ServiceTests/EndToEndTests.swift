@@ -21,6 +21,16 @@ struct EndToEndTests {
     func orderFromIPadToCourier(on kind: Database.Kind, tls: Bool) async throws {
         try await RunningSuite.with(on: kind, tls: tls) { suite in
             let admin = try await api.admin(suite)
+            if tls {
+                // Its Wire certificate's end, for the alert before it lapses.
+                let port = try #require(suite.adminPorts["orders"])
+                let metrics = try await HTTPClient(baseURL: "").send("GET", "http://127.0.0.1:\(port)/metrics")
+                let line = metrics.text.split(separator: "\n").first {
+                    $0.hasPrefix(#"orderly_certificate_expiry_timestamp_seconds{certificate="wire"}"#)
+                }
+                let expiry = try #require(line.flatMap { Double($0.split(separator: " ").last ?? "") })
+                #expect(expiry > Date().timeIntervalSince1970 + 86_400)
+            }
 
             let storeReply = try await api.send(
                 suite, "POST", "/v1/stores", token: admin, json: ["name": "Falafel Levi", "address": "Allenby 1"])

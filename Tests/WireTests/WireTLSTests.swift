@@ -15,6 +15,20 @@ struct WireTLSTests {
             authorityPath: certificates.certificate(authority))
     }
 
+    @Test("the certificate's and the authority's ends of validity are read, for the expiry metric")
+    func expiry() throws {
+        let certificates = try TestCertificates.make(names: ["server"])
+        defer { certificates.remove() }
+        let tls = try Self.tls(certificates, "server")
+        // The test's certificates are made for two days.
+        for expiry in [tls.certificateExpiry, tls.authorityExpiry] {
+            let left = expiry.timeIntervalSinceNow
+            #expect(left > 86_400 && left <= 2 * 86_400 + 60, "\(expiry)")
+        }
+        #expect(WireTLS.expiry(ofPEMFile: certificates.certificate("ca")) == tls.authorityExpiry)
+        #expect(WireTLS.expiry(ofPEMFile: certificates.key("server")) == nil)
+    }
+
     @Test("calls go through when both ends hold certificates of the authority, by address and by name")
     func mutual() async throws {
         let certificates = try TestCertificates.make(names: ["server", "caller"])
