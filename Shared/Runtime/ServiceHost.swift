@@ -91,6 +91,13 @@ public struct ServiceHost: Sendable {
         let housekeeping = Housekeeping(
             jobs: Housekeeping.standardJobs(database: database) + housekeeping, logger: logger)
         var services: [any Service] = [closer, relay, housekeeping] + parts
+        if let tls = settings.process.wireTLS {
+            let settings = self.settings
+            services.append(
+                WireTLSReloader(tls: tls, interval: .seconds(60), logger: logger) {
+                    Self.recordCertificateExpiries(settings)
+                })
+        }
         if let router {
             services.append(WireServer(configuration: settings.process.wireServer, router: router, logger: logger))
         }

@@ -12,11 +12,27 @@ import Synchronization
 /// The hello's proof still names the calling service; TLS keeps the traffic private and
 /// shuts out hosts the authority never vouched for. TLS 1.3 only: both ends are Orderly's.
 public struct WireTLS: Sendable {
-    private let serverContext: NIOSSLContext
-    private let clientContext: NIOSSLContext
+    /// The contexts made from the files, and what they were made from.
+    private struct Loaded: Sendable {
+        var server: NIOSSLContext
+        var client: NIOSSLContext
+        var certificateExpiry: Date
+        var authorityExpiry: Date
+        var files: [Data]
+    }
+
+    private let paths: (certificate: String, key: String, authority: String)
+    /// Shared by every copy: a reload reaches the server and the clients that hold one.
+    private let box: Box
+
+    private final class Box: Sendable {
+        let loaded: Mutex<Loaded>
+        init(_ loaded: Loaded) { self.loaded = Mutex(loaded) }
+    }
+
     /// When this process's certificate stops being valid, and the earliest of its authority's.
-    public let certificateExpiry: Date
-    public let authorityExpiry: Date
+    public var certificateExpiry: Date { box.loaded.withLock { $0.certificateExpiry } }
+    public var authorityExpiry: Date { box.loaded.withLock { $0.authorityExpiry } }
 
     /// Why TLS could not be set up from the given files.
     public struct SetupError: Error, Sendable, CustomStringConvertible {
@@ -26,6 +42,29 @@ public struct WireTLS: Sendable {
     /// Reads PEM files: this process's certificate chain, its private key and the authority's
     /// certificate(s).
     public init(certificatePath: String, keyPath: String, authorityPath: String) throws(SetupError) {
+        paths = (certificatePath, keyPath, authorityPath)
+        box = Box(try Self.load(paths))
+    }
+
+    /// Reads the files again when their contents changed (a renewed certificate, an authority
+    /// rolled over: a Kubernetes Secret's volume is updated in place) and makes new contexts from
+    /// them, for the connections made from then on; connections open go on as they are. Answers
+    /// whether it did. Files that do not make a context are refused, and the previous contexts
+    /// kept.
+    public func reloadIfChanged() throws(SetupError) -> Bool {
+        let files = [paths.certificate, paths.key, paths.authority].map { FileManager.default.contents(atPath: $0) }
+        guard files.allSatisfy({ $0 != nil }), files.map({ $0! }) != box.loaded.withLock({ $0.files }) else {
+            return false
+        }
+        let fresh = try Self.load(paths)
+        box.loaded.withLock { $0 = fresh }
+        return true
+    }
+
+    private static func load(_ paths: (certificate: String, key: String, authority: String)) throws(SetupError)
+        -> Loaded
+    {
+        let (certificatePath, keyPath, authorityPath) = paths
         func load<T>(_ what: String, _ path: String, _ read: () throws -> T) throws(SetupError) -> T {
             guard FileManager.default.isReadableFile(atPath: path) else {
                 throw SetupError(description: "\(what) '\(path)' cannot be read")
@@ -36,14 +75,13 @@ public struct WireTLS: Sendable {
                 throw SetupError(description: "\(what) '\(path)' is not PEM: \(error)")
             }
         }
+        let files = [certificatePath, keyPath, authorityPath].map { FileManager.default.contents(atPath: $0) ?? Data() }
         let chain = try load("certificate", certificatePath) { try NIOSSLCertificate.fromPEMFile(certificatePath) }
         let key = try load("key", keyPath) { try NIOSSLPrivateKey(file: keyPath, format: .pem) }
         let authority = try load("authority", authorityPath) { try NIOSSLCertificate.fromPEMFile(authorityPath) }
         guard !chain.isEmpty, !authority.isEmpty else {
             throw SetupError(description: "no certificate in '\(chain.isEmpty ? certificatePath : authorityPath)'")
         }
-        certificateExpiry = Self.expiry(of: [chain[0]])
-        authorityExpiry = Self.expiry(of: authority)
         var server = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         server.trustRoots = .certificates(authority)
@@ -56,8 +94,9 @@ public struct WireTLS: Sendable {
         client.certificateVerification = .fullVerification
         client.minimumTLSVersion = .tlsv13
         do {
-            serverContext = try NIOSSLContext(configuration: server)
-            clientContext = try NIOSSLContext(configuration: client)
+            return Loaded(
+                server: try NIOSSLContext(configuration: server), client: try NIOSSLContext(configuration: client),
+                certificateExpiry: expiry(of: [chain[0]]), authorityExpiry: expiry(of: authority), files: files)
         } catch {
             throw SetupError(description: "the certificate and key do not make a TLS context: \(error)")
         }
@@ -77,7 +116,7 @@ public struct WireTLS: Sendable {
 
     /// The first handler of an accepted connection's pipeline.
     func serverHandler() -> NIOSSLServerHandler {
-        NIOSSLServerHandler(context: serverContext)
+        NIOSSLServerHandler(context: box.loaded.withLock { $0.server })
     }
 
     /// What a caller learns of its TLS session: `handshake` completes when TLS is up, or fails
@@ -96,7 +135,7 @@ public struct WireTLS: Sendable {
     func clientHandlers(host: String, session: ClientSession, timeout: TimeAmount) throws -> [any ChannelHandler] {
         let isAddress = (try? SocketAddress(ipAddress: host, port: 0)) != nil
         return [
-            try NIOSSLClientHandler(context: clientContext, serverHostname: isAddress ? nil : host),
+            try NIOSSLClientHandler(context: box.loaded.withLock { $0.client }, serverHostname: isAddress ? nil : host),
             SessionWatcher(session: session, timeout: timeout),
         ]
     }

@@ -50,6 +50,49 @@ struct WireTLSTests {
         try await server.stop()
     }
 
+    @Test(
+        "renewed files are served from the next connection on, without a restart; files that make no context are refused and the old ones kept"
+    )
+    func reload() async throws {
+        let certificates = try TestCertificates.make(names: ["server"])
+        defer { certificates.remove() }
+        // The authority rolls over: a new one signs the server's next certificate and its callers'.
+        _ = try TestCertificates.make(authority: "next", names: ["renewed", "caller"], in: certificates.folder)
+        let live = certificates.folder.appendingPathComponent("live")
+        try FileManager.default.createDirectory(at: live, withIntermediateDirectories: true)
+        func install(_ certificate: String, _ authority: String) throws {
+            for (from, to) in [
+                (certificates.certificate(certificate), "tls.crt"), (certificates.key(certificate), "tls.key"),
+                (certificates.certificate(authority), "ca.crt"),
+            ] {
+                let target = live.appendingPathComponent(to).path
+                try? FileManager.default.removeItem(atPath: target)
+                try FileManager.default.copyItem(atPath: from, toPath: target)
+            }
+        }
+        try install("server", "ca")
+        let tls = try WireTLS(
+            certificatePath: live.appendingPathComponent("tls.crt").path,
+            keyPath: live.appendingPathComponent("tls.key").path,
+            authorityPath: live.appendingPathComponent("ca.crt").path)
+        let server = try await RunningServer.start(tls: tls)
+        let caller = try Self.tls(certificates, "caller", authority: "next")
+        await #expect(throws: (any Error).self) { try await server.connect(tls: caller) }
+        #expect(try tls.reloadIfChanged() == false)
+
+        try install("renewed", "next")
+        #expect(try tls.reloadIfChanged() == true)
+        let connection = try await server.connect(tls: caller)
+        #expect(try await connection.call(TestAPI.echo, TestAPI.Echo(text: "renewed")).text == "renewed")
+
+        // A broken key: refused, and the renewed files still serve.
+        try "not a key".write(to: live.appendingPathComponent("tls.key"), atomically: true, encoding: .utf8)
+        #expect(throws: WireTLS.SetupError.self) { try tls.reloadIfChanged() }
+        let again = try await server.connect(tls: caller)
+        #expect(try await again.call(TestAPI.echo, TestAPI.Echo(text: "kept")).text == "kept")
+        try await server.stop()
+    }
+
     @Test("a caller without TLS, or with a certificate of another authority, is refused")
     func refusesStrangers() async throws {
         let certificates = try TestCertificates.make(names: ["server", "caller"])
