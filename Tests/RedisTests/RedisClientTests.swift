@@ -20,6 +20,23 @@ struct RedisClientTests {
         }
     }
 
+    @Test("a Redis that speaks TLS alone is reached through a local stunnel that checks its certificate")
+    func throughStunnel() async throws {
+        let server = try await RedisServerProcess.start(tls: true)
+        let redis = RedisClient(configuration: server.configuration)
+        #expect(try await redis.send("SET", "over", "tls").text == "OK")
+        #expect(try await redis.send("GET", "over").text == "tls")
+        await redis.shutdown()
+        // Its own port refuses a client without TLS.
+        var plain = server.configuration
+        plain.port = try #require(server.tlsPort)
+        plain.poolSize = 1
+        let direct = RedisClient(configuration: plain)
+        await #expect(throws: (any Error).self) { _ = try await direct.send("PING") }
+        await direct.shutdown()
+        await server.stop()
+    }
+
     @Test("a pipeline sends many commands at once and returns every reply in order")
     func pipelining() async throws {
         try await withRedis { redis, server in

@@ -67,11 +67,11 @@ final class RunningSuite: Suite {
     /// Without `bootstrapPassword`, the gateway is given none for its first admin.
     /// `gatewayEnvironment` is added to the gateway's.
     static func start(
-        on kind: Database.Kind = .sqlite, tls: Bool = false, catalogReplicas: Int = 1, bootstrapPassword: Bool = true,
-        gatewayEnvironment: [String: String] = [:]
+        on kind: Database.Kind = .sqlite, tls: Bool = false, redisTLS: Bool = false, catalogReplicas: Int = 1,
+        bootstrapPassword: Bool = true, gatewayEnvironment: [String: String] = [:]
     ) async throws -> RunningSuite {
         precondition(catalogReplicas == 1 || kind == .postgres, "catalog replicas share a PostgreSQL database")
-        let redis = try await RedisServerProcess.start()
+        let redis = try await RedisServerProcess.start(tls: redisTLS)
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("orderly-suite-\(UUID().uuidString)")
             .path
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
@@ -242,12 +242,13 @@ final class RunningSuite: Suite {
 
     /// Runs `body` against a fresh suite, printing the services' logs when it fails.
     static func with(
-        on kind: Database.Kind = .sqlite, tls: Bool = false, catalogReplicas: Int = 1, bootstrapPassword: Bool = true,
-        gatewayEnvironment: [String: String] = [:], _ body: (RunningSuite) async throws -> Void
+        on kind: Database.Kind = .sqlite, tls: Bool = false, redisTLS: Bool = false, catalogReplicas: Int = 1,
+        bootstrapPassword: Bool = true, gatewayEnvironment: [String: String] = [:],
+        _ body: (RunningSuite) async throws -> Void
     ) async throws {
         let suite = try await start(
-            on: kind, tls: tls, catalogReplicas: catalogReplicas, bootstrapPassword: bootstrapPassword,
-            gatewayEnvironment: gatewayEnvironment)
+            on: kind, tls: tls, redisTLS: redisTLS, catalogReplicas: catalogReplicas,
+            bootstrapPassword: bootstrapPassword, gatewayEnvironment: gatewayEnvironment)
         do {
             try await body(suite)
         } catch {

@@ -24,6 +24,7 @@ test)
         python3-venv    # the Kubernetes manifests' check installs its pinned tools into a venv
         prometheus      # promtool: make test checks every process's /metrics and the alert rules
         chromium chromium-driver  # make test drives the admin web (/console/) in a headless browser
+        stunnel4        # the tests reach a Redis that speaks TLS alone through it, as a sidecar would
     )
     ;;
 demo)
