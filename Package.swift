@@ -68,7 +68,8 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         // OTLP over HTTP only: the gRPC exporter's dependencies would double the build.
-        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
+        // Exact: SwiftPM 6.3 leaves a dependency with traits out of Package.resolved, which pins the rest.
+        .package(url: "https://github.com/swift-otel/swift-otel", exact: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // Pure business values and rules: Foundation only, so the iOS apps can link it too.

@@ -86,7 +86,7 @@ done
 
 echo "== Orderly's image"
 # A build folder of its own, so that the benchmarks' release build is not rebuilt after this one.
-build=(swift build -c release --static-swift-stdlib --only-use-versions-from-resolved-file --scratch-path .build-static)
+build=(swift build -c release --static-swift-stdlib --scratch-path .build-static)
 products=(orderly orderly-gateway orderly-orders orderly-catalog orderly-payments orderly-notifications)
 for product in "${products[@]}"; do
     "${build[@]}" --product "$product" 2>&1 | grep -E "error|Build of" | tail -3

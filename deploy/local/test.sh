@@ -6,9 +6,8 @@
 #              table) agrees with the code; the Kubernetes manifests are valid; the alert rules
 #              pass promtool's check and unit tests, and they, the dashboard and the PodMonitor
 #              name only what the processes export (deploy/observability)
-#   build      every product and test target (debug), with the dependencies' versions of
-#              Package.resolved alone (what the image builds too), with zero compiler warnings in
-#              our own code (dependencies' warnings are not ours); the build of the Wire fuzzer starts
+#   build      every product and test target (debug), with zero compiler warnings in our own
+#              code (dependencies' warnings are not ours); the build of the Wire fuzzer starts
 #              beside what follows, in its own build folder
 #   tests      every test target; the Redis tests start their own servers, the mail tests an
 #              SMTP server (aiosmtpd, installed here), the storage and service tests run on
@@ -61,7 +60,7 @@ python3 deploy/local/check-metrics.py
 
 phase build
 mkdir -p .build
-if ! swift build --build-tests --only-use-versions-from-resolved-file 2>&1 | tee .build/test-build.log \
+if ! swift build --build-tests 2>&1 | tee .build/test-build.log \
     | awk '/^\[[0-9]+\/[0-9]+\]/ { if (++n % 250 == 0) print "   ", $1; next } /Build complete|error:/ { print }'; then
     exit 1
 fi
