@@ -12,9 +12,11 @@ import Wire
 /// and exiting with status 2 when they are wrong), sets up logging and metrics, builds the
 /// service's parts and runs them until SIGTERM or SIGINT.
 ///
-/// `--version` prints the release and revision; `migrate status` says where the database's
-/// schema stands against this build, and `migrate up` brings it up to date and exits (the
-/// pre-deploy step of docs/OPERATIONS.md, "Upgrading"), each on the settings the service reads.
+/// Before any setting is read, an unknown `ORDERLY_*` variable or flag stops it. `--version`
+/// prints the release and revision, `--help` the settings it reads; `migrate status` says where
+/// the database's schema stands against this build, `migrate up` brings it up to date (the
+/// pre-deploy step of docs/OPERATIONS.md, "Upgrading") and `backup <new file>` copies its SQLite
+/// database, each on the settings the service reads, and exits.
 public enum ServiceMain {
     public static func run(
         service: String, wirePort: Int, adminPort: Int, upstreams: [String: String] = [:], migrations: [Migration],
