@@ -86,7 +86,8 @@ public struct ServiceHost: Sendable {
             relay: relay, redis: redis, sources: parts.flatMap(Self.sources(of:)), logger: logger)
         MetricsExporter.collect { await pipeline.collect() }
         Self.recordCertificateExpiries(settings)
-        let ownChecks = readinessChecks.filter { $0.effect != .upstream }
+        let checks = readinessChecks
+        let ownChecks = checks.filter { $0.effect != .upstream }
         MetricsExporter.collect { await AdminServer.recordDependencies(ownChecks) }
         let housekeeping = Housekeeping(
             jobs: Housekeeping.standardJobs(database: database) + housekeeping, logger: logger)
@@ -104,7 +105,7 @@ public struct ServiceHost: Sendable {
         services.append(
             AdminServer(
                 host: settings.process.adminHost, port: settings.process.adminPort,
-                checks: readinessChecks, logger: logger))
+                checks: checks, logger: logger))
         return services
     }
 

@@ -11,6 +11,17 @@ public struct SettingDescription: Sendable {
         case payments = "The payments service"
         case notifications = "The notifications service"
         case tools = "The scripts and tools"
+
+        /// The service whose own settings these are; nil for every process's and the tools'.
+        var service: String? {
+            switch self {
+            case .gateway: "gateway"
+            case .orders: "orders"
+            case .payments: "payments"
+            case .notifications: "notifications"
+            case .everyProcess, .tools: nil
+            }
+        }
     }
 
     public var scope: Scope
@@ -40,10 +51,7 @@ public enum SettingsCatalogue {
     /// The settings `service` reads: every process's, then its own (the catalog has none of its
     /// own).
     public static func settings(of service: String) -> [SettingDescription] {
-        all.filter {
-            $0.scope == .everyProcess || $0.scope.rawValue == "The \(service) service"
-                || ($0.scope == .gateway && service == "gateway")
-        }
+        all.filter { $0.scope == .everyProcess || $0.scope.service == service }
     }
 
     /// Every variable named, with the `_FILE` form of each secret.

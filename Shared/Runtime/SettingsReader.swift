@@ -38,6 +38,11 @@ public struct SettingsReader {
 
     private mutating func raw(_ key: String) -> String? {
         catalogued(key)
+        return lookup(key)
+    }
+
+    /// The value of `key` from the flags, the environment or the file, as text.
+    private func lookup(_ key: String) -> String? {
         let configKey = ConfigKey(key.split(separator: ".").map(String.init))
         if let text = reader.string(forKey: configKey) { return text }
         if let number = reader.int(forKey: configKey) { return String(number) }
@@ -161,7 +166,7 @@ public struct SettingsReader {
             found(key, Self.redacted(fromEnvironment))
             return fromEnvironment
         }
-        let text = raw(key)
+        let text = lookup(key)  // secretValue checked the key against the catalogue
         found(key, Self.redacted(text ?? defaultValue))
         guard let text else { return defaultValue }
         if Self.hasPassword(text) {
@@ -174,20 +179,21 @@ public struct SettingsReader {
 
     /// `url` with its password, if any, shown as `(secret)`: `postgres://orderly:(secret)@db/orders`.
     static func redacted(_ url: String) -> String {
-        guard hasPassword(url), let scheme = url.range(of: "://") else { return url }
-        let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" }
-        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else {
-            return url
-        }
-        return String(url[..<authority.index(after: colon)]) + "(secret)" + String(url[at...])
+        guard let password = passwordRange(in: url) else { return url }
+        return url.replacingCharacters(in: password, with: "(secret)")
     }
 
     /// Whether `url` has a password in its authority (`scheme://[user]:password@host`).
-    static func hasPassword(_ url: String) -> Bool {
-        guard let scheme = url.range(of: "://") else { return false }
+    static func hasPassword(_ url: String) -> Bool { passwordRange(in: url) != nil }
+
+    /// Where the password of `url`'s authority is (`scheme://[user]:password@host`), if it has one.
+    private static func passwordRange(in url: String) -> Range<String.Index>? {
+        guard let scheme = url.range(of: "://") else { return nil }
         let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" }
-        guard let at = authority.lastIndex(of: "@") else { return false }
-        return authority[..<at].contains(":")
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else {
+            return nil
+        }
+        return authority.index(after: colon)..<at
     }
 
     /// Records a problem found by the caller's own checks.

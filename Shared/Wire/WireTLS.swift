@@ -43,7 +43,7 @@ public struct WireTLS: Sendable {
     /// certificate(s).
     public init(certificatePath: String, keyPath: String, authorityPath: String) throws(SetupError) {
         paths = (certificatePath, keyPath, authorityPath)
-        box = Box(try Self.load(paths))
+        box = Box(try Self.load(paths, Self.read(paths)))
     }
 
     /// Reads the files again when their contents changed (a renewed certificate, an authority
@@ -52,33 +52,38 @@ public struct WireTLS: Sendable {
     /// whether it did. Files that do not make a context are refused, and the previous contexts
     /// kept.
     public func reloadIfChanged() throws(SetupError) -> Bool {
-        let files = [paths.certificate, paths.key, paths.authority].map { FileManager.default.contents(atPath: $0) }
+        let files = Self.read(paths)
         guard files.allSatisfy({ $0 != nil }), files.map({ $0! }) != box.loaded.withLock({ $0.files }) else {
             return false
         }
-        let fresh = try Self.load(paths)
+        let fresh = try Self.load(paths, files)
         box.loaded.withLock { $0 = fresh }
         return true
     }
 
-    private static func load(_ paths: (certificate: String, key: String, authority: String)) throws(SetupError)
-        -> Loaded
+    /// The three files' contents, nil for one that cannot be read.
+    private static func read(_ paths: (certificate: String, key: String, authority: String)) -> [Data?] {
+        [paths.certificate, paths.key, paths.authority].map { FileManager.default.contents(atPath: $0) }
+    }
+
+    /// Contexts from the files' contents, `files` as `read(paths)` gave them.
+    private static func load(_ paths: (certificate: String, key: String, authority: String), _ files: [Data?])
+        throws(SetupError) -> Loaded
     {
         let (certificatePath, keyPath, authorityPath) = paths
-        func load<T>(_ what: String, _ path: String, _ read: () throws -> T) throws(SetupError) -> T {
-            guard FileManager.default.isReadableFile(atPath: path) else {
-                throw SetupError(description: "\(what) '\(path)' cannot be read")
-            }
+        func load<T>(_ what: String, _ path: String, _ data: Data?, _ parse: ([UInt8]) throws -> T)
+            throws(SetupError) -> T
+        {
+            guard let data else { throw SetupError(description: "\(what) '\(path)' cannot be read") }
             do {
-                return try read()
+                return try parse(Array(data))
             } catch {
                 throw SetupError(description: "\(what) '\(path)' is not PEM: \(error)")
             }
         }
-        let files = [certificatePath, keyPath, authorityPath].map { FileManager.default.contents(atPath: $0) ?? Data() }
-        let chain = try load("certificate", certificatePath) { try NIOSSLCertificate.fromPEMFile(certificatePath) }
-        let key = try load("key", keyPath) { try NIOSSLPrivateKey(file: keyPath, format: .pem) }
-        let authority = try load("authority", authorityPath) { try NIOSSLCertificate.fromPEMFile(authorityPath) }
+        let chain = try load("certificate", certificatePath, files[0]) { try NIOSSLCertificate.fromPEMBytes($0) }
+        let key = try load("key", keyPath, files[1]) { try NIOSSLPrivateKey(bytes: $0, format: .pem) }
+        let authority = try load("authority", authorityPath, files[2]) { try NIOSSLCertificate.fromPEMBytes($0) }
         guard !chain.isEmpty, !authority.isEmpty else {
             throw SetupError(description: "no certificate in '\(chain.isEmpty ? certificatePath : authorityPath)'")
         }
@@ -96,7 +101,8 @@ public struct WireTLS: Sendable {
         do {
             return Loaded(
                 server: try NIOSSLContext(configuration: server), client: try NIOSSLContext(configuration: client),
-                certificateExpiry: expiry(of: [chain[0]]), authorityExpiry: expiry(of: authority), files: files)
+                certificateExpiry: expiry(of: [chain[0]]), authorityExpiry: expiry(of: authority),
+                files: files.map { $0 ?? Data() })
         } catch {
             throw SetupError(description: "the certificate and key do not make a TLS context: \(error)")
         }

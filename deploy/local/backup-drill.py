@@ -81,8 +81,9 @@ def load(work):
     backups = os.path.join(work, "backups")
     os.makedirs(backups)
     started = time.time()
+    folder = binaries()
     for service in SERVICES:
-        subprocess.run([os.path.join(binaries(), f"orderly-{service}"), "backup",
+        subprocess.run([os.path.join(folder, f"orderly-{service}"), "backup",
                         os.path.join(backups, f"{service}.sqlite")], check=True)
     finished = time.time()
     time.sleep(1)
@@ -101,11 +102,10 @@ def load(work):
 
 
 def pages(path, token):
-    """Every item of a paged list."""
+    """Every item of a paged list; `path` ends in `?` or `&`."""
     items, cursor = [], None
     while True:
-        page = call(base(), "GET", path + ("&" if "?" in path else "?") + "limit=100"
-                    + (f"&cursor={cursor}" if cursor else ""), token=token)
+        page = call(base(), "GET", path + "limit=100" + (f"&cursor={cursor}" if cursor else ""), token=token)
         items += page["data"]
         cursor = page.get("next_cursor")
         if not cursor:
