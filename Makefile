@@ -69,7 +69,7 @@ scaling-shards: deps-test ## The shard key proved: the suite (release) on a 3-ma
 backup-drill: deps-test ## Back up every database under load, restore into a new suite, check every acknowledged write is there once
 	@python3 deploy/local/backup-drill.py
 
-chaos: deps-test ## The suite (release) under load while its processes and Redis are killed; nothing acknowledged lost
+chaos: deps-test ## The suite (release) under load while its processes and Redis are killed, then two gateways behind HAProxy while Redis is down; nothing acknowledged lost, no 5xx behind the proxy
 	@deploy/local/chaos.sh
 
 fuzz-wire: deps-test ## libFuzzer over the Wire frame decoder, envelope reader and JSON scanner (FUZZ_SECONDS=60)

@@ -8,11 +8,14 @@
 # is in the ledger once and every balance equals its entries, and that no stock is left held once
 # the holds of interrupted checkouts expired (ORDERLY_ORDER_LINE_HOLD_SECONDS=30 here; what
 # stores earn is available to pay out at once, ORDERLY_LEDGER_HOLD_HOURS=0). On SQLite, then on a throwaway
-# PostgreSQL (durable settings, a database per service). Prints one line per run and exits 1 if
-# anything was lost or doubled:
+# PostgreSQL (durable settings, a database per service). Last, on PostgreSQL, two gateways behind
+# HAProxy honouring their readiness while Redis is down under load (deploy/local/chaos-proxy.sh):
+# neither may leave the rotation and no request may fail. Prints one line per run and exits 1 if
+# anything was lost or doubled, or the proxy step saw a 5xx:
 #   <database> orders: acked=<n> lost=<n> duplicated=<n> notifications_missing=<n> errors_5xx=<n>
 #   <database> marketplace: checkouts_per_s=<n> … invariant_failures=<n>
-# CHAOS_DATABASES ("sqlite postgres"), CHAOS_WORKLOADS ("orders marketplace"), CHAOS_RUNS (1)
+#   postgres proxy: acked=<n> … errors_5xx=<n> proxy_5xx=<n> taken_out=<n>
+# CHAOS_DATABASES ("sqlite postgres"), CHAOS_WORKLOADS ("orders marketplace proxy"), CHAOS_RUNS (1)
 # runs of each, CHAOS_SECONDS (20) seconds per loadgen phase. The suite listens on its
 # usual wire and admin ports (7201–7204, 9200–9204), so stop a `make run` first.
 set -euo pipefail
@@ -27,7 +30,9 @@ trap 'stop_throwaway_postgres; rm -rf "$work"' EXIT
 summaries=()
 status=0
 for kind in ${CHAOS_DATABASES:-sqlite postgres}; do
-    for workload in ${CHAOS_WORKLOADS:-orders marketplace}; do
+    for workload in ${CHAOS_WORKLOADS:-orders marketplace proxy}; do
+        # Gateway replicas share a database server: the proxy step runs on PostgreSQL alone.
+        [ "$workload" = proxy ] && [ "$kind" != postgres ] && continue
         for run in $(seq "${CHAOS_RUNS:-1}"); do
             echo "== chaos on $kind, $workload, run $run"
             server=""
@@ -36,9 +41,11 @@ for kind in ${CHAOS_DATABASES:-sqlite postgres}; do
                 server=$ORDERLY_TEST_POSTGRES_URL
             fi
             out="$work/$kind-$workload-$run.txt"
+            agent=(deploy/local/chaos-agent.sh "$orderly" "${CHAOS_SECONDS:-20}" "$workload")
+            [ "$workload" = proxy ] && agent=(deploy/local/chaos-proxy.sh "$orderly" "${CHAOS_SECONDS:-20}" 15)
             ORDERLY_BUILD=release ORDERLY_ORDER_LINE_HOLD_SECONDS=30 ORDERLY_LEDGER_HOLD_HOURS=0 ORDERLY_DATA_DIR="$work/$kind-$workload-$run" ORDERLY_LOG_LEVEL=warning \
                 ORDERLY_POSTGRES_SERVER_URL="$server" ORDERLY_HTTP_PORT="$(free_port)" \
-                deploy/local/run.sh deploy/local/chaos-agent.sh "$orderly" "${CHAOS_SECONDS:-20}" "$workload" 2>&1 |
+                deploy/local/run.sh "${agent[@]}" 2>&1 |
                 grep -v '^\[\|Killed  ' | tee "$out" || status=1
             [ "$kind" = postgres ] && stop_throwaway_postgres
             summary=$(grep '^acked=\|^checkouts_per_s=' "$out" | tail -1 || true)
@@ -51,6 +58,7 @@ for summary in "${summaries[@]}"; do
     echo "$summary"
     case "$summary" in
     *" orders: "*) [[ "$summary" == *" lost=0 duplicated=0 notifications_missing=0 "* ]] || status=1 ;;
+    *" proxy: "*) [[ "$summary" == *" lost=0 duplicated=0 notifications_missing=0 errors_5xx=0 proxy_5xx=0 taken_out=0" ]] || status=1 ;;
     *) [[ "$summary" == *" invariant_failures=0" ]] || status=1 ;;
     esac
 done

@@ -25,6 +25,7 @@ test)
         prometheus      # promtool: make test checks every process's /metrics and the alert rules
         chromium chromium-driver  # make test drives the admin web (/console/) in a headless browser
         stunnel4        # the tests reach a Redis that speaks TLS alone through it, as a sidecar would
+        haproxy         # make chaos puts two gateways behind it, honouring their readiness
     )
     ;;
 demo)
@@ -71,8 +72,8 @@ export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 [ ${#missing[@]} -eq 0 ] || $sudo apt-get install -y -qq "${bare[@]}" "${missing[@]}" >/dev/null
 [ ${#missing_alone[@]} -eq 0 ] || $sudo apt-get install -y -qq --no-install-recommends "${missing_alone[@]}" >/dev/null
-# Debian starts the packaged Redis and PostgreSQL; Orderly's tests and `make run` start their
-# own instead.
+# Debian starts the packaged Redis, PostgreSQL and HAProxy; Orderly's tests, `make run` and
+# `make chaos` start their own instead.
 if command -v systemctl >/dev/null 2>&1; then
-    $sudo systemctl disable --now redis-server postgresql >/dev/null 2>&1 || true
+    $sudo systemctl disable --now redis-server postgresql haproxy >/dev/null 2>&1 || true
 fi
