@@ -11,8 +11,9 @@ non-zero when any run found a failure. FUZZ_API_EXAMPLES bounds the examples per
 FUZZ_API_ROLES picks roles (comma-separated, all by default); FUZZ_API_COVERAGE_ROLES, the roles
 whose runs include the coverage phase (all by default), which is most of a run's time and tries
 each operation's inputs at and past their bounds. Each role's full report is kept in
-FUZZ_API_REPORTS."""
-import json, os, subprocess, sys, time, urllib.error, urllib.request, uuid
+FUZZ_API_REPORTS, with the CPU schemathesis spent on it; FUZZ_API_SEEN, a line per answer
+(fuzz_api_hooks.py)."""
+import json, os, resource, subprocess, sys, time, urllib.error, urllib.request, uuid
 
 here = os.path.dirname(os.path.abspath(__file__))
 base = f"http://127.0.0.1:{os.environ['ORDERLY_HTTP_PORT']}"
@@ -259,6 +260,7 @@ for role in roles:
                       'checks.positive_data_acceptance.expected-statuses = '
                       '["2xx", "401", "403", "404", "409", "429", "400"]\n')
     report = os.path.join(reports, f"{role}.txt")
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(report, "w") as out:
         status = subprocess.run(
             [sys.executable, "-c", "import sys; from schemathesis.cli import schemathesis; sys.argv[0] = 'st'; schemathesis()",
@@ -266,9 +268,12 @@ for role in roles:
              "--max-examples", str(examples), "--seed", "1", "--phases",
              "examples,coverage,fuzzing,stateful" if role in coverage_roles else "examples,fuzzing,stateful"],
             stdout=out, stderr=subprocess.STDOUT, cwd=work,
-            env=dict(os.environ, PYTHONPATH=here, SCHEMATHESIS_HOOKS="fuzz_api_hooks")).returncode
+            env=dict(os.environ, PYTHONPATH=here, SCHEMATHESIS_HOOKS="fuzz_api_hooks", FUZZ_API_ROLE=role)).returncode
     summary = [l for l in open(report).read().splitlines() if l.startswith("=") and (" in " in l)]
-    print(f"{role}: {summary[-1].strip('= ') if summary else 'no summary'} (exit {status})", flush=True)
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = cpu.ru_utime + cpu.ru_stime - cpu_before.ru_utime - cpu_before.ru_stime
+    print(f"{role}: {summary[-1].strip('= ') if summary else 'no summary'}, schemathesis {cpu:.0f}s of CPU"
+          f" (exit {status})", flush=True)
     if status != 0:
         failed.append(role)
         text = open(report).read()

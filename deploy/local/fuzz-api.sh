@@ -4,7 +4,8 @@
 # every answer as documented, every request the document allows accepted, every one it forbids
 # refused. FUZZ_API_EXAMPLES (25) bounds the examples per operation; FUZZ_API_ROLES picks roles;
 # FUZZ_API_COVERAGE_ROLES, those whose runs include the coverage phase (all by default); each
-# role's report stays in .build-fuzz/api/. Long-polls are held a second at most, however
+# role's report stays in .build-fuzz/api/; FUZZ_API_SEEN names a file that gets a line per answer
+# (role, operation, status, error code, fields named), to compare what runs reached. Long-polls are held a second at most, however
 # long their `wait`: the run checks their answers, not their patience; every role's run asks for
 # password-reset e-mails from this one address, so that limit is lifted. The suite listens on its
 # usual wire and admin ports (7201–7204, 9200–9204), so stop a `make run` first.
