@@ -211,7 +211,10 @@ let package = Package(
         ),
         .target(
             name: "Catalog", dependencies: serviceDependencies, path: "Services/Catalog", swiftSettings: strict),
-        .target(name: "Orders", dependencies: serviceDependencies, path: "Services/Orders", swiftSettings: strict),
+        .target(
+            name: "Orders",
+            dependencies: serviceDependencies + [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/Orders", swiftSettings: strict),
         .target(
             name: "Payments",
             dependencies: serviceDependencies + ["JSON", .product(name: "Crypto", package: "swift-crypto")],
@@ -239,6 +242,7 @@ let package = Package(
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Services/Gateway",
             resources: [.copy("openapi.yaml"), .copy("Console"), .copy("Mail/templates")],
@@ -246,30 +250,20 @@ let package = Package(
         ),
         // The gateway's executable, with the operator's `admin reset-password` (its database's).
         .executableTarget(
-            name: "GatewayMain",
-            dependencies: [
-                "Gateway", "Runtime", "Domain", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Services/GatewayMain", swiftSettings: strict),
+            name: "GatewayMain", dependencies: ["Gateway"], path: "Services/GatewayMain", swiftSettings: strict),
         // The orders service's executable, with `bench-order-lists` (its repository's lists timed).
         .executableTarget(
-            name: "OrdersMain",
-            dependencies: [
-                "Orders", "Runtime", "Domain", "Contracts", "Storage",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Services/OrdersMain", swiftSettings: strict),
+            name: "OrdersMain", dependencies: ["Orders"], path: "Services/OrdersMain", swiftSettings: strict),
         .executableTarget(name: "CatalogMain", dependencies: ["Catalog", "Runtime"], path: "Services/CatalogMain"),
         .executableTarget(name: "PaymentsMain", dependencies: ["Payments", "Runtime"], path: "Services/PaymentsMain"),
         .executableTarget(
             name: "NotificationsMain", dependencies: ["Notifications", "Runtime"], path: "Services/NotificationsMain"),
-        // The operator's command line: dead letters, the pipeline, an admin's password, Wire keys, the
-        // containers' health probe.
+        // The operator's command line: dead letters, the pipeline, Wire keys, the containers' health
+        // probe; called by a service's name, that service (the container image's one executable).
         .executableTarget(
             name: "OrderlyCLI",
             dependencies: [
+                "Gateway", "Orders", "Catalog", "Payments", "Notifications",
                 "Wire",
                 "Redis",
                 "Runtime",

@@ -2,10 +2,12 @@
 # `make deploy-test`: the container deployment, built and run on this machine with podman.
 #
 # 1. Base images, made here when missing (no registry is reached): Debian bookworm by
-#    debootstrap, imported as debian:bookworm-slim; on it, stand-ins for redis:7-bookworm and
-#    postgres:15-bookworm from Debian's packages (deploy/local/images/).
-# 2. Orderly's release binaries, built on this host with --static-swift-stdlib, and the image
-#    from deploy/Containerfile's `prebuilt` target.
+#    debootstrap, slimmed as Debian's slim image is and imported as debian:bookworm-slim; on it,
+#    stand-ins for redis:7-bookworm and postgres:15-bookworm from Debian's packages
+#    (deploy/local/images/).
+# 2. Orderly's release executable (`orderly`, which runs the service named by the link it is
+#    called through), built on this host with --static-swift-stdlib, and the image from
+#    deploy/Containerfile's `prebuilt` target; its size, which must be at most 250 MB.
 # 3. docker-compose.yml started by docker-compose through podman's Docker-compatible socket, with
 #    orders ×2 and notifications ×2, secrets in a .env of its own, and Wire credentials made for
 #    this run by deploy/local/make-wire-credentials.sh: each service's own pair keys and TLS
@@ -41,7 +43,7 @@ cleanup() {
         podman volume ls -q | grep "^${project}_" | xargs -r podman volume rm -f >/dev/null
     fi
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
-    podman rmi -f "$image" >/dev/null 2>&1
+    podman rmi -f "$image" localhost/orderly-stunnel:deploy-test >/dev/null 2>&1
     rm -rf "$work" "$root/.build-container"
     exit $status
 }
@@ -70,6 +72,13 @@ deb http://deb.debian.org/debian bookworm main
 deb http://deb.debian.org/debian bookworm-updates main
 deb http://deb.debian.org/debian-security bookworm-security main
 EOF
+    # Slim as Debian's own slim image is: no manuals, documentation (but the copyright files) or
+    # translations, now or in what the images install on it.
+    printf 'path-exclude /usr/share/%s\n' 'doc/*' 'man/*' 'info/*' 'locale/*' 'groff/*' 'lintian/*' \
+        >"$work/rootfs/etc/dpkg/dpkg.cfg.d/slim"
+    echo 'path-include /usr/share/doc/*/copyright' >>"$work/rootfs/etc/dpkg/dpkg.cfg.d/slim"
+    find "$work/rootfs/usr/share/doc" -mindepth 1 -not -name copyright -not -type d -delete
+    rm -rf "$work/rootfs/usr/share/"{man,info,locale,groff,lintian}/*
     chroot "$work/rootfs" apt-get clean
     rm -rf "$work/rootfs/var/lib/apt/lists/"*
     tar -C "$work/rootfs" -c . | podman import --change 'CMD ["bash"]' - docker.io/library/debian:bookworm-slim >/dev/null
@@ -87,22 +96,28 @@ done
 echo "== Orderly's image"
 # A build folder of its own, so that the benchmarks' release build is not rebuilt after this one.
 build=(swift build -c release --static-swift-stdlib --scratch-path .build-static)
-products=(orderly orderly-gateway orderly-orders orderly-catalog orderly-payments orderly-notifications)
-for product in "${products[@]}"; do
-    "${build[@]}" --product "$product" 2>&1 | grep -E "error|Build of" | tail -3
-    [ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
-done
+"${build[@]}" --product orderly 2>&1 | grep -E "error|Build of" | tail -3
+[ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
 bin=$("${build[@]}" --show-bin-path)
 mkdir -p .build-container/bin
-# Without the debug information (the symbols stay, for crash backtraces): 190 MB → 115 MB each.
-for product in "${products[@]}"; do strip --strip-debug -o ".build-container/bin/$product" "$bin/$product"; done
+# One executable, without its debug information (the symbols stay, for crash backtraces), and a
+# link to it named for each service: it runs the service it is called by.
+strip --strip-debug -o .build-container/bin/orderly "$bin/orderly"
+for service in gateway orders catalog payments notifications; do ln -sf orderly ".build-container/bin/orderly-$service"; done
 cp -R "$bin/orderly_Gateway.resources" .build-container/bin/
 cp "$(dirname "$(readlink -f "$(command -v swift)")")/../libexec/swift/linux/swift-backtrace-static" .build-container/bin/
 podman build --format docker -f deploy/Containerfile --target prebuilt -t "$image" \
     --build-arg VERSION="$(git describe --always --dirty)" --build-arg REVISION="$(git rev-parse HEAD)" . \
     >"$work/build.log" 2>&1 || { tail -30 "$work/build.log"; exit 1; }
+# The Redis TLS sidecar's image (deploy/k8s/overlays/redis-tls), apart: stunnel brings Perl.
+podman build --format docker -f deploy/Containerfile --target stunnel -t localhost/orderly-stunnel:deploy-test . \
+    >"$work/build-stunnel.log" 2>&1 || { tail -30 "$work/build-stunnel.log"; exit 1; }
 echo "images:"
-podman images --format '  {{.Repository}}:{{.Tag}} {{.Size}}' | grep -E "orderly:deploy-test|bookworm" | sort
+podman images --format '  {{.Repository}}:{{.Tag}} {{.Size}}' | grep -E "orderly(-stunnel)?:deploy-test|bookworm" | sort
+# Every service, its base included, in at most 250 MB.
+size=$(podman image inspect --format '{{.Size}}' "$image")
+echo "orderly image: $((size / 1000000)) MB (every service; the limit is 250 MB)"
+[ "$size" -le 250000000 ] || { echo "the image is over 250 MB" >&2; exit 1; }
 
 echo "== compose: orders ×2, notifications ×2"
 podman system service --time=0 "unix://$work/podman.sock" >"$work/podman-service.log" 2>&1 &

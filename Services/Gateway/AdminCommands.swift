@@ -1,13 +1,11 @@
 import ArgumentParser
 import Domain
 import Foundation
-import Gateway
 import Logging
 import Runtime
 
-/// `orderly-gateway admin`: what an operator does for the platform's admins, with the gateway's own
-/// executable and environment (its database and Redis): the operator's command line `orderly`
-/// links no service's code.
+/// `orderly-gateway admin`: what an operator does for the platform's admins, with the gateway's
+/// environment (its database and Redis).
 struct AdminCommands: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Logging
-import Orders
 
 /// `orderly-orders bench-order-lists`: how long order lists take on SQLite at a million orders. A
 /// command of the orders service's own executable, since it loads orders through the service's

@@ -2,7 +2,6 @@ import Contracts
 import Domain
 import Foundation
 import Logging
-import Orders
 import Storage
 
 /// Times order lists on a large SQLite database (`orderly-orders bench-order-lists`): loads `count`
