@@ -12,8 +12,7 @@ import Runtime
 @main
 enum OrderlyMain {
     static func main() async {
-        let called = CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
-        switch called {
+        switch CommandLine.arguments.first?.split(separator: "/").last {
         case "orderly-gateway": await GatewayService.main()
         case "orderly-orders": await OrdersService.main()
         case "orderly-catalog": await ServiceMain.run(CatalogService.self)

@@ -23,7 +23,7 @@ for entry in $ORDERLY_PROCESSES; do pid[${entry%%:*}]=${entry##*:}; done
 started=()
 log="$data/loadgen.txt"
 say() { echo "chaos $(date +%T): $*"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source "$(dirname "$0")/throwaway-postgres.sh"  # free_port
 
 finish() {
     for p in "${started[@]}"; do kill -TERM "$p" 2>/dev/null; done
@@ -108,7 +108,8 @@ status=0
 wait "$loadgen" || status=$?
 grep -A30 "checking the invariants" "$log" | grep -v "^ *$" | head -12
 last=$(tail -1 "$log")
-proxy_5xx=$(stats | awk -F, '$1 == "api" && $2 == "FRONTEND" { print $5 }')
-taken_out=$(stats | awk -F, '$1 == "gateways" && $2 ~ /^gateway-/ { n += $4 } END { print n + 0 }')
+final=$(stats)
+proxy_5xx=$(awk -F, '$1 == "api" && $2 == "FRONTEND" { print $5 }' <<< "$final")
+taken_out=$(awk -F, '$1 == "gateways" && $2 ~ /^gateway-/ { n += $4 } END { print n + 0 }' <<< "$final")
 echo "$last proxy_5xx=${proxy_5xx:-?} taken_out=$taken_out"
 exit "$status"
