@@ -3,8 +3,9 @@ import Domain
 import Events
 import Runtime
 
-/// The orders service's events: a new order to the store's users and, for a delivery, to the
-/// couriers on duty (a customer's card order only once it is paid, as `order.updated` tells); a claim to the store's users; each status change to the store's users, the
+/// The orders service's events: a new order to the store's users and, for a delivery born in the
+/// pool, to the couriers on duty (a customer's card order only once it is paid, as
+/// `order.updated` tells); a claim to the store's users; each status change to the store's users, the
 /// courier carrying the order and the customer who placed it; and an order that enters the pool
 /// (accepted or ready while unclaimed, or released) to the couriers on duty, without the
 /// recipient's apartment, as their view of the order has it.
@@ -63,8 +64,8 @@ struct OrderNoticesFollower: NotifyingFollower {
 
     let notifier: Notifier
 
-    /// What a new order's arrival tells: the store's users and, for a delivery, the couriers on
-    /// duty.
+    /// What a new order's arrival tells: the store's users and, for a delivery already in the
+    /// couriers' pool (a store that dispatches on creation), the couriers on duty.
     private static func arrived(_ order: OrderFacts) -> Notifier.Effect {
         var tellings = [
             (
@@ -74,7 +75,8 @@ struct OrderNoticesFollower: NotifyingFollower {
                     : Telling("order.created.title", "order.created.pickup", order.arguments(withApartment: true))
             )
         ]
-        if order.fulfillment == .delivery {
+        // Couriers hear of it only if they can open it now; the rest reach them on entering the pool.
+        if order.isInPool {
             tellings.append(
                 (
                     .couriersOnDuty,

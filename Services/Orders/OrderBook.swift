@@ -31,18 +31,19 @@ struct OrderBook: Sendable {
         var releasedBy: UserID?
     }
 
-    /// Numbers `order` in its store, stamps it created `now` and stores it `pending`, with its
-    /// first history entry and `order.created`.
-    func open(_ order: inout Order, by actor: Actor, at now: Date = .currentMillisecond, in transaction: Transaction)
-        async throws
-    {
+    /// Numbers `order` in its store, stamps it created `now` and stores it in the status it
+    /// was made with, with its first history entry (carrying `details`) and `order.created`.
+    func open(
+        _ order: inout Order, by actor: Actor, at now: Date = .currentMillisecond, details: [String: JSONValue]? = nil,
+        in transaction: Transaction
+    ) async throws {
         order.number = try await transaction.nextSequence("orders.number.\(order.storeID)")
         (order.createdAt, order.updatedAt) = (now, now)
         let document = try await orders.insert(order, in: transaction)
         try await orders.appendHistory(
             OrderHistoryEntry(
                 seq: 1, orderID: order.id, at: now, actorID: actor.id, actorRole: actor.role, change: "created",
-                to: order.status),
+                to: order.status, details: details),
             of: order.storeID, in: transaction)
         transaction.publish(OrdersEvents.created(order, document: document))
     }

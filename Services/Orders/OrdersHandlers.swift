@@ -82,11 +82,16 @@ struct OrdersHandlers: Sendable {
             if valid.id != nil, try await orders.find(id, in: transaction.sql) != nil {
                 throw OrderlyError(.alreadyExists, "an order with id \(id) already exists")
             }
+            // A store that dispatches on creation sends its delivery straight to the couriers' pool.
+            let dispatched = valid.fulfillment == .delivery && store.dispatch == .onCreate
             var order = Order(
-                id: id, number: 0, storeID: storeID, status: .pending, version: 1, draft: valid,
+                id: id, number: 0, storeID: storeID, status: dispatched ? .ready : .pending, version: 1, draft: valid,
                 pickupAddress: store.address, quote: quote, currency: store.currency, createdBy: principal.userID,
                 createdAt: Date.currentMillisecond)
-            try await book.open(&order, by: .user(principal), in: transaction)
+            try await book.open(
+                &order, by: .user(principal),
+                details: dispatched ? ["dispatch": .string(Dispatch.onCreate.rawValue)] : nil,
+                in: transaction)
             return policy.present(order)
         }
     }
@@ -179,8 +184,13 @@ struct OrdersHandlers: Sendable {
             throw OrderlyError(.permissionDenied, "only couriers have earnings")
         }
         guard request.from < request.to else { throw OrderlyError.invalidFields(["to": "must be after from"]) }
+        let zoneName = request.timeZone ?? "UTC"
+        guard let zone = TimeZone(identifier: zoneName) else {
+            throw OrderlyError.invalidFields(["tz": "must be an IANA time zone such as Asia/Jerusalem"])
+        }
         let days = try await orders.earnings(
-            of: principal.userID, from: request.from.millisecondsSince1970, to: request.to.millisecondsSince1970)
+            of: principal.userID, from: request.from.millisecondsSince1970, to: request.to.millisecondsSince1970,
+            in: zone)
         var totals: [CurrencyCode: Earnings.Total] = [:]
         for total in days.flatMap(\.totals) {
             var sum =
@@ -195,7 +205,7 @@ struct OrdersHandlers: Sendable {
         }
         let sums = totals.values.sorted { $0.currency.code < $1.currency.code }
         return Earnings(
-            courierID: principal.userID, from: request.from, to: request.to,
+            courierID: principal.userID, from: request.from, to: request.to, timeZone: zoneName,
             deliveries: sums.reduce(0) { $0 + $1.deliveries }, totals: sums, days: days)
     }
 

@@ -242,49 +242,50 @@ package struct OrdersRepository: Sendable {
         }
     }
 
-    /// A courier's delivered orders in [`from`, `to`): count and fees per currency.
-    /// A courier's deliveries between `from` and `to` per UTC day and currency, oldest first.
-    func earnings(of courier: UserID, from: Int64, to: Int64) async throws -> [Earnings.Day] {
+    /// A courier's deliveries in [`from`, `to`) per day of `zone` and currency, oldest first:
+    /// count, fees, tips and cash collected.
+    func earnings(of courier: UserID, from: Int64, to: Int64, in zone: TimeZone) async throws -> [Earnings.Day] {
         let rows = try await database.read { sql in
             try await sql.raw(
                 """
-                SELECT delivered_at / 86400000 AS day, currency, COUNT(*) AS deliveries,
-                    CAST(SUM(delivery_fee) AS BIGINT) AS fees, CAST(SUM(tip) AS BIGINT) AS tips,
-                    CAST(SUM(cash_collected) AS BIGINT) AS cash
+                SELECT delivered_at, currency, delivery_fee, tip, cash_collected
                 FROM orders
                 WHERE courier_id = \(bind: courier.description) AND delivered_at >= \(bind: from)
                     AND delivered_at < \(bind: to) AND status = 'delivered'
-                GROUP BY delivered_at / 86400000, currency ORDER BY day, currency
+                ORDER BY delivered_at
                 """
             ).all()
         }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        // By day of the zone, then by currency; the rows come oldest first, so the days do too.
         var days: [Earnings.Day] = []
         for row in rows {
             guard let currency = CurrencyCode(try row.decode(column: "currency", as: String.self)) else {
                 throw StorageError.unexpected("an order's currency could not be read")
             }
-            let date = Self.utcDate(ofDay: try row.decode(column: "day", as: Int64.self))
-            let total = Earnings.Total(
-                currency: currency, deliveries: try row.decode(column: "deliveries", as: Int.self),
-                deliveryFees: try row.decode(column: "fees", as: Int64.self),
-                tips: try row.decode(column: "tips", as: Int64.self),
-                cashCollected: try row.decode(column: "cash", as: Int64.self))
-            if days.last?.date == date {
-                days[days.count - 1].totals.append(total)
+            let at = Date(millisecondsSince1970: try row.decode(column: "delivered_at", as: Int64.self))
+            let parts = calendar.dateComponents([.year, .month, .day], from: at)
+            let date = String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
+            let fee = try row.decode(column: "delivery_fee", as: Int64.self)
+            let tip = try row.decode(column: "tip", as: Int64.self)
+            let cash = try row.decode(column: "cash_collected", as: Int64.self)
+            if days.last?.date != date { days.append(Earnings.Day(date: date, totals: [])) }
+            var totals = days[days.count - 1].totals
+            if let index = totals.firstIndex(where: { $0.currency == currency }) {
+                totals[index].deliveries += 1
+                totals[index].deliveryFees += fee
+                totals[index].tips += tip
+                totals[index].cashCollected += cash
             } else {
-                days.append(Earnings.Day(date: date, totals: [total]))
+                totals.append(
+                    Earnings.Total(currency: currency, deliveries: 1, deliveryFees: fee, tips: tip, cashCollected: cash)
+                )
+                totals.sort { $0.currency.code < $1.currency.code }
             }
+            days[days.count - 1].totals = totals
         }
         return days
-    }
-
-    /// `YYYY-MM-DD` of the UTC day `day` days after 1970-01-01.
-    static func utcDate(ofDay day: Int64) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        let parts = calendar.dateComponents(
-            [.year, .month, .day], from: Date(timeIntervalSince1970: TimeInterval(day) * 86_400))
-        return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
     }
 
     /// The orders `user` created, oldest first: a customer's own orders.

@@ -4,7 +4,7 @@ import WireContract
 
 /// What a courier earned by the orders they delivered in a time range, per currency: the
 /// stores' delivery fees and the customers' tips, with the cash they collected at the door (which
-/// they owe); in total and per day (UTC).
+/// they owe); in total and per day of the courier's time zone (`tz`).
 public struct Earnings: Codable, Sendable, Hashable {
     public struct Total: Codable, Sendable, Hashable {
         public var currency: CurrencyCode
@@ -28,7 +28,7 @@ public struct Earnings: Codable, Sendable, Hashable {
         }
     }
 
-    /// One day's totals (a UTC day, `YYYY-MM-DD`), per currency.
+    /// One day's totals (a day of `tz`, `YYYY-MM-DD`), per currency.
     public struct Day: Codable, Sendable, Hashable {
         public var date: String
         public var totals: [Total]
@@ -42,13 +42,18 @@ public struct Earnings: Codable, Sendable, Hashable {
     public var courierID: UserID
     public var from: Date
     public var to: Date
+    /// The time zone the days are of: the courier's, or UTC.
+    public var timeZone: String
     public var deliveries: Int
     public var totals: [Total]
     /// The days with deliveries, oldest first.
     public var days: [Day]
 
-    public init(courierID: UserID, from: Date, to: Date, deliveries: Int, totals: [Total], days: [Day]) {
+    public init(
+        courierID: UserID, from: Date, to: Date, timeZone: String, deliveries: Int, totals: [Total], days: [Day]
+    ) {
         self.courierID = courierID
+        self.timeZone = timeZone
         self.from = from
         self.to = to
         self.deliveries = deliveries
@@ -59,5 +64,6 @@ public struct Earnings: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case from, to, deliveries, totals, days
         case courierID = "courier_id"
+        case timeZone = "tz"
     }
 }

@@ -20,6 +20,7 @@ public struct StoreDraft: Codable, Sendable, Hashable {
     public var staffRefundLimit: Int64?
     public var acceptingOrders: Bool?
     public var autoAccept: Bool?
+    public var dispatch: Dispatch?
     public var minimumOrder: Int64?
     public var imageURL: String?
     public var cuisine: String?
@@ -34,8 +35,9 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         deliveryPricing: DeliveryPricing? = nil, lowStockDefault: Int? = nil, requireClockIn: Bool? = nil,
         staffRefundLimit: Int64? = nil, imageURL: String? = nil, cuisine: String? = nil,
         openingHours: [OpeningPeriod]? = nil, acceptingOrders: Bool? = nil, autoAccept: Bool? = nil,
-        minimumOrder: Int64? = nil, description: String? = nil, commissionBP: Int? = nil
+        minimumOrder: Int64? = nil, description: String? = nil, commissionBP: Int? = nil, dispatch: Dispatch? = nil
     ) {
+        self.dispatch = dispatch
         self.id = id
         self.description = description
         self.commissionBP = commissionBP
@@ -70,6 +72,7 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         case staffRefundLimit = "staff_refund_limit"
         case acceptingOrders = "accepting_orders"
         case autoAccept = "auto_accept"
+        case dispatch
         case minimumOrder = "minimum_order"
     }
 
@@ -121,6 +124,7 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         if let required = self.requireClockIn { store.requireClockIn = required }
         if let accepting = self.acceptingOrders { store.acceptingOrders = accepting }
         if let automatic = self.autoAccept { store.autoAccept = automatic }
+        if let dispatch = self.dispatch { store.dispatch = dispatch }
         if let minimum = problems.integer(
             self.minimumOrder, "minimum_order", in: 0...Payment.maximumAmount, required: false)
         {

@@ -8,6 +8,8 @@ public struct UserPatch: Codable, Sendable, Hashable {
     public var staffRole: StaffRole?
     public var active: Bool?
     public var locale: String?
+    /// An IANA time zone; blank removes it (UTC).
+    public var timeZone: String?
     /// Blank removes it.
     public var photoURL: String?
     public var password: String?
@@ -18,8 +20,9 @@ public struct UserPatch: Codable, Sendable, Hashable {
     public init(
         name: String? = nil, phone: String? = nil, role: Role? = nil, staffRole: StaffRole? = nil,
         active: Bool? = nil, locale: String? = nil, photoURL: String? = nil, password: String? = nil,
-        currentPassword: String? = nil, expectedVersion: Int64? = nil
+        currentPassword: String? = nil, expectedVersion: Int64? = nil, timeZone: String? = nil
     ) {
+        self.timeZone = timeZone
         self.name = name
         self.phone = phone
         self.role = role
@@ -37,6 +40,7 @@ public struct UserPatch: Codable, Sendable, Hashable {
         case currentPassword = "current_password"
         case staffRole = "staff_role"
         case photoURL = "photo_url"
+        case timeZone = "tz"
         case expectedVersion = "expected_version"
     }
 
@@ -50,6 +54,10 @@ public struct UserPatch: Codable, Sendable, Hashable {
         let phone = self.phone.map { problems.optionalText($0, "phone", maximumLength: 32) }
         let photo = photoURL.map { problems.webAddress($0, "photo_url") }
         if let locale { problems.locale(locale) }
+        let zone = timeZone.map { problems.optionalText($0, "tz", maximumLength: 64) }
+        if case .some(.some(let name)) = zone, !Store.isKnownTimeZone(name) {
+            problems.add("tz", "must be an IANA time zone such as Asia/Jerusalem")
+        }
         if let password, let problem = User.passwordProblem(password) {
             problems.add("password", problem)
         }
@@ -59,7 +67,7 @@ public struct UserPatch: Codable, Sendable, Hashable {
         try problems.check()
         return ValidUserPatch(
             name: name, phone: phone, role: role, staffRole: staffRole, active: active, locale: locale,
-            photoURL: photo, password: password, currentPassword: currentPassword)
+            photoURL: photo, password: password, currentPassword: currentPassword, timeZone: zone)
     }
 }
 
@@ -75,6 +83,7 @@ public struct ValidUserPatch: Sendable, Hashable {
     public var photoURL: String??
     public var password: String?
     public var currentPassword: String?
+    public var timeZone: String??
 
     /// `user` with these changes made.
     public func applied(to user: User) -> User {
@@ -84,6 +93,7 @@ public struct ValidUserPatch: Sendable, Hashable {
         if let phone { user.phone = phone }
         if let photoURL { user.photoURL = photoURL }
         if let locale { user.locale = locale }
+        if let timeZone { user.timeZone = timeZone }
         if let staffRole { user.staffRole = staffRole }
         if let active { user.active = active }
         return user

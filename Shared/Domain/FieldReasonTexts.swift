@@ -347,6 +347,7 @@ public enum FieldReasonTexts {
             ar: "يذكر {0}، وهو ليس خيارًا لـ {1}"),
         Template("names an option twice", he: "מציין אפשרות פעמיים", ar: "يذكر خيارًا مرتين"),
         Template("must not be null", he: "אסור שיהיה null", ar: "يجب ألا يكون null"),
+        Template("unknown field", he: "שדה לא מוכר", ar: "حقل غير معروف"),
         Template("must be a string", he: "חייב להיות מחרוזת", ar: "يجب أن يكون نصًا"),
         Template("must be a boolean", he: "חייב להיות true או false", ar: "يجب أن يكون true أو false"),
         Template("must be an integer", he: "חייב להיות מספר שלם", ar: "يجب أن يكون عددًا صحيحًا"),

@@ -5,6 +5,18 @@ public enum StoreTier: String, Hashable, Sendable, Codable, CaseIterable {
     case free, starter, pro, enterprise
 }
 
+/// When a store's delivery orders reach the couriers' pool.
+///
+/// `when_ready` (the default): the order is born `pending` and enters the pool once the store
+/// accepts it, for a kitchen that must confirm an order before a courier sets out. `on_create`:
+/// a delivery order the store's staff create is `ready` at once and in the pool, for a shop whose
+/// parcels are packed when they are entered (a box delivery from the counter). Customers'
+/// orders are not affected: they wait for the store's acceptance (or `auto_accept`).
+public enum Dispatch: String, Hashable, Sendable, Codable, CaseIterable {
+    case onCreate = "on_create"
+    case whenReady = "when_ready"
+}
+
 /// What a line of an order or sale is: each type has its own VAT rate in a store.
 public enum ItemType: String, Hashable, Sendable, Codable, CaseIterable {
     case repair
@@ -37,6 +49,8 @@ public struct Store: Hashable, Sendable, Codable {
     public var acceptingOrders: Bool
     /// Whether the store accepts customers' orders as they arrive; off unless turned on.
     public var autoAccept: Bool
+    /// When the store's own delivery orders reach the couriers (`Dispatch`); `when_ready` unless set.
+    public var dispatch: Dispatch
     /// The least a customer's order may come to, items only, in minor units; 0 by default.
     public var minimumOrder: Int64
     // The public profile customers see, beside the name, address and phone.
@@ -73,6 +87,7 @@ public struct Store: Hashable, Sendable, Codable {
         self.staffRefundLimit = 0
         self.acceptingOrders = true
         self.autoAccept = false
+        self.dispatch = .whenReady
         self.minimumOrder = 0
         self.imageURL = nil
         self.cuisine = nil
@@ -93,6 +108,7 @@ public struct Store: Hashable, Sendable, Codable {
         case staffRefundLimit = "staff_refund_limit"
         case acceptingOrders = "accepting_orders"
         case autoAccept = "auto_accept"
+        case dispatch
         case minimumOrder = "minimum_order"
         case imageURL = "image_url"
         case cuisine, description
@@ -125,6 +141,7 @@ public struct Store: Hashable, Sendable, Codable {
         staffRefundLimit = try container.decodeIfPresent(Int64.self, forKey: .staffRefundLimit) ?? 0
         acceptingOrders = try container.decodeIfPresent(Bool.self, forKey: .acceptingOrders) ?? true
         autoAccept = try container.decodeIfPresent(Bool.self, forKey: .autoAccept) ?? false
+        dispatch = try container.decodeIfPresent(Dispatch.self, forKey: .dispatch) ?? .whenReady
         minimumOrder = try container.decodeIfPresent(Int64.self, forKey: .minimumOrder) ?? 0
         imageURL = try container.decodeIfPresent(String.self, forKey: .imageURL)
         cuisine = try container.decodeIfPresent(String.self, forKey: .cuisine)
@@ -154,6 +171,7 @@ public struct Store: Hashable, Sendable, Codable {
         try container.encode(staffRefundLimit, forKey: .staffRefundLimit)
         try container.encode(acceptingOrders, forKey: .acceptingOrders)
         try container.encode(autoAccept, forKey: .autoAccept)
+        try container.encode(dispatch, forKey: .dispatch)
         try container.encode(minimumOrder, forKey: .minimumOrder)
         try container.encodeIfPresent(imageURL, forKey: .imageURL)
         try container.encodeIfPresent(cuisine, forKey: .cuisine)

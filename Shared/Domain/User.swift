@@ -27,6 +27,9 @@ public struct User: Hashable, Sendable, Codable {
     /// The language notifications are written in for them: a BCP 47 tag (`en`, `he`, `ar-EG`);
     /// `en` for users stored before it was kept.
     public var locale: String
+    /// Their IANA time zone (`Asia/Jerusalem`), which a courier's earnings are grouped by into
+    /// days; nil (UTC) until they choose one.
+    public var timeZone: String?
     public var version: Int64
     public var createdAt: Date
     public var updatedAt: Date
@@ -59,6 +62,7 @@ public struct User: Hashable, Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case id, email, name, phone, role, active, locale, version
         case photoURL = "photo_url"
+        case timeZone = "tz"
         case isClockedIn = "is_clocked_in"
         case clockedInAt = "clocked_in_at"
         case storeID = "store_id"
@@ -83,6 +87,7 @@ public struct User: Hashable, Sendable, Codable {
         emailVerified = try container.decodeIfPresent(Bool.self, forKey: .emailVerified) ?? false
         onDuty = try container.decode(Bool.self, forKey: .onDuty)
         locale = try container.decodeIfPresent(String.self, forKey: .locale) ?? Self.defaultLocale
+        timeZone = try container.decodeIfPresent(String.self, forKey: .timeZone)
         version = try container.decode(Int64.self, forKey: .version)
         createdAt = try container.decode(Date.self, forKey: .createdAt)
         updatedAt = try container.decode(Date.self, forKey: .updatedAt)

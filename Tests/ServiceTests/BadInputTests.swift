@@ -11,7 +11,7 @@ struct BadInputTests {
 
     init() throws { api = try API() }
 
-    @Test("missing, empty and out-of-range fields are named; unknown fields are ignored; big bodies are 413")
+    @Test("missing, empty, out-of-range and unknown fields are named; big bodies are 413")
     func validation() async throws {
         try await InProcessSuite.with { suite in
             let admin = try await api.admin(suite)
@@ -31,18 +31,51 @@ struct BadInputTests {
                 Set(details.keys) == ["recipient_first_name", "recipient_last_name", "phone", "street", "building_no"])
 
             for boxes in [0, -3] {
-                var body = API.delivery(boxes: boxes)
-                body["unknown_field"] = "ignored"
                 let reply = try await api.send(
-                    suite, "POST", "/v1/orders", token: staff, json: body, headers: ["Idempotency-Key": "k\(boxes)"])
+                    suite, "POST", "/v1/orders", token: staff, json: API.delivery(boxes: boxes),
+                    headers: ["Idempotency-Key": "k\(boxes)"])
                 #expect(reply.status == 400)
                 #expect((reply.error["details"] as? [String: String])?.keys.sorted() == ["boxes_count"])
             }
-            var withUnknown = API.delivery(boxes: 1)
-            withUnknown["unknown_field"] = "ignored"
-            let accepted = try await api.send(
-                suite, "POST", "/v1/orders", token: staff, json: withUnknown, headers: ["Idempotency-Key": "k-ok"])
-            #expect(accepted.status == 201 && accepted.object["unknown_field"] == nil)
+            // A field the body's type does not know is refused, each one named, before anything
+            // else is checked: an older client's spelling is never silently dropped.
+            var withUnknown = API.delivery(boxes: 0)
+            withUnknown["unknown_field"] = "dropped?"
+            withUnknown["boxes"] = 2
+            let refused = try await api.send(
+                suite, "POST", "/v1/orders", token: staff, json: withUnknown, headers: ["Idempotency-Key": "k-unknown"])
+            #expect(refused.status == 400 && refused.error["code"] as? String == "invalid_argument", "\(refused.text)")
+            #expect(
+                refused.error["details"] as? [String: String] == [
+                    "unknown_field": "unknown field", "boxes": "unknown field",
+                ])
+            let order = try #require(
+                try await api.send(
+                    suite, "POST", "/v1/orders", token: staff, json: API.delivery(boxes: 1),
+                    headers: ["Idempotency-Key": "k-ok"]
+                ).object["id"] as? String)
+            // The seed's line of a repair shop: its own spellings of the price, named together.
+            let seedLine = try await api.send(
+                suite, "POST", "/v1/orders/\(order)/items", token: staff,
+                json: ["type": "repair", "description": "Screen", "unit_price": 11_800, "price_inc_vat": true])
+            #expect(seedLine.status == 400)
+            #expect(
+                seedLine.error["details"] as? [String: String] == [
+                    "unit_price": "unknown field", "price_inc_vat": "unknown field",
+                ])
+            // Nested: a PATCH's expected_version is known, a store's delivery tier's typo is not;
+            // a field of the wrong type is named beside it.
+            let nested = try await api.send(
+                suite, "PATCH", "/v1/stores/\(store)", token: admin,
+                json: [
+                    "expected_version": 1, "low_stock_default": "two",
+                    "delivery_pricing": ["tiers": [["max_boxes": 8, "fee": 3500, "multiplier": 1, "fees": 1]]],
+                ])
+            #expect(nested.status == 400)
+            #expect(
+                Set((nested.error["details"] as? [String: String] ?? [:]).keys) == [
+                    "delivery_pricing.tiers[0].fees", "low_stock_default",
+                ], "\(nested.text)")
 
             let noKey = try await api.send(
                 suite, "POST", "/v1/orders", token: staff, json: API.delivery(boxes: 1))
@@ -122,6 +155,47 @@ struct BadInputTests {
             let nowhere = try await suite.request("GET", "/v1/nowhere", headers: [:], body: nil)
             #expect(nowhere.status == 404)
         }
+    }
+
+    @Test(
+        "the document says every request body's objects take no field they do not list (the provider's reports aside)")
+    func strictBodiesDocumented() throws {
+        let schemas = (api.document.root["components"] as? [String: Any])?["schemas"] as? [String: Any] ?? [:]
+        var open: [String] = []
+        var seen: Set<String> = []
+        func walk(_ node: Any, at place: String) {
+            if let list = node as? [Any] {
+                for item in list { walk(item, at: place) }
+                return
+            }
+            guard let schema = node as? [String: Any] else { return }
+            if let ref = schema["$ref"] as? String {
+                let name = String(ref.split(separator: "/").last ?? "")
+                guard name != "ProviderEvent", seen.insert(name).inserted else { return }
+                walk(schemas[name] as Any, at: name)
+                return
+            }
+            let types = (schema["type"] as? [String]) ?? [(schema["type"] as? String) ?? ""]
+            // A map (additionalProperties a schema) takes any key by design, as a dictionary does.
+            if types.contains("object"), schema["additionalProperties"] as? Bool != false,
+                schema["additionalProperties"] as? [String: Any] == nil,
+                schema["unevaluatedProperties"] as? Bool != false
+            {
+                open.append(place)
+            }
+            for (key, value) in schema where !["if", "then", "else", "not", "description", "example"].contains(key) {
+                if key == "properties", let properties = value as? [String: Any] {
+                    for (name, property) in properties { walk(property, at: "\(place).\(name)") }
+                } else {
+                    walk(value, at: place)
+                }
+            }
+        }
+        for (name, operation) in api.document.operations where !name.hasSuffix("/provider-events") {
+            if let body = operation["requestBody"] { walk(body, at: name) }
+        }
+        #expect(seen.count > 40, "\(seen.count) schemas reached")
+        #expect(open.isEmpty, "objects of request bodies that take any field: \(open.sorted())")
     }
 
     @Test("the document states the cursor's form as the server reads it")

@@ -352,6 +352,101 @@ struct OrderLifecycleTests {
         }
     }
 
+    @Test(
+        "a store that dispatches on creation: its delivery order is ready, and a courier on duty hears of it and claims it with no other step"
+    )
+    func dispatchOnCreation() async throws {
+        try await InProcessSuite.with { suite in
+            let cast = try await cast(suite, couriers: 1)
+            let courier = cast.couriers[0]
+            // when_ready, the default: the couriers hear of nothing and cannot open it.
+            let waiting = try await createOrder(suite, cast.staff)
+            #expect(waiting["status"] as? String == "pending")
+            let unseen = try await api.send(suite, "GET", "/v1/orders/\(waiting["id"] as! String)", token: courier)
+            #expect(unseen.status == 404)
+
+            let bad = try await api.send(
+                suite, "PATCH", "/v1/stores/\(cast.store)", token: cast.admin, json: ["dispatch": "at_once"])
+            #expect(bad.status == 400 && (bad.error["details"] as? [String: Any])?["dispatch"] != nil, "\(bad.text)")
+            let changed = try await api.send(
+                suite, "PATCH", "/v1/stores/\(cast.store)", token: cast.admin, json: ["dispatch": "on_create"])
+            try #require(
+                changed.status == 200 && changed.object["dispatch"] as? String == "on_create", "\(changed.text)")
+
+            // The orders service learns of the change from the store's event; wait for a ready order.
+            var order: [String: Any] = [:]
+            _ = try await waitUntil {
+                order = try await createOrder(suite, cast.staff)
+                return order["status"] as? String == "ready"
+            }
+            let id = try #require(order["id"] as? String)
+            #expect(order["allowed_actions"] as? [String] == ["cancel"])
+            let history = try await api.send(suite, "GET", "/v1/orders/\(id)/history", token: cast.staff)
+            let first = try #require((history.object["data"] as? [[String: Any]])?.first)
+            #expect(first["change"] as? String == "created" && first["to"] as? String == "ready")
+            #expect((first["details"] as? [String: Any])?["dispatch"] as? String == "on_create")
+            // A pickup order still waits for the store.
+            let pickup = try await createOrder(suite, cast.staff, extra: ["fulfillment": "pickup"])
+            #expect(pickup["status"] as? String == "pending")
+
+            // The courier on duty is told of the ready order, and of no pending one.
+            var told: [[String: Any]] = []
+            _ = try await waitUntil {
+                let inbox = try await api.send(suite, "GET", "/v1/notifications?after=0&limit=200", token: courier)
+                told = inbox.object["data"] as? [[String: Any]] ?? []
+                return told.contains { ($0["data"] as? [String: Any])?["order_id"] as? String == id }
+            }
+            let about = told.compactMap { ($0["data"] as? [String: Any])?["order_id"] as? String }
+            #expect(!about.contains(waiting["id"] as! String) && !about.contains(pickup["id"] as! String))
+            let news = try #require(told.first { ($0["data"] as? [String: Any])?["order_id"] as? String == id })
+            #expect(
+                news["type"] as? String == "order.created"
+                    && (news["title"] as? String)?.hasPrefix("New delivery") == true)
+
+            // It claims, picks up and delivers it; the store did nothing more.
+            for action in ["claim", "pick_up", "deliver"] {
+                let reply = try await act(suite, courier, id, action)
+                #expect(reply.status == 200, "\(action): \(reply.text)")
+            }
+
+            // Its earnings are per day of the courier's time zone: of the query's, else the
+            // profile's, else UTC. UTC+14 and UTC-11 never share a date.
+            let range =
+                "from=\(Self.iso(Date().addingTimeInterval(-3600)))&to=\(Self.iso(Date().addingTimeInterval(3600)))"
+            func day(_ zone: String) -> String {
+                var calendar = Calendar(identifier: .gregorian)
+                calendar.timeZone = TimeZone(identifier: zone)!
+                let parts = calendar.dateComponents([.year, .month, .day], from: Date())
+                return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+            }
+            func earnings(_ query: String = "") async throws -> (zone: String?, days: [String]) {
+                let reply = try await api.send(
+                    suite, "GET", "/v1/couriers/me/earnings?\(range)\(query)", token: courier)
+                try #require(reply.status == 200, "\(reply.text)")
+                let days = (reply.object["days"] as? [[String: Any]] ?? []).compactMap { $0["date"] as? String }
+                return (reply.object["tz"] as? String, days)
+            }
+            let utc = try await earnings()
+            #expect(utc.zone == "UTC" && utc.days.count == 1)
+            let east = try await earnings("&tz=Pacific/Kiritimati")
+            #expect(east.zone == "Pacific/Kiritimati" && east.days == [day("Pacific/Kiritimati")])
+            let badZone = try await api.send(
+                suite, "GET", "/v1/couriers/me/earnings?\(range)&tz=Mars/Olympus", token: courier)
+            #expect(badZone.status == 400 && (badZone.error["details"] as? [String: Any])?["tz"] != nil)
+            let refused = try await api.send(
+                suite, "PATCH", "/v1/users/\(cast.courierIDs[0])", token: courier, json: ["tz": "Mars/Olympus"])
+            #expect(refused.status == 400 && (refused.error["details"] as? [String: Any])?["tz"] != nil)
+            let profile = try await api.send(
+                suite, "PATCH", "/v1/users/\(cast.courierIDs[0])", token: courier, json: ["tz": "Pacific/Pago_Pago"])
+            #expect(profile.status == 200 && profile.object["tz"] as? String == "Pacific/Pago_Pago", "\(profile.text)")
+            let west = try await earnings()
+            #expect(west.zone == "Pacific/Pago_Pago" && west.days == [day("Pacific/Pago_Pago")])
+            #expect(west.days != east.days)
+        }
+    }
+
+    static func iso(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+
     @Test("filters, search, sorting and the offline change feed")
     func findingAndSyncing() async throws {
         try await InProcessSuite.with { suite in

@@ -53,7 +53,9 @@ struct PushTests {
         ]
         try await InProcessSuite.with(settings: settings) { suite in
             let admin = try await api.admin(suite)
-            let store = try await api.createStore(suite, admin: admin, ["name": "Falafel Levi"])
+            // Its deliveries reach the couriers as they are created, so the courier is pushed the first.
+            let store = try await api.createStore(
+                suite, admin: admin, ["name": "Falafel Levi", "dispatch": "on_create"])
             _ = try await api.createUser(
                 suite, admin: admin, ["email": "owner@a.com", "role": "owner", "store_id": store, "locale": "he"])
             _ = try await api.createUser(

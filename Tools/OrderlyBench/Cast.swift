@@ -18,6 +18,9 @@ struct Cast: Sendable {
     var staffIDs: [UserID]
     var couriers: [String]
     var courierIDs: [UserID]
+    /// Whether each store dispatches its deliveries on creation (every other one, the first
+    /// included): the couriers hear of those as they are made, of the others once accepted.
+    var dispatchesOnCreate: [Bool] = []
 
     struct Tokens: Decodable {
         var accessToken: String
@@ -32,9 +35,15 @@ struct Cast: Sendable {
         let admin = try await login(api, email, password)
         var cast = Cast(admin: admin, stores: [], staff: [], staffIDs: [], couriers: [], courierIDs: [])
         for index in 0..<stores {
+            let onCreate = index % 2 == 0
             let store = try await api.require(
-                [201], .POST, "/v1/stores", token: admin, body: ["name": "Loadgen \(run) store \(index + 1)"]
+                [201], .POST, "/v1/stores", token: admin,
+                body: [
+                    "name": "Loadgen \(run) store \(index + 1)",
+                    "dispatch": (onCreate ? Dispatch.onCreate : .whenReady).rawValue,
+                ]
             ).decode(Created.self)
+            cast.dispatchesOnCreate.append(onCreate)
             let staffEmail = "loadgen-\(run)-staff-\(index)@orderly.test"
             let user = try await api.require(
                 [201], .POST, "/v1/users", token: admin,

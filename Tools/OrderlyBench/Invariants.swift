@@ -112,7 +112,8 @@ struct Invariants {
     }
 
     /// Every order's creation reached its store's staff inbox exactly once, and every delivery
-    /// order's the inbox of each courier (all on duty throughout), waiting for the notifications
+    /// order of a store that dispatches on creation the inbox of each courier (all on duty
+    /// throughout), waiting for the notifications
     /// service to catch up, then reading each inbox to its end.
     private func checkInboxes(_ ordersByStore: [Int: [Order]]) async throws -> (
         failures: [String], missing: Int, duplicated: Int
@@ -122,7 +123,10 @@ struct Invariants {
         var inboxes = ordersByStore.sorted(by: { $0.key < $1.key }).map { index, orders in
             ("store \(index + 1)", "the staff inbox", cast.staff[index], Set(orders.map(\.id)))
         }
-        let deliveries = Set(ordersByStore.values.joined().filter { $0.fulfillment == .delivery }.map(\.id))
+        // Couriers are told of a delivery as it is made only where its store dispatches on creation.
+        let deliveries = Set(
+            ordersByStore.filter { cast.dispatchesOnCreate[$0.key] }.values.joined()
+                .filter { $0.fulfillment == .delivery }.map(\.id))
         for (index, courier) in cast.couriers.enumerated() {
             inboxes.append(("courier \(index + 1)", "their inbox", courier, deliveries))
         }

@@ -149,6 +149,8 @@ MENU = {
     "pita": ("Pita", 900, True, 1, True),
 }
 SIZE_OPTIONS = {"small": [], "large": ["large"], "large_tahini": ["large", "tahini"]}
+# The login attempts an account is allowed in five minutes (docs/SECURITY.md).
+LOGIN_ATTEMPTS_PER_ACCOUNT = 10
 ACTORS = ["owner", "manager", "staff_a", "staff_b", "courier_a", "courier_b", "customer", "other_customer",
           "admin", "support", "supervisor", "accountant"]
 
@@ -195,6 +197,8 @@ class MarketplaceMachine(RuleBasedStateMachine):
         self.actors.update({"admin": platform.admin, **platform.staff})
         self.customers = [platform.sign_up("customer_1")]
         self.cards = []
+        # How many times each person's password was checked in this example (login attempts).
+        self.password_checks = {}
 
     @property
     def store_id(self):
@@ -224,10 +228,10 @@ class MarketplaceMachine(RuleBasedStateMachine):
     def actor(self, name, order=None):
         """The actor a step names: `customer` is the order's (or the first), `other_customer`
         another one, when there is one."""
+        mine = order.customer if order is not None and order.customer is not None else self.customers[0]
         if name == "customer":
-            return order.customer if order is not None else self.customers[0]
+            return mine
         if name == "other_customer":
-            mine = order.customer if order is not None else self.customers[0]
             others = [c for c in self.customers if c is not mine]
             return others[0] if others else self.platform_customer()
         return self.actors[name]
@@ -246,14 +250,16 @@ class MarketplaceMachine(RuleBasedStateMachine):
     # The store's terms.
 
     @initialize(commission_bp=st.sampled_from([0, 1000, 1250]), staff_refund_limit=st.sampled_from([0, 2000, 100000]),
-                require_clock_in=st.booleans())
+                require_clock_in=st.booleans(), dispatch=st.sampled_from(["when_ready", "on_create"]))
     @step
-    def set_terms(self, commission_bp, staff_refund_limit, require_clock_in):
-        """The admin sets the store's commission, what staff may refund at once and whether they
-        must be clocked in."""
+    def set_terms(self, commission_bp, staff_refund_limit, require_clock_in, dispatch="when_ready"):
+        """The admin sets the store's commission, what staff may refund at once, whether they
+        must be clocked in and when its own delivery orders reach the couriers (before any order,
+        so the orders service reads it with the store's first)."""
         self.send(self.platform.admin, "PATCH", f"/v1/stores/{self.store_id}", {
             "commission_bp": commission_bp, "staff_refund_limit": staff_refund_limit,
-            "require_clock_in": require_clock_in}, [Outcome(200)])
+            "require_clock_in": require_clock_in, "dispatch": dispatch}, [Outcome(200)])
+        self.model.dispatch = dispatch
         self.model.commission_bp = commission_bp
         self.model.staff_refund_limit = staff_refund_limit
         self.model.require_clock_in = require_clock_in
@@ -344,6 +350,37 @@ class MarketplaceMachine(RuleBasedStateMachine):
         model.hold(lines)
         model.orders.append(order)
 
+    STORE_USERS = ["staff_a", "staff_b", "manager", "owner"]
+    STORE_USERS_AND_STRAYS = STORE_USERS * 3 + ["courier_a", "customer", "admin", "accountant"]
+
+    @rule(hand=st.sampled_from(STORE_USERS_AND_STRAYS), fulfillment=st.sampled_from(["delivery", "delivery", "pickup"]))
+    @step
+    def store_creates_order(self, hand, fulfillment):
+        """A store user enters an order of one box (a delivery or a pickup, no lines): `pending`,
+        or, for a delivery of a store that dispatches on creation, `ready` and in the couriers'
+        pool at once; anyone else is refused."""
+        actor = self.actor(hand)
+        body = {"fulfillment": fulfillment, "customer_name": "Dana Levi", "boxes_count": 1}
+        if fulfillment == "delivery":
+            body.update({"recipient_first_name": "Dana", "recipient_last_name": "Levi", "phone": "050-1234567",
+                         "street": "Herzl", "building_no": "12"})
+        if self.model.works_in(actor):
+            outcomes = [Outcome(201)]
+        elif actor.role in ("admin", "supervisor", "support", "accountant"):
+            outcomes = [Outcome(400, None, "store_id"), Outcome(403)]
+        elif actor.role == "customer":
+            outcomes = [Outcome(400)]  # a customer's POST /v1/orders is a checkout, which names a store and items
+        else:
+            outcomes = [Outcome(403)]
+        reply = self.send(actor, "POST", "/v1/orders", body, outcomes)
+        if reply.status != 201:
+            return
+        order = Order(reply["id"], None, "store", fulfillment, 0, 0, {})
+        order.status = "ready" if fulfillment == "delivery" and self.model.dispatch == "on_create" else "pending"
+        self.agree("the store's new order's status", reply["status"], order.status)
+        self.agree("the store's new order's total", reply["total"], order.total)
+        self.model.orders.append(order)
+
     def check_shortage_answer(self, reply, short):
         """A customer told of short stock learns which products, not how many are left."""
         strings, numbers = ids_in(reply.details)
@@ -364,7 +401,8 @@ class MarketplaceMachine(RuleBasedStateMachine):
         else:
             order = self.pick(model.orders, pick, lambda o: o.method == "card" and o.awaits_payment
                               and o.status != "cancelled" and o.left_to_ring_up > 0)
-            payer = order.customer if order else None
+            # No card order waiting: any order, by its customer (a store's own has none: the first).
+            payer = (order.customer or self.customers[customer % len(self.customers)]) if order else None
         if order is not None:
             self.pay_online(payer, order)
 
@@ -430,7 +468,6 @@ class MarketplaceMachine(RuleBasedStateMachine):
 
     # Orders through their statuses, by every role.
 
-    STORE_USERS = ["staff_a", "staff_b", "manager", "owner"]
 
     @precondition(lambda self: any(o.status in OPEN_STATUSES for o in self.model.orders))
     @rule(pick=st.integers(0, 31), hand=st.sampled_from(STORE_USERS),
@@ -952,11 +989,22 @@ class MarketplaceMachine(RuleBasedStateMachine):
         underway = [o for o in self.model.orders if o.status in OPEN_STATUSES
                     and (o.courier is actor if courier else o.customer is actor)]
         if underway:
-            attempt(Outcome(422, "orders_in_progress"))
+            outcome = Outcome(422, "orders_in_progress")
         elif courier and self.model.books_of(actor).figures()["balance"] < 0:
-            attempt(Outcome(422, "cash_outstanding"))
+            outcome = Outcome(422, "cash_outstanding")
         elif who == "stranger":
-            attempt(Outcome(204))
+            outcome = Outcome(204)
+        else:
+            return
+        # Each password checked counts as a login attempt of the account: the eleventh in five
+        # minutes is refused whatever else holds.
+        tries = self.password_checks.get(actor.id, 0)
+        if tries >= LOGIN_ATTEMPTS_PER_ACCOUNT:
+            attempt(Outcome(429, "rate_limited"))
+            return
+        self.password_checks[actor.id] = tries + 1
+        attempt(outcome)
+        if outcome.status == 204:
             del self.actors["stranger"]
 
     # What must always hold.

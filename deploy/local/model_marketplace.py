@@ -156,7 +156,7 @@ class Payment:
 
 @dataclass
 class Order:
-    """A customer's order of the store."""
+    """A customer's order of the store, or the store's own (no customer, `method` "store")."""
     id: str
     customer: object
     method: str
@@ -266,6 +266,7 @@ class Marketplace:
         self.commission_bp = 0
         self.staff_refund_limit = 0
         self.require_clock_in = False
+        self.dispatch = "when_ready"
         self.store = Books()
         self.couriers = {}
         self.on_duty = set()
@@ -382,7 +383,8 @@ class Marketplace:
         when the rules leave it open (staff within the limit, not clocked in, at a store that
         does not require it)."""
         refunds = order.refundable_card_payments()
-        if not refunds or actor.role != "staff":
+        # A store's own order refunds nothing by being cancelled (`cancel`).
+        if order.customer is None or not refunds or actor.role != "staff":
             return True
         if any(p.left > self.staff_refund_limit for p in refunds):
             return False
@@ -473,8 +475,11 @@ class Marketplace:
     def cancel(self, actor, order):
         """A cancelled order: its stock given back, its completed card payments refunded in full by
         the canceller (in the store's activity when the platform's staff cancelled), its pending
-        ones cancelled."""
+        ones cancelled. A store's own order (no customer) leaves its payments to the till: what
+        was rung up for it is settled or refunded there, as any sale of the till."""
         self.release(order.lines)
+        if order.customer is None:
+            return
         for payment in order.payments:
             if payment.method == "cash":
                 continue

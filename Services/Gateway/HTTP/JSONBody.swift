@@ -9,7 +9,8 @@ import Wire
 import WireCodec
 
 /// JSON in and out of the gateway, in the same shape as Wire bodies: `snake_case` keys from
-/// each type's `CodingKeys`, RFC 3339 times. Unknown fields in a request are ignored.
+/// each type's `CodingKeys`, RFC 3339 times. A request body's fields its type does not know are
+/// refused, each named (`UnknownFields`), so a misspelt field is never silently dropped.
 enum JSONBody {
     /// Reads the whole body (up to the context's `maxUploadSize`; more is 413) as `Value`. A
     /// missing body, malformed JSON or a field of the wrong type is a 400 naming the field.
@@ -25,14 +26,44 @@ enum JSONBody {
         return try await request.collectBody(upTo: context.maxUploadSize)
     }
 
-    /// Reads a collected body as `Value`.
-    static func decode<Value: Decodable>(_ type: Value.Type, from buffer: ByteBuffer) throws -> Value {
+    /// Reads a collected body as `Value`, refusing fields `Value` does not know (but those
+    /// `alsoKnown` at the top level): one 400 naming each unknown field beside any other problem.
+    static func decode<Value: Decodable>(_ type: Value.Type, from buffer: ByteBuffer, alsoKnown: Set<String> = [])
+        throws -> Value
+    {
         guard buffer.readableBytes > 0 else { throw OrderlyError.invalidFields(["body": "is required"]) }
+        let decoded: (value: Value, unknown: [String])
         do {
-            return try WireJSON.decode(type, from: buffer)
-        } catch let error as DecodingError {
-            throw OrderlyError(decoding: error)
+            decoded = try UnknownFields.decode(type, from: buffer, alsoKnown: alsoKnown)
+        } catch let failure {
+            guard let decoding = failure.error as? DecodingError else { throw failure.error }
+            var error = OrderlyError(decoding: decoding)
+            for field in failure.unknown { error.details?[field] = .string(Self.unknownField) }
+            throw error
         }
+        try refuse(decoded.unknown)
+        return decoded.value
+    }
+
+    /// Refuses a body a service reads (passed on as it came) if it carries a field `Value` does
+    /// not know; the service answers every other problem of it.
+    static func check<Value: Decodable>(_ buffer: ByteBuffer, as type: Value.Type) throws {
+        guard buffer.readableBytes > 0 else { return }
+        let unknown: [String]
+        do {
+            unknown = try UnknownFields.decode(type, from: buffer).unknown
+        } catch let failure {
+            unknown = failure.unknown
+        }
+        try refuse(unknown)
+    }
+
+    /// What an unknown field is told.
+    static let unknownField = "unknown field"
+
+    private static func refuse(_ unknown: [String]) throws(OrderlyError) {
+        guard !unknown.isEmpty else { return }
+        throw OrderlyError.invalidFields(Dictionary(unknown.map { ($0, Self.unknownField) }) { first, _ in first })
     }
 
     /// A JSON response; `version` becomes the `ETag`.
@@ -86,8 +117,14 @@ extension JSONBody {
         _ request: Request, context: GatewayContext, id: ID, _ type: Changes.Type
     ) async throws -> Patch<ID, Changes> {
         let buffer = try await collect(request, context: context)
-        let changes = try decode(Changes.self, from: buffer)
-        let expected = try decode(ExpectedVersion.self, from: buffer).expectedVersion
+        let changes = try decode(
+            Changes.self, from: buffer, alsoKnown: [ExpectedVersion.CodingKeys.expectedVersion.stringValue])
+        let expected: Int64?
+        do {
+            expected = try WireJSON.decode(ExpectedVersion.self, from: buffer).expectedVersion
+        } catch let error as DecodingError {
+            throw OrderlyError(decoding: error)
+        }
         return Patch(id: id, expectedVersion: try request.expectedVersion() ?? expected, changes: changes)
     }
 

@@ -66,6 +66,7 @@ struct OrderRoutes: Sendable {
                 try await orders.forward(OrdersAPI.checkout, forwarded, options: request.options), status: .created,
                 versioned: true)
         }
+        try JSONBody.check(draft, as: OrderDraft.self)
         return JSONBody.forwarded(
             try await orders.forward(OrdersAPI.createOrder, json: draft, options: request.options), status: .created,
             versioned: true)
@@ -160,9 +161,17 @@ struct OrderRoutes: Sendable {
         var query = request.query
         let from = query.problems.required(query.date("from"), "from")
         let to = query.problems.required(query.date("to"), "to")
+        let asked = query.text("tz")
+        if let asked, !Store.isKnownTimeZone(asked) {
+            query.problems.add("tz", "must be an IANA time zone such as Asia/Jerusalem")
+        }
         guard let from, let to, query.problems.isEmpty else { throw query.problems.failure }
+        // The days are the courier's own: the zone asked for, or the one on their profile.
+        var zone = asked
+        if zone == nil { zone = try await identity.me(request.principal).timeZone }
         return JSONBody.forwarded(
-            try await orders.forward(OrdersAPI.earnings, EarningsRequest(from: from, to: to), options: request.options))
+            try await orders.forward(
+                OrdersAPI.earnings, EarningsRequest(from: from, to: to, timeZone: zone), options: request.options))
     }
 
     /// Adds, changes or removes a line of the order in the path; answers with the whole order.

@@ -91,9 +91,10 @@ struct ProductRoutes: Sendable {
     }
 
     @Sendable func reserve(_ request: SignedInRequest) async throws -> Response {
-        JSONBody.forwarded(
-            try await catalog.forward(CatalogAPI.reserve, json: try await request.body(), options: request.options),
-            status: .created)
+        let body = try await request.body()
+        try JSONBody.check(body, as: NewReservation.self)
+        return JSONBody.forwarded(
+            try await catalog.forward(CatalogAPI.reserve, json: body, options: request.options), status: .created)
     }
 
     /// Reads, commits or releases the reservation in the path, as `method` says.

@@ -7,6 +7,7 @@ import { changedFrom, field, h, majorUnits, minorUnits, rowsEditor, submits, yes
 
 const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 const TIERS = ["free", "starter", "pro", "enterprise"];
+const DISPATCH = ["when_ready", "on_create"];
 const VAT_KINDS = ["product", "repair", "device_sale", "accessory", "device_purchase"];
 const SWITCHES = ["accepting_orders", "auto_accept", "require_clock_in"];
 const AMOUNTS = ["minimum_order", "staff_refund_limit"];
@@ -42,6 +43,7 @@ export function storeForm(store, user, { id, button, saved }) {
     field("tier", t("tier"), { id: `${id}-tier`, options: TIERS.map((tier) => [tier, t(`tier_${tier}`)]), value: store?.tier ?? "free" }),
     text("currency", { maxlength: 3, value: currency, readonly: Boolean(store) }),
     text("timezone", { value: store?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone }),
+    field("dispatch", t("dispatch"), { id: `${id}-dispatch`, options: DISPATCH.map((when) => [when, t(`dispatch_${when}`)]), value: store?.dispatch ?? "when_ready" }),
     SWITCHES.map((name) => field(name, t(name), {
       id: `${id}-${name}`, options: yesNo(), value: String(store?.[name] ?? name === "accepting_orders"),
     })),
