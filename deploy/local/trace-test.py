@@ -34,8 +34,9 @@ def flow():
     login = lambda email, password: call(base, "POST", "/v1/auth/login",
                                          {"email": email, "password": password})["access_token"]
     admin = login(os.environ["ORDERLY_BOOTSTRAP_ADMIN_EMAIL"], os.environ["ORDERLY_BOOTSTRAP_ADMIN_PASSWORD"])
-    store = call(base, "POST", "/v1/stores", {"name": "Traced", "address": "1 Herzl St", "phone": "031234567"},
-                 admin)["id"]
+    # The store dispatches on creation, so the courier on duty is told of the order as it is made.
+    store = call(base, "POST", "/v1/stores", {"name": "Traced", "address": "1 Herzl St", "phone": "031234567",
+                                              "dispatch": "on_create"}, admin)["id"]
     for email, role, extra in [("courier@trace.test", "courier", {}), ("staff@trace.test", "staff", {"store_id": store})]:
         call(base, "POST", "/v1/users", dict({"email": email, "password": "Password-12345", "name": "T",
                                               "role": role}, **extra), admin)
