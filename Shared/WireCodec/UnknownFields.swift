@@ -23,14 +23,7 @@ public enum UnknownFields {
         decoder.dateDecodingStrategy = RFC3339.decodingStrategy
         decoder.userInfo[Finder.key] = finder
         do {
-            let probe = try body.withUnsafeReadableBytes { bytes in
-                guard let base = bytes.baseAddress, bytes.count > 0 else {
-                    return try decoder.decode(Probe<Value>.self, from: Data())
-                }
-                let view = Data(
-                    bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none)
-                return try decoder.decode(Probe<Value>.self, from: view)
-            }
+            let probe = try WireJSON.decode(Probe<Value>.self, from: body, using: decoder)
             return (probe.value, finder.unknown)
         } catch {
             throw Failure(error: error, unknown: finder.unknown)

@@ -263,6 +263,13 @@ public enum WireJSON {
 
     /// Decodes straight from the frame's bytes, without copying them first.
     public static func decode<Value: Decodable>(_ type: Value.Type, from buffer: ByteBuffer) throws -> Value {
+        try decode(type, from: buffer, using: decoder)
+    }
+
+    /// Decodes with `decoder` straight from the buffer's bytes, without copying them first.
+    public static func decode<Value: Decodable>(
+        _ type: Value.Type, from buffer: ByteBuffer, using decoder: JSONDecoder
+    ) throws -> Value {
         try buffer.withUnsafeReadableBytes { bytes in
             guard let base = bytes.baseAddress, bytes.count > 0 else {
                 return try decoder.decode(type, from: Data())
