@@ -231,7 +231,7 @@ struct ProductsHandlers: Sendable {
         let product = try await product(request.productID, principal: principal)
         let limit = try KeysetCursor.limit(request.page.limit)
         let cursor = try request.page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
-        return try await products.ledger(of: product.id, after: cursor, limit: limit)
+        return try await products.ledger(of: product.id, after: cursor, limit: limit, counting: request.page.counting)
     }
 
     private static let productChangeRefused = OrderlyError(

@@ -66,20 +66,19 @@ struct ProductsRepository: Sendable {
     /// The store's products that match every filter of `request`, in creation order.
     func list(_ request: ProductListRequest, after cursor: KeysetCursor?, limit: Int) async throws -> Page<Product> {
         try await database.read { sql in
-            var query: SQLQueryString =
-                "SELECT doc, created_at, id FROM products WHERE store_id = \(bind: request.storeID.description)"
-            if let category = request.category { query = query + " AND category = \(bind: category)" }
-            if let barcode = request.barcode { query = query + " AND barcode = \(bind: barcode)" }
-            if let active = request.active { query = query + " AND active = \(bind: active ? 1 : 0)" }
+            var source: SQLQueryString = "products WHERE store_id = \(bind: request.storeID.description)"
+            if let category = request.category { source = source + " AND category = \(bind: category)" }
+            if let barcode = request.barcode { source = source + " AND barcode = \(bind: barcode)" }
+            if let active = request.active { source = source + " AND active = \(bind: active ? 1 : 0)" }
             if let search = request.search.flatMap(SearchPattern.containing) {
-                query = query + " AND search LIKE \(bind: search) ESCAPE '\\'"
+                source = source + " AND search LIKE \(bind: search) ESCAPE '\\'"
             }
             if let statuses = request.stockStatuses, !statuses.isEmpty {
-                query = query + " AND stock_status IN (" + .boundList(Set(statuses.map(\.rawValue))) + ")"
+                source = source + " AND stock_status IN (" + .boundList(Set(statuses.map(\.rawValue))) + ")"
             }
-            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit)).all()
-            let page = try KeysetCursor.page(rows, limit: limit, as: Product.self)
-            return Page(data: page.items, nextCursor: page.next)
+            let page = try await KeysetCursor.list(
+                Product.self, from: source, after: cursor, limit: limit, counting: request.page.counting, in: sql)
+            return Page(data: page.items, nextCursor: page.next, total: page.total)
         }
     }
 
@@ -186,13 +185,14 @@ struct ProductsRepository: Sendable {
     }
 
     /// A page of a product's ledger, oldest entry first.
-    func ledger(of product: ProductID, after cursor: KeysetCursor?, limit: Int) async throws -> Page<StockLedgerEntry> {
+    func ledger(of product: ProductID, after cursor: KeysetCursor?, limit: Int, counting: Bool) async throws
+        -> Page<StockLedgerEntry>
+    {
         try await database.read { sql in
-            let query: SQLQueryString =
-                "SELECT doc, seq, id FROM stock_ledger WHERE product_id = \(bind: product.description)"
-            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit, key: "seq")).all()
-            let page = try KeysetCursor.page(rows, limit: limit, as: StockLedgerEntry.self, key: "seq")
-            return Page(data: page.items, nextCursor: page.next)
+            let page = try await KeysetCursor.list(
+                StockLedgerEntry.self, from: "stock_ledger WHERE product_id = \(bind: product.description)", key: "seq",
+                after: cursor, limit: limit, counting: counting, in: sql)
+            return Page(data: page.items, nextCursor: page.next, total: page.total)
         }
     }
 
@@ -202,18 +202,16 @@ struct ProductsRepository: Sendable {
         -> Page<StockLedgerEntry>
     {
         try await database.read { sql in
-            var query: SQLQueryString =
-                "SELECT doc, seq, id FROM stock_ledger WHERE store_id = \(bind: request.storeID.description)"
-            if let product = request.productID { query = query + " AND product_id = \(bind: product.description)" }
+            var source: SQLQueryString = "stock_ledger WHERE store_id = \(bind: request.storeID.description)"
+            if let product = request.productID { source = source + " AND product_id = \(bind: product.description)" }
             if let reasons = request.reasons, !reasons.isEmpty {
-                query = query + " AND reason IN (" + .boundList(Set(reasons.map(\.rawValue))) + ")"
+                source = source + " AND reason IN (" + .boundList(Set(reasons.map(\.rawValue))) + ")"
             }
-            if let from = request.from { query = query + " AND created_at >= \(bind: from.millisecondsSince1970)" }
-            if let to = request.to { query = query + " AND created_at < \(bind: to.millisecondsSince1970)" }
-            let rows = try await sql.raw(
-                query + KeysetCursor.pageClause(after: cursor, limit: limit, descending: true, key: "seq")
-            ).all()
-            var page = try KeysetCursor.page(rows, limit: limit, as: StockLedgerEntry.self, key: "seq")
+            if let from = request.from { source = source + " AND created_at >= \(bind: from.millisecondsSince1970)" }
+            if let to = request.to { source = source + " AND created_at < \(bind: to.millisecondsSince1970)" }
+            var page = try await KeysetCursor.list(
+                StockLedgerEntry.self, from: source, key: "seq", descending: true, after: cursor, limit: limit,
+                counting: request.page.counting, in: sql)
             let ids = Set(page.items.map(\.productID.description))
             var names: [String: String] = [:]
             if !ids.isEmpty {
@@ -225,7 +223,7 @@ struct ProductsRepository: Sendable {
             for index in page.items.indices {
                 page.items[index].productName = names[page.items[index].productID.description]
             }
-            return Page(data: page.items, nextCursor: page.next)
+            return Page(data: page.items, nextCursor: page.next, total: page.total)
         }
     }
 

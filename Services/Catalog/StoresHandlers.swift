@@ -88,25 +88,44 @@ struct StoresHandlers: Sendable {
         let limit = try KeysetCursor.limit(request.limit)
         var cursor = try request.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
         let scope = AccessPolicy(principal).visibleStores
-        guard request.openNow == true else { return try await stores.list(scope, after: cursor, limit: limit) }
+        let counting = request.count == true
+        guard request.openNow == true else {
+            return try await stores.list(scope, after: cursor, limit: limit, counting: counting)
+        }
         let now = Date()
+        let total = counting ? try await openStores(scope, at: now) : nil
         var open: [Store] = []
         var scanned = 0
         while true {
-            if scanned >= Self.openNowScanLimit { return Page(data: open, nextCursor: cursor?.token) }
+            if scanned >= Self.openNowScanLimit { return Page(data: open, nextCursor: cursor?.token, total: total) }
             let page = try await stores.list(scope, after: cursor, limit: PageRequest.maximumLimit)
             scanned += page.data.count
             for store in page.data where store.isOpen(at: now) {
                 if open.count == limit {
                     let last = open[open.count - 1]
                     let next = KeysetCursor(key: last.createdAt.millisecondsSince1970, id: last.id.description)
-                    return Page(data: open, nextCursor: next.token)
+                    return Page(data: open, nextCursor: next.token, total: total)
                 }
                 open.append(store)
             }
-            guard let next = page.nextCursor else { return Page(data: open, nextCursor: nil) }
+            guard let next = page.nextCursor else { return Page(data: open, nextCursor: nil, total: total) }
             cursor = try KeysetCursor(token: next)
         }
+    }
+
+    /// How many of the stores in `scope` are open at `now`: they are read through, up to
+    /// `ListTotal.bound` of them; past that, those found open so far, marked estimated.
+    private func openStores(_ scope: StoreScope, at now: Date) async throws -> ListTotal {
+        var cursor: KeysetCursor?
+        var (open, scanned) = (0, 0)
+        while scanned < ListTotal.bound {
+            let page = try await stores.list(scope, after: cursor, limit: PageRequest.maximumLimit)
+            scanned += page.data.count
+            open += page.data.count { $0.isOpen(at: now) }
+            guard let next = page.nextCursor else { return ListTotal(count: open, estimated: false) }
+            cursor = try KeysetCursor(token: next)
+        }
+        return ListTotal(count: open, estimated: true)
     }
 
     func updateStore(_ patch: StorePatch, principal: Principal, idempotencyKey: String?) async throws -> Store {

@@ -38,12 +38,14 @@ struct StoresRepository: Sendable {
     }
 
     /// The stores in `scope`, in creation order.
-    func list(_ scope: StoreScope, after cursor: KeysetCursor?, limit: Int) async throws -> Page<Store> {
+    func list(_ scope: StoreScope, after cursor: KeysetCursor?, limit: Int, counting: Bool = false) async throws
+        -> Page<Store>
+    {
         try await database.read { sql in
-            let query: SQLQueryString = "SELECT doc, created_at, id FROM stores WHERE " + scope.condition(on: "id")
-            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit)).all()
-            let page = try KeysetCursor.page(rows, limit: limit, as: Store.self)
-            return Page(data: page.items, nextCursor: page.next)
+            let page = try await KeysetCursor.list(
+                Store.self, from: "stores WHERE " + scope.condition(on: "id"), after: cursor, limit: limit,
+                counting: counting, in: sql)
+            return Page(data: page.items, nextCursor: page.next, total: page.total)
         }
     }
 }

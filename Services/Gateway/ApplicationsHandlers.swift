@@ -58,7 +58,8 @@ struct ApplicationsHandlers: Sendable {
     {
         try Self.checkReviewer(principal)
         let cursor = try page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
-        return try await applications.list(status: status, after: cursor, limit: try KeysetCursor.limit(page.limit))
+        return try await applications.list(
+            status: status, after: cursor, limit: try KeysetCursor.limit(page.limit), counting: page.counting)
     }
 
     func get(_ id: ApplicationID, by principal: Principal) async throws -> JoinApplication {

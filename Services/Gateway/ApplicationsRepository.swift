@@ -66,15 +66,15 @@ struct ApplicationsRepository: Sendable {
     }
 
     /// A page of the applications, oldest first, in `status` when given.
-    func list(status: JoinApplication.Status?, after cursor: KeysetCursor?, limit: Int) async throws -> Page<
-        JoinApplication
-    > {
+    func list(status: JoinApplication.Status?, after cursor: KeysetCursor?, limit: Int, counting: Bool) async throws
+        -> Page<JoinApplication>
+    {
         try await database.read { sql in
-            var query: SQLQueryString = "SELECT doc, created_at, id FROM applications WHERE 1 = 1"
-            if let status { query = query + " AND status = \(bind: status.rawValue)" }
-            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit)).all()
-            let page = try KeysetCursor.page(rows, limit: limit, as: JoinApplication.self)
-            return Page(data: page.items, nextCursor: page.next)
+            var source: SQLQueryString = "applications WHERE 1 = 1"
+            if let status { source = source + " AND status = \(bind: status.rawValue)" }
+            let page = try await KeysetCursor.list(
+                JoinApplication.self, from: source, after: cursor, limit: limit, counting: counting, in: sql)
+            return Page(data: page.items, nextCursor: page.next, total: page.total)
         }
     }
 }

@@ -117,14 +117,16 @@ struct UsersHandlers: Sendable {
             throw OrderlyError(.notFound, "no store \(store)")
         }
         let cursor = try page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
-        return try await users.list(.only(store), role: nil, after: cursor, limit: try KeysetCursor.limit(page.limit))
+        return try await users.list(
+            .only(store), role: nil, after: cursor, limit: try KeysetCursor.limit(page.limit), counting: page.counting)
     }
 
     func list(store: StoreID?, role: Role?, page: PageRequest, by principal: Principal) async throws -> Page<User> {
         let limit = try KeysetCursor.limit(page.limit)
         let cursor = try page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
         let visible = try AccessPolicy(principal).visibleUsers(store: store, role: role)
-        return try await users.list(visible.stores, role: visible.role, after: cursor, limit: limit)
+        return try await users.list(
+            visible.stores, role: visible.role, after: cursor, limit: limit, counting: page.counting)
     }
 
     func get(_ id: UserID, by principal: Principal) async throws -> User {

@@ -154,13 +154,15 @@ struct UsersRepository: Sendable {
     }
 
     /// The users of the stores in `scope`, in creation order.
-    func list(_ scope: StoreScope, role: Role?, after cursor: KeysetCursor?, limit: Int) async throws -> Page<User> {
+    func list(_ scope: StoreScope, role: Role?, after cursor: KeysetCursor?, limit: Int, counting: Bool) async throws
+        -> Page<User>
+    {
         try await database.read { sql in
-            var query: SQLQueryString = "SELECT doc, created_at, id FROM users WHERE " + scope.condition(on: "store_id")
-            if let role { query = query + " AND role = \(bind: role.rawValue)" }
-            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit)).all()
-            let page = try KeysetCursor.page(rows, limit: limit, as: User.self)
-            return Page(data: page.items, nextCursor: page.next)
+            var source: SQLQueryString = "users WHERE " + scope.condition(on: "store_id")
+            if let role { source = source + " AND role = \(bind: role.rawValue)" }
+            let page = try await KeysetCursor.list(
+                User.self, from: source, after: cursor, limit: limit, counting: counting, in: sql)
+            return Page(data: page.items, nextCursor: page.next, total: page.total)
         }
     }
 }

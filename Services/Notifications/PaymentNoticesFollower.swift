@@ -46,7 +46,7 @@ struct PaymentNoticesFollower: NotifyingFollower {
             return Notifier.Effect.log(
                 Activity(
                     "card_linked", in: linked.card.storeID, "activity.card_linked.title", "activity.card_linked.body",
-                    [linked.customer.name, linked.card.uidDisplay], at: event.occurredAt,
+                    [linked.customer.label, linked.card.uidDisplay], at: event.occurredAt,
                     data: ["card_id": linked.card.id.description, "customer_id": linked.customer.id.description]))
         },
     ]

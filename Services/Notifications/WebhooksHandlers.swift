@@ -34,7 +34,8 @@ struct WebhooksHandlers: Sendable {
             _ = try await endpoint(request.webhookID, by: context.requirePrincipal())
             let limit = try KeysetCursor.limit(request.page.limit)
             return try await webhooks.deliveries(
-                of: request.webhookID, after: try request.page.cursor.map { try KeysetCursor(token: $0) }, limit: limit)
+                of: request.webhookID, after: try request.page.cursor.map { try KeysetCursor(token: $0) }, limit: limit,
+                counting: request.page.counting)
         }
         router.register(WebhooksAPI.redeliver) { ref, context in
             try await redeliver(ref, by: context.requirePrincipal())
@@ -72,7 +73,8 @@ struct WebhooksHandlers: Sendable {
         }
         let limit = try KeysetCursor.limit(request.page.limit)
         return try await webhooks.list(
-            of: request.storeID, after: try request.page.cursor.map { try KeysetCursor(token: $0) }, limit: limit)
+            of: request.storeID, after: try request.page.cursor.map { try KeysetCursor(token: $0) }, limit: limit,
+            counting: request.page.counting)
     }
 
     /// The endpoint `id` when the caller manages its store; 404 otherwise.

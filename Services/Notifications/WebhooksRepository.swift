@@ -60,14 +60,14 @@ struct WebhooksRepository: Sendable {
             .decode(column: "n", as: Int.self) ?? 0
     }
 
-    func list(of store: StoreID, after cursor: KeysetCursor?, limit: Int) async throws -> Page<Webhook> {
+    func list(of store: StoreID, after cursor: KeysetCursor?, limit: Int, counting: Bool) async throws
+        -> Page<Webhook>
+    {
         try await database.read { sql in
-            let rows = try await sql.raw(
-                "SELECT id, created_at, doc FROM webhooks WHERE store_id = \(bind: store.description)"
-                    + KeysetCursor.pageClause(after: cursor, limit: limit)
-            ).all()
-            let page = try KeysetCursor.page(rows, limit: limit, as: Webhook.self)
-            return Page(data: page.items, nextCursor: page.next)
+            let page = try await KeysetCursor.list(
+                Webhook.self, from: "webhooks WHERE store_id = \(bind: store.description)", after: cursor, limit: limit,
+                counting: counting, in: sql)
+            return Page(data: page.items, nextCursor: page.next, total: page.total)
         }
     }
 
@@ -208,16 +208,14 @@ struct WebhooksRepository: Sendable {
             .map { try StoredDocument.decode(WebhookDelivery.self, from: $0) }
     }
 
-    func deliveries(of webhook: WebhookID, after cursor: KeysetCursor?, limit: Int) async throws -> Page<
-        WebhookDelivery
-    > {
+    func deliveries(of webhook: WebhookID, after cursor: KeysetCursor?, limit: Int, counting: Bool) async throws
+        -> Page<WebhookDelivery>
+    {
         try await database.read { sql in
-            let rows = try await sql.raw(
-                "SELECT id, created_at, doc FROM webhook_deliveries WHERE webhook_id = \(bind: webhook.description)"
-                    + KeysetCursor.pageClause(after: cursor, limit: limit, descending: true)
-            ).all()
-            let page = try KeysetCursor.page(rows, limit: limit, as: WebhookDelivery.self)
-            return Page(data: page.items, nextCursor: page.next)
+            let page = try await KeysetCursor.list(
+                WebhookDelivery.self, from: "webhook_deliveries WHERE webhook_id = \(bind: webhook.description)",
+                descending: true, after: cursor, limit: limit, counting: counting, in: sql)
+            return Page(data: page.items, nextCursor: page.next, total: page.total)
         }
     }
 }

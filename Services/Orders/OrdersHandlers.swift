@@ -46,6 +46,9 @@ struct OrdersHandlers: Sendable {
         router.register(OrdersAPI.updateOrder) { patch, context in
             try await update(patch, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
         }
+        router.register(OrdersAPI.archiveOrder) { ref, context in
+            try await archive(ref.id, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
+        }
         router.register(OrdersAPI.performAction) { request, context in
             try await perform(request, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
         }
@@ -134,14 +137,15 @@ struct OrdersHandlers: Sendable {
             search: request.search)
         filter.phoneSearchLimitedTo = policy.phoneSearchLimitedTo
         filter.storeID = request.storeID
+        filter.archived = request.archived == true
         if request.available == true {
             try policy.checkPoolListing()
             filter.poolOnly = true
         }
         let page = try await orders.list(
             policy.visibleOrders(store: request.storeID), filter, sort: request.sort ?? .newest, after: cursor,
-            limit: limit)
-        return Page(data: page.data.map(policy.present), nextCursor: page.nextCursor)
+            limit: limit, counting: request.page.counting)
+        return page.map(policy.present)
     }
 
     /// What changed in the caller's scope after the cursor. An order that changed and left the
@@ -176,7 +180,8 @@ struct OrdersHandlers: Sendable {
             }
             return seq
         }
-        return try await orders.history(of: request.id, after: after ?? 0, limit: limit)
+        return try await orders.history(
+            of: request.id, after: after ?? 0, limit: limit, counting: request.page.counting)
     }
 
     func earnings(_ request: EarningsRequest, principal: Principal) async throws -> Earnings {
@@ -325,6 +330,49 @@ struct OrdersHandlers: Sendable {
             return Change(
                 name: action.rawValue, event: event, from: transition.from, to: transition.to,
                 details: details.isEmpty ? nil : details, releasedBy: action == .release ? previousCourier : nil)
+        }
+    }
+
+    /// What a cancel by archiving gives as its reason.
+    static let archivedReason = "archived by the store"
+
+    /// Archives an order for its store, which keeps it for the accounts and leaves it out of
+    /// every list: a cancelled one as it is; a pending one cancelled in the same change (as the
+    /// caller's cancel, by its rule, so its payments are refunded as a cancel's are). Any other
+    /// is 422 `illegal_transition`; an archived one is answered as it is.
+    func archive(_ id: OrderID, principal: Principal, idempotencyKey: String?) async throws -> Order {
+        let policy = AccessPolicy(principal)
+        let current = try await visibleOrder(id, policy)
+        if current.archivedAt != nil { return policy.present(current) }
+        return try await change(
+            id, by: principal, expectedVersion: nil, idempotencyKey: idempotencyKey, scope: "orders.archive",
+            request: ResourceRef(id: id)
+        ) { order in
+            guard policy.canArchive(order) else {
+                throw OrderlyError(
+                    .permissionDenied,
+                    "only the store's owners, managers and staff and the platform's admins archive its orders")
+            }
+            let from = order.status
+            var details: [String: JSONValue]?
+            switch from {
+            case .cancelled: break
+            case .pending:
+                let transition = try policy.transition(.cancel, on: order).mapError(\.error).get()
+                order.status = transition.to
+                order.cancellationReason = Self.archivedReason
+                details = ["reason": .string(Self.archivedReason)]
+            default:
+                throw OrderlyError(
+                    .illegalTransition, "only a pending or cancelled order is archived; this one is \(from.rawValue)",
+                    details: ["status": .string(from.rawValue)])
+            }
+            order.archivedAt = order.archivedAt ?? Date.currentMillisecond
+            return from == order.status
+                ? Change(name: "archive", event: OrdersAPI.Events.updated)
+                : Change(
+                    name: "archive", event: OrdersAPI.Events.statusChanged, from: from, to: order.status,
+                    details: details)
         }
     }
 

@@ -46,6 +46,7 @@ package struct OrdersRepository: Sendable {
                 courier_id = \(bind: order.courierID?.description),
                 updated_at = \(bind: order.updatedAt.millisecondsSince1970), due_key = \(bind: Self.dueKey(order)),
                 delivered_at = \(bind: order.deliveredAt?.millisecondsSince1970),
+                archived_at = \(bind: order.archivedAt?.millisecondsSince1970),
                 delivery_fee = \(bind: order.deliveryFee), tip = \(bind: order.tip ?? 0),
                 cash_collected = \(bind: order.cashCollected ?? 0), pay_by = \(bind: Self.payBy(order)),
                 search = \(bind: Self.searchText(order)),
@@ -82,8 +83,9 @@ package struct OrdersRepository: Sendable {
         ).run()
     }
 
-    /// The order's history after entry `after`, oldest first.
-    func history(of id: OrderID, after: Int64, limit: Int) async throws -> Page<OrderHistoryEntry> {
+    /// The order's history after entry `after`, oldest first; with `counting`, how many entries
+    /// it holds in all.
+    func history(of id: OrderID, after: Int64, limit: Int, counting: Bool) async throws -> Page<OrderHistoryEntry> {
         try await database.read { sql in
             let rows = try await sql.raw(
                 """
@@ -92,7 +94,12 @@ package struct OrdersRepository: Sendable {
                 """
             ).all()
             let entries = try rows.prefix(limit).map { try StoredDocument.decode(OrderHistoryEntry.self, from: $0) }
-            return Page(data: entries, nextCursor: rows.count > limit ? entries.last.map { String($0.seq) } : nil)
+            let total =
+                counting
+                ? try await KeysetCursor.total(of: "order_history WHERE order_id = \(bind: id.description)", in: sql)
+                : nil
+            return Page(
+                data: entries, nextCursor: rows.count > limit ? entries.last.map { String($0.seq) } : nil, total: total)
         }
     }
 
@@ -134,6 +141,8 @@ package struct OrdersRepository: Sendable {
         package var phoneSearchLimitedTo: UserID?
         /// Only the orders of this store.
         package var storeID: StoreID?
+        /// The archived orders alone; otherwise those not archived.
+        package var archived = false
 
         package init(
             statuses: [OrderStatus] = [], fulfillment: Fulfillment? = nil, courierID: UserID? = nil,
@@ -155,21 +164,30 @@ package struct OrdersRepository: Sendable {
     /// Orders in `scope` that pass `filter`, in `sort` order, a keyset page at a time. A
     /// courier's own orders and the pool are read apart, each through its own index, and merged:
     /// read as one condition, a database walks every order newest first until a page is found.
-    package func list(_ scope: OrderScope, _ filter: Filter, sort: OrderSort, after cursor: KeysetCursor?, limit: Int)
-        async throws -> Page<Order>
-    {
+    package func list(
+        _ scope: OrderScope, _ filter: Filter, sort: OrderSort, after cursor: KeysetCursor?, limit: Int,
+        counting: Bool = false
+    ) async throws -> Page<Order> {
         let key = sort == .newest || sort == .oldest ? "created_at" : "due_key"
         let descending = sort == .newest || sort == .dueLatest
         return try await database.read { sql in
             var rows: [any SQLRow]
+            var total: ListTotal?
             if case .courier(let courier, pool: true) = scope, !filter.poolOnly {
                 var pool = filter
                 pool.poolOnly = true
+                let ownSource = Self.source(.courier(courier, pool: false), filter)
+                let poolSource = Self.source(scope, pool)
                 let own = try await Self.rows(
-                    .courier(courier, pool: false), filter, key: key, descending: descending, after: cursor,
-                    limit: limit, sql: sql)
+                    ownSource, key: key, descending: descending, after: cursor, limit: limit, sql: sql)
                 let claimable = try await Self.rows(
-                    scope, pool, key: key, descending: descending, after: cursor, limit: limit, sql: sql)
+                    poolSource, key: key, descending: descending, after: cursor, limit: limit, sql: sql)
+                if counting {
+                    // The pool holds no order with a courier, so the two lists are apart.
+                    total =
+                        try await KeysetCursor.total(of: ownSource, in: sql)
+                        + KeysetCursor.total(of: poolSource, in: sql)
+                }
                 rows = try (own + claimable).map { (try KeysetCursor(row: $0, key: key), $0) }
                     .sorted { first, second in
                         let (a, b) = (first.0, second.0)
@@ -177,21 +195,30 @@ package struct OrdersRepository: Sendable {
                     }
                     .prefix(limit + 1).map(\.1)
             } else {
+                let source = Self.source(scope, filter)
                 rows = try await Self.rows(
-                    scope, filter, key: key, descending: descending, after: cursor, limit: limit, sql: sql)
+                    source, key: key, descending: descending, after: cursor, limit: limit, sql: sql)
+                if counting { total = try await KeysetCursor.total(of: source, in: sql) }
             }
             let page = try KeysetCursor.page(rows, limit: limit, as: Order.self, key: key)
-            return Page(data: page.items, nextCursor: page.next)
+            return Page(data: page.items, nextCursor: page.next, total: total)
         }
     }
 
-    /// Up to `limit + 1` rows (`doc`, `key`, `id`) of a list's page after `cursor`.
+    /// Up to `limit + 1` rows (`doc`, `key`, `id`) of `source`'s page after `cursor`.
     private static func rows(
-        _ scope: OrderScope, _ filter: Filter, key: String, descending: Bool, after cursor: KeysetCursor?, limit: Int,
+        _ source: SQLQueryString, key: String, descending: Bool, after cursor: KeysetCursor?, limit: Int,
         sql: any SQLDatabase
     ) async throws -> [any SQLRow] {
-        var query: SQLQueryString =
-            "SELECT doc, " + SQLQueryString(key) + ", id FROM orders WHERE " + condition(scope)
+        try await sql.raw(
+            "SELECT doc, " + SQLQueryString(key) + ", id FROM " + source
+                + KeysetCursor.pageClause(after: cursor, limit: limit, descending: descending, key: key)
+        ).all()
+    }
+
+    /// The orders in `scope` that pass `filter`: the table and its condition.
+    private static func source(_ scope: OrderScope, _ filter: Filter) -> SQLQueryString {
+        var query: SQLQueryString = "orders WHERE " + condition(scope)
         if !filter.statuses.isEmpty {
             query = query + " AND status IN (" + .boundList(filter.statuses.map(\.rawValue)) + ")"
         }
@@ -201,6 +228,7 @@ package struct OrdersRepository: Sendable {
         }
         if let courier = filter.courierID { query = query + " AND courier_id = \(bind: courier.description)" }
         if filter.poolOnly { query = query + " AND " + inPool }
+        query = query + (filter.archived ? " AND archived_at IS NOT NULL" : " AND archived_at IS NULL")
         if let from = filter.createdFrom { query = query + " AND created_at >= \(bind: from)" }
         if let to = filter.createdTo { query = query + " AND created_at < \(bind: to)" }
         if let from = filter.dueFrom { query = query + " AND due_key >= \(bind: from)" }
@@ -216,9 +244,7 @@ package struct OrdersRepository: Sendable {
             }
             query = query + " AND (" + matches + ")"
         }
-        return try await sql.raw(
-            query + KeysetCursor.pageClause(after: cursor, limit: limit, descending: descending, key: key)
-        ).all()
+        return query
     }
 
     /// Orders that changed after change `since` and are in `scope` now or, for a courier, may

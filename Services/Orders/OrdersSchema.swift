@@ -12,6 +12,7 @@ import Storage
 /// apart so that only those who may see an order's phone find it by its digits.
 /// `order_history` keeps one row per change, numbered by the order's version and naming its
 /// store; `order_releases` one per release by a courier, counted against their daily limit.
+/// `archived_at` is when the store archived the order, which takes it off the lists.
 enum OrdersSchema {
     static let migrations = [
         Migration(
@@ -148,5 +149,10 @@ enum OrdersSchema {
                 WHERE EXISTS (SELECT 1 FROM orders WHERE orders.id = order_history.order_id)
                 """,
             ]),
+        // A store archives a pending or cancelled order: lists leave it out (`archived_at IS
+        // NULL`), and `archived=true` lists those alone. An earlier build lists them all.
+        Migration(
+            9, "archived orders", readers: .earlierBuilds,
+            sql: ["ALTER TABLE orders ADD COLUMN archived_at BIGINT"]),
     ]
 }

@@ -52,18 +52,17 @@ struct CardsRepository: Sendable {
     /// A page of a store's cards, newest first, filtered by status and customer.
     func list(_ request: CardListRequest, after cursor: KeysetCursor?, limit: Int) async throws -> Page<Card> {
         try await database.read { sql in
-            var query: SQLQueryString =
-                "SELECT doc, created_at, id FROM cards WHERE store_id = \(bind: request.storeID.description)"
+            var source: SQLQueryString = "cards WHERE store_id = \(bind: request.storeID.description)"
             if let statuses = request.statuses, !statuses.isEmpty {
-                query = query + " AND status IN (" + .boundList(Set(statuses.map(\.rawValue))) + ")"
+                source = source + " AND status IN (" + .boundList(Set(statuses.map(\.rawValue))) + ")"
             }
             if let customer = request.customerID {
-                query = query + " AND customer_id = \(bind: customer.description)"
+                source = source + " AND customer_id = \(bind: customer.description)"
             }
-            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit, descending: true))
-                .all()
-            let page = try KeysetCursor.page(rows, limit: limit, as: Card.self)
-            return Page(data: page.items, nextCursor: page.next)
+            let page = try await KeysetCursor.list(
+                Card.self, from: source, descending: true, after: cursor, limit: limit,
+                counting: request.page.counting, in: sql)
+            return Page(data: page.items, nextCursor: page.next, total: page.total)
         }
     }
 }

@@ -66,25 +66,24 @@ struct CustomersRepository: Sendable {
     /// A page of a store's customers, newest first, those matching `request.search` only.
     func list(_ request: CustomerListRequest, after cursor: KeysetCursor?, limit: Int) async throws -> Page<Customer> {
         try await database.read { sql in
-            var query: SQLQueryString =
-                "SELECT doc, created_at, id FROM customers WHERE store_id = \(bind: request.storeID.description)"
+            var source: SQLQueryString = "customers WHERE store_id = \(bind: request.storeID.description)"
             if let search = request.search, let text = SearchPattern.containing(search) {
                 var matches: SQLQueryString = "search LIKE \(bind: text) ESCAPE '\\'"
                 if let digits = SearchPattern.phone(search) {
                     matches = matches + " OR search_phone LIKE \(bind: digits) ESCAPE '\\'"
                 }
-                query = query + " AND (" + matches + ")"
+                source = source + " AND (" + matches + ")"
             }
-            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit, descending: true))
-                .all()
-            let page = try KeysetCursor.page(rows, limit: limit, as: Customer.self)
-            return Page(data: page.items, nextCursor: page.next)
+            let page = try await KeysetCursor.list(
+                Customer.self, from: source, descending: true, after: cursor, limit: limit,
+                counting: request.page.counting, in: sql)
+            return Page(data: page.items, nextCursor: page.next, total: page.total)
         }
     }
 
-    /// What a search by text matches: the name and e-mail, lower-cased.
-    private static func search(_ customer: Customer) -> String {
-        [customer.name, customer.email ?? ""].joined(separator: " ").lowercased()
+    /// What a search by text matches: the name, e-mail and wallet address, lower-cased.
+    static func search(_ customer: Customer) -> String {
+        [customer.name, customer.email, customer.walletAddress].compactMap { $0 }.joined(separator: " ").lowercased()
     }
 
     /// Records the first completed payment of the payment's customer, if it names one still

@@ -40,12 +40,14 @@ struct LedgerHandlers: Sendable {
         let (ledger, heldSince) = (self.ledger, self.heldSince)
         return try await database.read { sql in
             let balances = try await ledger.balances(of: holder, heldSince: heldSince, in: sql)
-            let page = try await ledger.entries(of: holder, after: cursor, limit: limit, in: sql)
+            let page = try await ledger.entries(
+                of: holder, after: cursor, limit: limit, counting: request.page.counting, in: sql)
             let policy = AccessPolicy(principal)
             let entries = page.entries.map {
                 AccountEntry(amount: $0.amount, entry: policy.present($0.entry, of: holder))
             }
-            return AccountBalance(holder: holder, balances: balances, data: entries, nextCursor: page.next)
+            return AccountBalance(
+                holder: holder, balances: balances, data: entries, nextCursor: page.next, total: page.total)
         }
     }
 

@@ -110,9 +110,9 @@ struct LedgerRepository: Sendable {
     }
 
     /// The entries that moved the holder's money, newest first, each with what it moved.
-    func entries(of holder: Ledger.Holder, after cursor: KeysetCursor?, limit: Int, in sql: any SQLDatabase)
-        async throws -> (entries: [AccountEntry], next: String?)
-    {
+    func entries(
+        of holder: Ledger.Holder, after cursor: KeysetCursor?, limit: Int, counting: Bool, in sql: any SQLDatabase
+    ) async throws -> (entries: [AccountEntry], next: String?, total: ListTotal?) {
         let (earned, cash) = Ledger.accounts(of: holder)
         var query: SQLQueryString = """
             SELECT p.id, p.created_at, CAST(SUM(p.amount) AS BIGINT) AS moved, MAX(e.doc) AS doc
@@ -136,7 +136,10 @@ struct LedgerRepository: Sendable {
                 key: try rows[limit - 1].decode(column: "created_at", as: Int64.self),
                 id: try rows[limit - 1].decode(column: "id", as: String.self)
             ).token : nil
-        return (entries, next)
+        guard counting else { return (entries, next, nil) }
+        let source: SQLQueryString =
+            "ledger_postings WHERE account IN (\(bind: earned.key), \(bind: cash.key)) GROUP BY id"
+        return (entries, next, try await KeysetCursor.total(of: source, in: sql))
     }
 
     /// The sum of every posting to `account` per currency: what the platform's own accounts

@@ -51,7 +51,8 @@ struct PaymentsHandlers: Sendable {
         router.register(PaymentsAPI.ownPayments) { page, context in
             let cursor = try page.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
             return try await payments.payments(
-                of: try context.requirePrincipal().userID, after: cursor, limit: try KeysetCursor.limit(page.limit))
+                of: try context.requirePrincipal().userID, after: cursor, limit: try KeysetCursor.limit(page.limit),
+                counting: page.counting)
         }
         router.register(PaymentsAPI.listPayments) { request, context in
             try await list(request, principal: context.requirePrincipal())

@@ -64,15 +64,17 @@ struct PaymentsRepository: Sendable {
 
     /// The payments made out to `user`, or that they took (a courier's cash at the door), oldest
     /// first, after `cursor`: what their export holds of the payments service.
-    func payments(of user: UserID, after cursor: KeysetCursor?, limit: Int) async throws -> Page<Payment> {
+    func payments(of user: UserID, after cursor: KeysetCursor?, limit: Int, counting: Bool) async throws
+        -> Page<Payment>
+    {
         try await database.read { sql in
-            let query: SQLQueryString = """
-                SELECT doc, created_at, id FROM payments
+            let source: SQLQueryString = """
+                payments
                 WHERE (customer_user_id = \(bind: user.description) OR staff_id = \(bind: user.description))
                 """
-            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit)).all()
-            let page = try KeysetCursor.page(rows, limit: limit, as: Payment.self)
-            return Page(data: page.items, nextCursor: page.next)
+            let page = try await KeysetCursor.list(
+                Payment.self, from: source, after: cursor, limit: limit, counting: counting, in: sql)
+            return Page(data: page.items, nextCursor: page.next, total: page.total)
         }
     }
 
@@ -118,21 +120,20 @@ struct PaymentsRepository: Sendable {
     /// A page of a store's payments matching `request`, newest first.
     func list(_ request: PaymentListRequest, after cursor: KeysetCursor?, limit: Int) async throws -> Page<Payment> {
         try await database.read { sql in
-            var query: SQLQueryString =
-                "SELECT doc, created_at, id FROM payments WHERE store_id = \(bind: request.storeID.description)"
+            var source: SQLQueryString = "payments WHERE store_id = \(bind: request.storeID.description)"
             if let statuses = request.statuses, !statuses.isEmpty {
-                query = query + " AND status IN (" + .boundList(Set(statuses.map(\.rawValue))) + ")"
+                source = source + " AND status IN (" + .boundList(Set(statuses.map(\.rawValue))) + ")"
             }
             if let methods = request.methods, !methods.isEmpty {
-                query = query + " AND method IN (" + .boundList(Set(methods.map(\.rawValue))) + ")"
+                source = source + " AND method IN (" + .boundList(Set(methods.map(\.rawValue))) + ")"
             }
-            if let staff = request.staffID { query = query + " AND staff_id = \(bind: staff.description)" }
-            if let from = request.from { query = query + " AND created_at >= \(bind: from.millisecondsSince1970)" }
-            if let to = request.to { query = query + " AND created_at < \(bind: to.millisecondsSince1970)" }
-            let rows = try await sql.raw(query + KeysetCursor.pageClause(after: cursor, limit: limit, descending: true))
-                .all()
-            let page = try KeysetCursor.page(rows, limit: limit, as: Payment.self)
-            return Page(data: page.items, nextCursor: page.next)
+            if let staff = request.staffID { source = source + " AND staff_id = \(bind: staff.description)" }
+            if let from = request.from { source = source + " AND created_at >= \(bind: from.millisecondsSince1970)" }
+            if let to = request.to { source = source + " AND created_at < \(bind: to.millisecondsSince1970)" }
+            let page = try await KeysetCursor.list(
+                Payment.self, from: source, descending: true, after: cursor, limit: limit,
+                counting: request.page.counting, in: sql)
+            return Page(data: page.items, nextCursor: page.next, total: page.total)
         }
     }
 
@@ -142,19 +143,17 @@ struct PaymentsRepository: Sendable {
         async throws -> Page<Receipt>
     {
         try await database.read { sql in
-            var query: SQLQueryString =
-                "SELECT doc, number, id FROM receipts WHERE store_id = \(bind: request.storeID.description)"
-            if let number = request.number { query = query + " AND number = \(bind: number)" }
+            var source: SQLQueryString = "receipts WHERE store_id = \(bind: request.storeID.description)"
+            if let number = request.number { source = source + " AND number = \(bind: number)" }
             if let staff {
-                query =
-                    query + " AND payment_id IN (SELECT id FROM payments WHERE store_id = "
+                source =
+                    source + " AND payment_id IN (SELECT id FROM payments WHERE store_id = "
                     + "\(bind: request.storeID.description) AND staff_id = \(bind: staff.description))"
             }
-            let rows = try await sql.raw(
-                query + KeysetCursor.pageClause(after: cursor, limit: limit, descending: true, key: "number")
-            ).all()
-            let page = try KeysetCursor.page(rows, limit: limit, as: Receipt.self, key: "number")
-            return Page(data: page.items, nextCursor: page.next)
+            let page = try await KeysetCursor.list(
+                Receipt.self, from: source, key: "number", descending: true, after: cursor, limit: limit,
+                counting: request.page.counting, in: sql)
+            return Page(data: page.items, nextCursor: page.next, total: page.total)
         }
     }
 

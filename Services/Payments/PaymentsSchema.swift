@@ -300,5 +300,30 @@ enum PaymentsSchema {
                 ).run()
             }
         },
+        // A customer is found by their wallet address too (`q=`): `search` holds it beside the
+        // name and e-mail, written again for the records kept before. A record an earlier build
+        // writes (after a rollback) is found by its wallet again once this build writes it.
+        Migration(12, "customers found by wallet address", readers: .earlierBuilds) { transaction in
+            for row in try await transaction.sql.raw("SELECT doc FROM customers").all() {
+                let customer = try StoredDocument.decode(Customer.self, from: row)
+                guard customer.walletAddress != nil else { continue }
+                try await transaction.sql.raw(
+                    """
+                    UPDATE customers SET search = \(bind: CustomersRepository.search(customer))
+                    WHERE id = \(bind: customer.id.description)
+                    """
+                ).run()
+            }
+        },
+        // The statistics per month beside per day (`StatsRepository`), so that a range of years
+        // sums a row per month. The database keeps the months itself: a trigger adds each day
+        // row's change to its month's, in the same transaction, whichever build wrote it (an
+        // earlier one, beside this one in a rollout, writes the days alone). The months of the
+        // days kept before are summed here.
+        Migration(13, "statistics per month", readers: .earlierBuilds) { transaction in
+            for statement in StatsMonths.tables + StatsMonths.triggers(transaction.kind) + StatsMonths.backfill {
+                try await transaction.sql.raw(SQLQueryString(statement)).run()
+            }
+        },
     ]
 }

@@ -14,7 +14,7 @@ extension Receipt {
             storeName: header?.storeName, staffName: header?.staffName,
             items: payment.items.map {
                 Item(name: $0.name, quantity: $0.quantity, unitPrice: $0.unitPrice, vatRateBP: $0.vatRateBP)
-            })
+            }, settlement: payment.settlement)
     }
 }
 

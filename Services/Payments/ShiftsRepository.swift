@@ -70,17 +70,15 @@ struct ShiftsRepository: Sendable {
     /// A page of a store's shifts, newest first.
     func shifts(_ request: ShiftListRequest, after cursor: KeysetCursor?, limit: Int) async throws -> Page<Shift> {
         try await database.read { sql in
-            var query: SQLQueryString =
-                "SELECT doc, clocked_in_at, id FROM shifts WHERE store_id = \(bind: request.storeID.description)"
-            if let user = request.userID { query = query + " AND user_id = \(bind: user.description)" }
+            var source: SQLQueryString = "shifts WHERE store_id = \(bind: request.storeID.description)"
+            if let user = request.userID { source = source + " AND user_id = \(bind: user.description)" }
             if let open = request.open {
-                query = query + (open ? " AND clocked_out_at IS NULL" : " AND clocked_out_at IS NOT NULL")
+                source = source + (open ? " AND clocked_out_at IS NULL" : " AND clocked_out_at IS NOT NULL")
             }
-            let rows = try await sql.raw(
-                query + KeysetCursor.pageClause(after: cursor, limit: limit, descending: true, key: "clocked_in_at")
-            ).all()
-            let page = try KeysetCursor.page(rows, limit: limit, as: Shift.self, key: "clocked_in_at")
-            return Page(data: page.items, nextCursor: page.next)
+            let page = try await KeysetCursor.list(
+                Shift.self, from: source, key: "clocked_in_at", descending: true, after: cursor, limit: limit,
+                counting: request.page.counting, in: sql)
+            return Page(data: page.items, nextCursor: page.next, total: page.total)
         }
     }
 

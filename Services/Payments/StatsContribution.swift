@@ -58,7 +58,8 @@ enum StatsContribution {
         return (row, [])
     }
 
-    /// The statistics of `days` from the rows that fall in them.
+    /// The statistics of `days` from the rows that fall in them: rows of a day (`YYYY-MM-DD`),
+    /// or of a whole month (`YYYY-MM`) for a range read by month.
     static func assemble(
         _ store: StoreID, _ days: StatsDays, timezone: String, rows: [Row], topProducts: [StoreStats.ProductFigures],
         names: [UserID: String]
@@ -70,11 +71,13 @@ enum StatsContribution {
                 refundsCount: rows.reduce(0) { $0 + $1.refundsCount })
         }
         let byDay = Dictionary(grouping: rows, by: \.day)
+        let byMonth = Dictionary(grouping: rows) { String($0.day.prefix(7)) }
         let byStaff = Dictionary(grouping: rows, by: \.staff)
         let byMethod = Dictionary(grouping: rows, by: \.method)
         return StoreStats(
             storeID: store, from: days.from, to: days.to, timezone: timezone, totals: figures(rows),
             days: days.all.map { StoreStats.Day(date: $0, figures: figures(byDay[$0] ?? [])) },
+            months: days.months.map { StoreStats.Month(month: $0, figures: figures(byMonth[$0] ?? [])) },
             staff: byStaff.keys.sorted { $0.description < $1.description }.map {
                 StoreStats.StaffFigures(staffID: $0, name: names[$0], figures: figures(byStaff[$0] ?? []))
             },

@@ -5,13 +5,16 @@ import SQLKit
 import Storage
 
 /// The payments service's SQL of a store's statistics: the read model (`stats_days`, one row per
-/// store, day, staff member and method, and `stats_products`, one per store, day and product)
-/// that `LedgerFollower` adds each completed payment and refund to, and its reads. A read sums
-/// the rows of the days asked for, never the payments.
+/// store, day, staff member and method, and `stats_products`, one per store, day and product;
+/// and the same per month, `stats_months` and `stats_product_months`, which the database keeps
+/// from the days: `StatsMonths`) that `LedgerFollower` adds each completed payment and refund
+/// to, and its reads. A read sums the rows of the days asked
+/// for (of the months wholly inside a long range, and the days at its ends), never the payments.
 struct StatsRepository: Sendable {
     let database: Database
 
-    /// Adds a payment's or refund's row to its day's.
+    /// Adds a payment's or refund's row to its day's (and so, by the database's trigger, to its
+    /// month's: `StatsMonths`).
     func add(_ row: StatsContribution.Row, in transaction: Transaction) async throws {
         try await transaction.sql.raw(
             """
@@ -27,7 +30,7 @@ struct StatsRepository: Sendable {
         ).run()
     }
 
-    /// Adds a sold product's row to its day's.
+    /// Adds a sold product's row to its day's (and so to its month's).
     func add(_ row: StatsContribution.ProductRow, in transaction: Transaction) async throws {
         try await transaction.sql.raw(
             """
@@ -41,43 +44,90 @@ struct StatsRepository: Sendable {
         ).run()
     }
 
-    /// The store's statistics over `days`, from the read model.
+    /// The store's statistics over `days`, from the read model: day by day, or for a range
+    /// read by month, the months wholly inside it and the days at its ends.
     func read(_ store: StoreID, _ days: StatsDays, timezone: String) async throws -> StoreStats {
         let (rows, products, names) = try await database.read { sql in
-            let rows = try await sql.raw(
-                """
-                SELECT day, staff_id, method, sales, takings, tips, refunds, refunds_count FROM stats_days
-                WHERE store_id = \(bind: store.description) AND day >= \(bind: days.from) AND day <= \(bind: days.to)
-                """
-            ).all().map { row in
-                StatsContribution.Row(
-                    store: store, day: try row.decode(column: "day", as: String.self),
-                    staff: try Self.id(UserID.self, row, "staff_id"),
-                    method: try Self.method(row), sales: try row.decode(column: "sales", as: Int64.self),
-                    takings: try row.decode(column: "takings", as: Int64.self),
-                    tips: try row.decode(column: "tips", as: Int64.self),
-                    refunds: try row.decode(column: "refunds", as: Int64.self),
-                    refundsCount: try row.decode(column: "refunds_count", as: Int64.self))
+            // Each source: a table, its period column and the periods read of it.
+            var sources: [(table: String, products: String, column: String, range: ClosedRange<String>)] = []
+            if days.byMonth {
+                let split = days.split
+                if let months = split.months {
+                    sources.append(("stats_months", "stats_product_months", "month", months))
+                }
+                sources += split.days.map { ("stats_days", "stats_products", "day", $0) }
+            } else {
+                sources.append(("stats_days", "stats_products", "day", days.from...days.to))
             }
-            let products = try await sql.raw(
-                """
-                SELECT product_key, MAX(product_id) AS product_id, MAX(name) AS name,
-                    CAST(SUM(quantity) AS BIGINT) AS quantity, CAST(SUM(revenue) AS BIGINT) AS revenue
-                FROM stats_products
-                WHERE store_id = \(bind: store.description) AND day >= \(bind: days.from) AND day <= \(bind: days.to)
-                GROUP BY product_key ORDER BY SUM(quantity) DESC, product_key LIMIT \(bind: StatsContribution.topProducts)
-                """
-            ).all().map { row in
+            var rows: [StatsContribution.Row] = []
+            var products: [String: StoreStats.ProductFigures] = [:]
+            for source in sources {
+                rows += try await Self.rows(of: store, source.table, source.column, source.range, in: sql)
+                for (key, figures) in try await Self.products(
+                    of: store, source.products, source.column, source.range, in: sql)
+                {
+                    var merged = products[key] ?? figures
+                    if products[key] != nil {
+                        merged.quantity += figures.quantity
+                        merged.revenue += figures.revenue
+                        merged.name = max(merged.name, figures.name)
+                        merged.productID = merged.productID ?? figures.productID
+                    }
+                    products[key] = merged
+                }
+            }
+            return (rows, products, try await Self.names(of: rows, ShiftsRepository(database: database), in: sql))
+        }
+        let top = products.sorted { ($0.value.quantity, $1.key) > ($1.value.quantity, $0.key) }
+            .prefix(StatsContribution.topProducts).map(\.value)
+        return StatsContribution.assemble(
+            store, days, timezone: timezone, rows: rows, topProducts: Array(top), names: names)
+    }
+
+    /// The rows of `table` whose `column` (a day or a month) is in `range`.
+    private static func rows(
+        of store: StoreID, _ table: String, _ column: String, _ range: ClosedRange<String>, in sql: any SQLDatabase
+    ) async throws -> [StatsContribution.Row] {
+        try await sql.raw(
+            "SELECT " + SQLQueryString(column)
+                + " AS period, staff_id, method, sales, takings, tips, refunds, refunds_count FROM "
+                + SQLQueryString(table) + " WHERE store_id = \(bind: store.description) AND "
+                + SQLQueryString(column) + " >= \(bind: range.lowerBound) AND " + SQLQueryString(column)
+                + " <= \(bind: range.upperBound)"
+        ).all().map { row in
+            StatsContribution.Row(
+                store: store, day: try row.decode(column: "period", as: String.self),
+                staff: try Self.id(UserID.self, row, "staff_id"),
+                method: try Self.method(row), sales: try row.decode(column: "sales", as: Int64.self),
+                takings: try row.decode(column: "takings", as: Int64.self),
+                tips: try row.decode(column: "tips", as: Int64.self),
+                refunds: try row.decode(column: "refunds", as: Int64.self),
+                refundsCount: try row.decode(column: "refunds_count", as: Int64.self))
+        }
+    }
+
+    /// Each product's figures in `table` over the periods of `column` in `range`, by its key.
+    private static func products(
+        of store: StoreID, _ table: String, _ column: String, _ range: ClosedRange<String>, in sql: any SQLDatabase
+    ) async throws -> [(String, StoreStats.ProductFigures)] {
+        try await sql.raw(
+            """
+            SELECT product_key, MAX(product_id) AS product_id, MAX(name) AS name,
+                CAST(SUM(quantity) AS BIGINT) AS quantity, CAST(SUM(revenue) AS BIGINT) AS revenue
+            FROM 
+            """ + SQLQueryString(table) + " WHERE store_id = \(bind: store.description) AND "
+                + SQLQueryString(column) + " >= \(bind: range.lowerBound) AND " + SQLQueryString(column)
+                + " <= \(bind: range.upperBound) GROUP BY product_key"
+        ).all().map { row in
+            (
+                try row.decode(column: "product_key", as: String.self),
                 StoreStats.ProductFigures(
                     productID: try row.decode(column: "product_id", as: String?.self).flatMap(ProductID.init),
                     name: try row.decode(column: "name", as: String.self),
                     quantity: try row.decode(column: "quantity", as: Int64.self),
                     revenue: try row.decode(column: "revenue", as: Int64.self))
-            }
-            return (rows, products, try await Self.names(of: rows, ShiftsRepository(database: database), in: sql))
+            )
         }
-        return StatsContribution.assemble(
-            store, days, timezone: timezone, rows: rows, topProducts: products, names: names)
     }
 
     /// The same statistics recomputed from the payments and refunds themselves, as the read

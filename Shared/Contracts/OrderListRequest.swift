@@ -20,13 +20,15 @@ public struct OrderListRequest: Codable, Sendable, Hashable {
     /// (four or more characters, each a digit, a space or one of `+()-`) also the phone, in the orders whose phone the caller sees.
     public var search: String?
     public var sort: OrderSort?
+    /// The orders the store archived, alone; without it, lists leave them out.
+    public var archived: Bool?
     public var page: PageRequest
 
     public init(
         storeID: StoreID? = nil, statuses: [OrderStatus]? = nil, fulfillment: Fulfillment? = nil,
         courierID: UserID? = nil, available: Bool? = nil, createdFrom: Date? = nil, createdTo: Date? = nil,
         dueFrom: Date? = nil, dueTo: Date? = nil, search: String? = nil, sort: OrderSort? = nil,
-        page: PageRequest = PageRequest()
+        archived: Bool? = nil, page: PageRequest = PageRequest()
     ) {
         self.storeID = storeID
         self.statuses = statuses
@@ -39,11 +41,12 @@ public struct OrderListRequest: Codable, Sendable, Hashable {
         self.dueTo = dueTo
         self.search = search
         self.sort = sort
+        self.archived = archived
         self.page = page
     }
 
     enum CodingKeys: String, CodingKey {
-        case statuses, fulfillment, available, search, sort, page
+        case statuses, fulfillment, available, search, sort, archived, page
         case storeID = "store_id"
         case courierID = "courier_id"
         case createdFrom = "created_from"

@@ -21,6 +21,8 @@ public enum OrdersAPI {
     public static let changes = WireMethod<OrderChangesRequest, OrderChangesPage>("orders.changes", safeToRetry: true)
     /// The order's own fields, by the store's users and admins while the order is editable.
     public static let updateOrder = WireMethod<OrderPatch, Order>("orders.update", safeToRetry: false)
+    /// Takes a pending or cancelled order off its store's lists, cancelling a pending one first.
+    public static let archiveOrder = WireMethod<ResourceRef<OrderID>, Order>("orders.archive", safeToRetry: false)
     /// A step of the status machine (`accept`, `claim`, `deliver`, …).
     public static let performAction = WireMethod<OrderActionRequest, Order>("orders.action", safeToRetry: false)
     public static let history = WireMethod<OrderHistoryRequest, Page<OrderHistoryEntry>>(

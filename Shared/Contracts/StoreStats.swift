@@ -6,7 +6,8 @@ import WireContract
 /// less what refunds gave back; `average_ticket` is what a completed payment took on average.
 /// A payment counts on the day it completed, a refund on the day it was given, each day in the
 /// store's time zone. By staff member and method, refunds count with the payment they give
-/// back from.
+/// back from. `days` has each day of a range of up to 366 days, and is empty for a longer one;
+/// `months` has each month the range touches (those at its ends counting its days alone).
 public struct StoreStats: Codable, Sendable, Hashable {
     public var storeID: StoreID
     public var from: String
@@ -14,6 +15,7 @@ public struct StoreStats: Codable, Sendable, Hashable {
     public var timezone: String
     public var totals: Figures
     public var days: [Day]
+    public var months: [Month]
     public var staff: [StaffFigures]
     public var methods: [MethodFigures]
     public var topProducts: [ProductFigures]
@@ -54,6 +56,19 @@ public struct StoreStats: Codable, Sendable, Hashable {
         }
 
         enum CodingKeys: String, CodingKey { case date, figures }
+    }
+
+    public struct Month: Codable, Sendable, Hashable {
+        /// `YYYY-MM`.
+        public var month: String
+        public var figures: Figures
+
+        public init(month: String, figures: Figures) {
+            self.month = month
+            self.figures = figures
+        }
+
+        enum CodingKeys: String, CodingKey { case month, figures }
     }
 
     public struct StaffFigures: Codable, Sendable, Hashable {
@@ -104,7 +119,7 @@ public struct StoreStats: Codable, Sendable, Hashable {
     }
 
     public init(
-        storeID: StoreID, from: String, to: String, timezone: String, totals: Figures, days: [Day],
+        storeID: StoreID, from: String, to: String, timezone: String, totals: Figures, days: [Day], months: [Month],
         staff: [StaffFigures], methods: [MethodFigures], topProducts: [ProductFigures]
     ) {
         self.storeID = storeID
@@ -113,13 +128,14 @@ public struct StoreStats: Codable, Sendable, Hashable {
         self.timezone = timezone
         self.totals = totals
         self.days = days
+        self.months = months
         self.staff = staff
         self.methods = methods
         self.topProducts = topProducts
     }
 
     enum CodingKeys: String, CodingKey {
-        case from, to, timezone, totals, days, staff, methods
+        case from, to, timezone, totals, days, months, staff, methods
         case storeID = "store_id"
         case topProducts = "top_products"
     }

@@ -329,6 +329,17 @@ public struct AccessPolicy: Sendable {
         }
     }
 
+    /// Archiving `order`, which takes it off its store's lists and keeps it: admins, supervisors
+    /// and the store's owners, managers and staff. Archiving a pending order cancels it, so the
+    /// cancel's own rule (`transition(.cancel, on:)`) holds for it too.
+    public func canArchive(_ order: Order) -> Bool {
+        switch role {
+        case .admin, .supervisor: return true
+        case .owner, .manager, .staff: return worksIn(order.storeID)
+        case .support, .accountant, .socialMedia, .courier, .customer: return false
+        }
+    }
+
     /// Whether the status allows the caller's `action`, beyond `Order.fits`: a customer cancels
     /// only while the order is pending.
     private func statusAllows(_ action: OrderAction, on order: Order) -> Bool {

@@ -8,7 +8,8 @@ public import Foundation
 public struct Customer: Hashable, Sendable, Codable {
     public var id: CustomerID
     public var storeID: StoreID
-    public var name: String
+    /// Optional: a till may know a customer by their wallet or card alone.
+    public var name: String?
     public var email: String?
     public var phone: String?
     public var logoURL: String?
@@ -43,12 +44,22 @@ public struct Customer: Hashable, Sendable, Codable {
     public init(id: CustomerID, storeID: StoreID, createdAt: Date) {
         self.id = id
         self.storeID = storeID
-        self.name = ""
         self.autoSign = false
         self.milestones = Milestones()
         self.version = 1
         self.createdAt = createdAt
         self.updatedAt = createdAt
+    }
+
+    /// What names the customer in a text: their name, else their e-mail, phone or wallet
+    /// address, else the start of the record's id.
+    public var label: String {
+        name ?? email ?? phone ?? walletAddress ?? String(id.description.prefix(8))
+    }
+
+    /// Whether nothing names the customer: no name, e-mail, phone, wallet or account.
+    public var isAnonymous: Bool {
+        name == nil && email == nil && phone == nil && walletAddress == nil && userID == nil
     }
 
     /// Records that a card was linked to the customer at `now`, the first time only.
@@ -84,8 +95,9 @@ public struct Customer: Hashable, Sendable, Codable {
 }
 
 /// A customer record's fields as a client sends them, all optional so that validation names
-/// every problem. On creation `name` is required; on a patch absent means unchanged and blank
-/// text clears an optional field (`user_id` is cleared by `unlink_user`).
+/// every problem. A record is known by at least one of `name`, `email`, `phone`,
+/// `wallet_address` and `user_id`; on a patch absent means unchanged and blank text clears an
+/// optional field (`user_id` is cleared by `unlink_user`).
 public struct CustomerDraft: Hashable, Sendable, Codable {
     /// Chosen by the client for records created offline; the server picks one otherwise.
     public var id: CustomerID?
@@ -140,15 +152,15 @@ public struct CustomerDraft: Hashable, Sendable, Codable {
 
     private func validated(onto customer: Customer, creating: Bool, at now: Date) throws(OrderlyError) -> Customer {
         var customer = customer
+        let named = !customer.isAnonymous
         var problems = FieldProblems()
         if creating {
-            customer.name = problems.text(name, "name")
             if unlinkUser != nil { problems.add("unlink_user", "is for changing a customer") }
         } else {
-            if let name { customer.name = problems.text(name, "name") }
             if id != nil { problems.add("id", "cannot be changed") }
             if unlinkUser == true, userID != nil { problems.add("unlink_user", "cannot be sent with user_id") }
         }
+        if let name { customer.name = problems.optionalText(name, "name") }
         if let email {
             customer.email = problems.optionalText(email, "email", maximumLength: 254).map(User.normalizedEmail)
             if let given = customer.email, !User.isEmailAddress(given) {
@@ -169,6 +181,9 @@ public struct CustomerDraft: Hashable, Sendable, Codable {
         if let autoSign {
             customer.autoSign = autoSign
             if autoSign, customer.milestones.autoSignEnabledAt == nil { customer.milestones.autoSignEnabledAt = now }
+        }
+        if problems.isEmpty, customer.isAnonymous, creating || named {
+            problems.add("name", "is required without email, phone, wallet_address or user_id")
         }
         try problems.check()
         return customer

@@ -125,6 +125,10 @@ public enum FieldReasonTexts {
             ar: "لا يمكن إرساله مع customer_id"),
         Template("cannot be sent with user_id", he: "אי אפשר לשלוח יחד עם user_id", ar: "لا يمكن إرساله مع user_id"),
         Template(
+            "is required without email, phone, wallet_address or user_id",
+            he: "שדה חובה כשאין email, phone, wallet_address או user_id",
+            ar: "حقل مطلوب عند غياب email وphone وwallet_address وuser_id"),
+        Template(
             "cannot move between store and platform roles", he: "אי אפשר לעבור בין תפקידי חנות לתפקידי פלטפורמה",
             ar: "لا يمكن الانتقال بين أدوار المتجر وأدوار المنصة"),
         Template(

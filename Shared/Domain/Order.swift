@@ -57,6 +57,8 @@ public struct Order: Hashable, Sendable, Codable {
     public var deliveredAt: Date?
     /// Why it was cancelled, when it was.
     public var cancellationReason: String?
+    /// When the store archived it (a pending or cancelled order, taken off its lists and kept).
+    public var archivedAt: Date?
     public var items: [OrderItem]
     public var itemsNet: Int64
     public var itemsVAT: Int64
@@ -198,6 +200,7 @@ public struct Order: Hashable, Sendable, Codable {
         case claimedAt = "claimed_at"
         case deliveredAt = "delivered_at"
         case cancellationReason = "cancellation_reason"
+        case archivedAt = "archived_at"
         case items
         case itemsNet = "items_net"
         case itemsVAT = "items_vat"

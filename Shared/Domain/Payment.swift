@@ -199,6 +199,9 @@ public struct Payment: Hashable, Sendable, Codable {
         case createdAt = "created_at"
         case updatedAt = "updated_at"
         case completedAt = "completed_at"
+        case txHash = "tx_hash"
+        case settledAmount = "settled_amount"
+        case settledCurrency = "settled_currency"
     }
 
     /// Reads a stored or sent payment; one stored before items, versions and the lifecycle
@@ -272,6 +275,11 @@ public struct Payment: Hashable, Sendable, Codable {
         try container.encodeIfPresent(provider, forKey: .provider)
         try container.encodeIfPresent(providerRef, forKey: .providerRef)
         try container.encodeIfPresent(settlement, forKey: .settlement)
+        // The settlement's figures at the top level too, as a till reads them; read back from
+        // `settlement` alone.
+        try container.encodeIfPresent(settlement?.txHash, forKey: .txHash)
+        try container.encodeIfPresent(settlement?.amount, forKey: .settledAmount)
+        try container.encodeIfPresent(settlement?.currency, forKey: .settledCurrency)
         try container.encode(staffID, forKey: .staffID)
         if collectedOnDelivery { try container.encode(true, forKey: .collectedOnDelivery) }
         try container.encodeIfPresent(receiptID, forKey: .receiptID)
@@ -439,6 +447,11 @@ public struct Receipt: Hashable, Sendable, Codable {
     /// stock at the sale's prices (none for a refund of an amount alone); nil on a receipt issued
     /// before they were kept.
     public var items: [Item]?
+    /// A sale's settlement by its provider, when it reported one: the transaction's hash and
+    /// the amount and currency (or token) settled (`Settlement`).
+    public var txHash: String?
+    public var settledAmount: String?
+    public var settledCurrency: String?
 
     public enum Kind: String, Hashable, Sendable, Codable {
         case sale, refund
@@ -471,7 +484,7 @@ public struct Receipt: Hashable, Sendable, Codable {
         id: ReceiptID, number: Int64, kind: Kind = .sale, refundID: RefundID? = nil, storeID: StoreID,
         paymentID: PaymentID, orderID: OrderID?, subtotal: Int64, tip: Int64, total: Int64, currency: CurrencyCode,
         method: PaymentMethod, staffID: UserID, issuedAt: Date, text: String, storeName: String? = nil,
-        staffName: String? = nil, items: [Item]? = nil
+        staffName: String? = nil, items: [Item]? = nil, settlement: Settlement? = nil
     ) {
         self.id = id
         self.number = number
@@ -491,6 +504,9 @@ public struct Receipt: Hashable, Sendable, Codable {
         self.storeName = storeName
         self.staffName = staffName
         self.items = items
+        self.txHash = settlement?.txHash
+        self.settledAmount = settlement?.amount
+        self.settledCurrency = settlement?.currency
     }
 
     enum CodingKeys: String, CodingKey {
@@ -503,6 +519,9 @@ public struct Receipt: Hashable, Sendable, Codable {
         case orderID = "order_id"
         case staffID = "staff_id"
         case issuedAt = "issued_at"
+        case txHash = "tx_hash"
+        case settledAmount = "settled_amount"
+        case settledCurrency = "settled_currency"
     }
 }
 
@@ -529,5 +548,8 @@ extension Receipt {
             storeName: try container.decodeIfPresent(String.self, forKey: .storeName),
             staffName: try container.decodeIfPresent(String.self, forKey: .staffName),
             items: try container.decodeIfPresent([Item].self, forKey: .items))
+        txHash = try container.decodeIfPresent(String.self, forKey: .txHash)
+        settledAmount = try container.decodeIfPresent(String.self, forKey: .settledAmount)
+        settledCurrency = try container.decodeIfPresent(String.self, forKey: .settledCurrency)
     }
 }

@@ -10,6 +10,7 @@ extension Order: JSONWritable {
                 writer.array(allowedActions) { writer, action in writer.string(action.rawValue) }
             }
             writer.field("apartment", apartment)
+            writer.field("archived_at", archivedAt)
             writer.field("auto_accept", autoAccept)
             writer.field("boxes_count", boxesCount)
             writer.field("boxes_multiplier", boxesMultiplier)

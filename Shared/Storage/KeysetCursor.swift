@@ -74,6 +74,31 @@ extension KeysetCursor {
         return clause + " ORDER BY " + column + (descending ? " DESC, id DESC" : ", id") + " LIMIT \(bind: limit + 1)"
     }
 
+    /// A page of the values stored in the `doc` column of the rows `source` names (a table and
+    /// its condition, `"orders WHERE store_id = …"`), after `cursor` in (`key`, `id`) order; with
+    /// `counting`, also how many rows `source` names in all (`total(of:in:)`).
+    public static func list<Value: Decodable>(
+        _ type: Value.Type, from source: SQLQueryString, key: String = "created_at", descending: Bool = false,
+        after cursor: KeysetCursor?, limit: Int, counting: Bool, in sql: any SQLDatabase
+    ) async throws -> (items: [Value], next: String?, total: ListTotal?) {
+        let rows = try await sql.raw(
+            "SELECT doc, " + SQLQueryString(key) + ", id FROM " + source
+                + pageClause(after: cursor, limit: limit, descending: descending, key: key)
+        ).all()
+        let page = try page(rows, limit: limit, as: type, key: key)
+        return (page.items, page.next, counting ? try await total(of: source, in: sql) : nil)
+    }
+
+    /// How many rows `source` (a table and its condition) names, counted up to `ListTotal.bound`
+    /// and no further: the count reads the index the condition uses, and no row's document.
+    public static func total(of source: SQLQueryString, in sql: any SQLDatabase) async throws -> ListTotal {
+        let row = try await sql.raw(
+            "SELECT COUNT(*) AS n FROM (SELECT 1 AS one FROM " + source
+                + " LIMIT \(bind: ListTotal.bound + 1)) AS counted"
+        ).first()
+        return ListTotal(counted: try row?.decode(column: "n", as: Int.self) ?? 0)
+    }
+
     /// The values stored in the `doc` column of the first `limit` rows (which selected `doc`,
     /// `key` and `id`), as many as fit in `maximumPageBytes`, and the cursor of the next page:
     /// nil on the last.

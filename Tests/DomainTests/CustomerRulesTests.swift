@@ -66,7 +66,7 @@ struct CustomerRulesTests {
         #expect(new.uid == "04A224B1" && new.name == "Dana" && new.status == .active)
     }
 
-    @Test("a customer record needs a name; each bad field is named at once")
+    @Test("a customer record is named by something, a name or another field; each bad field is named at once")
     func customerFields() throws {
         do {
             _ = try CustomerDraft(
@@ -75,8 +75,20 @@ struct CustomerRulesTests {
             Issue.record("a bad record was taken")
         } catch {
             #expect(
-                Set(error.fields) == ["name", "email", "phone", "logo_url", "wallet_address", "unlink_user"],
+                Set(error.fields) == ["email", "phone", "logo_url", "wallet_address", "unlink_user"],
                 "\(error.fields)")
+        }
+        do {
+            _ = try CustomerDraft(name: " ", notes: "regular").validated(creatingIn: Self.store, at: Self.now)
+            Issue.record("a record named by nothing was taken")
+        } catch {
+            #expect(error.fields == ["name"], "\(error.fields)")
+        }
+        let byWallet = try CustomerDraft(walletAddress: "rN7n7otQDd6FczFgLdSqtcsAUxDkw6fzRH")
+            .validated(creatingIn: Self.store, at: Self.now)
+        #expect(byWallet.name == nil && byWallet.label == "rN7n7otQDd6FczFgLdSqtcsAUxDkw6fzRH")
+        #expect(throws: OrderlyError.self) {
+            try CustomerDraft(walletAddress: "").validated(updating: byWallet, at: Self.now)
         }
         var customer = try CustomerDraft(
             name: " Dana Levi ", email: "Dana@Example.com", phone: "+972 50-123-4567",

@@ -63,7 +63,7 @@ struct LedgerMigrationTests {
             // Both completed payments, less the refund; the cash is the store's till's.
             #expect(figures.map(\.earned) == [1000 + 1000 - 300] && figures.map(\.cashHeld) == [1000])
             let entries = try await database.read {
-                try await ledger.entries(of: .store(store), after: nil, limit: 10, in: $0)
+                try await ledger.entries(of: .store(store), after: nil, limit: 10, counting: false, in: $0)
             }
             #expect(entries.entries.count == 3 && entries.entries.allSatisfy(\.entry.isBalanced))
             let funds = try await database.read { try await ledger.sum(of: .platformFunds, in: $0) }
@@ -113,7 +113,7 @@ struct LedgerMigrationTests {
             }
             #expect(storeFigures.map(\.earned) == [0] && storeFigures.map(\.cashHeld) == [-6500])
             let entries = try await database.read {
-                try await ledger.entries(of: .courier(courier), after: nil, limit: 10, in: $0)
+                try await ledger.entries(of: .courier(courier), after: nil, limit: 10, counting: false, in: $0)
             }
             #expect(
                 entries.entries.map(\.entry.kind).sorted { $0.rawValue < $1.rawValue } == [

@@ -445,6 +445,95 @@ struct OrderLifecycleTests {
         }
     }
 
+    @Test(
+        "counts on every list, and archiving a pending or cancelled order off the store's lists",
+        arguments: TestDatabase.kinds)
+    func countsAndArchiving(on kind: Database.Kind) async throws {
+        try await InProcessSuite.with(on: kind) { suite in
+            let cast = try await cast(suite, couriers: 1)
+            let orders = [
+                try await createOrder(suite, cast.staff), try await createOrder(suite, cast.staff),
+                try await createOrder(suite, cast.staff),
+            ].map { $0["id"] as! String }
+            func get(_ path: String, _ token: String) async throws -> [String: Any] {
+                let reply = try await api.send(suite, "GET", path, token: token)
+                try #require(reply.status == 200, "\(path): \(reply.text)")
+                return reply.object
+            }
+
+            // A total only when asked; the page's filters apply to it, its limit does not.
+            #expect(try await get("/v1/orders", cast.staff)["total"] == nil)
+            let counted = try await get("/v1/orders?count=true&status=pending&limit=1", cast.staff)
+            #expect(
+                counted["total"] as? Int == 3 && counted["total_estimated"] as? Bool == false
+                    && (counted["data"] as? [Any])?.count == 1, "\(counted)")
+            let notBool = try await api.send(suite, "GET", "/v1/orders?count=yes", token: cast.staff)
+            #expect(notBool.status == 400 && (notBool.error["details"] as? [String: Any])?["count"] != nil)
+
+            // Every list route counts what it lists.
+            let mark = try await get("/v1/orders/changes?since=0", cast.staff)["next_cursor"] as! String
+            for path in [
+                "/v1/users", "/v1/stores", "/v1/stores?open_now=true", "/v1/stores/\(cast.store)/staff",
+                "/v1/stores/\(cast.store)/products", "/v1/stores/\(cast.store)/stock-ledger",
+                "/v1/stores/\(cast.store)/payments", "/v1/stores/\(cast.store)/receipts",
+                "/v1/stores/\(cast.store)/shifts", "/v1/stores/\(cast.store)/customers",
+                "/v1/stores/\(cast.store)/cards", "/v1/stores/\(cast.store)/webhooks",
+                "/v1/stores/\(cast.store)/balance", "/v1/couriers/\(cast.courierIDs[0])/balance", "/v1/applications",
+                "/v1/orders/\(orders[0])/history",
+            ] {
+                let page = try await get(path + (path.contains("?") ? "&" : "?") + "count=true&limit=200", cast.admin)
+                let listed = (page["data"] as? [Any])?.count
+                #expect(
+                    page["total"] as? Int == listed && page["total_estimated"] as? Bool == false, "\(path): \(page)")
+            }
+            #expect(try await get("/v1/users?count=true&limit=1", cast.admin)["total"] as? Int ?? 0 > 1)
+            let products = try await api.send(
+                suite, "GET", "/v1/stores/\(cast.store)/products?since=0&count=true", token: cast.staff)
+            #expect(products.status == 400 && (products.error["details"] as? [String: Any])?["since"] != nil)
+
+            // A pending order is cancelled by archiving it, in one change.
+            let archive = { (id: String, token: String) in
+                try await api.send(suite, "DELETE", "/v1/orders/\(id)", token: token)
+            }
+            let first = try await archive(orders[0], cast.staff)
+            try #require(first.status == 200, "\(first.text)")
+            #expect(first.object["status"] as? String == "cancelled" && first.object["archived_at"] is String)
+            #expect(first.object["cancellation_reason"] as? String == "archived by the store")
+            let history = try await get("/v1/orders/\(orders[0])/history?count=true", cast.staff)
+            let last = try #require((history["data"] as? [[String: Any]])?.last)
+            #expect(last["change"] as? String == "archive" && last["from"] as? String == "pending")
+            #expect(last["to"] as? String == "cancelled" && history["total"] as? Int == 2)
+            // Archived again, it is answered as it is.
+            let again = try await archive(orders[0], cast.staff)
+            #expect(again.status == 200 && again.object["version"] as? Int == first.object["version"] as? Int)
+
+            // A cancelled order is archived as it is; an accepted one is not.
+            #expect(try await act(suite, cast.staff, orders[1], "cancel", body: ["reason": "gone"]).status == 200)
+            let second = try await archive(orders[1], cast.staff)
+            #expect(second.status == 200 && second.object["cancellation_reason"] as? String == "gone", "\(second.text)")
+            #expect(try await act(suite, cast.staff, orders[2], "accept").status == 200)
+            let accepted = try await archive(orders[2], cast.staff)
+            #expect(accepted.status == 422 && accepted.error["reason"] as? String == "illegal_transition")
+            #expect((accepted.error["details"] as? [String: Any])?["status"] as? String == "accepted")
+            // A courier who sees the order in the pool may not; another store's owner does not see it.
+            #expect(try await archive(orders[2], cast.couriers[0]).status == 403)
+            #expect(try await archive(orders[2], cast.otherOwner).status == 404)
+
+            // Lists leave archived orders out, `archived=true` lists them alone, the order is kept,
+            // and the change feed carries both so that offline clients drop them.
+            let listed = try await get("/v1/orders?count=true", cast.staff)
+            #expect((listed["data"] as? [[String: Any]])?.map { $0["id"] as! String } == [orders[2]])
+            #expect(listed["total"] as? Int == 1)
+            let archived = try await get("/v1/orders?archived=true&count=true", cast.staff)
+            #expect(Set((archived["data"] as? [[String: Any]] ?? []).map { $0["id"] as! String }) == Set(orders[0...1]))
+            #expect(archived["total"] as? Int == 2)
+            #expect(try await get("/v1/orders/\(orders[1])", cast.staff)["archived_at"] is String)
+            let feed = try await get("/v1/orders/changes?since=\(mark)", cast.staff)
+            let changed = (feed["data"] as? [[String: Any]] ?? []).filter { $0["archived_at"] is String }
+            #expect(Set(changed.map { $0["id"] as! String }) == Set(orders[0...1]))
+        }
+    }
+
     static func iso(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
 
     @Test("filters, search, sorting and the offline change feed")

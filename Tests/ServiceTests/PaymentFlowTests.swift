@@ -228,6 +228,14 @@ struct PaymentFlowTests {
             let settlement = read.object["settlement"] as? [String: Any]
             #expect(settlement?["currency"] as? String == "RLUSD" && settlement?["amount"] as? String == "12.50")
             #expect(settlement?["tx_hash"] as? String == String(repeating: "A1", count: 32))
+            // At the top level too, on the payment and on its receipt, as a till reads them.
+            let receiptJSON = try await api.send(
+                suite, "GET", "/v1/receipts/\(read.object["receipt_id"] as! String)", token: staff)
+            for object in [read.object, receiptJSON.object] {
+                #expect(object["tx_hash"] as? String == String(repeating: "A1", count: 32), "\(object)")
+                #expect(
+                    object["settled_amount"] as? String == "12.50" && object["settled_currency"] as? String == "RLUSD")
+            }
             let receipt = try await api.send(
                 suite, "GET", "/v1/receipts/\(read.object["receipt_id"] as! String)/text", token: staff)
             #expect(
@@ -746,12 +754,31 @@ extension PaymentFlowTests {
             #expect(kept == recomputed)
             #expect(kept.totals.revenue == 5_300)
 
+            // Any range: one longer than a year is read from the months inside it and the days
+            // at its ends, and answered by month, equal to the recomputation too.
+            for (from, to) in [("2000-01-01", "2099-12-31"), ("2001-01-15", today), (today, "2099-12-30")] {
+                let long = try StatsDays(from: from, to: to)
+                #expect(long.byMonth && long.all.isEmpty && long.months.first == String(from.prefix(7)))
+                let read = try await projection.read(storeID, long, timezone: "Asia/Jerusalem")
+                #expect(read == (try await projection.recompute(storeID, long, timezone: "Asia/Jerusalem")), "\(from)")
+                #expect(read.totals == kept.totals && read.days.isEmpty, "\(from)…\(to)")
+                #expect(read.months.first { $0.month == String(today.prefix(7)) }?.figures == kept.totals)
+            }
+            let ends = try StatsDays(from: "2001-01-15", to: "2026-12-07").split
+            #expect(ends.months == "2001-02"..."2026-11")
+            #expect(ends.days == ["2001-01-15"..."2001-01-31", "2026-12-01"..."2026-12-07"])
+            #expect(try StatsDays(from: "2024-02-01", to: "2026-02-28").split.days.isEmpty)
+            let allTime = try await api.send(
+                suite, "GET", "/v1/stores/\(store)/stats?from=2000-01-01&to=2099-12-31", token: owner)
+            #expect(allTime.status == 200 && (allTime.object["months"] as? [Any])?.count == 1200, "\(allTime.status)")
+
             #expect(
                 try await api.send(suite, "GET", "/v1/stores/\(store)/stats?from=\(today)&to=\(today)", token: staff)
                     .status == 404)
             for (query, field) in [
                 ("from=2026-02-30&to=2026-03-01", "from"), ("from=2026-03-02&to=2026-03-01", "to"),
-                ("from=2025-01-01&to=2026-03-01", "to"), ("to=2026-03-01", "from"),
+                ("from=1999-12-31&to=2026-03-01", "from"), ("from=2026-03-01&to=2100-01-01", "to"),
+                ("to=2026-03-01", "from"),
             ] {
                 let bad = try await api.send(suite, "GET", "/v1/stores/\(store)/stats?\(query)", token: owner)
                 #expect(bad.status == 400 && (bad.error["details"] as? [String: Any])?[field] != nil, "\(query)")

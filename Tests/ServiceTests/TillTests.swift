@@ -40,7 +40,15 @@ struct TillTests {
             let bad = try await api.send(
                 suite, "POST", "/v1/stores/\(store)/customers", token: staff,
                 json: ["email": "dana@", "logo_url": "ftp://x"])
-            #expect(bad.status == 400 && Self.fields(bad) == ["email", "logo_url", "name"], "\(bad.text)")
+            #expect(bad.status == 400 && Self.fields(bad) == ["email", "logo_url"], "\(bad.text)")
+            // A name is optional; a record named by nothing at all is not.
+            let nameless = try await api.send(
+                suite, "POST", "/v1/stores/\(store)/customers", token: staff, json: ["name": " ", "notes": "regular"])
+            #expect(nameless.status == 400 && Self.fields(nameless) == ["name"], "\(nameless.text)")
+            let walletOnly = try await api.send(
+                suite, "POST", "/v1/stores/\(store)/customers", token: staff,
+                json: ["wallet_address": "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh"])
+            #expect(walletOnly.status == 201 && walletOnly.object["name"] == nil, "\(walletOnly.text)")
 
             // Linked to the customer's own account, which then reads the payments made out to it.
             let signUp = try await api.send(
@@ -74,11 +82,16 @@ struct TillTests {
             let milestones = try await Self.milestones(api, suite, staff, id)
             #expect(milestones["first_card_linked_at"] is String && milestones["first_payment_at"] == nil)
 
-            // Searched by name, e-mail or phone digits.
-            for query in ["dana", "EXAMPLE.COM", "50-123", "972%2050"] {
+            // Searched by name, e-mail, wallet address or phone digits.
+            for query in ["dana", "EXAMPLE.COM", "50-123", "972%2050", "rn7n7otqdd6fczf"] {
                 let found = try await api.send(suite, "GET", "/v1/stores/\(store)/customers?q=\(query)", token: staff)
                 #expect((found.object["data"] as? [[String: Any]])?.map { $0["id"] as? String } == [id], "\(query)")
             }
+            let byWallet = try await api.send(
+                suite, "GET", "/v1/stores/\(store)/customers?q=rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh", token: staff)
+            #expect(
+                (byWallet.object["data"] as? [[String: Any]])?.map { $0["id"] as? String }
+                    == [walletOnly.object["id"] as? String])
             let none = try await api.send(suite, "GET", "/v1/stores/\(store)/customers?q=nobody", token: staff)
             #expect((none.object["data"] as? [Any])?.isEmpty == true)
 

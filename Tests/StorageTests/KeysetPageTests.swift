@@ -89,3 +89,65 @@ struct KeysetCursorTests {
         }
     }
 }
+
+@Suite("List totals")
+struct ListTotalTests {
+    @Test("a count is exact up to the bound, then the bound marked estimated", arguments: TestDatabase.kinds)
+    func counting(on kind: Database.Kind) async throws {
+        try await TestDatabase.with(kind) { test in
+            let database = test.database
+            try await database.migrate(
+                scope: "tests",
+                [
+                    Migration(
+                        1, "docs",
+                        sql: ["CREATE TABLE docs (id TEXT PRIMARY KEY, created_at BIGINT, kind TEXT, doc TEXT)"])
+                ])
+            // 3 rows of one kind and one more than the bound of the other.
+            let rows = ListTotal.bound + 4
+            try await database.transaction { transaction in
+                try await transaction.sql.raw(
+                    """
+                    INSERT INTO docs (id, created_at, kind, doc)
+                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(bind: rows))
+                    SELECT CAST(i AS TEXT), i, CASE WHEN i <= 3 THEN 'few' ELSE 'many' END,
+                        '{"id":' || CAST(i AS TEXT) || ',"text":"t"}'
+                    FROM n
+                    """
+                ).run()
+            }
+            try await database.read { sql in
+                #expect(try await KeysetCursor.total(of: "docs WHERE kind = 'few'", in: sql) == ListTotal(counted: 3))
+                let many = try await KeysetCursor.total(of: "docs WHERE kind = 'many'", in: sql)
+                #expect(many == ListTotal(count: ListTotal.bound, estimated: true))
+                let exactly = try await KeysetCursor.total(of: "docs WHERE kind = 'many' AND created_at > 4", in: sql)
+                #expect(exactly == ListTotal(count: ListTotal.bound, estimated: false))
+                #expect(try await KeysetCursor.total(of: "docs WHERE 1 = 0", in: sql) == ListTotal(counted: 0))
+
+                let page = try await KeysetCursor.list(
+                    Document.self, from: "docs WHERE kind = 'few'", after: nil, limit: 2, counting: true, in: sql)
+                #expect(page.items.map(\.id) == [1, 2] && page.next != nil && page.total == ListTotal(counted: 3))
+                let next = try await KeysetCursor.list(
+                    Document.self, from: "docs WHERE kind = 'few'", after: KeysetCursor(key: 2, id: "2"), limit: 2,
+                    counting: false, in: sql)
+                #expect(next.items.map(\.id) == [3] && next.next == nil && next.total == nil)
+            }
+        }
+    }
+
+    @Test("two lists apart add up, an estimate staying one")
+    func sums() {
+        #expect(ListTotal(counted: 3) + ListTotal(counted: 4) == ListTotal(count: 7, estimated: false))
+        #expect(
+            ListTotal(counted: 3) + ListTotal(counted: ListTotal.bound + 1)
+                == ListTotal(count: ListTotal.bound, estimated: true))
+        #expect(
+            ListTotal(counted: ListTotal.bound) + ListTotal(counted: 1)
+                == ListTotal(count: ListTotal.bound, estimated: true))
+    }
+
+    struct Document: Codable, Equatable {
+        var id: Int
+        var text: String
+    }
+}

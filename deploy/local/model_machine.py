@@ -561,6 +561,24 @@ class MarketplaceMachine(RuleBasedStateMachine):
         order = self.pick(self.model.orders if stray else cancellable or self.model.orders, pick)
         self.perform(self.actor(stray or canceller, order), order, "cancel")
 
+    @precondition(lambda self: self.model.orders)
+    @rule(pick=st.integers(0, 31), archiver=st.sampled_from(CANCELLERS + ["courier_a"]), pending=st.booleans())
+    @step
+    def archive_order(self, pick, archiver, pending):
+        """Someone archives an order (`DELETE /v1/orders/{id}`), a pending or cancelled one when
+        there is one: a pending one is cancelled by it, its payments refunded as a cancel's are;
+        archived, it leaves the store's lists."""
+        wanted = "pending" if pending else "cancelled"
+        candidates = [o for o in self.model.orders if o.status == wanted and not o.archived]
+        order = self.pick(candidates or self.model.orders, pick)
+        actor = self.actor(archiver, order)
+        reply = self.send(actor, "DELETE", f"/v1/orders/{order.id}", None, self.model.expect_archive(actor, order))
+        if reply.status == 200:
+            if not order.archived and order.status == "pending" and actor.role in ("support", "supervisor"):
+                order.refunds_by = (actor, "archived by the store")
+            self.model.archive(actor, order)
+            self.agree("the archived order's status", reply["status"], order.status)
+
     def perform(self, actor, order, action, collected=None):
         """`actor` does `action` to `order`, answered as the model says."""
         body = {}
@@ -1133,8 +1151,20 @@ class MarketplaceMachine(RuleBasedStateMachine):
                 if found[name] != expected:
                     differences.append(f"payment {payment.id}'s {name} is {found[name]!r}, the model's {expected!r}")
         _, orders = self.listed(self.platform.admin, f"/v1/orders?store_id={self.store_id}")
-        by_id = {found["id"]: found for found in orders}
+        _, archived = self.listed(self.platform.admin, f"/v1/orders?store_id={self.store_id}&archived=true")
+        for found in orders:
+            if found.get("archived_at"):
+                differences.append(f"order {found['id']} is archived and still listed")
+        for found in archived:
+            if found.get("status") != "cancelled" or not found.get("archived_at"):
+                differences.append(f"order {found['id']} is listed as archived, {found.get('status')}")
+        listed_apart = {found["id"] for found in orders} & {found["id"] for found in archived}
+        if listed_apart:
+            differences.append(f"orders {sorted(listed_apart)} are listed both archived and not")
+        by_id = {found["id"]: found for found in orders + archived}
         for order in model.orders:
+            if order.archived != any(found["id"] == order.id for found in archived):
+                differences.append(f"order {order.id} is {'not ' if order.archived else ''}listed as archived")
             found = by_id.get(order.id, {})
             courier = order.courier.id if order.courier else None
             for name, expected in (("status", order.status), ("courier_id", courier),

@@ -168,6 +168,7 @@ class Order:
     courier: object = None
     payments: list = field(default_factory=list)
     refunds_by: object = None
+    archived: bool = False
 
     @property
     def delivery_fee(self):
@@ -409,6 +410,29 @@ class Marketplace:
             # Supervisors and the support desk change no cash amount: refused, whatever else is.
             return [Outcome(403)] + [o for o in outcomes if o.status != 200]
         return outcomes
+
+    def expect_archive(self, actor, order):
+        """The answers archiving `order` by `actor` may get: an archived order is answered as it
+        is; the store's people, admins and supervisors archive a cancelled order as it is and a
+        pending one by cancelling it (under the cancel's rules); any other status is refused."""
+        if not self.can_see_order(actor, order):
+            return [Outcome(404)]
+        if order.archived:
+            return [Outcome(200)]
+        if not (actor.role in ("admin", "supervisor") or (actor.role in STORE_ROLES and self.works_in(actor))):
+            return [Outcome(403)]
+        if order.status == "cancelled":
+            return [Outcome(200)]
+        if order.status == "pending":
+            return self.expect_transition(actor, order, "cancel", None)
+        return [Outcome(422, "illegal_transition")]
+
+    def archive(self, actor, order):
+        """An archived order: a pending one cancelled by the archiver first."""
+        if order.status == "pending":
+            order.status = "cancelled"
+            self.cancel(actor, order)
+        order.archived = True
 
     def expect_transition(self, actor, order, action, cash):
         """The answers an action the actor sees may get: who may, whether the state allows it, and what cancelling and

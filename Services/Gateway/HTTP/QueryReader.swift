@@ -86,9 +86,9 @@ struct QueryReader {
 }
 
 extension QueryReader {
-    /// The page a list asks for: `limit` (1–200) and `cursor`.
+    /// The page a list asks for: `limit` (1–200), `cursor` and `count`.
     mutating func page() -> PageRequest {
-        PageRequest(limit: int("limit", in: 1...PageRequest.maximumLimit), cursor: text("cursor"))
+        PageRequest(limit: int("limit", in: 1...PageRequest.maximumLimit), cursor: text("cursor"), count: bool("count"))
     }
 
     /// The page of a list that takes nothing else.

@@ -6,8 +6,8 @@ import NIOCore
 import Wire
 
 /// `/v1/orders…` and `/v1/couriers/me/earnings`, forwarded to the orders service, whose JSON is
-/// passed on as it wrote it; a cancel is first checked with the payments service, which refunds
-/// the order's payments after it. A courier's calls carry whether they are on duty now, which the
+/// passed on as it wrote it; a cancel (and an archive, which cancels a pending order) is first
+/// checked with the payments service, which refunds the order's payments after it. A courier's calls carry whether they are on duty now, which the
 /// gateway owns and the orders service decides by.
 struct OrderRoutes: Sendable {
     let orders: any WireCaller
@@ -23,6 +23,7 @@ struct OrderRoutes: Sendable {
             .get("orders", use: withDuty(list))
             .get("orders/:id", use: withDuty(get))
             .patch("orders/:id", use: withDuty(update))
+            .delete("orders/:id", use: withDuty(archive))
             .post("orders/:id/actions/:action", use: withDuty(perform))
             .get("orders/:id/history", use: withDuty(history))
             .get("orders/:id/items", use: withDuty(items))
@@ -91,7 +92,8 @@ struct OrderRoutes: Sendable {
             courierID: query.id("courier_id", as: UserID.self), available: query.bool("available"),
             createdFrom: query.date("created_from"), createdTo: query.date("created_to"),
             dueFrom: query.date("due_from"), dueTo: query.date("due_to"), search: query.text("q"),
-            sort: query.choices("sort", as: OrderSort.self)?.first, page: query.page())
+            sort: query.choices("sort", as: OrderSort.self)?.first, archived: query.bool("archived"),
+            page: query.page())
         try query.check()
         return JSONBody.forwarded(try await orders.forward(OrdersAPI.listOrders, list, options: request.options))
     }
@@ -106,6 +108,14 @@ struct OrderRoutes: Sendable {
         let patch = try await request.patch(try request.id(as: OrderID.self), OrderDraft.self)
         return JSONBody.forwarded(
             try await orders.forward(OrdersAPI.updateOrder, patch, options: request.options), versioned: true)
+    }
+
+    /// Archives the order: a pending one is cancelled by it, so it is checked as a cancel is.
+    @Sendable func archive(_ request: SignedInRequest) async throws -> Response {
+        let ref = try Self.ref(request)
+        _ = try await payments.call(PaymentsAPI.checkCancelRefund, ref, options: request.options)
+        return JSONBody.forwarded(
+            try await orders.forward(OrdersAPI.archiveOrder, ref, options: request.options), versioned: true)
     }
 
     @Sendable func perform(_ request: SignedInRequest) async throws -> Response {

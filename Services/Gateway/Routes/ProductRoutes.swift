@@ -36,7 +36,7 @@ struct ProductRoutes: Sendable {
         let store = try request.id(as: StoreID.self)
         var query = request.query
         if let since = query.text("since") {
-            let filters = ["category", "q", "barcode", "active", "stock_status", "cursor"].filter {
+            let filters = ["category", "q", "barcode", "active", "stock_status", "cursor", "count"].filter {
                 query.text($0) != nil
             }
             if !filters.isEmpty {

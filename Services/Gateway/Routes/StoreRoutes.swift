@@ -24,7 +24,8 @@ struct StoreRoutes: Sendable {
     @Sendable func list(_ request: SignedInRequest) async throws -> Response {
         var query = request.query
         let page = query.page()
-        let list = StoreListRequest(openNow: query.bool("open_now"), limit: page.limit, cursor: page.cursor)
+        let list = StoreListRequest(
+            openNow: query.bool("open_now"), limit: page.limit, cursor: page.cursor, count: page.count)
         try query.check()
         return JSONBody.forwarded(try await catalog.forward(CatalogAPI.listStores, list, options: request.options))
     }

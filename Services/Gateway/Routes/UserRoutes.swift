@@ -100,7 +100,7 @@ struct UserRoutes: Sendable {
         let users = try await identity.colleagues(
             of: try request.id(as: StoreID.self), page: try request.page(), by: request.principal)
         let shown = try await clockStates(of: users.data, request).map(Colleague.init)
-        return try JSONBody.response(Page(data: shown, nextCursor: users.nextCursor))
+        return try JSONBody.response(users.replacing(data: shown))
     }
 
     @Sendable func get(_ request: SignedInRequest) async throws -> Response {

@@ -81,7 +81,7 @@ export async function show(main, context) {
   function customerChoices() {
     const chosen = chooser.value;
     fill(chooser, h("option", { value: "" }, t("no_customer")),
-      [...known.values()].map((customer) => h("option", { value: customer.id, selected: customer.id === chosen }, customer.name)));
+      [...known.values()].map((customer) => h("option", { value: customer.id, selected: customer.id === chosen }, customerLabel(customer))));
   }
 
   async function loadCustomers() {
@@ -89,20 +89,20 @@ export async function show(main, context) {
       for (const customer of rows) known.set(customer.id, customer);
       customerChoices();
       return table([
-        [t("name"), (customer) => customer.name],
+        [t("name"), (customer) => customer.name ?? ""],
         [t("phone"), (customer) => h("bdi", {}, customer.phone ?? "")],
         [t("email"), (customer) => customer.email ?? ""],
         [t("milestones"), (customer) => milestones(customer)],
         ["", (customer) => h("span", { class: "toolbar" },
           h("button", {
-            type: "button", id: `edit-customer-${customer.id}`, "aria-label": `${t("edit")} ${customer.name}`,
+            type: "button", id: `edit-customer-${customer.id}`, "aria-label": `${t("edit")} ${customerLabel(customer)}`,
             onclick: () => editCustomer(store, customer, (saved) => {
               known.set(saved.id, saved);
               loadCustomers().then(loadCards);
             }),
           }, t("edit")),
           h("button", {
-            type: "button", id: `card-for-${customer.id}`, "aria-label": `${t("card_for")} ${customer.name}`,
+            type: "button", id: `card-for-${customer.id}`, "aria-label": `${t("card_for")} ${customerLabel(customer)}`,
             onclick: () => {
               chooser.value = customer.id;
               registerForm.querySelector("#card-uid").focus();
@@ -117,7 +117,7 @@ export async function show(main, context) {
   function customerName(id) {
     const cell = h("span", {}, known.get(id)?.name ?? "…");
     if (!known.has(id)) {
-      if (!names.has(id)) names.set(id, call("GET", `/v1/customers/${id}`).then((customer) => customer.name).catch(() => id.slice(0, 8)));
+      if (!names.has(id)) names.set(id, call("GET", `/v1/customers/${id}`).then(customerLabel).catch(() => id.slice(0, 8)));
       names.get(id).then((name) => { cell.textContent = name; });
     }
     return cell;
@@ -184,19 +184,24 @@ function tap(found) {
     card.status === "active" ? null : h("p", { class: "error", role: "alert" }, t("card_will_not_pay")),
     customer
       ? h("div", { id: "lookup-customer" },
-        h("p", {}, h("strong", {}, customer.name), customer.phone ? [" · ", h("bdi", {}, customer.phone)] : "",
+        h("p", {}, h("strong", {}, customerLabel(customer)), customer.phone ? [" · ", h("bdi", {}, customer.phone)] : "",
           customer.email ? [" · ", h("bdi", {}, customer.email)] : ""),
         milestones(customer))
       : h("p", { class: "muted" }, t("no_customer")));
 }
 
+/** What names a customer record: its name, else its e-mail, phone, wallet address or id. */
+function customerLabel(customer) {
+  return customer.name ?? customer.email ?? customer.phone ?? customer.wallet_address ?? customer.id.slice(0, 8);
+}
+
 /** A customer record created (`customer` null) or changed: only what changed is sent, with the version it was read at. */
 function editCustomer(store, customer, done) {
-  const { box, body } = dialog(customer ? `${t("edit")} ${customer.name}` : t("new_customer"));
+  const { box, body } = dialog(customer ? `${t("edit")} ${customerLabel(customer)}` : t("new_customer"));
   const place = h("div");
   const save = h("button", { type: "submit", class: "primary", id: "save-customer" }, t("save"));
   const form = h("form", { class: "fields", id: "customer-form" },
-    field("name", t("name"), { id: "customer-name", required: true, value: customer?.name }),
+    field("name", t("name"), { id: "customer-name", value: customer?.name }),
     field("phone", t("phone"), { id: "customer-phone", type: "tel", value: customer?.phone }),
     field("email", t("email"), { id: "customer-email", type: "email", value: customer?.email }),
     field("wallet_address", t("wallet_address"), { id: "customer-wallet_address", value: customer?.wallet_address }),

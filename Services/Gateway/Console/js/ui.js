@@ -253,18 +253,25 @@ export function rowsEditor(path, columns, items, blank) {
 
 /**
  * A list read a page at a time with the server's cursors: `render(rows)` draws the rows read so
- * far, and "More" (`#<place id>-more`) reads the next page while there is one. `parameters` are
- * the list's filters. Answers when the first page is shown (or its error).
+ * far, and "More" (`#<place id>-more`) reads the next page while there is one, under how many of
+ * the list's whole (the first page's `total`, asked with `count=true`) are shown.
+ * `parameters` are the list's filters. Answers when the first page is shown (or its error).
  */
 export async function pagedTable(place, path, render, parameters = {}, pageSize = 50) {
   const rows = [];
   const status = h("div");
+  let total = null;
   async function more(cursor, button) {
-    const load = () => call("GET", path + query({ ...parameters, limit: pageSize, cursor }));
+    const count = cursor ? undefined : true;
+    const load = () => call("GET", path + query({ ...parameters, limit: pageSize, cursor, count }));
     const page = button ? await busy(button, status, load) : await load();
     if (!page) return;
     rows.push(...page.data);
+    if (!cursor && typeof page.total === "number") {
+      total = (page.total_estimated ? `${page.total.toLocaleString(language())}+` : page.total.toLocaleString(language()));
+    }
     fill(place, rows.length ? render(rows) : h("p", { class: "muted" }, t("none_yet")), status,
+      page.next_cursor && total ? h("p", { class: "muted" }, t("shown_of", [rows.length.toLocaleString(language()), total])) : null,
       page.next_cursor ? h("button", {
         type: "button", class: "more", id: place.id ? `${place.id}-more` : null,
         onclick: (event) => more(page.next_cursor, event.currentTarget),
