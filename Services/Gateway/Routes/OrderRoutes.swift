@@ -7,8 +7,9 @@ import Wire
 
 /// `/v1/orders…` and `/v1/couriers/me/earnings`, forwarded to the orders service, whose JSON is
 /// passed on as it wrote it; a cancel (and an archive, which cancels a pending order) is first
-/// checked with the payments service, which refunds the order's payments after it. A courier's calls carry whether they are on duty now, which the
-/// gateway owns and the orders service decides by.
+/// checked with the payments service, which refunds the order's payments after it. A courier's
+/// calls carry whether they are on duty now, which the gateway owns and the orders service
+/// decides by.
 struct OrderRoutes: Sendable {
     let orders: any WireCaller
     /// Asked before a cancel whether the caller may refund what it would refund.
