@@ -73,13 +73,16 @@ struct AuthHandlers: Sendable {
                     OrderlyError(
                         .refreshTokenReused,
                         "this refresh token was already used; every session of this login is now ended"))
-            case .valid(let userID, let family):
+            case .valid(let userID, let family, let till, let expiresAt):
                 guard let user = try await users.find(userID, in: transaction.sql), user.active,
                     let version = try await users.tokenVersion(of: userID, in: transaction.sql)
                 else {
                     return .failure(OrderlyError(.invalidToken, "the account is disabled"))
                 }
-                let pair = try await tokens.issue(for: user, tokenVersion: version, family: family, client: client)
+                // A till's session keeps its first end: refreshing never makes it longer.
+                let pair = try await tokens.issue(
+                    for: user, tokenVersion: version, family: family, client: client, till: till,
+                    refreshUntil: till == nil ? nil : expiresAt)
                 try await refreshTokens.insert(pair.refresh, in: transaction)
                 return .success(pair.tokens)
             }

@@ -181,5 +181,28 @@ enum GatewaySchema {
                 "CREATE INDEX ended_sessions_by_user ON ended_sessions (user_id, expires_at)",
                 "CREATE INDEX ended_sessions_by_expiry ON ended_sessions (expires_at)",
             ]),
+        // Shared tills (`TillsRepository`): the hash of each till's token, found at every PIN
+        // sign-in; each user's PIN, hashed as passwords are, and the wrong PINs in a row that lock
+        // them out; and the till each session was opened on, so that revoking it ends them.
+        Migration(
+            10, "shared tills and PINs", readers: .earlierBuilds,
+            sql: [
+                """
+                CREATE TABLE tills (
+                    id TEXT PRIMARY KEY,
+                    store_id TEXT NOT NULL,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    created_at BIGINT NOT NULL,
+                    revoked_at BIGINT,
+                    doc TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX tills_by_store ON tills (store_id, created_at, id)",
+                "ALTER TABLE users ADD COLUMN pin_hash TEXT",
+                "ALTER TABLE users ADD COLUMN pin_failures INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE users ADD COLUMN pin_locked_until BIGINT",
+                "ALTER TABLE refresh_tokens ADD COLUMN till_id TEXT",
+                "CREATE INDEX refresh_tokens_by_till ON refresh_tokens (till_id) WHERE till_id IS NOT NULL",
+            ]),
     ]
 }

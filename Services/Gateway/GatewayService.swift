@@ -223,6 +223,13 @@ public enum GatewayService {
         WebhookRoutes(notifications: try upstream(NotificationsAPI.service)).add(to: v1)
         AddressRoutes(addresses: addresses).add(to: v1)
         DeviceRoutes(notifications: try upstream(NotificationsAPI.service)).add(to: v1)
+        let tills = TillsHandlers(
+            database: database, tills: TillsRepository(database: database), users: users,
+            refreshTokens: RefreshTokensRepository(database: database), tokens: tokens, passwords: passwords,
+            limiter: limiter, passwordChangesPerHour: settings.passwordChangesPerHour, sessions: sessions,
+            accessLifetime: settings.accessTokenLifetime, sessionLifetime: settings.tillSessionLifetime,
+            catalog: try upstream(CatalogAPI.service))
+        TillRoutes(tills: tills, clients: clients).add(to: v1)
         methods.load(from: router)
         return router
     }

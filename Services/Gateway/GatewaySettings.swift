@@ -52,6 +52,8 @@ public struct GatewaySettings: Sendable {
     public var jwtSecret: String
     public var accessTokenLifetime: Duration
     public var refreshTokenLifetime: Duration
+    /// The longest a session opened by PIN on a shared till lasts, however often refreshed.
+    public var tillSessionLifetime: Duration
     public var bcryptCost: Int
     public var loginAttemptsPerAccount: Int
     public var loginAttemptsPerAddress: Int
@@ -98,6 +100,7 @@ public struct GatewaySettings: Sendable {
         if let secret, secret.utf8.count < 32 { reader.report("jwt.secret", "must be at least 32 bytes long") }
         let access = reader.int("auth.accessTokenSeconds", default: 900, in: 30...86_400)
         let refresh = reader.int("auth.refreshTokenDays", default: 30, in: 1...365)
+        let tillSession = reader.int("auth.tillSessionHours", default: 12, in: 1...24)
         let cost = reader.int("auth.bcryptCost", default: 12, in: 4...16)
         let perAccount = reader.int("auth.loginAttemptsPerAccount", default: 10, in: 1...10_000)
         let perAddress = reader.int("auth.loginAttemptsPerAddress", default: 50, in: 1...100_000)
@@ -149,7 +152,8 @@ public struct GatewaySettings: Sendable {
             idleTimeout: .seconds(idle), userRequestsPerSecond: userRate, userBurst: userBurst,
             anonymousRequestsPerSecond: anonymousRate, anonymousBurst: anonymousBurst, jwtSecret: secret,
             accessTokenLifetime: .seconds(access), refreshTokenLifetime: .seconds(refresh * 86_400),
-            bcryptCost: cost, loginAttemptsPerAccount: perAccount, loginAttemptsPerAddress: perAddress,
+            tillSessionLifetime: .seconds(tillSession * 3600), bcryptCost: cost, loginAttemptsPerAccount: perAccount,
+            loginAttemptsPerAddress: perAddress,
             passwordChangesPerHour: passwordChanges, signUpsPerAddressPerHour: signUps,
             passwordResetsPerAccountPerHour: resetsPerAccount, passwordResetsPerAddressPerHour: resetsPerAddress,
             verificationMailsPerAccountPerHour: verificationMails,

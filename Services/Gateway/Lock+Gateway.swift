@@ -13,4 +13,7 @@ extension Lock {
     /// A user's sessions (refresh-token families), which refreshing, revoking and ending them
     /// take in turn.
     static func sessions(of user: String) -> Lock { Lock("gateway.sessions", user) }
+    /// A shared till, which a sign-in on it and its revocation take in turn: no session opened
+    /// on it outlives its revocation.
+    static func till(_ id: TillID) -> Lock { Lock("gateway.till", id) }
 }

@@ -13,10 +13,11 @@ struct RefreshTokensRepository: Sendable {
     func insert(_ token: RefreshTokenRecord, in transaction: Transaction) async throws {
         try await transaction.sql.raw(
             """
-            INSERT INTO refresh_tokens (token_hash, family_id, user_id, expires_at, created_at, device, network)
+            INSERT INTO refresh_tokens (token_hash, family_id, user_id, expires_at, created_at, device, network,
+                till_id)
             VALUES (\(bind: token.hash), \(bind: token.family), \(bind: token.userID.description),
                 \(bind: token.expiresAt), \(bind: Date.nowMilliseconds), \(bind: token.client.device),
-                \(bind: token.client.network))
+                \(bind: token.client.network), \(bind: token.tillID?.description))
             """
         ).run()
     }
@@ -91,11 +92,14 @@ struct RefreshTokensRepository: Sendable {
             """
             UPDATE refresh_tokens SET used_at = \(bind: now)
             WHERE token_hash = \(bind: hash) AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(bind: now)
-            RETURNING user_id
+            RETURNING user_id, till_id, expires_at
             """
         ).first() {
             guard let user = UserID(try spent.decode(column: "user_id", as: String.self)) else { return .invalid }
-            return .valid(userID: user, family: token.family)
+            return .valid(
+                userID: user, family: token.family,
+                till: try spent.decode(column: "till_id", as: String?.self).flatMap(TillID.init),
+                expiresAt: try spent.decode(column: "expires_at", as: Int64.self))
         }
         let row = try await transaction.sql.raw("SELECT used_at FROM refresh_tokens WHERE token_hash = \(bind: hash)")
             .first()
@@ -145,6 +149,30 @@ struct RefreshTokensRepository: Sendable {
                 NOT EXISTS (SELECT 1 FROM refresh_tokens AS live
                 WHERE live.family_id = refresh_tokens.family_id AND live.expires_at > \(now))
                 """)
+    }
+
+    /// Ends every session opened on `till` (revoked): as `end(family:of:accessTokensUntil:in:)`
+    /// ends each; returns the users whose sessions ended.
+    func endSessions(on till: TillID, accessTokensUntil until: Int64, in transaction: Transaction) async throws
+        -> Set<UserID>
+    {
+        let rows = try await transaction.sql.raw(
+            """
+            SELECT DISTINCT family_id, user_id FROM refresh_tokens
+            WHERE till_id = \(bind: till.description) AND revoked_at IS NULL
+            """
+        ).all()
+        var users = Set<UserID>()
+        for row in rows {
+            guard let user = UserID(try row.decode(column: "user_id", as: String.self)) else { continue }
+            if try await end(
+                family: try row.decode(column: "family_id", as: String.self), of: user, accessTokensUntil: until,
+                in: transaction)
+            {
+                users.insert(user)
+            }
+        }
+        return users
     }
 
     private func revoke(family: String, in transaction: Transaction) async throws {

@@ -104,6 +104,7 @@ struct UsersRepository: Sendable {
             "DELETE FROM password_resets WHERE user_id = \(bind: user)",
             "DELETE FROM email_verifications WHERE subject = \(bind: VerificationSubject.user(erased.id).key)",
             "DELETE FROM mail_outbox WHERE recipient = \(bind: email) AND status = 'queued'",
+            "UPDATE users SET pin_hash = NULL, pin_failures = 0, pin_locked_until = NULL WHERE id = \(bind: user)",
         ] {
             try await transaction.sql.raw(statement).run()
         }

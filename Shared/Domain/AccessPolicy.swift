@@ -527,6 +527,18 @@ public struct AccessPolicy: Sendable {
     /// admins, and the store's owners and managers.
     public func canManageWebhooks(of store: StoreID) -> Bool { isAdmin || runs(store) }
 
+    // MARK: Shared tills
+
+    /// Registering, listing and revoking a store's shared tills: admins and the store's owners
+    /// and managers.
+    public func canManageTills(of store: StoreID) -> Bool { isAdmin || runs(store) }
+
+    /// Setting or clearing `user`'s PIN, with which they sign in on their store's tills: the
+    /// user themself, and admins and the owners and managers of the store they work in.
+    public func canSetPIN(of user: User) -> Bool {
+        user.id == principal.userID || isAdmin || (user.role.isStoreRole && runs(user.storeID))
+    }
+
     /// A receipt, of a payment taken by `staff`: as the store's payments are listed, admins and
     /// the store's owners and managers see every one, its staff those of the payments they took.
     public func canSee(receipt: Receipt, ofPaymentTakenBy staff: UserID) -> Bool {

@@ -124,6 +124,7 @@ public enum FieldReasonTexts {
             "cannot be sent with customer_id", he: "אי אפשר לשלוח יחד עם customer_id",
             ar: "لا يمكن إرساله مع customer_id"),
         Template("cannot be sent with user_id", he: "אי אפשר לשלוח יחד עם user_id", ar: "لا يمكن إرساله مع user_id"),
+        Template("must be 4 to 6 digits", he: "חייב להיות 4 עד 6 ספרות", ar: "يجب أن يكون من 4 إلى 6 أرقام"),
         Template(
             "is required without email, phone, wallet_address or user_id",
             he: "שדה חובה כשאין email, phone, wallet_address או user_id",

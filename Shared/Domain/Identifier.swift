@@ -57,6 +57,7 @@ public enum OptionTag {}
 public enum CustomerTag {}
 public enum CardTag {}
 public enum ApplicationTag {}
+public enum TillTag {}
 
 public typealias StoreID = Identifier<StoreTag>
 public typealias UserID = Identifier<UserTag>
@@ -77,3 +78,4 @@ public typealias OptionID = Identifier<OptionTag>
 public typealias CustomerID = Identifier<CustomerTag>
 public typealias CardID = Identifier<CardTag>
 public typealias ApplicationID = Identifier<ApplicationTag>
+public typealias TillID = Identifier<TillTag>

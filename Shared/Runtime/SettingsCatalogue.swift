@@ -207,6 +207,10 @@ public enum SettingsCatalogue {
             default: #"`900` / `30`"#,
             meaning: #"token lifetimes"#),
         .init(
+            .gateway, ["ORDERLY_AUTH_TILL_SESSION_HOURS"], name: #"`ORDERLY_AUTH_TILL_SESSION_HOURS`"#,
+            default: #"`12`"#,
+            meaning: #"the longest a session opened by PIN on a shared till lasts, however often refreshed (1–24)"#),
+        .init(
             .gateway, ["ORDERLY_AUTH_BCRYPT_COST"], name: #"`ORDERLY_AUTH_BCRYPT_COST`"#,
             default: #"`12`"#,
             meaning: #"bcrypt cost of stored passwords (4–16)"#),

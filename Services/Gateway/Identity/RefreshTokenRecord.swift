@@ -13,4 +13,7 @@ struct RefreshTokenRecord: Sendable, Hashable {
     var expiresAt: Int64
     /// Who it was issued to, for the list of the user's sessions.
     var client: SessionClient
+    /// The shared till the session was opened on with a PIN: revoking the till ends it, and its
+    /// refresh tokens never outlive the first one's expiry.
+    var tillID: TillID? = nil
 }

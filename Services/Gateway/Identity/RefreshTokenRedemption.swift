@@ -6,8 +6,9 @@ import Synchronization
 
 /// What presenting a refresh token amounts to.
 enum RefreshTokenRedemption: Sendable {
-    /// Valid and now spent: issue the next pair in `family`.
-    case valid(userID: UserID, family: String)
+    /// Valid and now spent: issue the next pair in `family`; a till's session (`till`) no later
+    /// than `expiresAt`, when it ends.
+    case valid(userID: UserID, family: String, till: TillID?, expiresAt: Int64)
     /// Unknown, expired or revoked.
     case invalid
     /// Already spent: the family has just been revoked.

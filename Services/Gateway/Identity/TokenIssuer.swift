@@ -44,8 +44,11 @@ struct TokenIssuer: Sendable {
 
     /// A new pair for `user`, in a new family (session) at login and in the same family at a
     /// refresh, and the refresh token's record to store, with the `client` it was issued to.
+    /// An access token and a refresh token for `user`, in `family`; for a session on a shared
+    /// till, the refresh token marked as the till's and expiring at `refreshUntil`.
     func issue(
-        for user: User, tokenVersion: Int64, family: String = UUID.random().lowercasedText, client: SessionClient
+        for user: User, tokenVersion: Int64, family: String = UUID.random().lowercasedText, client: SessionClient,
+        till: TillID? = nil, refreshUntil: Int64? = nil
     ) async throws -> (tokens: TokenPair, refresh: RefreshTokenRecord) {
         let now = Date()
         let claims = AccessClaims(
@@ -57,7 +60,8 @@ struct TokenIssuer: Sendable {
         let refresh = Self.randomToken()
         let record = RefreshTokenRecord(
             hash: Self.hash(refresh), family: family, userID: user.id,
-            expiresAt: Date.nowMilliseconds + Int64(refreshLifetime.wholeMilliseconds), client: client)
+            expiresAt: refreshUntil ?? Date.nowMilliseconds + Int64(refreshLifetime.wholeMilliseconds), client: client,
+            tillID: till)
         let pair = TokenPair(
             accessToken: access, refreshToken: refresh, tokenType: "Bearer",
             expiresIn: Int(accessLifetime.components.seconds), user: user)
