@@ -226,8 +226,8 @@ public enum GatewayService {
         let tills = TillsHandlers(
             database: database, tills: TillsRepository(database: database), users: users,
             refreshTokens: RefreshTokensRepository(database: database), tokens: tokens, passwords: passwords,
-            limiter: limiter, passwordChangesPerHour: settings.passwordChangesPerHour, sessions: sessions,
-            accessLifetime: settings.accessTokenLifetime, sessionLifetime: settings.tillSessionLifetime,
+            limiter: limiter, passwordChangesPerHour: settings.passwordChangesPerHour, ownSessions: ownSessions,
+            sessionLifetime: settings.tillSessionLifetime,
             catalog: try upstream(CatalogAPI.service))
         TillRoutes(tills: tills, clients: clients).add(to: v1)
         methods.load(from: router)

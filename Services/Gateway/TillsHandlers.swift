@@ -22,9 +22,8 @@ struct TillsHandlers: Sendable {
     let passwords: PasswordHasher
     let limiter: LoginLimiter
     let passwordChangesPerHour: Int
-    let sessions: Sessions
-    /// How long an access token lives: how long a session ended with its till is remembered.
-    let accessLifetime: Duration
+    /// Ends sessions as a user's own ending of one does, and says until when they are refused.
+    let ownSessions: SessionHandlers
     /// The longest a session opened by PIN lasts: a shift.
     let sessionLifetime: Duration
     /// Tells whether a store an admin names exists.
@@ -61,7 +60,7 @@ struct TillsHandlers: Sendable {
     /// Revokes a till: it signs nobody in from now, and every session opened on it ends.
     /// Revoking a revoked till answers it as it is.
     func revoke(_ id: TillID, by principal: Principal) async throws -> Till {
-        let (tills, refreshTokens, until) = (self.tills, self.refreshTokens, accessTokensUntil)
+        let (tills, refreshTokens, until) = (self.tills, self.refreshTokens, ownSessions.accessTokensUntil)
         let policy = AccessPolicy(principal)
         let (till, ended) = try await database.transaction { transaction -> (Till, Set<UserID>) in
             try await transaction.lock(.till(id))
@@ -72,7 +71,7 @@ struct TillsHandlers: Sendable {
             try await tills.revoke(till, in: transaction)
             return (till, try await refreshTokens.endSessions(on: id, accessTokensUntil: until, in: transaction))
         }
-        for user in ended { await sessions.ended(user) }
+        for user in ended { await ownSessions.sessions.ended(user) }
         return till
     }
 
@@ -155,7 +154,4 @@ struct TillsHandlers: Sendable {
             return pair.tokens
         }
     }
-
-    /// When the last access token issued now would expire.
-    var accessTokensUntil: Int64 { Date.nowMilliseconds + Int64(accessLifetime.wholeMilliseconds) + 1000 }
 }
