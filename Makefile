@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps deps-test build run demo check test deploy-test bench-wire bench-storage bench-orders bench-catalog bench-payments bench-notifications bench-marketplace profile-orders scaling-costs scaling-model backup-drill chaos fuzz-wire fuzz-api model-test format clean
+.PHONY: help deps deps-test build run demo check test deploy-test bench-wire bench-storage bench-orders bench-catalog bench-payments bench-notifications bench-marketplace profile-orders scaling-costs scaling-model backup-drill chaos fuzz-wire fuzz-api model-test client-test format clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -74,6 +74,9 @@ chaos: deps-test ## The suite (release) under load while its processes and Redis
 
 fuzz-wire: deps-test ## libFuzzer over the Wire frame decoder, envelope reader and JSON scanner (FUZZ_SECONDS=60)
 	@deploy/local/fuzz-wire.sh
+
+client-test: deps-test ## Generate the Swift client (swift-openapi-generator) from the served /openapi.yaml with 0 warnings, and drive a store's order through it
+	@deploy/local/client-test.sh
 
 fuzz-api: deps-test ## schemathesis against /openapi.yaml, a user of each role (FUZZ_API_EXAMPLES=25)
 	@deploy/local/fuzz-api.sh

@@ -135,6 +135,11 @@ struct OrderLifecycleTests {
                 suite, "PATCH", "/v1/orders/\(id)/items/\(caseID)", token: cast.staff, json: ["quantity": 2],
                 headers: ["If-Match": "\"4\""])
             #expect(stale.status == 409 && stale.error["reason"] as? String == "version_conflict")
+            // A client swift-openapi-generator made sends the ETag's quotes percent-encoded.
+            let staleEncoded = try await api.send(
+                suite, "PATCH", "/v1/orders/\(id)/items/\(caseID)", token: cast.staff, json: ["quantity": 2],
+                headers: ["If-Match": "%224%22"])
+            #expect(staleEncoded.status == 409 && staleEncoded.error["reason"] as? String == "version_conflict")
             let removed = try await api.send(
                 suite, "DELETE", "/v1/orders/\(id)/items/\((lines[2]["id"] as! String))", token: cast.staff)
             #expect(removed.status == 200 && removed.object["items_gross"] as? Int == 12_799, "\(removed.text)")

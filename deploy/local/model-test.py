@@ -61,7 +61,11 @@ def explore(chosen_seed, examples, steps):
     try:
         seed(chosen_seed)(test)()
     except Flaky as error:
-        show_failure("exploration (flaky: the shortest sequence passed when run again)", error)
+        show_failure("exploration (flaky: the failing sequence did not fail the same way when run again)", error)
+        if Tally.first_failure is not None:
+            failure, requests = Tally.first_failure
+            print(f"\nThe first failure as it happened:\n{failure}\nThe requests that led to it:\n{requests}",
+                  flush=True)
         return False
     except Exception as error:
         show_failure("exploration", error)

@@ -9,12 +9,15 @@ supervisor, accountant) and another store, whose ids nobody of this store may re
 once per run (`Platform`)."""
 import functools
 import os
+import sys
 import threading
 import time
+import traceback
 import unicodedata
 import uuid
 
 from hypothesis import strategies as st
+from hypothesis.errors import HypothesisException
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from model_api import Actor, Api, paged, provider_secret
@@ -41,6 +44,9 @@ class Tally:
     steps = 0
     checks = 0
     last_journal = None
+    # The first failure as it happened: when Hypothesis's replay of it diverges (the suite's
+    # timing made a precondition differ), this is all that shows what failed.
+    first_failure = None
 
 
 class Platform:
@@ -157,6 +163,13 @@ ACTORS = ["owner", "manager", "staff_a", "staff_b", "courier_a", "courier_b", "c
 
 class MarketplaceMachine(RuleBasedStateMachine):
     """One store's marketplace, walked by every role beside the model."""
+
+    def teardown(self):
+        """Keeps the first failure of the run with the requests that led to it: Hypothesis runs
+        this in a `finally`, so an example's failure is still the exception being handled."""
+        error = sys.exc_info()[1]
+        if Tally.first_failure is None and isinstance(error, Exception) and not isinstance(error, HypothesisException):
+            Tally.first_failure = ("".join(traceback.format_exception(error)), self.api.journal.render())
 
     def __init__(self):
         super().__init__()

@@ -12,6 +12,9 @@
 #   tests      every test target; the Redis tests start their own servers, the mail tests an
 #              SMTP server (aiosmtpd, installed here), the storage and service tests run on
 #              SQLite and on a throwaway PostgreSQL cluster started here
+#   client     the Swift client swift-openapi-generator makes from the served document (make
+#              client-test): generated with 0 warnings, compiled, and driven through a store's
+#              order from sign-in to collected by the order's allowed_actions
 #   model      the model test of the marketplace (make model-test): its named regressions, then
 #              random walks of every role's steps beside a model of the money, checked after
 #              every step (MODEL_EXAMPLES, default 30: about three minutes)
@@ -82,6 +85,9 @@ fi
 start_throwaway_postgres
 trap 'report; stop_throwaway_postgres' EXIT  # start_throwaway_postgres set a trap of its own
 swift test --skip-build
+
+phase client
+deploy/local/client-test.sh
 
 phase model
 deploy/local/model-test.sh

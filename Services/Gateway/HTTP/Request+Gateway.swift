@@ -15,12 +15,16 @@ extension Request {
     }
 
     /// The `version` an `If-Match` header names: `"3"`, `W/"3"` or `3`, at most 18 digits (the
-    /// document's pattern); anything else is a 400.
+    /// document's pattern), or `%223%22`, as a client swift-openapi-generator made sends the ETag
+    /// it read (its runtime percent-encodes header values); anything else is a 400.
     func expectedVersion() throws(OrderlyError) -> Int64? {
         guard let text = headers[.ifMatch] else { return nil }
         var digits = Substring(text)
         if digits.hasPrefix("W/\"") { digits = digits.dropFirst(2) }
         if digits.count >= 2, digits.first == "\"", digits.last == "\"" { digits = digits.dropFirst().dropLast() }
+        if digits.count >= 6, digits.hasPrefix("%22"), digits.hasSuffix("%22") {
+            digits = digits.dropFirst(3).dropLast(3)
+        }
         guard let version = Int64(digits: digits) else {
             throw OrderlyError.invalidFields(["If-Match": "must be the ETag of the resource, such as \"3\""])
         }
