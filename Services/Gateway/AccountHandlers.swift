@@ -117,7 +117,7 @@ struct AccountHandlers: Sendable {
         guard let user = try await database.read({ try await users.find(principal.userID, in: $0) }) else {
             throw OrderlyError(.invalidToken, "the account no longer exists")
         }
-        try await limiter.admit(email: user.email, address: address)
+        try await limiter.admit(email: UsersRepository.emailColumn(user), address: address)
         let stored = try await database.read { try await users.passwordHash(of: user.id, in: $0) }
         guard try await passwords.verify(password, against: stored ?? passwords.decoy), stored != nil else {
             throw OrderlyError.invalidFields(["password": "is not your password"])

@@ -44,8 +44,8 @@ struct EmailVerificationHandlers: Sendable {
     /// Wakes the mail sender for what was queued.
     func mailed() { doorbell.ring() }
 
-    /// Mails the caller's link again: 409 `already_verified` when there is nothing to verify,
-    /// 429 past their hourly allowance.
+    /// Mails the caller's link again: 409 `already_verified` when there is nothing to verify
+    /// (also for a staff member without an address), 429 past their hourly allowance.
     func resend(by principal: Principal) async throws {
         guard let user = try await database.read({ try await users.find(principal.userID, in: $0) }) else {
             throw OrderlyError(.invalidToken, "the account no longer exists")
@@ -53,10 +53,13 @@ struct EmailVerificationHandlers: Sendable {
         guard !user.emailVerified else {
             throw OrderlyError(.alreadyVerified, "your e-mail address is verified already")
         }
+        guard let recipient = MailTexts.Recipient(user) else {
+            throw OrderlyError(.alreadyVerified, "your profile has no e-mail address to verify")
+        }
         try await limiter.admitMail(
             .emailVerification, to: VerificationSubject.user(user.id).key, perHour: perAccountPerHour)
         try await database.transaction { transaction in
-            try await send(for: .user(user.id), to: MailTexts.Recipient(user), in: transaction)
+            try await send(for: .user(user.id), to: recipient, in: transaction)
         }
         mailed()
     }

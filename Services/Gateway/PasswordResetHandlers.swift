@@ -33,14 +33,16 @@ struct PasswordResetHandlers: Sendable {
     func request(_ request: PasswordResetRequest, address: IPAddress?) async throws {
         let email = try request.validated()
         try await limiter.admitPasswordResetRequest(address: address, perHour: perAddressPerHour)
-        guard let user = try await users.find(email: email)?.user, user.active else { return }
+        guard let user = try await users.find(email: email)?.user, user.active,
+            let recipient = MailTexts.Recipient(user)
+        else { return }
         guard await limiter.allowsMail(.passwordReset, to: user.id.description, perHour: perAccountPerHour) else {
             logger.notice("password reset not mailed: the account's hourly allowance is spent")
             return
         }
         let token = TokenIssuer.randomToken()
         let message = texts.message(
-            .passwordReset, to: MailTexts.Recipient(user), link: "\(publicURL)/console/#/reset-password/\(token)",
+            .passwordReset, to: recipient, link: "\(publicURL)/console/#/reset-password/\(token)",
             code: token)
         let (resets, mail) = (self.resets, self.mail)
         try await database.transaction { transaction in
@@ -71,6 +73,6 @@ struct PasswordResetHandlers: Sendable {
             return saved
         }
         await sessions.ended(user.id)
-        await LoginLimiter.unlock(email: user.email, redis: limiter.redis, logger: logger)
+        if let email = user.email { await LoginLimiter.unlock(email: email, redis: limiter.redis, logger: logger) }
     }
 }

@@ -15,14 +15,17 @@ struct UserBook: Sendable {
     /// then 409 with `reason` (`email_taken` for a user made by another, as ever;
     /// `already_exists` for a sign-up, as its contract names it), naming `email`. The address
     /// is checked and taken under its lock, so two requests for one cannot both pass the check.
+    /// A staff member without an address takes none.
     func open(_ user: User, passwordHash: String, takenReason reason: ErrorReason, in transaction: Transaction)
         async throws
     {
-        try await transaction.lock(.email(user.email))
-        if try await users.isTaken(email: user.email, in: transaction.sql) {
-            throw OrderlyError(
-                .conflict, "a user with this e-mail address exists", reason: reason,
-                details: ["email": .string("is taken")])
+        if let email = user.email {
+            try await transaction.lock(.email(email))
+            if try await users.isTaken(email: email, in: transaction.sql) {
+                throw OrderlyError(
+                    .conflict, "a user with this e-mail address exists", reason: reason,
+                    details: ["email": .string("is taken")])
+            }
         }
         try await users.insert(user, passwordHash: passwordHash, in: transaction)
         transaction.publish(try GatewayEvents.userCreated(user))

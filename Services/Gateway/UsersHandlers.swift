@@ -66,7 +66,9 @@ struct UsersHandlers: Sendable {
                     details: ["email": .string("is taken")])
             }
             try await book.open(user, passwordHash: hash, takenReason: .alreadyExists, in: transaction)
-            try await verifications.send(for: .user(user.id), to: MailTexts.Recipient(user), in: transaction)
+            try await verifications.send(
+                for: .user(user.id), to: MailTexts.Recipient(email: email, name: user.name, locale: user.locale),
+                in: transaction)
             return user
         }
         verifications.mailed()
@@ -91,7 +93,9 @@ struct UsersHandlers: Sendable {
         }
         let valid = try draft.validated()
         if let store, principal.role == .admin { try await requireStore(store, principal: principal) }
-        let hash = try await passwords.hash(valid.password)
+        // A profile for the tills alone gets a password nobody knows, so that every account is
+        // signed into the same way, and no address or password ever opens this one.
+        let hash = try await passwords.hash(valid.password ?? TokenIssuer.randomToken())
         let now = Date.currentMillisecond
         var user = User(
             id: UserID(), email: valid.email, name: valid.name, phone: valid.phone, role: valid.role, storeID: store,
@@ -100,7 +104,8 @@ struct UsersHandlers: Sendable {
         user.photoURL = valid.photoURL
         var withoutPassword = draft
         withoutPassword.password = nil
-        let hashed = HashedUserDraft(draft: withoutPassword, passwordDigest: TokenIssuer.hash(valid.password))
+        let hashed = HashedUserDraft(
+            draft: withoutPassword, passwordDigest: valid.password.map(TokenIssuer.hash) ?? "")
         let (book, created) = (self.book, user)
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "users.create", request: hashed
@@ -160,7 +165,7 @@ struct UsersHandlers: Sendable {
             try await limiter.admitPasswordChange(of: id, perHour: passwordChangesPerHour)
         }
         if valid.password != nil, id == principal.userID, let given = valid.currentPassword {
-            try await limiter.admit(email: current.email, address: address)
+            try await limiter.admit(email: UsersRepository.emailColumn(current), address: address)
             let stored = try await database.read { try await self.users.passwordHash(of: id, in: $0) }
             guard try await passwords.verify(given, against: stored ?? passwords.decoy), stored != nil else {
                 throw OrderlyError.invalidFields(["current_password": "is not your current password"])

@@ -13,7 +13,7 @@ struct UsersRepository: Sendable {
         try await transaction.sql.raw(
             """
             INSERT INTO users (id, email, password_hash, role, store_id, version, created_at, doc)
-            VALUES (\(bind: user.id.description), \(bind: user.email), \(bind: passwordHash), \(bind: user.role.rawValue),
+            VALUES (\(bind: user.id.description), \(bind: Self.emailColumn(user)), \(bind: passwordHash), \(bind: user.role.rawValue),
                 \(bind: user.storeID?.description), \(bind: user.version), \(bind: user.createdAt.millisecondsSince1970),
                 \(bind: try StoredDocument.text(user)))
             """
@@ -25,13 +25,20 @@ struct UsersRepository: Sendable {
         -> Bool
     {
         var query: SQLQueryString = """
-            UPDATE users SET email = \(bind: user.email), role = \(bind: user.role.rawValue),
+            UPDATE users SET email = \(bind: Self.emailColumn(user)), role = \(bind: user.role.rawValue),
                 store_id = \(bind: user.storeID?.description),
                 version = \(bind: user.version), doc = \(bind: try StoredDocument.text(user))
             """
         if let passwordHash { query = query + ", password_hash = \(bind: passwordHash)" }
         query = query + " WHERE id = \(bind: user.id.description) AND version = \(bind: previousVersion) RETURNING id"
         return try await transaction.sql.raw(query).first() != nil
+    }
+
+    /// What the unique `email` column holds: the address, or for a staff member without one
+    /// `pin-only:<id>`, which no address spells (no `@`) and which the profile's unknown password
+    /// keeps from opening it anyway.
+    static func emailColumn(_ user: User) -> String {
+        user.email ?? "pin-only:\(user.id)"
     }
 
     func find(_ id: UserID, in sql: any SQLDatabase) async throws -> User? {
@@ -96,7 +103,8 @@ struct UsersRepository: Sendable {
     /// `erased` as it is left: their delivery addresses, refresh tokens, reset and verification
     /// tokens, the mail waiting for `email` (their address before), and the details of the
     /// application that made the account (its name and address those of `erased`, no phone).
-    func eraseOwnData(of erased: User, email: String, in transaction: Transaction) async throws {
+    func eraseOwnData(of erased: User, email: String?, in transaction: Transaction) async throws {
+        let email = email ?? Self.emailColumn(erased)
         let user = erased.id.description
         for statement: SQLQueryString in [
             "DELETE FROM addresses WHERE user_id = \(bind: user)",
@@ -115,7 +123,7 @@ struct UsersRepository: Sendable {
         for row in applications {
             var application = try StoredDocument.decode(JoinApplication.self, from: row)
             guard application.userID == erased.id else { continue }
-            application.email = erased.email
+            application.email = Self.emailColumn(erased)
             application.name = erased.name
             application.phone = ""
             try await transaction.sql.raw(

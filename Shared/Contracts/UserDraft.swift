@@ -39,10 +39,16 @@ public struct UserDraft: Codable, Sendable, Hashable {
     /// given for a store role and absent for the others. Without a role, the fields checked
     /// so far and `role` are named. Who may create the role in which store is the caller's to
     /// check. A staff member's staff role is `other` when absent, anyone else's none.
+    ///
+    /// A staff member may have neither `email` nor `password`: a profile for the store's tills,
+    /// signed in with a PIN alone (`PUT /v1/users/{id}/pin`). Anyone else needs both, and
+    /// neither comes without the other.
     public func validated() throws(OrderlyError) -> ValidUserDraft {
         var problems = FieldProblems()
+        let pinOnly = role == .staff && Self.isBlank(email) && Self.isBlank(password)
         let (email, name, phone, password) = User.newProfile(
-            email: email, name: name, phone: phone, locale: locale, password: password, &problems)
+            email: email, name: name, phone: phone, locale: locale, password: password, credentials: !pinOnly,
+            &problems)
         let photo = problems.webAddress(photoURL, "photo_url")
         guard let role else {
             problems.add("role", "is required")
@@ -55,22 +61,27 @@ public struct UserDraft: Codable, Sendable, Hashable {
         }
         try problems.check()
         return ValidUserDraft(
-            email: email, name: name, phone: phone, role: role, storeID: storeID,
-            staffRole: role == .staff ? (staffRole ?? .other) : nil, password: password,
+            email: pinOnly ? nil : email, name: name, phone: phone, role: role, storeID: storeID,
+            staffRole: role == .staff ? (staffRole ?? .other) : nil, password: pinOnly ? nil : password,
             locale: locale ?? User.defaultLocale, photoURL: photo)
+    }
+
+    private static func isBlank(_ text: String?) -> Bool {
+        text?.allSatisfy(\.isWhitespace) ?? true
     }
 }
 
 /// A new user as `UserDraft.validated()` found it: the e-mail normalized, the texts trimmed,
-/// the store as the draft named it.
+/// the store as the draft named it; neither e-mail nor password for a staff member's profile
+/// for the tills alone.
 public struct ValidUserDraft: Sendable, Hashable {
-    public var email: String
+    public var email: String?
     public var name: String
     public var phone: String?
     public var role: Role
     public var storeID: StoreID?
     public var staffRole: StaffRole?
-    public var password: String
+    public var password: String?
     public var locale: String
     public var photoURL: String?
 }

@@ -8,8 +8,9 @@ public enum StaffRole: String, Hashable, Sendable, Codable, CaseIterable {
 /// Someone who signs in: platform admins, store owners, managers and staff, couriers, customers.
 public struct User: Hashable, Sendable, Codable {
     public var id: UserID
-    /// Lower-cased; unique.
-    public var email: String
+    /// Lower-cased; unique. Nil for a store's staff member with no address of their own, who
+    /// signs in on the store's tills with a PIN alone (`UserDraft`).
+    public var email: String?
     public var name: String
     public var phone: String?
     /// An http or https address of their picture, for the screens that show colleagues.
@@ -39,7 +40,7 @@ public struct User: Hashable, Sendable, Codable {
     public var clockedInAt: Date?
 
     public init(
-        id: UserID, email: String, name: String, phone: String?, role: Role, storeID: StoreID?,
+        id: UserID, email: String?, name: String, phone: String?, role: Role, storeID: StoreID?,
         staffRole: StaffRole?, active: Bool, emailVerified: Bool = false, onDuty: Bool,
         locale: String = User.defaultLocale, version: Int64, createdAt: Date, updatedAt: Date
     ) {
@@ -76,7 +77,7 @@ public struct User: Hashable, Sendable, Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(UserID.self, forKey: .id)
-        email = try container.decode(String.self, forKey: .email)
+        email = try container.decodeIfPresent(String.self, forKey: .email)
         name = try container.decode(String.self, forKey: .name)
         phone = try container.decodeIfPresent(String.self, forKey: .phone)
         photoURL = try container.decodeIfPresent(String.self, forKey: .photoURL)

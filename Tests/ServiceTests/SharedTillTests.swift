@@ -126,4 +126,59 @@ struct SharedTillTests {
             #expect(try await api.send(suite, "GET", "/v1/me", token: barista).status == 200)
         }
     }
+
+    @Test(
+        "a staff member with no e-mail and no password: made by the owner with a name, given a PIN, signs in on the till and takes a payment; no address or password opens the profile",
+        arguments: TestDatabase.kinds)
+    func tillOnlyProfile(kind: Database.Kind) async throws {
+        try await InProcessSuite.with(on: kind) { suite in
+            let (store, product, _) = try await PaymentFlowTests.setUp(api, suite, quantity: 20)
+            let admin = try await api.admin(suite)
+            _ = try await api.createUser(
+                suite, admin: admin, ["email": "owner@k.com", "role": "owner", "store_id": store])
+            let owner = try await api.token(suite, "owner@k.com")
+            let registered = try await api.send(
+                suite, "POST", "/v1/stores/\(store)/tills", token: owner, json: ["name": "Front counter"])
+            let till = try #require(registered.object["token"] as? String, "\(registered.text)")
+
+            let made = try await api.send(
+                suite, "POST", "/v1/users", token: owner,
+                json: ["name": "Yael", "role": "staff", "staff_role": "barista", "store_id": store])
+            try #require(made.status == 201, "\(made.text)")
+            #expect(made.object["email"] == nil && made.object["email_verified"] as? Bool == false)
+            let yael = try #require(made.object["id"] as? String)
+            // Anyone but a staff member needs both.
+            let manager = try await api.send(
+                suite, "POST", "/v1/users", token: owner, json: ["name": "M", "role": "manager", "store_id": store])
+            #expect(manager.status == 400 && TillTests.fields(manager) == ["email", "password"], "\(manager.text)")
+
+            #expect(
+                try await api.send(suite, "PUT", "/v1/users/\(yael)/pin", token: owner, json: ["pin": "4321"]).status
+                    == 204)
+            let signedIn = try await api.send(
+                suite, "POST", "/v1/auth/pin", json: ["user_id": yael, "pin": "4321"], headers: ["X-Till-Token": till])
+            try #require(signedIn.status == 200, "\(signedIn.text)")
+            let session = try #require(signedIn.object["access_token"] as? String)
+            let me = try await api.send(suite, "GET", "/v1/me", token: session)
+            #expect(me.status == 200 && me.object["email"] == nil && me.object["name"] as? String == "Yael")
+            try await PaymentFlowTests.clockIn(api, suite, session)
+            let paid = try await payments.ringUp(suite, session, product: product, units: 1)
+            #expect(paid.status == 201 && paid.object["staff_id"] as? String == yael, "\(paid.text)")
+
+            // What the profile's row holds in place of an address opens nothing, whatever the
+            // password; there is no address to verify or to mail a reset link to.
+            let login = try await api.send(
+                suite, "POST", "/v1/auth/login", json: ["email": "pin-only:\(yael)", "password": "password-123"])
+            #expect(login.status == 401 && login.error["reason"] as? String == "invalid_credentials", "\(login.text)")
+            let verification = try await api.send(suite, "POST", "/v1/me/verification", token: session)
+            #expect(verification.status == 409, "\(verification.text)")
+            let reset = try await api.send(
+                suite, "POST", "/v1/auth/password-reset", json: ["email": "pin-only:\(yael)"])
+            #expect(reset.status == 400 && TillTests.fields(reset) == ["email"], "\(reset.text)")
+            let listed = try await api.send(suite, "GET", "/v1/users?store_id=\(store)", token: owner)
+            let entry = try #require(
+                (listed.object["data"] as? [[String: Any]])?.first { $0["id"] as? String == yael }, "\(listed.text)")
+            #expect(entry["email"] == nil && entry["name"] as? String == "Yael")
+        }
+    }
 }

@@ -406,18 +406,24 @@ def platform_from_empty(browser, base, admin_login):
     browser.click("#nav-people")
     browser.shown("the store's people")
 
-    def make_user(button, role, email, staff_role=None):
+    def make_user(button, role, email, staff_role=None, name=None):
+        """A user made from the form; without `email`, a staff member's profile for the tills
+        alone (neither address nor password, the hint shown)."""
+        name = name or f"Console {role}"
         browser.click(button)
-        browser.type("#user-form #field-name", f"Console {role}")
-        browser.type("#user-form #field-email", email)
+        browser.type("#user-form #field-name", name)
         browser.select("#user-form #field-role", role)
         if staff_role:
             browser.select("#user-form #field-staff_role", staff_role)
-        browser.type("#user-form #field-password", PASSWORD)
+        if email:
+            browser.type("#user-form #field-email", email)
+            browser.type("#user-form #field-password", PASSWORD)
+        elif not browser.one("#till-only-hint").is_displayed():
+            raise AssertionError("the form does not say a staff member may have neither")
         browser.click("#save-user")
         browser.wait(f"the {role} made", lambda: not browser.css("#user-form"))
         user = call(base, "GET", f"/v1/users?role={role}&limit=200", token=admin)["data"]
-        return next(user for user in user if user["email"] == email)
+        return next(user for user in user if user.get("email") == email and user["name"] == name)
 
     for role, staff_role in (("owner", None), ("staff", "cashier")):
         people[role] = f"{role}-{suffix}@console.test"
@@ -425,8 +431,13 @@ def platform_from_empty(browser, base, admin_login):
         if made.get("store_id") != store["id"] or made.get("staff_role", staff_role) != staff_role:
             raise AssertionError(f"the {role} was made as {made}")
     browser.wait("the owner and the cashier listed", lambda: len(browser.css("#store-users-list tbody tr")) == 2)
+    # A barista with a name alone, for the tills: no address, so no password link to send.
+    barista = make_user("#store-users-new", "staff", None, "barista", name="Console till barista")
+    browser.wait("the barista listed", lambda: len(browser.css("#store-users-list tbody tr")) == 3)
+    if browser.css(f"#reset-{barista['id']}") or not browser.css(f"#deactivate-{barista['id']}"):
+        raise AssertionError("the till-only barista's row offers a password link, or no switch")
     browser.shot("people-made")
-    print("  its owner and a cashier made from the store's people")
+    print("  its owner, a cashier and a barista for the tills alone made from the store's people")
 
     # The platform's people: a courier and a supervisor; the supervisor turned off and on, made
     # support, and sent a link to choose a password.

@@ -136,5 +136,9 @@ struct MailTexts: Sendable {
 }
 
 extension MailTexts.Recipient {
-    init(_ user: User) { self.init(email: user.email, name: user.name, locale: user.locale) }
+    /// The user as mail addresses them; nil for a staff member without an address.
+    init?(_ user: User) {
+        guard let email = user.email else { return nil }
+        self.init(email: email, name: user.name, locale: user.locale)
+    }
 }

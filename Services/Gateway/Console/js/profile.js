@@ -23,5 +23,5 @@ export async function show(main, context) {
     window.dispatchEvent(new Event("orderly:language"));
   });
   fill(main, h("h1", {}, t("screen_profile")),
-    h("p", {}, `${user.email} · ${t(`role_${user.role}`)}`), form);
+    h("p", {}, [user.email, t(`role_${user.role}`)].filter(Boolean).join(" · ")), form);
 }

@@ -29,7 +29,7 @@ export async function usersSection(place, context, { id, parameters, roles, stor
 
   function render(users) {
     return table([
-      [t("name"), (user) => user.name], [t("email"), (user) => user.email],
+      [t("name"), (user) => user.name], [t("email"), (user) => user.email ?? ""],
       [t("role"), (user) => t(`role_${user.role}`) + (user.staff_role ? ` · ${t(`staff_role_${user.staff_role}`)}` : "")],
       store
         ? [t("clock"), (user) => user.is_clocked_in ? `${t("clocked_in")} ${time(user.clocked_in_at)}` : t("clocked_out")]
@@ -46,10 +46,11 @@ export async function usersSection(place, context, { id, parameters, roles, stor
           type: "button", id: `role-${user.id}`, "aria-label": `${t("change_role")} ${user.name}`,
           onclick: () => changeRole(user, STORE_ROLES.includes(user.role) ? STORE_ROLES : PLATFORM_ROLES, reload),
         }, t("change_role")) : null,
-        h("button", {
+        // A staff member's profile for the tills alone has no address to mail a link to.
+        user.email ? h("button", {
           type: "button", id: `reset-${user.id}`, "aria-label": `${t("send_reset")} ${user.name}`,
           onclick: (event) => sendReset(event.currentTarget, user),
-        }, t("send_reset")))] : null,
+        }, t("send_reset")) : null)] : null,
     ].filter(Boolean), users);
   }
 
@@ -77,13 +78,24 @@ function newUser(roles, store, done) {
     options: STAFF_ROLES.map((role) => [role, t(`staff_role_${role}`)]), value: "other",
   });
   const role = field("role", t("role"), { options: roles.map((name) => [name, t(`role_${name}`)]) });
+  const email = field("email", t("email"), { type: "email", required: true });
+  const password = field("password", t("first_password"), { type: "password", autocomplete: "new-password", required: true, minlength: 8 });
+  const tillOnly = h("p", { class: "muted wide", id: "till-only-hint" }, t("till_only_hint"));
   const form = h("form", { class: "fields", id: "user-form" },
-    field("name", t("name"), { required: true }), field("email", t("email"), { type: "email", required: true }),
+    field("name", t("name"), { required: true }), email,
     field("phone", t("phone"), { type: "tel" }), role, staffRole,
     field("locale", t("language"), { options: LANGUAGES }),
-    field("password", t("first_password"), { type: "password", autocomplete: "new-password", required: true, minlength: 8 }),
+    password, tillOnly,
     h("div", { class: "actions" }, save), place);
-  const showStaffRole = () => { staffRole.hidden = role.querySelector("select").value !== "staff"; };
+  // A staff member may have neither an e-mail nor a password: a profile for the tills, signed in
+  // with a PIN alone (the server says which of the two is missing otherwise).
+  const showStaffRole = () => {
+    const staff = role.querySelector("select").value === "staff";
+    staffRole.hidden = !staff;
+    tillOnly.hidden = !staff;
+    email.querySelector("input").required = !staff;
+    password.querySelector("input").required = !staff;
+  };
   role.querySelector("select").addEventListener("change", showStaffRole);
   showStaffRole();
   submits(form, save, place, (draft, key) => {
