@@ -39,6 +39,8 @@ final class APNsClient: Sendable {
     func shutdown() async { try? await client.shutdown() }
 
     func send(_ push: StoredNotification, to device: Device) async -> PushOutcome {
+        // Every iPhone's device names its app; one that does not is no device of Apple's.
+        guard let topic = device.bundleID else { return .tokenInvalid(since: Date(), reason: "no bundle id") }
         let base = device.environment == "production" ? settings.productionURL : settings.sandboxURL
         var request = HTTPClientRequest(url: "\(base)/3/device/\(device.token)")
         request.method = .POST
@@ -50,7 +52,7 @@ final class APNsClient: Sendable {
             return .retry("no provider token: \(error)")
         }
         let expiry = Int64(Date().addingTimeInterval(settings.expiry.timeInterval).timeIntervalSince1970)
-        for (name, value) in Self.headers(for: push, topic: device.bundleID, expiresAt: expiry) {
+        for (name, value) in Self.headers(for: push, topic: topic, expiresAt: expiry) {
             request.headers.add(name: name, value: value)
         }
         request.body = .bytes(ByteBuffer(bytes: Self.payload(for: push, locale: device.locale)))

@@ -1,4 +1,5 @@
 import Contracts
+import Crypto
 import Domain
 import Foundation
 import Runtime
@@ -12,6 +13,8 @@ struct DevicesHandlers: Sendable {
     /// The apps whose devices are taken, by bundle id (`push.bundleIds`): pushes go to the
     /// operator's apps alone.
     let bundleIDs: Set<String>
+    /// Whether browsers are pushed to (Web Push configured): their subscriptions are taken.
+    let webPush: Bool
 
     func register(in router: inout WireRouter) {
         router.register(DevicesAPI.register) { draft, context in
@@ -24,7 +27,13 @@ struct DevicesHandlers: Sendable {
 
     /// Registers the caller's device; a token registered by someone else becomes the caller's.
     func register(_ draft: DeviceDraft, by principal: Principal) async throws -> Device {
-        let valid = try draft.validated(bundleIDs: bundleIDs)
+        let valid = try draft.validated(bundleIDs: bundleIDs, webPush: webPush)
+        // A subscription's key must be a point of the curve, or no push could be encrypted for it.
+        if let key = valid.webPush?.p256dh.flatMap(WebPushKeys.bytes),
+            (try? P256.KeyAgreement.PublicKey(x963Representation: key)) == nil
+        {
+            throw OrderlyError.invalidFields(["keys.p256dh": "is not a point of the P-256 curve"])
+        }
         guard AccessPolicy(principal).canManageDevice(of: principal.userID) else {
             throw OrderlyError(.permissionDenied, "devices are registered by their users")
         }
@@ -32,8 +41,8 @@ struct DevicesHandlers: Sendable {
         return try await devices.register(
             Device(
                 id: DeviceID(), userID: principal.userID, platform: valid.platform, token: valid.token,
-                bundleID: valid.bundleID, environment: valid.environment, locale: valid.locale, createdAt: now,
-                updatedAt: now))
+                bundleID: valid.bundleID, environment: valid.environment, keys: valid.webPush, locale: valid.locale,
+                createdAt: now, updatedAt: now))
     }
 
     /// Removes one of the caller's devices; another's is not found.

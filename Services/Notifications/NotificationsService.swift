@@ -22,14 +22,9 @@ public enum NotificationsService: ServiceDefinition {
         let settings = try WebhookSettings.read(from: environment.configuration)
         let retention = try RetentionSettings.read(from: environment.configuration)
         let devices = DevicesRepository(database: environment.database)
-        let pusher = try APNsSettings.read(from: environment.configuration).map {
-            PushSender(
-                provider: .apns($0, logger: environment.logger), devices: devices, attempts: $0.attempts,
-                retryBase: $0.retryBase, logger: environment.logger)
-        }
-        if pusher == nil {
-            environment.logger.info("pushes are off: ORDERLY_APNS_KEY, _KEY_ID and _TEAM_ID are not set")
-        }
+        let apns = try APNsSettings.read(from: environment.configuration)
+        let web = try WebPushSettings.read(from: environment.configuration)
+        let pusher = try PushSender.configured(apns: apns, web: web, devices: devices, logger: environment.logger)
         let doorbell = Doorbell()
         let notifier = Notifier(
             database: environment.database, redis: environment.redis, doorbell: doorbell, pusher: pusher,
@@ -37,8 +32,10 @@ public enum NotificationsService: ServiceDefinition {
         var router = WireRouter()
         NotificationsHandlers(database: environment.database, devices: devices, pusher: pusher).register(in: &router)
         ActivityHandlers(database: environment.database).register(in: &router)
-        DevicesHandlers(devices: devices, bundleIDs: try APNsSettings.bundleIDs(from: environment.configuration))
-            .register(in: &router)
+        DevicesHandlers(
+            devices: devices, bundleIDs: try APNsSettings.bundleIDs(from: environment.configuration),
+            webPush: web != nil
+        ).register(in: &router)
         WebhooksHandlers(
             webhooks: notifier.webhooks, destinations: settings.destinations,
             doorbell: doorbell

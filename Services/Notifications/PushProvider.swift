@@ -16,4 +16,24 @@ extension PushProvider {
         let client = APNsClient(settings: settings)
         return PushProvider(send: { await client.send($0, to: $1) }, shutdown: { await client.shutdown() })
     }
+
+    /// Browsers' push services (Web Push), each push encrypted for its subscription.
+    static func webPush(_ client: WebPushClient) -> PushProvider {
+        PushProvider(send: { await client.send($0, to: $1) }, shutdown: {})
+    }
+
+    /// Each device through the provider of its platform; a device of a platform none pushes to
+    /// (stored while it was configured) is refused, and kept for when it is again.
+    static func byPlatform(_ providers: [String: PushProvider]) -> PushProvider {
+        PushProvider(
+            send: { push, device in
+                guard let provider = providers[device.platform] else {
+                    return .refused("\(device.platform) is not pushed to by this deployment")
+                }
+                return await provider.send(push, device)
+            },
+            shutdown: {
+                for provider in providers.values { await provider.shutdown() }
+            })
+    }
 }

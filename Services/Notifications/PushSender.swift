@@ -240,3 +240,27 @@ final class PushSender: Service, Sendable {
         retryBase * (1 << min(max(attempt - 1, 0), 10)) * Double.random(in: 0.5...1.5)
     }
 }
+
+extension PushSender {
+    /// The sender of the platforms configured (Apple's push service, Web Push), or nil when
+    /// none is, said in the log either way. Retries wait the shorter of their backoffs.
+    static func configured(apns: APNsSettings?, web: WebPushSettings?, devices: DevicesRepository, logger: Logger)
+        throws -> PushSender?
+    {
+        var providers: [String: PushProvider] = [:]
+        if let apns { providers["ios"] = .apns(apns, logger: logger) }
+        if let web {
+            let client = try WebPushClient(settings: web)
+            providers["web"] = .webPush(client)
+            logger.info("web push on: browsers subscribe with this key", metadata: ["vapid.key": "\(client.publicKey)"])
+        }
+        if apns == nil { logger.info("pushes to iPhones are off: ORDERLY_APNS_KEY, _KEY_ID and _TEAM_ID are not set") }
+        if web == nil { logger.info("web push is off: ORDERLY_PUSH_WEB_VAPID_KEY and _SUBJECT are not set") }
+        guard !providers.isEmpty else { return nil }
+        let retryBases = [apns?.retryBase, web?.retryBase].compactMap { $0 }
+        return PushSender(
+            provider: .byPlatform(providers), devices: devices,
+            attempts: max(apns?.attempts ?? 0, web?.attempts ?? 0), retryBase: retryBases.min() ?? .seconds(1),
+            logger: logger)
+    }
+}

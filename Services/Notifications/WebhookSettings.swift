@@ -35,18 +35,7 @@ public struct WebhookSettings: Sendable {
 
     public static func read(from source: ConfigurationSource) throws(ConfigurationError) -> WebhookSettings {
         var reader = source.settings()
-        var networks: [IPNetwork] = []
-        let text = reader.string("webhooks.allowedNetworks", default: "none")
-        if text != "none" {
-            for item in text.split(separator: ",") {
-                if let network = IPNetwork(item.trimmingCharacters(in: .whitespaces)) {
-                    networks.append(network)
-                } else {
-                    reader.report(
-                        "webhooks.allowedNetworks", "expected addresses or networks (127.0.0.0/8), got '\(item)'")
-                }
-            }
-        }
+        let networks = reader.networks("webhooks.allowedNetworks")
         let plainHTTP = reader.choice("webhooks.plainHttp", default: PlainHTTP.refused)
         let base = reader.int("webhooks.retryBaseMilliseconds", default: 5000, in: 10...600_000)
         let giveUp = reader.int("webhooks.giveUpSeconds", default: 86_400, in: 1...604_800)

@@ -2,38 +2,77 @@ public import Domain
 import Foundation
 import WireContract
 
-/// A device to register: `platform` (`ios`), its push `token` (hex), the app's `bundle_id`,
-/// the push `environment` (`sandbox` or `production`) and the `locale` to write in (the
-/// user's when absent).
+/// A device to register, with the `locale` to write in (the user's when absent): an iPhone's
+/// app (`platform: ios`) with its push `token` (hex), its `bundle_id` and push `environment`
+/// (`sandbox` or `production`); or a browser (`platform: web`) with its push subscription's
+/// `endpoint` and `keys`, as `PushSubscription.toJSON()` gives them.
 public struct DeviceDraft: Codable, Sendable, Hashable {
     public var platform: String?
     public var token: String?
     public var bundleID: String?
     public var environment: String?
+    public var endpoint: String?
+    public var keys: WebPushKeys?
     public var locale: String?
 
-    public init(platform: String?, token: String?, bundleID: String?, environment: String?, locale: String? = nil) {
+    public init(
+        platform: String?, token: String? = nil, bundleID: String? = nil, environment: String? = nil,
+        endpoint: String? = nil, keys: WebPushKeys? = nil, locale: String? = nil
+    ) {
         self.platform = platform
         self.token = token
         self.bundleID = bundleID
         self.environment = environment
+        self.endpoint = endpoint
+        self.keys = keys
         self.locale = locale
     }
 
     enum CodingKeys: String, CodingKey {
-        case platform, token, environment, locale
+        case platform, token, environment, endpoint, keys, locale
         case bundleID = "bundle_id"
     }
 
     /// The checked request, every bad field named at once: a platform of
-    /// `DevicesAPI.platforms`, a push token (`isToken`, answered lower-cased), a bundle id
-    /// (`isBundleID`) of one of `bundleIDs`, the deployment's apps (`push.bundleIds`), an
-    /// environment of `DevicesAPI.environments`, and a BCP 47 locale when one is given.
-    public func validated(bundleIDs: Set<String>) throws(OrderlyError) -> ValidDeviceDraft {
+    /// `DevicesAPI.platforms`, and a locale (BCP 47) when one is given. An `ios` device names a
+    /// push token (`isToken`, answered lower-cased), a bundle id (`isBundleID`) of one of
+    /// `bundleIDs`, the deployment's apps (`push.bundleIds`), and an environment of
+    /// `DevicesAPI.environments`. A `web` one, taken when the deployment pushes to browsers
+    /// (`webPush`), names an `https` endpoint (at most 2,048 characters) and its subscription's
+    /// `keys`: `p256dh`, an uncompressed P-256 point, and `auth`, 16 bytes, each base64url.
+    /// Each platform's fields are refused on the other's.
+    public func validated(bundleIDs: Set<String>, webPush: Bool) throws(OrderlyError) -> ValidDeviceDraft {
         var problems = FieldProblems()
         let platform = problems.required(platform, "platform")
         if let platform, !DevicesAPI.platforms.contains(platform) {
             problems.add("platform", "must be one of " + DevicesAPI.platforms.joined(separator: ", "))
+        }
+        if let locale { problems.locale(locale) }
+        if platform == "web" {
+            if !webPush { problems.add("platform", "web is not pushed to by this deployment") }
+            for (field, value) in [("token", token), ("bundle_id", bundleID), ("environment", environment)]
+            where value != nil {
+                problems.add(field, "is for ios devices; a browser gives endpoint and keys")
+            }
+            let endpoint = problems.required(endpoint, "endpoint")
+            if let endpoint, !Self.isEndpoint(endpoint) {
+                problems.add("endpoint", "must be an https URL with a host, at most 2048 characters")
+            }
+            let p256dh = problems.required(keys?.p256dh, "keys.p256dh")
+            if let p256dh, WebPushKeys.bytes(p256dh).map({ $0.count != 65 || $0.first != 4 }) ?? true {
+                problems.add("keys.p256dh", "must be an uncompressed P-256 public key (65 bytes), base64url")
+            }
+            let auth = problems.required(keys?.auth, "keys.auth")
+            if let auth, WebPushKeys.bytes(auth)?.count != 16 {
+                problems.add("keys.auth", "must be 16 bytes, base64url")
+            }
+            guard let platform, let endpoint, let p256dh, let auth, problems.isEmpty else { throw problems.failure }
+            return ValidDeviceDraft(
+                platform: platform, token: endpoint, bundleID: nil, environment: nil,
+                webPush: WebPushKeys(p256dh: p256dh, auth: auth), locale: locale)
+        }
+        for (field, value) in [("endpoint", endpoint), ("keys", keys.map { _ in "" })] where value != nil {
+            problems.add(field, "is for web devices; an iPhone gives token, bundle_id and environment")
         }
         let token = problems.required(token, "token")
         if let token, !Self.isToken(token) {
@@ -53,10 +92,18 @@ public struct DeviceDraft: Codable, Sendable, Hashable {
         if let environment, !DevicesAPI.environments.contains(environment) {
             problems.add("environment", "must be one of " + DevicesAPI.environments.joined(separator: ", "))
         }
-        if let locale { problems.locale(locale) }
         guard let platform, let token, let bundle, let environment, problems.isEmpty else { throw problems.failure }
         return ValidDeviceDraft(
-            platform: platform, token: token.lowercased(), bundleID: bundle, environment: environment, locale: locale)
+            platform: platform, token: token.lowercased(), bundleID: bundle, environment: environment, webPush: nil,
+            locale: locale)
+    }
+
+    /// A push subscription's endpoint: an `https` URL with a host, as push services give them.
+    public static func isEndpoint(_ text: String) -> Bool {
+        guard text.utf8.count <= 2048, let url = URLComponents(string: text), url.scheme?.lowercased() == "https",
+            let host = url.host, !host.isEmpty, url.user == nil, url.password == nil
+        else { return false }
+        return true
     }
 
     /// A push token as apps send it: ASCII hex, whole bytes.
@@ -74,12 +121,34 @@ public struct DeviceDraft: Codable, Sendable, Hashable {
     }
 }
 
-/// A device registration as `DeviceDraft.validated(bundleIDs:)` checked it: every field
-/// present and well formed, the token lower-cased.
+/// A device registration as `DeviceDraft.validated(bundleIDs:webPush:)` checked it: every
+/// field of its platform present and well formed; an iPhone's token lower-cased, a browser's
+/// endpoint as its token.
 public struct ValidDeviceDraft: Sendable, Hashable {
     public var platform: String
     public var token: String
-    public var bundleID: String
-    public var environment: String
+    public var bundleID: String?
+    public var environment: String?
+    public var webPush: WebPushKeys?
     public var locale: String?
+}
+
+/// A browser's push subscription keys, base64url as `PushSubscription.toJSON()` gives them:
+/// its P-256 public key and its authentication secret.
+public struct WebPushKeys: Codable, Sendable, Hashable {
+    public var p256dh: String?
+    public var auth: String?
+
+    public init(p256dh: String?, auth: String?) {
+        self.p256dh = p256dh
+        self.auth = auth
+    }
+
+    /// The bytes of base64url `text`, padded or not; nil when it is not base64url.
+    public static func bytes(_ text: String) -> [UInt8]? {
+        guard text.utf8.allSatisfy({ $0 < 128 }), !text.contains("+"), !text.contains("/") else { return nil }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64).map(Array.init)
+    }
 }

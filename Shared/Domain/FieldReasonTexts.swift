@@ -233,6 +233,29 @@ public enum FieldReasonTexts {
             "must be 1 to 255 visible ASCII characters", he: "חייב להיות 1 עד 255 תווי ASCII נראים",
             ar: "يجب أن يكون من 1 إلى 255 محرف ASCII مرئيًا"),
         Template(
+            "is for ios devices; a browser gives endpoint and keys",
+            he: "שייך למכשירי ios; דפדפן שולח endpoint ו-keys", ar: "خاص بأجهزة ios؛ المتصفح يرسل endpoint وkeys"),
+        Template(
+            "is for web devices; an iPhone gives token, bundle_id and environment",
+            he: "שייך למכשירי web; אייפון שולח token, bundle_id ו-environment",
+            ar: "خاص بأجهزة web؛ الآيفون يرسل token وbundle_id وenvironment"),
+        Template(
+            "web is not pushed to by this deployment", he: "השירות הזה אינו שולח התראות לדפדפנים",
+            ar: "هذه الخدمة لا ترسل الإشعارات إلى المتصفحات"),
+        Template(
+            "must be an https URL with a host, at most 2048 characters",
+            he: "חייב להיות כתובת https עם שם מארח, עד 2048 תווים",
+            ar: "يجب أن يكون عنوان https فيه مضيف، بحد أقصى 2048 حرفًا"),
+        Template(
+            "must be an uncompressed P-256 public key (65 bytes), base64url",
+            he: "חייב להיות מפתח ציבורי P-256 לא דחוס (65 בתים), ב-base64url",
+            ar: "يجب أن يكون مفتاحًا عامًا P-256 غير مضغوط (65 بايت)، بترميز base64url"),
+        Template(
+            "must be 16 bytes, base64url", he: "חייב להיות 16 בתים, ב-base64url",
+            ar: "يجب أن يكون 16 بايت، بترميز base64url"),
+        Template(
+            "is not a point of the P-256 curve", he: "אינו נקודה על העקום P-256", ar: "ليس نقطة على المنحنى P-256"),
+        Template(
             "must be 16 to 200 hexadecimal digits, an even number",
             he: "חייב להיות 16 עד 200 ספרות הקסדצימליות, במספר זוגי",
             ar: "يجب أن يكون من 16 إلى 200 رقم ست عشري، بعدد زوجي"),

@@ -111,7 +111,7 @@ public struct MetricDescription: Sendable, Hashable {
             "Pushes to devices: delivered, token_invalid, refused, given_up or dropped (too many waiting)"),
         .init(
             "orderly_push_send_duration_seconds", .histogram, ["outcome"],
-            "Time one push to Apple's push service took, by outcome (retry: it could not take it then)",
+            "Time one push to a push service (Apple's, a browser's) took, by outcome (retry: it could not take it then)",
             buckets: requestBuckets),
         // The gateway's mail.
         .init(

@@ -387,6 +387,36 @@ public enum SettingsCatalogue {
                 #"the bundle ids of the apps whose devices are registered (`com.example.store,com.example.courier`); a device of any other app is refused, and with none listed every device is"#
         ),
         .init(
+            .notifications, ["ORDERLY_PUSH_WEB_VAPID_KEY"], secret: true,
+            name: #"`ORDERLY_PUSH_WEB_VAPID_KEY` (secret)"#,
+            default: #"none (web push off)"#,
+            meaning:
+                #"the P-256 private key (PEM) Web Push messages are signed with (VAPID); its public half, logged at start, is the `applicationServerKey` browsers subscribe with"#
+        ),
+        .init(
+            .notifications, ["ORDERLY_PUSH_WEB_SUBJECT"], name: #"`ORDERLY_PUSH_WEB_SUBJECT`"#,
+            default: #"none"#,
+            meaning:
+                #"a `mailto:` or `https:` address browsers' push services may write to about this server; with the key, it turns web push on"#
+        ),
+        .init(
+            .notifications, ["ORDERLY_PUSH_WEB_ALLOWED_NETWORKS"], name: #"`ORDERLY_PUSH_WEB_ALLOWED_NETWORKS`"#,
+            default: #"`none`"#,
+            meaning:
+                #"networks a subscription's endpoint may be in besides public addresses (`127.0.0.0/8`); endpoints at private, loopback, link-local and metadata addresses are otherwise refused, as webhooks' are"#
+        ),
+        .init(
+            .notifications, ["ORDERLY_PUSH_WEB_TRUST_FILE"], name: #"`ORDERLY_PUSH_WEB_TRUST_FILE`"#,
+            default: #"none"#,
+            meaning: #"a PEM file of authorities trusted besides the system's, for push services' certificates"#),
+        .init(
+            .notifications, ["ORDERLY_PUSH_WEB_RETRY_BASE_MILLISECONDS"],
+            name: #"`ORDERLY_PUSH_WEB_RETRY_BASE_MILLISECONDS`"#,
+            default: #"`1000`"#,
+            meaning:
+                #"the first retry's wait after a 429, a 5xx or no answer from a push service; it doubles, ±50 %, five attempts in all"#
+        ),
+        .init(
             .tools, ["ORDERLY_BUILD"], name: #"`ORDERLY_BUILD`"#,
             default: #"`debug`"#,
             meaning:
