@@ -63,14 +63,8 @@ final class WebPushClient: Sendable {
         } catch {
             return .refused("not encrypted or signed: \(error)")
         }
-        var configuration = HTTPClient.Configuration()
-        configuration.redirectConfiguration = .disallow
-        let timeout = TimeAmount.seconds(settings.timeout.components.seconds)
-        configuration.timeout = .init(connect: timeout)
-        configuration.dnsOverride = [host: address]
-        configuration.connectionPool.retryConnectionEstablishment = false
-        if let tls { configuration.tlsConfiguration = tls }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let client = WebhookDestinations.client(
+            connecting: host, to: address, timeout: .seconds(settings.timeout.components.seconds), tls: tls)
         let outcome = await post(body, authorization: authorization, for: push, to: device, with: client)
         try? await client.shutdown()
         return outcome

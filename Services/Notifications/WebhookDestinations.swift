@@ -1,6 +1,8 @@
+import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOPosix
+import NIOSSL
 public import Runtime
 import Wire
 
@@ -36,6 +38,21 @@ public struct WebhookDestinations: Sendable {
     /// Whether a delivery may connect to `address`.
     public func permits(_ address: IPAddress) -> Bool {
         allowed.contains { $0.contains(address) } || !Self.refused.contains { $0.contains(address) }
+    }
+
+    /// A client for one attempt that connects `host` to `address` alone (the address checked),
+    /// follows no redirect, and takes a refused connection as the attempt's failure rather than
+    /// trying again until the timeout: the caller's backoff decides when to try again.
+    static func client(connecting host: String, to address: String, timeout: TimeAmount, tls: TLSConfiguration? = nil)
+        -> HTTPClient
+    {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.timeout = .init(connect: timeout)
+        configuration.dnsOverride = [host: address]
+        configuration.connectionPool.retryConnectionEstablishment = false
+        if let tls { configuration.tlsConfiguration = tls }
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
     /// The address to connect to for `host`: its first, when every one it resolves to is

@@ -198,15 +198,8 @@ struct WebhookDispatcher: Service {
         } catch {
             return (nil, error.description)
         }
-        var configuration = HTTPClient.Configuration()
-        configuration.redirectConfiguration = .disallow
         let timeout = TimeAmount.seconds(settings.timeout.components.seconds)
-        configuration.timeout = .init(connect: timeout)
-        configuration.dnsOverride = [host: address]
-        // A refused connection is this attempt's failure, not a reason to hold the slot while
-        // the client tries again until the timeout: the backoff decides when to try again.
-        configuration.connectionPool.retryConnectionEstablishment = false
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let client = WebhookDestinations.client(connecting: host, to: address, timeout: timeout)
         var request = HTTPClientRequest(url: claimed.endpoint.webhook.url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
