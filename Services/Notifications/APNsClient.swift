@@ -9,21 +9,21 @@ import NIOHTTP1
 import NIOSSL
 import Runtime
 import ServiceLifecycle
-import Synchronization
 
 /// Sends pushes to Apple: `POST /3/device/<token>` over HTTP/2 (AsyncHTTPClient negotiates it
 /// by ALPN), signed with a provider token that pushes share for `tokenLifetime`.
 final class APNsClient: Sendable {
     private let settings: APNsSettings
     private let client: HTTPClient
-    private let keys = JWTKeyCollection()
-    private let signing = Mutex<(task: Task<String, any Error>, signedAt: ContinuousClock.Instant)?>(nil)
+    private let providerToken: SharedCredential
 
     /// The largest payload Apple takes for an alert.
     static let maximumPayloadBytes = 4096
 
     init(settings: APNsSettings) {
         self.settings = settings
+        let keys = JWTKeyCollection()
+        providerToken = SharedCredential { try await Self.providerToken(keys: keys, settings: settings) }
         var configuration = HTTPClient.Configuration()
         configuration.httpVersion = .automatic
         configuration.redirectConfiguration = .disallow
@@ -44,13 +44,13 @@ final class APNsClient: Sendable {
         let base = device.environment == "production" ? settings.productionURL : settings.sandboxURL
         var request = HTTPClientRequest(url: "\(base)/3/device/\(device.token)")
         request.method = .POST
-        let signing = providerToken()
+        let lease: SharedCredential.Lease
         do {
-            request.headers.add(name: "authorization", value: "bearer \(try await signing.value)")
+            lease = try await providerToken.lease()
         } catch {
-            forget(signing)
             return .retry("no provider token: \(error)")
         }
+        request.headers.add(name: "authorization", value: "bearer \(lease.value)")
         let expiry = Int64(Date().addingTimeInterval(settings.expiry.timeInterval).timeIntervalSince1970)
         for (name, value) in Self.headers(for: push, topic: topic, expiresAt: expiry) {
             request.headers.add(name: name, value: value)
@@ -72,7 +72,7 @@ final class APNsClient: Sendable {
                 // The device's token or its app's bundle id: no push to it will ever be taken.
                 return .tokenInvalid(since: Date(), reason: "400 \(reason)")
             case (403, "ExpiredProviderToken"):
-                forget(signing)
+                providerToken.forget(lease)
                 return .retry("403 \(reason)")
             case (429, _), (500...599, _):
                 return .retry("\(status) \(reason)")
@@ -85,32 +85,18 @@ final class APNsClient: Sendable {
         }
     }
 
-    /// The signing of the provider token: an ES256 JWT of the team, signed anew when older than
-    /// `tokenLifetime`. Pushes that start together share one signing (Apple refuses a team
-    /// that makes new tokens too often).
-    private func providerToken() -> Task<String, any Error> {
-        let now = ContinuousClock.now
-        return signing.withLock { current in
-            if let current, now - current.signedAt < settings.tokenLifetime { return current.task }
-            let (keys, settings) = (self.keys, self.settings)
-            let task = Task {
-                await keys.add(ecdsa: settings.key, kid: JWKIdentifier(string: settings.keyID))
-                // Apple wants the time in whole seconds.
-                let issuedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-                return try await keys.sign(
-                    ProviderClaims(iss: IssuerClaim(value: settings.teamID), iat: IssuedAtClaim(value: issuedAt)),
-                    kid: JWKIdentifier(string: settings.keyID))
-            }
-            current = (task, now)
-            return task
-        }
-    }
-
-    /// Signs a new provider token next time, unless a push has already made one since `task`.
-    private func forget(_ task: Task<String, any Error>) {
-        signing.withLock { current in
-            if current?.task == task { current = nil }
-        }
+    /// Signs a provider token: an ES256 JWT of the team, used for `tokenLifetime`. Pushes that
+    /// start together share one signing (Apple refuses a team that makes new tokens too often).
+    private static func providerToken(keys: JWTKeyCollection, settings: APNsSettings) async throws
+        -> SharedCredential.Made
+    {
+        await keys.add(ecdsa: settings.key, kid: JWKIdentifier(string: settings.keyID))
+        // Apple wants the time in whole seconds.
+        let issuedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        let token = try await keys.sign(
+            ProviderClaims(iss: IssuerClaim(value: settings.teamID), iat: IssuedAtClaim(value: issuedAt)),
+            kid: JWKIdentifier(string: settings.keyID))
+        return SharedCredential.Made(value: token, expires: .now + settings.tokenLifetime)
     }
 
     /// The request's APNs headers: an alert, at once for what someone acts on (orders) and

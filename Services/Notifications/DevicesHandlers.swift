@@ -13,8 +13,9 @@ struct DevicesHandlers: Sendable {
     /// The apps whose devices are taken, by bundle id (`push.bundleIds`): pushes go to the
     /// operator's apps alone.
     let bundleIDs: Set<String>
-    /// Whether browsers are pushed to (Web Push configured): their subscriptions are taken.
-    let webPush: Bool
+    /// The platforms pushed to beside iPhones (`android` with FCM configured, `web` with Web
+    /// Push): their devices are taken.
+    let pushedTo: Set<String>
 
     func register(in router: inout WireRouter) {
         router.register(DevicesAPI.register) { draft, context in
@@ -27,7 +28,7 @@ struct DevicesHandlers: Sendable {
 
     /// Registers the caller's device; a token registered by someone else becomes the caller's.
     func register(_ draft: DeviceDraft, by principal: Principal) async throws -> Device {
-        let valid = try draft.validated(bundleIDs: bundleIDs, webPush: webPush)
+        let valid = try draft.validated(bundleIDs: bundleIDs, pushedTo: pushedTo)
         // A subscription's key must be a point of the curve, or no push could be encrypted for it.
         if let key = valid.webPush?.p256dh.flatMap(WebPushKeys.bytes),
             (try? P256.KeyAgreement.PublicKey(x963Representation: key)) == nil

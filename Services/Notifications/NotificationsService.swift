@@ -23,8 +23,10 @@ public enum NotificationsService: ServiceDefinition {
         let retention = try RetentionSettings.read(from: environment.configuration)
         let devices = DevicesRepository(database: environment.database)
         let apns = try APNsSettings.read(from: environment.configuration)
+        let fcm = try FCMSettings.read(from: environment.configuration)
         let web = try WebPushSettings.read(from: environment.configuration)
-        let pusher = try PushSender.configured(apns: apns, web: web, devices: devices, logger: environment.logger)
+        let pusher = try PushSender.configured(
+            apns: apns, fcm: fcm, web: web, devices: devices, logger: environment.logger)
         let doorbell = Doorbell()
         let notifier = Notifier(
             database: environment.database, redis: environment.redis, doorbell: doorbell, pusher: pusher,
@@ -34,7 +36,7 @@ public enum NotificationsService: ServiceDefinition {
         ActivityHandlers(database: environment.database).register(in: &router)
         DevicesHandlers(
             devices: devices, bundleIDs: try APNsSettings.bundleIDs(from: environment.configuration),
-            webPush: web != nil
+            pushedTo: Set([fcm.map { _ in "android" }, web.map { _ in "web" }].compactMap { $0 })
         ).register(in: &router)
         WebhooksHandlers(
             webhooks: notifier.webhooks, destinations: settings.destinations,

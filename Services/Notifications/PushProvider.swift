@@ -17,6 +17,11 @@ extension PushProvider {
         return PushProvider(send: { await client.send($0, to: $1) }, shutdown: { await client.shutdown() })
     }
 
+    /// Firebase Cloud Messaging, through its HTTP v1 API with a service account's access token.
+    static func fcm(_ client: FCMClient) -> PushProvider {
+        PushProvider(send: { await client.send($0, to: $1) }, shutdown: { await client.shutdown() })
+    }
+
     /// Browsers' push services (Web Push), each push encrypted for its subscription.
     static func webPush(_ client: WebPushClient) -> PushProvider {
         PushProvider(send: { await client.send($0, to: $1) }, shutdown: {})

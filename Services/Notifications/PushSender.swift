@@ -242,25 +242,28 @@ final class PushSender: Service, Sendable {
 }
 
 extension PushSender {
-    /// The sender of the platforms configured (Apple's push service, Web Push), or nil when
-    /// none is, said in the log either way. Retries wait the shorter of their backoffs.
-    static func configured(apns: APNsSettings?, web: WebPushSettings?, devices: DevicesRepository, logger: Logger)
-        throws -> PushSender?
-    {
+    /// The sender of the platforms configured (Apple's push service, Firebase Cloud Messaging,
+    /// Web Push), or nil when none is, said in the log either way. Retries wait the shortest of
+    /// their backoffs.
+    static func configured(
+        apns: APNsSettings?, fcm: FCMSettings?, web: WebPushSettings?, devices: DevicesRepository, logger: Logger
+    ) throws -> PushSender? {
         var providers: [String: PushProvider] = [:]
         if let apns { providers["ios"] = .apns(apns, logger: logger) }
+        if let fcm { providers["android"] = .fcm(FCMClient(settings: fcm)) }
         if let web {
             let client = try WebPushClient(settings: web)
             providers["web"] = .webPush(client)
             logger.info("web push on: browsers subscribe with this key", metadata: ["vapid.key": "\(client.publicKey)"])
         }
         if apns == nil { logger.info("pushes to iPhones are off: ORDERLY_APNS_KEY, _KEY_ID and _TEAM_ID are not set") }
+        if fcm == nil { logger.info("pushes to Android are off: ORDERLY_PUSH_FCM_SERVICE_ACCOUNT is not set") }
         if web == nil { logger.info("web push is off: ORDERLY_PUSH_WEB_VAPID_KEY and _SUBJECT are not set") }
         guard !providers.isEmpty else { return nil }
-        let retryBases = [apns?.retryBase, web?.retryBase].compactMap { $0 }
+        let retryBases = [apns?.retryBase, fcm?.retryBase, web?.retryBase].compactMap { $0 }
+        let attempts = [apns?.attempts, fcm?.attempts, web?.attempts].compactMap { $0 }
         return PushSender(
-            provider: .byPlatform(providers), devices: devices,
-            attempts: max(apns?.attempts ?? 0, web?.attempts ?? 0), retryBase: retryBases.min() ?? .seconds(1),
-            logger: logger)
+            provider: .byPlatform(providers), devices: devices, attempts: attempts.max() ?? 1,
+            retryBase: retryBases.min() ?? .seconds(1), logger: logger)
     }
 }

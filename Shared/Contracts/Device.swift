@@ -7,11 +7,12 @@ public struct Device: Codable, Sendable, Hashable {
     public var id: DeviceID
     public var userID: UserID
     public var platform: String
-    /// Where the platform's push service reaches it: an iPhone's push token in hex, or a
-    /// browser's push subscription endpoint.
+    /// Where the platform's push service reaches it: an iPhone's push token in hex, an Android
+    /// phone's FCM registration token, or a browser's push subscription endpoint.
     public var token: String
-    /// An iPhone app's bundle id and push environment; nil for a browser.
+    /// An app's bundle id (an Android app's package name); nil for a browser.
     public var bundleID: String?
+    /// An iPhone app's push environment; nil for an Android phone and a browser.
     public var environment: String?
     /// A browser's subscription keys, which each push is encrypted for; nil for an iPhone.
     public var keys: WebPushKeys?

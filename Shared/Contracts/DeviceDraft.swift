@@ -34,25 +34,29 @@ public struct DeviceDraft: Codable, Sendable, Hashable {
     }
 
     /// The checked request, every bad field named at once: a platform of
-    /// `DevicesAPI.platforms`, and a locale (BCP 47) when one is given. An `ios` device names a
-    /// push token (`isToken`, answered lower-cased), a bundle id (`isBundleID`) of one of
-    /// `bundleIDs`, the deployment's apps (`push.bundleIds`), and an environment of
-    /// `DevicesAPI.environments`. A `web` one, taken when the deployment pushes to browsers
-    /// (`webPush`), names an `https` endpoint (at most 2,048 characters) and its subscription's
-    /// `keys`: `p256dh`, an uncompressed P-256 point, and `auth`, 16 bytes, each base64url.
-    /// Each platform's fields are refused on the other's.
-    public func validated(bundleIDs: Set<String>, webPush: Bool) throws(OrderlyError) -> ValidDeviceDraft {
+    /// `DevicesAPI.platforms`, and a locale (BCP 47) when one is given. An app's device names
+    /// its push token and a bundle id (`isBundleID`) of one of `bundleIDs`, the deployment's
+    /// apps (`push.bundleIds`): an iPhone's (`ios`) token in hex (`isToken`, answered
+    /// lower-cased) with an environment of `DevicesAPI.environments`; an Android phone's
+    /// (`android`) an FCM registration token (`isRegistrationToken`). A browser (`web`) names an
+    /// `https` endpoint (at most 2,048 characters) and its subscription's `keys`: `p256dh`, an
+    /// uncompressed P-256 point, and `auth`, 16 bytes, each base64url. `android` and `web` are
+    /// taken where the deployment pushes to them (`pushedTo`). Each platform's fields are refused
+    /// on the others'.
+    public func validated(bundleIDs: Set<String>, pushedTo: Set<String>) throws(OrderlyError) -> ValidDeviceDraft {
         var problems = FieldProblems()
         let platform = problems.required(platform, "platform")
         if let platform, !DevicesAPI.platforms.contains(platform) {
             problems.add("platform", "must be one of " + DevicesAPI.platforms.joined(separator: ", "))
         }
+        if let platform, platform != "ios", DevicesAPI.platforms.contains(platform), !pushedTo.contains(platform) {
+            problems.add("platform", "\(platform) is not pushed to by this deployment")
+        }
         if let locale { problems.locale(locale) }
         if platform == "web" {
-            if !webPush { problems.add("platform", "web is not pushed to by this deployment") }
             for (field, value) in [("token", token), ("bundle_id", bundleID), ("environment", environment)]
             where value != nil {
-                problems.add(field, "is for ios devices; a browser gives endpoint and keys")
+                problems.add(field, "is for apps' devices; a browser gives endpoint and keys")
             }
             let endpoint = problems.required(endpoint, "endpoint")
             if let endpoint, !Self.isEndpoint(endpoint) {
@@ -72,10 +76,13 @@ public struct DeviceDraft: Codable, Sendable, Hashable {
                 webPush: WebPushKeys(p256dh: p256dh, auth: auth), locale: locale)
         }
         for (field, value) in [("endpoint", endpoint), ("keys", keys.map { _ in "" })] where value != nil {
-            problems.add(field, "is for web devices; an iPhone gives token, bundle_id and environment")
+            problems.add(field, "is for web devices; an app gives token and bundle_id")
         }
+        let android = platform == "android"
         let token = problems.required(token, "token")
-        if let token, !Self.isToken(token) {
+        if let token, android, !Self.isRegistrationToken(token) {
+            problems.add("token", "must be an FCM registration token: 1 to 4096 letters, digits, ':', '_' or '-'")
+        } else if let token, !android, !Self.isToken(token) {
             problems.add("token", "must be 16 to 200 hexadecimal digits, an even number")
         }
         let bundle = problems.required(bundleID, "bundle_id")
@@ -88,6 +95,12 @@ public struct DeviceDraft: Codable, Sendable, Hashable {
                     ? "is of no app this deployment pushes to (the operator lists them in ORDERLY_PUSH_BUNDLE_IDS)"
                     : "must be one of this deployment's apps: " + bundleIDs.sorted().joined(separator: ", "))
         }
+        if android {
+            if environment != nil { problems.add("environment", "is for ios devices") }
+            guard let platform, let token, let bundle, problems.isEmpty else { throw problems.failure }
+            return ValidDeviceDraft(
+                platform: platform, token: token, bundleID: bundle, environment: nil, webPush: nil, locale: locale)
+        }
         let environment = problems.required(environment, "environment")
         if let environment, !DevicesAPI.environments.contains(environment) {
             problems.add("environment", "must be one of " + DevicesAPI.environments.joined(separator: ", "))
@@ -96,6 +109,16 @@ public struct DeviceDraft: Codable, Sendable, Hashable {
         return ValidDeviceDraft(
             platform: platform, token: token.lowercased(), bundleID: bundle, environment: environment, webPush: nil,
             locale: locale)
+    }
+
+    /// An FCM registration token as Android apps get them: 1 to 4,096 characters of letters,
+    /// digits, `:`, `_` and `-`.
+    public static func isRegistrationToken(_ text: String) -> Bool {
+        (1...4096).contains(text.utf8.count)
+            && text.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == ":"
+                    || $0 == "_" || $0 == "-"
+            }
     }
 
     /// A push subscription's endpoint: an `https` URL with a host, as push services give them.
@@ -121,7 +144,7 @@ public struct DeviceDraft: Codable, Sendable, Hashable {
     }
 }
 
-/// A device registration as `DeviceDraft.validated(bundleIDs:webPush:)` checked it: every
+/// A device registration as `DeviceDraft.validated(bundleIDs:pushedTo:)` checked it: every
 /// field of its platform present and well formed; an iPhone's token lower-cased, a browser's
 /// endpoint as its token.
 public struct ValidDeviceDraft: Sendable, Hashable {

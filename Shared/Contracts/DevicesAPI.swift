@@ -10,8 +10,9 @@ public enum DevicesAPI {
     /// Forgets one of the caller's devices.
     public static let remove = WireMethod<ResourceRef<DeviceID>, Device>("devices.remove", safeToRetry: true)
 
-    /// The platforms pushed to: Apple's (`ios`) and browsers' Web Push (`web`).
-    public static let platforms = ["ios", "web"]
+    /// The platforms pushed to: Apple's (`ios`), Firebase Cloud Messaging's (`android`) and
+    /// browsers' Web Push (`web`).
+    public static let platforms = ["ios", "android", "web"]
     /// Apple's two push environments: apps built for development get sandbox tokens.
     public static let environments = ["sandbox", "production"]
 }

@@ -233,15 +233,21 @@ public enum FieldReasonTexts {
             "must be 1 to 255 visible ASCII characters", he: "חייב להיות 1 עד 255 תווי ASCII נראים",
             ar: "يجب أن يكون من 1 إلى 255 محرف ASCII مرئيًا"),
         Template(
-            "is for ios devices; a browser gives endpoint and keys",
-            he: "שייך למכשירי ios; דפדפן שולח endpoint ו-keys", ar: "خاص بأجهزة ios؛ المتصفح يرسل endpoint وkeys"),
+            "is for apps' devices; a browser gives endpoint and keys",
+            he: "שייך למכשירים של אפליקציות; דפדפן שולח endpoint ו-keys",
+            ar: "خاص بأجهزة التطبيقات؛ المتصفح يرسل endpoint وkeys"),
         Template(
-            "is for web devices; an iPhone gives token, bundle_id and environment",
-            he: "שייך למכשירי web; אייפון שולח token, bundle_id ו-environment",
-            ar: "خاص بأجهزة web؛ الآيفون يرسل token وbundle_id وenvironment"),
+            "is for web devices; an app gives token and bundle_id",
+            he: "שייך למכשירי web; אפליקציה שולחת token ו-bundle_id",
+            ar: "خاص بأجهزة web؛ التطبيق يرسل token وbundle_id"),
+        Template("is for ios devices", he: "שייך למכשירי ios", ar: "خاص بأجهزة ios"),
         Template(
-            "web is not pushed to by this deployment", he: "השירות הזה אינו שולח התראות לדפדפנים",
-            ar: "هذه الخدمة لا ترسل الإشعارات إلى المتصفحات"),
+            "{0} is not pushed to by this deployment", he: "השירות הזה אינו שולח התראות ל-{0}",
+            ar: "هذه الخدمة لا ترسل الإشعارات إلى {0}"),
+        Template(
+            "must be an FCM registration token: 1 to 4096 letters, digits, ':', '_' or '-'",
+            he: "חייב להיות אסימון רישום של FCM: 1 עד 4096 אותיות, ספרות, ':', '_' או '-'",
+            ar: "يجب أن يكون رمز تسجيل FCM: من 1 إلى 4096 حرفًا أو رقمًا أو ':' أو '_' أو '-'"),
         Template(
             "must be an https URL with a host, at most 2048 characters",
             he: "חייב להיות כתובת https עם שם מארח, עד 2048 תווים",

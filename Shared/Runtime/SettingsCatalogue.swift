@@ -387,6 +387,28 @@ public enum SettingsCatalogue {
                 #"the bundle ids of the apps whose devices are registered (`com.example.store,com.example.courier`); a device of any other app is refused, and with none listed every device is"#
         ),
         .init(
+            .notifications, ["ORDERLY_PUSH_FCM_SERVICE_ACCOUNT", "ORDERLY_PUSH_FCM_SERVICE_ACCOUNT_FILE"], secret: true,
+            name: #"`ORDERLY_PUSH_FCM_SERVICE_ACCOUNT` (secret) or `ORDERLY_PUSH_FCM_SERVICE_ACCOUNT_FILE`"#,
+            default: #"none (pushes to Android off)"#,
+            meaning:
+                #"a Firebase service account's JSON key (its text, environment only, or its file's path): its project is sent to, its RS256 assertion exchanged for access tokens at its `token_uri`"#
+        ),
+        .init(
+            .notifications, ["ORDERLY_PUSH_FCM_URL"], name: #"`ORDERLY_PUSH_FCM_URL`"#,
+            default: #"`https://fcm.googleapis.com`"#,
+            meaning: #"where Firebase Cloud Messaging's HTTP v1 API answers"#),
+        .init(
+            .notifications, ["ORDERLY_PUSH_FCM_TRUST_FILE"], name: #"`ORDERLY_PUSH_FCM_TRUST_FILE`"#,
+            default: #"none"#,
+            meaning: #"a PEM file of authorities trusted besides the system's, for Google's certificates"#),
+        .init(
+            .notifications, ["ORDERLY_PUSH_FCM_RETRY_BASE_MILLISECONDS"],
+            name: #"`ORDERLY_PUSH_FCM_RETRY_BASE_MILLISECONDS`"#,
+            default: #"`1000`"#,
+            meaning:
+                #"the first retry's wait after a 429, a 5xx, a refused access token or no answer from FCM; it doubles, ±50 %, five attempts in all"#
+        ),
+        .init(
             .notifications, ["ORDERLY_PUSH_WEB_VAPID_KEY"], secret: true,
             name: #"`ORDERLY_PUSH_WEB_VAPID_KEY` (secret)"#,
             default: #"none (web push off)"#,

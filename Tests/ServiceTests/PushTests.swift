@@ -76,7 +76,7 @@ struct PushTests {
             // Registering checks each field and names it.
             let bad = try await api.send(
                 suite, "POST", "/v1/devices", token: staff,
-                json: ["platform": "android", "token": "xyz", "bundle_id": "a b", "environment": "dev", "locale": "?"])
+                json: ["platform": "windows", "token": "xyz", "bundle_id": "a b", "environment": "dev", "locale": "?"])
             #expect(bad.status == 400)
             let fields = (bad.object["error"] as? [String: Any])?["details"] as? [String: Any] ?? [:]
             #expect(Set(fields.keys) == ["platform", "token", "bundle_id", "environment", "locale"], "\(bad.text)")

@@ -54,7 +54,10 @@ struct WebPushTests {
         let key = ES256PrivateKey()
         let certificates = try TestCertificates.make(names: ["push"])
         defer { certificates.remove() }
-        let service = try await WebPushServer.start(certificates: certificates)
+        let statuses = ScriptedStatuses()
+        let service = try await RecordingHTTPSServer.start(certificates: certificates, name: "push") {
+            (statuses.next($0.path) ?? 201, "")
+        }
         let settings = [
             "push.web.vapidKey": key.pemRepresentation, "push.web.subject": "mailto:ops@orderly.test",
             "push.web.allowedNetworks": "127.0.0.1", "push.web.trustFile": certificates.certificate("ca"),
@@ -104,15 +107,17 @@ struct WebPushTests {
             let gone = try await subscribe(owner, "/push/gone")
             try #require(gone.status == 201, "\(gone.text)")
             #expect(try await subscribe(staff, "/push/busy").status == 201)
-            service.answer("/push/gone", .gone)
-            service.answer("/push/busy", .busy(1))
+            statuses.set("/push/gone", [410])
+            statuses.set("/push/busy", [429, 201])
 
             let created = try await api.send(
                 suite, "POST", "/v1/orders", token: staff, json: API.delivery(boxes: 2),
                 headers: ["Idempotency-Key": "w1"])
             try #require(created.status == 201, "\(created.text)")
             let number = created.object["number"] as! Int
-            func requests(_ path: String) -> [WebPushServer.Received] { service.received.filter { $0.path == path } }
+            func requests(_ path: String) -> [RecordingHTTPSServer.Received] {
+                service.received.filter { $0.path == path }
+            }
             #expect(await waitUntil(within: .seconds(20)) { requests("/push/busy").count == 2 })
             #expect(await waitUntil(within: .seconds(20)) { requests("/push/live").count == 1 })
             #expect(requests("/push/gone").count == 1)

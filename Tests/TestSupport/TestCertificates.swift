@@ -51,6 +51,13 @@ public struct TestCertificates: Sendable {
         return made
     }
 
+    /// An RSA private key of 2,048 bits, PEM (PKCS #8), made in the folder as `<name>.key`: what
+    /// a service account's key file holds.
+    public func makeRSAKey(_ name: String) throws -> String {
+        try Self.openssl(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", key(name)])
+        return try String(contentsOfFile: key(name), encoding: .utf8)
+    }
+
     public func remove() {
         try? FileManager.default.removeItem(at: folder)
     }
