@@ -147,7 +147,7 @@ struct FCMTests {
             #expect(try await waitUntil { try await devices.find(goneID) == nil })
 
             // Google stops taking the token: the next push buys another and goes through.
-            tokens.withLock { $0.refused.insert("access-1") }
+            tokens.withLock { _ = $0.refused.insert("access-1") }
             let again = try await api.send(
                 suite, "POST", "/v1/orders", token: staff, json: API.delivery(boxes: 1),
                 headers: ["Idempotency-Key": "f2"])
