@@ -87,7 +87,7 @@ struct OrderHoldsFollower: EventFollower {
         let ending: ReservationStatus? =
             switch order.status {
             case .cancelled: .released
-            case .delivered, .collected: .committed
+            case .delivered, .collected, .despatched: .committed
             default: nil
             }
         if ending != .released {

@@ -89,6 +89,19 @@ enum NotificationTexts {
         "order.status.pending": [
             "en": "Order #{0} is waiting", "he": "הזמנה #{0} ממתינה", "ar": "الطلب #{0} قيد الانتظار",
         ],
+        "order.status.awaiting_parts": [
+            "en": "Order #{0} is waiting for parts", "he": "הזמנה #{0} ממתינה לחלקים",
+            "ar": "الطلب #{0} بانتظار قطع الغيار",
+        ],
+        "order.status.in_repair": [
+            "en": "Order #{0} is being repaired", "he": "הזמנה #{0} בתיקון", "ar": "الطلب #{0} قيد الإصلاح",
+        ],
+        "order.status.despatched": [
+            "en": "Order #{0} despatched", "he": "הזמנה #{0} נשלחה", "ar": "تم إرسال الطلب #{0}",
+        ],
+        "order.status.booked_in": [
+            "en": "Order #{0} booked in", "he": "הזמנה #{0} התקבלה לתיקון", "ar": "تم استلام الطلب #{0} للإصلاح",
+        ],
         "order.status.body": [
             "en": "Follow it in the app", "he": "אפשר לעקוב באפליקציה", "ar": "تابعه في التطبيق",
         ],

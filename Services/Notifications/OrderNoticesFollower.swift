@@ -105,6 +105,7 @@ struct OrderNoticesFollower: NotifyingFollower {
         var number: Int64
         var storeID: StoreID
         var fulfillment: Fulfillment
+        var workflow: OrderWorkflow?
         var status: OrderStatus
         var street: String?
         var buildingNo: String?
@@ -119,7 +120,7 @@ struct OrderNoticesFollower: NotifyingFollower {
         var paymentStatus: OrderPaymentStatus?
 
         enum CodingKeys: String, CodingKey {
-            case id, number, fulfillment, status, street, floor, apartment, city
+            case id, number, fulfillment, workflow, status, street, floor, apartment, city
             case paymentMethod = "payment_method"
             case paymentStatus = "payment_status"
             case storeID = "store_id"
@@ -153,7 +154,9 @@ struct OrderNoticesFollower: NotifyingFollower {
         var awaitsPayment: Bool { Order.awaitsPayment(paymentMethod, paymentStatus) }
 
         /// Whether couriers can claim it now (`OrderPool`).
-        var isInPool: Bool { OrderPool.contains(fulfillment: fulfillment, courierID: courierID, status: status) }
+        var isInPool: Bool {
+            OrderPool.contains(workflow: workflow, fulfillment: fulfillment, courierID: courierID, status: status)
+        }
     }
 
     /// The order of an `OrderChange` payload, and what the change was.

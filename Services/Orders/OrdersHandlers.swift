@@ -72,8 +72,8 @@ struct OrdersHandlers: Sendable {
     func create(_ draft: OrderDraft, principal: Principal, idempotencyKey: String) async throws -> Order {
         let policy = AccessPolicy(principal)
         let storeID = try policy.storeForWriting(draft.storeID)
-        let valid = try draft.validated()
         let store = try await stores.store(storeID, for: principal)
+        let valid = try draft.validated(storeWorkflow: store.workflow)
         let quote = try Self.quote(valid, in: store)
         let (orders, book) = (self.orders, self.book)
         return try await idempotency.write(
@@ -85,10 +85,13 @@ struct OrdersHandlers: Sendable {
             if valid.id != nil, try await orders.find(id, in: transaction.sql) != nil {
                 throw OrderlyError(.alreadyExists, "an order with id \(id) already exists")
             }
-            // A store that dispatches on creation sends its delivery straight to the couriers' pool.
-            let dispatched = valid.fulfillment == .delivery && store.dispatch == .onCreate
+            // A store that dispatches on creation sends its delivery straight to the couriers' pool;
+            // a repair is booked in, and the store despatches it itself.
+            let repair = valid.workflow == .repair
+            let dispatched = !repair && valid.fulfillment == .delivery && store.dispatch == .onCreate
             var order = Order(
-                id: id, number: 0, storeID: storeID, status: dispatched ? .ready : .pending, version: 1, draft: valid,
+                id: id, number: 0, storeID: storeID, status: repair ? .bookedIn : dispatched ? .ready : .pending,
+                version: 1, draft: valid,
                 pickupAddress: store.address, quote: quote, currency: store.currency, createdBy: principal.userID,
                 createdAt: Date.currentMillisecond)
             try await book.open(
@@ -421,6 +424,7 @@ struct OrdersHandlers: Sendable {
         let policy = AccessPolicy(principal)
         let current = try await visibleOrder(request.orderID, policy)
         try policy.checkEdit(current, money: true)
+        try request.item?.checkDevice(named: request.deviceStoreID, in: current.storeID)
         let rates = try await stores.store(current.storeID, for: principal).vatRates
         // A repeat is answered from its record, and must not hold stock again.
         let repeated = try await idempotency.isRepeat(

@@ -18,12 +18,13 @@ package struct OrdersRepository: Sendable {
         let document = try StoredDocument.text(order)
         try await transaction.sql.raw(
             """
-            INSERT INTO orders (id, store_id, number, fulfillment, status, courier_id, created_by, created_at,
-                updated_at, due_key, delivered_at, delivery_fee, tip, cash_collected, pay_by, currency, search,
+            INSERT INTO orders (id, store_id, number, fulfillment, workflow, status, courier_id, created_by,
+                created_at, updated_at, due_key, delivered_at, delivery_fee, tip, cash_collected, pay_by, currency, search,
                 search_phone, change_seq, version, doc)
             VALUES (\(bind: order.id.description), \(bind: order.storeID.description), \(bind: order.number),
-                \(bind: order.fulfillment.rawValue), \(bind: order.status.rawValue),
-                \(bind: order.courierID?.description), \(bind: order.createdBy.description),
+                \(bind: order.fulfillment.rawValue), \(bind: (order.workflow ?? .standard).rawValue),
+                \(bind: order.status.rawValue), \(bind: order.courierID?.description),
+                \(bind: order.createdBy.description),
                 \(bind: order.createdAt.millisecondsSince1970), \(bind: order.updatedAt.millisecondsSince1970),
                 \(bind: Self.dueKey(order)), \(bind: order.deliveredAt?.millisecondsSince1970),
                 \(bind: order.deliveryFee), \(bind: order.tip ?? 0), \(bind: order.cashCollected ?? 0),
@@ -121,7 +122,8 @@ package struct OrdersRepository: Sendable {
     /// own values as literals, as the partial index `orders_in_pool` is: a database uses a partial
     /// index only for a query whose condition says what the index's does.
     static let poolCondition =
-        "courier_id IS NULL AND fulfillment = '\(OrderPool.fulfillment.rawValue)' AND status IN ("
+        "courier_id IS NULL AND fulfillment = '\(OrderPool.fulfillment.rawValue)' AND workflow = '"
+        + OrderPool.workflow.rawValue + "' AND status IN ("
         + OrderPool.statuses.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ") + ")"
     static let inPool = SQLQueryString("(" + poolCondition + ")")
 

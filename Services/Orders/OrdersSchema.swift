@@ -12,7 +12,8 @@ import Storage
 /// apart so that only those who may see an order's phone find it by its digits.
 /// `order_history` keeps one row per change, numbered by the order's version and naming its
 /// store; `order_releases` one per release by a courier, counted against their daily limit.
-/// `archived_at` is when the store archived the order, which takes it off the lists.
+/// `archived_at` is when the store archived the order, which takes it off the lists; `workflow`
+/// the status machine it follows, which the pool's condition reads.
 enum OrdersSchema {
     static let migrations = [
         Migration(
@@ -136,7 +137,10 @@ enum OrdersSchema {
                 "CREATE INDEX orders_by_courier ON orders (courier_id, created_at, id) WHERE courier_id IS NOT NULL",
                 "DROP INDEX orders_by_delivery",
                 "CREATE INDEX orders_by_delivery ON orders (courier_id, delivered_at) WHERE courier_id IS NOT NULL",
-                "CREATE INDEX orders_in_pool ON orders (created_at, id) WHERE " + OrdersRepository.poolCondition,
+                """
+                CREATE INDEX orders_in_pool ON orders (created_at, id)
+                WHERE courier_id IS NULL AND fulfillment = 'delivery' AND status IN ('accepted', 'preparing', 'ready')
+                """,
             ]),
         // An order's history beside it when the orders are partitioned by store, on one server or
         // across several (docs/SCALING.md): every row names its store.
@@ -154,5 +158,16 @@ enum OrdersSchema {
         Migration(
             9, "archived orders", readers: .earlierBuilds,
             sql: ["ALTER TABLE orders ADD COLUMN archived_at BIGINT"]),
+        // Repairs follow their own workflow and never enter the couriers' pool, so the pool's
+        // condition and its index name the standard workflow. An earlier build still reads the
+        // schema (its pool query, without the new condition, no longer uses the index), but not a
+        // repair order's statuses.
+        Migration(
+            10, "the repair workflow", readers: .earlierBuilds,
+            sql: [
+                "ALTER TABLE orders ADD COLUMN workflow TEXT NOT NULL DEFAULT 'standard'",
+                "DROP INDEX orders_in_pool",
+                "CREATE INDEX orders_in_pool ON orders (created_at, id) WHERE " + OrdersRepository.poolCondition,
+            ]),
     ]
 }

@@ -15,6 +15,7 @@ struct CustomersHandlers: Sendable {
 
     var customers: CustomersRepository { CustomersRepository(database: database) }
     var cards: CardsRepository { CardsRepository(database: database) }
+    var devices: CustomerDevicesRepository { CustomerDevicesRepository(database: database) }
     var idempotency: IdempotencyStore { IdempotencyStore(database: database) }
 
     func register(in router: inout WireRouter) {
@@ -93,9 +94,9 @@ struct CustomersHandlers: Sendable {
     }
 
     /// Deletes a customer record (owners, managers and admins): its cards are unlinked, its
-    /// payments keep naming it.
+    /// devices deleted, its payments keep naming it (and an order's repair lines their devices).
     func delete(_ id: CustomerID, principal: Principal, idempotencyKey: String?) async throws -> Customer {
-        let (customers, cards) = (self.customers, self.cards)
+        let (customers, cards, devices) = (self.customers, self.cards, self.devices)
         return try await idempotency.write(
             key: idempotencyKey, caller: principal.userID, scope: "payments.customers.delete:\(id)",
             request: ResourceRef(id: id)
@@ -112,6 +113,7 @@ struct CustomersHandlers: Sendable {
                 card.touch(at: now)
                 try await cards.update(card, in: transaction)
             }
+            try await devices.delete(of: id, in: transaction)
             try await customers.delete(id, in: transaction)
             return customer
         }

@@ -20,6 +20,8 @@ extension Lock {
     static func customerLink(of user: UserID, in store: StoreID) -> Lock {
         Lock("payments.customers.user", "\(store):\(user)")
     }
+    /// A customer's device.
+    static func customerDevice(_ id: CustomerDeviceID) -> Lock { Lock("payments.customer_device", id) }
     /// A card.
     static func card(_ id: CardID) -> Lock { Lock("payments.card", id) }
     /// A card's printed number within its store.

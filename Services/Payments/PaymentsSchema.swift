@@ -325,5 +325,24 @@ enum PaymentsSchema {
                 try await transaction.sql.raw(SQLQueryString(statement)).run()
             }
         },
+        // Customers' devices a repair shop keeps (`CustomerDevice`), listed by store, by customer
+        // and by serial (`serial_key`: without spaces and dashes, upper-cased).
+        Migration(
+            14, "customers' devices", readers: .earlierBuilds,
+            sql: [
+                """
+                CREATE TABLE customer_devices (
+                    id TEXT PRIMARY KEY,
+                    store_id TEXT NOT NULL,
+                    customer_id TEXT NOT NULL,
+                    serial_key TEXT,
+                    created_at BIGINT NOT NULL,
+                    doc TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX customer_devices_by_store ON customer_devices (store_id, created_at, id)",
+                "CREATE INDEX customer_devices_by_customer ON customer_devices (customer_id, created_at, id)",
+                "CREATE INDEX customer_devices_by_serial ON customer_devices (store_id, serial_key)",
+            ]),
     ]
 }

@@ -35,6 +35,7 @@ public enum PaymentsService: ServiceDefinition {
         ShiftsHandlers(database: database).register(in: &router)
         CustomersHandlers(database: database, catalog: payments.catalog).register(in: &router)
         CardsHandlers(database: database, catalog: payments.catalog).register(in: &router)
+        CustomerDevicesHandlers(database: database, catalog: payments.catalog).register(in: &router)
         LedgerHandlers(
             database: database, ledger: LedgerRepository(), catalog: payments.catalog, hold: settings.ledgerHold
         )

@@ -14,16 +14,20 @@ public struct ItemChange: Codable, Sendable, Hashable {
     public var itemID: OrderItemID?
     public var item: OrderItemDraft?
     public var expectedVersion: Int64?
+    /// The store of the customer's device the line names (`item.device_id`), as the payments
+    /// service told the gateway, which asked it as the caller; nil when the line names none.
+    public var deviceStoreID: StoreID?
 
     public init(
         orderID: OrderID, kind: Kind, itemID: OrderItemID? = nil, item: OrderItemDraft? = nil,
-        expectedVersion: Int64? = nil
+        expectedVersion: Int64? = nil, deviceStoreID: StoreID? = nil
     ) {
         self.orderID = orderID
         self.kind = kind
         self.itemID = itemID
         self.item = item
         self.expectedVersion = expectedVersion
+        self.deviceStoreID = deviceStoreID
     }
 
     enum CodingKeys: String, CodingKey {
@@ -31,5 +35,6 @@ public struct ItemChange: Codable, Sendable, Hashable {
         case orderID = "order_id"
         case itemID = "item_id"
         case expectedVersion = "expected_version"
+        case deviceStoreID = "device_store_id"
     }
 }

@@ -14,7 +14,7 @@ extension PaymentsAPI {
         "payments.customers.get", safeToRetry: true)
     public static let updateCustomer = WireMethod<CustomerPatch, Customer>(
         "payments.customers.update", safeToRetry: false)
-    /// Unlinks the customer's cards and keeps their payments.
+    /// Unlinks the customer's cards, deletes their devices and keeps their payments.
     public static let deleteCustomer = WireMethod<ResourceRef<CustomerID>, Customer>(
         "payments.customers.delete", safeToRetry: false)
     /// Needs an idempotency key; `id` may be the client's.
@@ -25,8 +25,19 @@ extension PaymentsAPI {
     public static let lookUpCard = WireMethod<CardLookupRequest, CardLookup>(
         "payments.cards.lookup", safeToRetry: true)
     public static let updateCard = WireMethod<CardPatch, Card>("payments.cards.update", safeToRetry: false)
+    /// Needs an idempotency key; `id` may be the client's.
+    public static let createDevice = WireMethod<NewCustomerDevice, CustomerDevice>(
+        "payments.devices.create", safeToRetry: false)
+    public static let listDevices = WireMethod<CustomerDeviceListRequest, Page<CustomerDevice>>(
+        "payments.devices.list", safeToRetry: true)
+    public static let getDevice = WireMethod<ResourceRef<CustomerDeviceID>, CustomerDevice>(
+        "payments.devices.get", safeToRetry: true)
+    public static let updateDevice = WireMethod<CustomerDevicePatch, CustomerDevice>(
+        "payments.devices.update", safeToRetry: false)
 }
 
 public typealias CustomerPatch = Patch<CustomerID, CustomerDraft>
 
 public typealias CardPatch = Patch<CardID, CardDraft>
+
+public typealias CustomerDevicePatch = Patch<CustomerDeviceID, CustomerDeviceDraft>

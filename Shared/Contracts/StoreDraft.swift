@@ -21,6 +21,7 @@ public struct StoreDraft: Codable, Sendable, Hashable {
     public var acceptingOrders: Bool?
     public var autoAccept: Bool?
     public var dispatch: Dispatch?
+    public var workflow: OrderWorkflow?
     public var minimumOrder: Int64?
     public var imageURL: String?
     public var cuisine: String?
@@ -35,9 +36,11 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         deliveryPricing: DeliveryPricing? = nil, lowStockDefault: Int? = nil, requireClockIn: Bool? = nil,
         staffRefundLimit: Int64? = nil, imageURL: String? = nil, cuisine: String? = nil,
         openingHours: [OpeningPeriod]? = nil, acceptingOrders: Bool? = nil, autoAccept: Bool? = nil,
-        minimumOrder: Int64? = nil, description: String? = nil, commissionBP: Int? = nil, dispatch: Dispatch? = nil
+        minimumOrder: Int64? = nil, description: String? = nil, commissionBP: Int? = nil, dispatch: Dispatch? = nil,
+        workflow: OrderWorkflow? = nil
     ) {
         self.dispatch = dispatch
+        self.workflow = workflow
         self.id = id
         self.description = description
         self.commissionBP = commissionBP
@@ -72,7 +75,7 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         case staffRefundLimit = "staff_refund_limit"
         case acceptingOrders = "accepting_orders"
         case autoAccept = "auto_accept"
-        case dispatch
+        case dispatch, workflow
         case minimumOrder = "minimum_order"
     }
 
@@ -125,6 +128,7 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         if let accepting = self.acceptingOrders { store.acceptingOrders = accepting }
         if let automatic = self.autoAccept { store.autoAccept = automatic }
         if let dispatch = self.dispatch { store.dispatch = dispatch }
+        if let workflow = self.workflow { store.workflow = workflow }
         if let minimum = problems.integer(
             self.minimumOrder, "minimum_order", in: 0...Payment.maximumAmount, required: false)
         {

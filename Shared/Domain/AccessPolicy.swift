@@ -305,8 +305,13 @@ public struct AccessPolicy: Sendable {
         try order.requireEditable()
     }
 
+    /// What a store's own users do to its orders.
+    static let storeActions: Set<OrderAction> = [
+        .accept, .startPreparing, .startRepair, .awaitParts, .markReady, .markCollected, .despatch, .cancel,
+    ]
+
     /// Whether the caller may ever do `action` to `order`, whatever its status: the store's users
-    /// accept, prepare, mark ready, mark collected and cancel; a courier on duty claims a
+    /// accept, prepare, repair, mark ready, mark collected, despatch and cancel; a courier on duty claims a
     /// delivery in the pool (`claim(_:)`), and the courier carrying it releases, picks up and
     /// delivers it; a customer cancels their own order; admins and supervisors may do anything
     /// but claim (only a courier carries); the support desk cancels any order (with a reason,
@@ -317,13 +322,13 @@ public struct AccessPolicy: Sendable {
         case .support: return action == .cancel
         case .accountant, .socialMedia: return false
         case .owner, .manager, .staff:
-            return worksIn(order.storeID)
-                && [.accept, .startPreparing, .markReady, .markCollected, .cancel].contains(action)
+            return worksIn(order.storeID) && Self.storeActions.contains(action)
         case .courier:
             switch action {
             case .claim: return mayClaim(order)
             case .release, .pickUp, .deliver: return order.courierID == principal.userID
-            case .accept, .startPreparing, .markReady, .markCollected, .cancel: return false
+            case .accept, .startPreparing, .startRepair, .awaitParts, .markReady, .markCollected, .despatch, .cancel:
+                return false
             }
         case .customer: return action == .cancel && order.createdBy == principal.userID
         }
@@ -450,12 +455,12 @@ public struct AccessPolicy: Sendable {
     /// they took, `receiptsTakenBy(in:)`), and accountants.
     public func canSeePayments(of store: StoreID) -> Bool { canTakePayments(in: store) || role == .accountant }
 
-    /// A store's customer records and NFC cards, created, read and changed at the till: admins
-    /// and the store's users.
+    /// A store's customer records, NFC cards and customers' devices, created, read and changed
+    /// at the till: admins and the store's users.
     public func canKeepCustomers(of store: StoreID) -> Bool { isAdmin || worksIn(store) }
 
-    /// Reading a store's customer records and NFC cards: whoever keeps them, and the support
-    /// desk.
+    /// Reading a store's customer records, NFC cards and customers' devices: whoever keeps them,
+    /// and the support desk.
     public func canSeeCustomers(of store: StoreID) -> Bool { canKeepCustomers(of: store) || role == .support }
 
     /// Refuses a change to `store`'s customer records or cards: `missing` (a `not_found`) for a

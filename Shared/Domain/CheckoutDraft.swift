@@ -136,7 +136,7 @@ extension CheckoutDraft {
         guard let storeID, let method, problems.isEmpty else { throw problems.failure }
         let name = customer.name.split(separator: " ", maxSplits: 1).map(String.init)
         let order = ValidOrderDraft(
-            id: id, storeID: storeID, fulfillment: fulfillment, recipientFirstName: name.first,
+            id: id, storeID: storeID, workflow: .standard, fulfillment: fulfillment, recipientFirstName: name.first,
             recipientLastName: name.count > 1 ? name[1] : nil, phone: phone,
             street: place?.street, buildingNo: place?.buildingNo, floor: place?.floor, apartment: place?.apartment,
             city: place?.city, deliveryNotes: place?.deliveryNotes, boxesCount: place == nil ? 0 : 1,

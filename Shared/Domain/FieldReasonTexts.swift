@@ -430,6 +430,10 @@ public enum FieldReasonTexts {
         Template("is another card's of the store", he: "שייך לכרטיס אחר של החנות", ar: "يخص بطاقة أخرى للمتجر"),
         Template("is not a customer of the store", he: "אינו לקוח של החנות", ar: "ليس عميلًا للمتجر"),
         Template(
+            "must be the id of a device of the order's store's customers",
+            he: "חייב להיות מזהה של מכשיר של לקוח של החנות של ההזמנה", ar: "يجب أن يكون معرّف جهاز لأحد عملاء متجر الطلب"
+        ),
+        Template(
             "is already used by another product of the store", he: "כבר בשימוש של מוצר אחר של החנות",
             ar: "يستخدمه منتج آخر للمتجر بالفعل"),
         Template(

@@ -56,6 +56,7 @@ public enum OptionGroupTag {}
 public enum OptionTag {}
 public enum CustomerTag {}
 public enum CardTag {}
+public enum CustomerDeviceTag {}
 public enum ApplicationTag {}
 public enum TillTag {}
 
@@ -77,5 +78,6 @@ public typealias OptionGroupID = Identifier<OptionGroupTag>
 public typealias OptionID = Identifier<OptionTag>
 public typealias CustomerID = Identifier<CustomerTag>
 public typealias CardID = Identifier<CardTag>
+public typealias CustomerDeviceID = Identifier<CustomerDeviceTag>
 public typealias ApplicationID = Identifier<ApplicationTag>
 public typealias TillID = Identifier<TillTag>

@@ -3,9 +3,9 @@ extension Order {
     public static let maximumItems = 200
 
     /// Whether the order's items and own fields may still change: not once it is out for
-    /// delivery, delivered, collected or cancelled.
+    /// delivery, delivered, collected, despatched or cancelled.
     public var isEditable: Bool {
-        [.pending, .accepted, .preparing, .ready].contains(status)
+        [.pending, .accepted, .preparing, .ready, .bookedIn, .awaitingParts, .inRepair].contains(status)
     }
 
     /// Refuses a change to a locked order with 422 and the reason.

@@ -7,14 +7,38 @@ public enum OrderPaymentStatus: String, Hashable, Sendable, Codable, CaseIterabl
     case paid, refunded
 }
 
-/// Where an order's status stands.
+/// Where an order's status stands. The standard workflow's orders go `pending → accepted →
+/// preparing → ready`, then out for delivery and delivered, or collected; the repair
+/// workflow's go `booked_in → awaiting_parts → in_repair → ready`, then collected or despatched
+/// (`Order+StatusMachine`).
 public enum OrderStatus: String, Hashable, Sendable, Codable, CaseIterable {
     case pending, accepted, preparing, ready
     case outForDelivery = "out_for_delivery"
     case delivered, collected, cancelled
+    case bookedIn = "booked_in"
+    case awaitingParts = "awaiting_parts"
+    case inRepair = "in_repair"
+    case despatched
 
-    /// Whether the order is done with: delivered, collected or cancelled.
-    public var isFinal: Bool { self == .delivered || self == .collected || self == .cancelled }
+    /// Whether the order is done with: delivered, collected, despatched or cancelled.
+    public var isFinal: Bool { [.delivered, .collected, .despatched, .cancelled].contains(self) }
+}
+
+/// Which status machine an order follows. `standard`: a kitchen's or a shop's order, prepared
+/// and then delivered by a courier or collected. `repair`: a customer's device booked in for
+/// repair, perhaps waiting for parts, repaired, and then collected or despatched by the store
+/// itself; never in the couriers' pool.
+public enum OrderWorkflow: String, Hashable, Sendable, Codable, CaseIterable {
+    case standard, repair
+
+    /// The statuses its orders pass through, the first where they start (a standard order the
+    /// store dispatches on creation starts `ready`).
+    public var statuses: [OrderStatus] {
+        switch self {
+        case .standard: [.pending, .accepted, .preparing, .ready, .outForDelivery, .delivered, .collected, .cancelled]
+        case .repair: [.bookedIn, .awaitingParts, .inRepair, .ready, .collected, .despatched, .cancelled]
+        }
+    }
 }
 
 /// How an order reaches its recipient.
@@ -30,6 +54,8 @@ public struct Order: Hashable, Sendable, Codable {
     public var storeID: StoreID
     public var fulfillment: Fulfillment
     public var status: OrderStatus
+    /// `repair` for the repair workflow; nil (standard) on orders stored before there was a choice.
+    public var workflow: OrderWorkflow?
     public var version: Int64
     public var recipientFirstName: String?
     public var recipientLastName: String?
@@ -109,6 +135,7 @@ public struct Order: Hashable, Sendable, Codable {
         self.storeID = storeID
         self.fulfillment = draft.fulfillment
         self.status = status
+        self.workflow = draft.workflow
         self.version = version
         self.pickupAddress = pickupAddress
         self.boxesCount = 0
@@ -148,10 +175,14 @@ public struct Order: Hashable, Sendable, Codable {
         total = itemsGross + deliveryFee
     }
 
+    /// Whether it follows the repair workflow.
+    public var isRepair: Bool { workflow == .repair }
+
     /// The order's own fields as a draft, to merge a change into.
     public var draft: OrderDraft {
         OrderDraft(
-            fulfillment: fulfillment, recipientFirstName: recipientFirstName, recipientLastName: recipientLastName,
+            workflow: workflow ?? .standard, fulfillment: fulfillment, recipientFirstName: recipientFirstName,
+            recipientLastName: recipientLastName,
             phone: phone, street: street, buildingNo: buildingNo, floor: floor, apartment: apartment, city: city,
             deliveryNotes: deliveryNotes, boxesCount: fulfillment == .pickup && boxesCount == 0 ? nil : boxesCount,
             customerName: customerName, dueAt: dueAt, notes: notes)
@@ -163,6 +194,9 @@ public struct Order: Hashable, Sendable, Codable {
         var problems = FieldProblems()
         if let id = changes.id, id != self.id { problems.add("id", "cannot change") }
         if let store = changes.storeID, store != storeID { problems.add("store_id", "cannot change") }
+        if let workflow = changes.workflow, workflow != self.workflow ?? .standard {
+            problems.add("workflow", "cannot change")
+        }
         try problems.check()
         var merged = draft
         if let value = changes.fulfillment { merged.fulfillment = value }
@@ -183,7 +217,8 @@ public struct Order: Hashable, Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, number, fulfillment, status, version, phone, street, floor, apartment, city, currency, notes, total
+        case id, number, fulfillment, status, workflow, version, phone, street, floor, apartment, city, currency, notes
+        case total
         case storeID = "store_id"
         case recipientFirstName = "recipient_first_name"
         case recipientLastName = "recipient_last_name"
@@ -309,6 +344,8 @@ public struct OrderDraft: Hashable, Sendable, Codable {
     public var id: OrderID?
     /// Only admins name the store; store users create orders in their own.
     public var storeID: StoreID?
+    /// The store's `workflow` unless given; fixed once the order exists.
+    public var workflow: OrderWorkflow?
     public var fulfillment: Fulfillment?
     public var recipientFirstName: String?
     public var recipientLastName: String?
@@ -325,7 +362,7 @@ public struct OrderDraft: Hashable, Sendable, Codable {
     public var notes: String?
 
     public init(
-        id: OrderID? = nil, storeID: StoreID? = nil, fulfillment: Fulfillment? = nil,
+        id: OrderID? = nil, storeID: StoreID? = nil, workflow: OrderWorkflow? = nil, fulfillment: Fulfillment? = nil,
         recipientFirstName: String? = nil, recipientLastName: String? = nil, phone: String? = nil,
         street: String? = nil, buildingNo: String? = nil, floor: String? = nil, apartment: String? = nil,
         city: String? = nil, deliveryNotes: String? = nil, boxesCount: Int? = nil, customerName: String? = nil,
@@ -333,6 +370,7 @@ public struct OrderDraft: Hashable, Sendable, Codable {
     ) {
         self.id = id
         self.storeID = storeID
+        self.workflow = workflow
         self.fulfillment = fulfillment
         self.recipientFirstName = recipientFirstName
         self.recipientLastName = recipientLastName
@@ -350,7 +388,7 @@ public struct OrderDraft: Hashable, Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, fulfillment, phone, street, floor, apartment, city, notes
+        case id, workflow, fulfillment, phone, street, floor, apartment, city, notes
         case storeID = "store_id"
         case recipientFirstName = "recipient_first_name"
         case recipientLastName = "recipient_last_name"
@@ -362,8 +400,9 @@ public struct OrderDraft: Hashable, Sendable, Codable {
     }
 
     /// Checks the draft as a whole: a delivery order needs the recipient's first and last name,
-    /// phone, street, building number and at least one box. Every problem is reported.
-    public func validated() throws(OrderlyError) -> ValidOrderDraft {
+    /// phone, street, building number and at least one box. Every problem is reported. Without a
+    /// `workflow`, the order follows `storeWorkflow`.
+    public func validated(storeWorkflow: OrderWorkflow = .standard) throws(OrderlyError) -> ValidOrderDraft {
         var problems = FieldProblems()
         let fulfillment = self.fulfillment ?? .delivery
         let delivery = fulfillment == .delivery
@@ -374,7 +413,8 @@ public struct OrderDraft: Hashable, Sendable, Codable {
         let building = problems.optionalText(buildingNo, "building_no", maximumLength: 20, required: delivery)
         let boxes = problems.integer(boxesCount, "boxes_count", in: 1...10_000, required: delivery)
         let draft = ValidOrderDraft(
-            id: id, storeID: storeID, fulfillment: fulfillment, recipientFirstName: first,
+            id: id, storeID: storeID, workflow: workflow ?? storeWorkflow, fulfillment: fulfillment,
+            recipientFirstName: first,
             recipientLastName: last, phone: phone, street: street, buildingNo: building,
             floor: problems.optionalText(floor, "floor", maximumLength: 20),
             apartment: problems.optionalText(apartment, "apartment", maximumLength: 20),
@@ -398,6 +438,7 @@ public struct OrderDraft: Hashable, Sendable, Codable {
 public struct ValidOrderDraft: Hashable, Sendable {
     public var id: OrderID?
     public var storeID: StoreID?
+    public var workflow: OrderWorkflow
     public var fulfillment: Fulfillment
     public var recipientFirstName: String?
     public var recipientLastName: String?

@@ -2,8 +2,11 @@
 public enum OrderAction: String, Hashable, Sendable, Codable, CaseIterable {
     case accept
     case startPreparing = "start_preparing"
+    case startRepair = "start_repair"
+    case awaitParts = "await_parts"
     case markReady = "mark_ready"
     case markCollected = "mark_collected"
+    case despatch
     case cancel
     case claim
     case release

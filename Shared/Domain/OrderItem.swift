@@ -4,6 +4,8 @@ public struct OrderItem: Hashable, Sendable, Codable {
     public var id: OrderItemID
     public var type: ItemType
     public var productID: ProductID?
+    /// The customer's device the line is for (`CustomerDevice`, of the order's store); a line
+    /// written before stores kept devices may hold other text.
     public var deviceID: String?
     public var description: String
     public var quantity: Int
@@ -102,6 +104,16 @@ public struct OrderItemDraft: Hashable, Sendable, Codable {
         case vatRateBasisPoints = "vat_rate_bp"
         case isWarrantyItem = "is_warranty_item"
         case warrantyNotes = "warranty_notes"
+    }
+
+    /// What a line's `device_id` must be.
+    public static let deviceRule = "must be the id of a device of the order's store's customers"
+
+    /// Refuses a draft naming a customer's device unless `deviceStore`, the store the device was
+    /// found in, is `store`, the order's (400 naming `device_id`). A blank id clears the line's.
+    public func checkDevice(named deviceStore: StoreID?, in store: StoreID) throws(OrderlyError) {
+        guard let named = deviceID?.trimmingWhitespace(), !named.isEmpty else { return }
+        guard deviceStore == store else { throw OrderlyError.invalidFields(["device_id": Self.deviceRule]) }
     }
 
     /// A new item from this draft, priced with `rates` (the store's) unless the draft names a rate.

@@ -51,6 +51,9 @@ public struct Store: Hashable, Sendable, Codable {
     public var autoAccept: Bool
     /// When the store's own delivery orders reach the couriers (`Dispatch`); `when_ready` unless set.
     public var dispatch: Dispatch
+    /// The workflow its staff's orders follow unless an order names its own (`standard` unless set;
+    /// a repair shop's is `repair`). Customers' orders always follow the standard one.
+    public var workflow: OrderWorkflow
     /// The least a customer's order may come to, items only, in minor units; 0 by default.
     public var minimumOrder: Int64
     // The public profile customers see, beside the name, address and phone.
@@ -88,6 +91,7 @@ public struct Store: Hashable, Sendable, Codable {
         self.acceptingOrders = true
         self.autoAccept = false
         self.dispatch = .whenReady
+        self.workflow = .standard
         self.minimumOrder = 0
         self.imageURL = nil
         self.cuisine = nil
@@ -108,7 +112,7 @@ public struct Store: Hashable, Sendable, Codable {
         case staffRefundLimit = "staff_refund_limit"
         case acceptingOrders = "accepting_orders"
         case autoAccept = "auto_accept"
-        case dispatch
+        case dispatch, workflow
         case minimumOrder = "minimum_order"
         case imageURL = "image_url"
         case cuisine, description
@@ -142,6 +146,7 @@ public struct Store: Hashable, Sendable, Codable {
         acceptingOrders = try container.decodeIfPresent(Bool.self, forKey: .acceptingOrders) ?? true
         autoAccept = try container.decodeIfPresent(Bool.self, forKey: .autoAccept) ?? false
         dispatch = try container.decodeIfPresent(Dispatch.self, forKey: .dispatch) ?? .whenReady
+        workflow = try container.decodeIfPresent(OrderWorkflow.self, forKey: .workflow) ?? .standard
         minimumOrder = try container.decodeIfPresent(Int64.self, forKey: .minimumOrder) ?? 0
         imageURL = try container.decodeIfPresent(String.self, forKey: .imageURL)
         cuisine = try container.decodeIfPresent(String.self, forKey: .cuisine)
@@ -172,6 +177,7 @@ public struct Store: Hashable, Sendable, Codable {
         try container.encode(acceptingOrders, forKey: .acceptingOrders)
         try container.encode(autoAccept, forKey: .autoAccept)
         try container.encode(dispatch, forKey: .dispatch)
+        try container.encode(workflow, forKey: .workflow)
         try container.encode(minimumOrder, forKey: .minimumOrder)
         try container.encodeIfPresent(imageURL, forKey: .imageURL)
         try container.encodeIfPresent(cuisine, forKey: .cuisine)

@@ -60,6 +60,7 @@ extension Order: JSONWritable {
             writer.field("total", total)
             writer.field("updated_at", updatedAt)
             writer.field("version", version)
+            writer.field("workflow", workflow?.rawValue)
         }
     }
 }
@@ -141,6 +142,7 @@ extension OrderDraft: JSONWritable {
             writer.field("recipient_last_name", recipientLastName)
             writer.field("store_id", storeID?.description)
             writer.field("street", street)
+            writer.field("workflow", workflow?.rawValue)
         }
     }
 }

@@ -131,10 +131,11 @@ struct AccessPolicyTests {
 
     static func order(
         _ status: OrderStatus, _ fulfillment: Fulfillment = .delivery, courier: UserID? = nil,
-        createdBy: UserID = someone
+        createdBy: UserID = someone, workflow: OrderWorkflow = .standard
     ) throws -> Order {
         let draft = try OrderDraft(
-            fulfillment: fulfillment, recipientFirstName: "A", recipientLastName: "B", phone: "050 1234567",
+            workflow: workflow, fulfillment: fulfillment, recipientFirstName: "A", recipientLastName: "B",
+            phone: "050 1234567",
             street: "Herzl", buildingNo: "12", floor: "3", apartment: "7", city: "Tel Aviv", boxesCount: 1
         ).validated()
         var order = Order(
@@ -335,14 +336,20 @@ struct AccessPolicyTests {
         #expect(policy.visibleOrders(store: nil) == .courier(resting.userID, pool: false))
     }
 
-    @Test("the pool is unclaimed delivery orders that are accepted, preparing or ready")
+    @Test("the pool is unclaimed standard delivery orders that are accepted, preparing or ready; never a repair")
     func pool() throws {
         for status in OrderStatus.allCases {
             let claimable = [.accepted, .preparing, .ready].contains(status)
             #expect(try Self.order(status).isInPool == claimable, "\(status)")
             #expect(try !Self.order(status, .pickup).isInPool)
             #expect(try !Self.order(status, courier: UserID()).isInPool)
-            #expect(OrderPool.contains(fulfillment: .delivery, courierID: nil, status: status) == claimable)
+            #expect(try !Self.order(status, workflow: .repair).isInPool, "a repair, \(status)")
+            for workflow in [nil, OrderWorkflow.standard] {
+                #expect(
+                    OrderPool.contains(workflow: workflow, fulfillment: .delivery, courierID: nil, status: status)
+                        == claimable)
+            }
+            #expect(!OrderPool.contains(workflow: .repair, fulfillment: .delivery, courierID: nil, status: status))
         }
     }
 

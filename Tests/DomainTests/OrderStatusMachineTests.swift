@@ -32,9 +32,12 @@ struct OrderStatusMachineTests {
         }
     }
 
-    static func order(_ status: OrderStatus, _ fulfillment: Fulfillment, courier: UserID?) throws -> Order {
+    static func order(
+        _ status: OrderStatus, _ fulfillment: Fulfillment, courier: UserID?, workflow: OrderWorkflow = .standard
+    ) throws -> Order {
         let draft = try OrderDraft(
-            fulfillment: fulfillment, recipientFirstName: "A", recipientLastName: "B", phone: "050 1234567",
+            workflow: workflow, fulfillment: fulfillment, recipientFirstName: "A", recipientLastName: "B",
+            phone: "050 1234567",
             street: "S", buildingNo: "1", boxesCount: 1
         ).validated()
         var order = Order(
@@ -46,18 +49,26 @@ struct OrderStatusMachineTests {
     }
 
     /// The status machine's rules written out as a table: what each caller may do in each state.
-    static func expected(_ caller: Caller, _ status: OrderStatus, _ fulfillment: Fulfillment, claimed: Bool)
-        -> [OrderAction]
-    {
+    static func expected(
+        _ caller: Caller, _ status: OrderStatus, _ fulfillment: Fulfillment, claimed: Bool,
+        workflow: OrderWorkflow = .standard
+    ) -> [OrderAction] {
         let store: [OrderAction]
+        let repair = workflow == .repair
         switch status {
         case .pending: store = [.accept, .cancel]
         case .accepted: store = [.startPreparing, .cancel]
         case .preparing: store = [.markReady, .cancel]
+        case .bookedIn: store = [.startRepair, .awaitParts, .cancel]
+        case .awaitingParts: store = [.startRepair, .cancel]
+        case .inRepair: store = [.awaitParts, .markReady, .cancel]
+        case .ready where repair:
+            store = fulfillment == .pickup ? [.markCollected, .cancel] : [.markCollected, .despatch, .cancel]
         case .ready: store = fulfillment == .pickup ? [.markCollected, .cancel] : [.cancel]
-        case .outForDelivery, .delivered, .collected, .cancelled: store = []
+        case .outForDelivery, .delivered, .collected, .despatched, .cancelled: store = []
         }
-        let open: Set<OrderStatus> = [.accepted, .preparing, .ready]
+        // No courier carries a repair.
+        let open: Set<OrderStatus> = repair ? [] : [.accepted, .preparing, .ready]
         var carrier: [OrderAction] = []
         if claimed, open.contains(status) { carrier.append(.release) }
         if claimed, status == .ready { carrier.append(.pickUp) }
@@ -77,51 +88,69 @@ struct OrderStatusMachineTests {
     @Test("every (state, action, caller): allowed exactly as the rules say, with the right outcome")
     func everyCombination() throws {
         var checked = 0
-        for status in OrderStatus.allCases {
-            for fulfillment in Fulfillment.allCases {
-                for claimed in fulfillment == .delivery ? [false, true] : [false] {
-                    let order = try Self.order(status, fulfillment, courier: claimed ? Self.courierA : nil)
-                    for caller in Caller.allCases {
-                        let principal = caller.principal
-                        let allowed = Self.expected(caller, status, fulfillment, claimed: claimed)
-                        let policy = AccessPolicy(principal)
-                        #expect(
-                            policy.allowedActions(on: order) == allowed,
-                            "\(caller) on a \(claimed ? "claimed " : "")\(fulfillment) order, \(status)")
-                        for action in OrderAction.allCases {
-                            checked += 1
-                            switch policy.transition(action, on: order) {
-                            case .success(let transition):
-                                #expect(allowed.contains(action), "\(caller) \(action) on \(status)")
-                                #expect(transition.from == status)
-                                #expect(transition.to == Self.target(of: action, from: status))
-                                let courier: UserID? =
-                                    action == .claim ? principal.userID : action == .release ? nil : order.courierID
-                                #expect(transition.courierID == courier)
-                            case .failure(.illegal(_, _, let legal)):
-                                #expect(!allowed.contains(action))
-                                #expect(legal == allowed)
-                            case .failure(.notPermitted), .failure(.alreadyClaimed), .failure(.unseen),
-                                .failure(.carryingEnough),
-                                .failure(.releasedEnough), .failure(.paymentRequired):
-                                #expect(!allowed.contains(action))
-                            case .failure(.offDuty):
-                                Issue.record("a courier on duty was refused as off duty")
-                            }
-                        }
+        var cases = 0
+        for workflow in OrderWorkflow.allCases {
+            for status in workflow.statuses {
+                for fulfillment in Fulfillment.allCases {
+                    // A courier claims only a standard delivery.
+                    for claimed in fulfillment == .delivery && workflow == .standard ? [false, true] : [false] {
+                        cases += 1
+                        checked += try check(status, fulfillment, claimed: claimed, workflow: workflow)
                     }
                 }
             }
         }
-        #expect(checked == 8 * 3 * Caller.allCases.count * OrderAction.allCases.count)
+        #expect(cases == 8 * 3 + 7 * 2)
+        #expect(checked == cases * Caller.allCases.count * OrderAction.allCases.count)
+    }
+
+    /// Checks every caller's every action on one order; answers how many it checked.
+    func check(_ status: OrderStatus, _ fulfillment: Fulfillment, claimed: Bool, workflow: OrderWorkflow) throws
+        -> Int
+    {
+        var checked = 0
+        let order = try Self.order(status, fulfillment, courier: claimed ? Self.courierA : nil, workflow: workflow)
+        for caller in Caller.allCases {
+            let principal = caller.principal
+            let allowed = Self.expected(caller, status, fulfillment, claimed: claimed, workflow: workflow)
+            let policy = AccessPolicy(principal)
+            #expect(
+                policy.allowedActions(on: order) == allowed,
+                "\(caller) on a \(claimed ? "claimed " : "")\(workflow) \(fulfillment) order, \(status)")
+            for action in OrderAction.allCases {
+                checked += 1
+                switch policy.transition(action, on: order) {
+                case .success(let transition):
+                    #expect(allowed.contains(action), "\(caller) \(action) on \(status)")
+                    #expect(transition.from == status)
+                    #expect(transition.to == Self.target(of: action, from: status))
+                    let courier: UserID? =
+                        action == .claim ? principal.userID : action == .release ? nil : order.courierID
+                    #expect(transition.courierID == courier)
+                case .failure(.illegal(_, _, let legal)):
+                    #expect(!allowed.contains(action))
+                    #expect(legal == allowed)
+                case .failure(.notPermitted), .failure(.alreadyClaimed), .failure(.unseen),
+                    .failure(.carryingEnough),
+                    .failure(.releasedEnough), .failure(.paymentRequired):
+                    #expect(!allowed.contains(action))
+                case .failure(.offDuty):
+                    Issue.record("a courier on duty was refused as off duty")
+                }
+            }
+        }
+        return checked
     }
 
     static func target(of action: OrderAction, from status: OrderStatus) -> OrderStatus {
         switch action {
         case .accept: return .accepted
         case .startPreparing: return .preparing
+        case .startRepair: return .inRepair
+        case .awaitParts: return .awaitingParts
         case .markReady: return .ready
         case .markCollected: return .collected
+        case .despatch: return .despatched
         case .cancel: return .cancelled
         case .claim, .release: return status
         case .pickUp: return .outForDelivery

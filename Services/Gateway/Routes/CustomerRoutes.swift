@@ -3,8 +3,9 @@ import Domain
 import Hummingbird
 import Wire
 
-/// `/v1/stores/{id}/customers`, `/v1/customers…`, `/v1/stores/{id}/cards…` and `/v1/cards…`: a
-/// store's customer records and NFC cards, forwarded to the payments service. Whether a
+/// `/v1/stores/{id}/customers`, `/v1/customers…`, `/v1/stores/{id}/cards…`, `/v1/cards…`,
+/// `/v1/stores/{id}/customer-devices` and `/v1/customer-devices/{id}`: a store's customer records,
+/// NFC cards and customers' devices, forwarded to the payments service. Whether a
 /// `user_id` names a customer's account is the identity's to say, so it is checked here.
 struct CustomerRoutes: Sendable {
     let payments: any WireCaller
@@ -21,6 +22,10 @@ struct CustomerRoutes: Sendable {
             .get("stores/:id/cards/lookup", use: signedIn(lookUp))
             .get("cards/:id", use: signedIn(card))
             .patch("cards/:id", use: signedIn(updateCard))
+            .post("stores/:id/customer-devices", use: signedIn(createDevice))
+            .get("stores/:id/customer-devices", use: signedIn(devices))
+            .get("customer-devices/:id", use: signedIn(device))
+            .patch("customer-devices/:id", use: signedIn(updateDevice))
     }
 
     @Sendable func create(_ request: SignedInRequest) async throws -> Response {
@@ -91,6 +96,37 @@ struct CustomerRoutes: Sendable {
         let patch = try await request.patch(try request.id(as: CardID.self), CardDraft.self)
         let card = try await payments.call(PaymentsAPI.updateCard, patch, options: request.options)
         return try JSONBody.response(card, version: card.version)
+    }
+
+    @Sendable func createDevice(_ request: SignedInRequest) async throws -> Response {
+        let device = try await payments.call(
+            PaymentsAPI.createDevice,
+            NewCustomerDevice(
+                storeID: try request.id(as: StoreID.self), device: try await request.decode(CustomerDeviceDraft.self)),
+            options: request.options)
+        return try JSONBody.response(device, status: .created, version: device.version)
+    }
+
+    @Sendable func devices(_ request: SignedInRequest) async throws -> Response {
+        var query = request.query
+        let list = CustomerDeviceListRequest(
+            storeID: try request.id(as: StoreID.self), customerID: query.id("customer_id", as: CustomerID.self),
+            serial: query.text("serial"), page: query.page())
+        try query.check()
+        return try JSONBody.response(try await payments.call(PaymentsAPI.listDevices, list, options: request.options))
+    }
+
+    @Sendable func device(_ request: SignedInRequest) async throws -> Response {
+        let device = try await payments.call(
+            PaymentsAPI.getDevice, ResourceRef(id: try request.id(as: CustomerDeviceID.self)),
+            options: request.options)
+        return try JSONBody.response(device, version: device.version)
+    }
+
+    @Sendable func updateDevice(_ request: SignedInRequest) async throws -> Response {
+        let patch = try await request.patch(try request.id(as: CustomerDeviceID.self), CustomerDeviceDraft.self)
+        let device = try await payments.call(PaymentsAPI.updateDevice, patch, options: request.options)
+        return try JSONBody.response(device, version: device.version)
     }
 
     /// Refuses a `user_id` that is not a customer's account (422 naming it).

@@ -12,7 +12,8 @@ import Wire
 /// decides by.
 struct OrderRoutes: Sendable {
     let orders: any WireCaller
-    /// Asked before a cancel whether the caller may refund what it would refund.
+    /// Asked before a cancel whether the caller may refund what it would refund, and for the
+    /// customer's device an order's line names.
     let payments: any WireCaller
     let identity: UsersHandlers
     /// A customer's saved addresses, which a checkout may name by id.
@@ -193,10 +194,26 @@ struct OrderRoutes: Sendable {
         let change = ItemChange(
             orderID: try request.id(as: OrderID.self), kind: kind,
             itemID: kind == .add ? nil : try request.id("item_id", as: OrderItemID.self), item: item,
-            expectedVersion: try request.request.expectedVersion())
+            expectedVersion: try request.request.expectedVersion(),
+            deviceStoreID: try await deviceStore(of: item, request))
         return JSONBody.forwarded(
             try await orders.forward(OrdersAPI.changeItems, change, options: request.options), status: status,
             versioned: true)
+    }
+
+    /// The store of the customer's device a line names, asked of the payments service as the
+    /// caller; one they cannot see, or no id at all, is a 400 naming `device_id`. Nil when the
+    /// line names none (or clears it with a blank).
+    private func deviceStore(of item: OrderItemDraft?, _ request: SignedInRequest) async throws -> StoreID? {
+        guard let text = item?.deviceID?.trimmingWhitespace(), !text.isEmpty else { return nil }
+        let unknown = OrderlyError.invalidFields(["device_id": OrderItemDraft.deviceRule])
+        guard let id = CustomerDeviceID(text) else { throw unknown }
+        do {
+            return try await payments.call(PaymentsAPI.getDevice, ResourceRef(id: id), options: request.options)
+                .storeID
+        } catch let error as OrderlyError where error.code == .notFound {
+            throw unknown
+        }
     }
 
     /// The order in the path.
