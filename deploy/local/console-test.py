@@ -8,15 +8,16 @@ changes a role and sends a password reset. The owner creates a product (a bad pr
 error shown beside the field), watches an order created through the API appear on the board
 without a reload, accepts it, refunds part of a cash payment, and finds the day's revenue in the
 chart. At the till (deploy/local/console_till.py) customers and NFC cards are made, found,
-blocked and unlinked, the activity feed moves live and the money screen shows the balance. A
-webhook is made, tested against a receiver of the test's own (its signature checked) and
-deleted. The page in Arabic is right to left; axe (`axe-selenium-python`) finds no serious or
-critical violation on any screen of eight roles; the browser logged no error (a
-Content-Security-Policy violation included); a staff member is never shown the takings; a staff
-member who forgot their password asks for a link from the sign-in form, follows it from the
-e-mail a local SMTP server received (deploy/local/smtp-test-server.py) and signs in with the new
-one; a payout sent again after its answer was lost is recorded once. Screenshots of each screen
-are written to .build/console/.
+blocked and unlinked, the activity feed moves live and the money screen shows the balance. The
+store made a repair shop in its settings books in an order made on the board, which its buttons
+take through repair to collected; the store is then made standard again. A webhook is made,
+tested against a receiver of the test's own (its signature checked) and deleted. The page in
+Arabic is right to left; axe (`axe-selenium-python`) finds no serious or critical violation on
+any screen of eight roles; the browser logged no error (a Content-Security-Policy violation
+included); a staff member is never shown the takings; a staff member who forgot their password
+asks for a link from the sign-in form, follows it from the e-mail a local SMTP server received
+(deploy/local/smtp-test-server.py) and signs in with the new one; a payout sent again after its
+answer was lost is recorded once. Screenshots of each screen are written to .build/console/.
 
 `console-test.py --against URL` runs the same against a suite already running there, with the
 bootstrap admin's e-mail address and password in ORDERLY_BOOTSTRAP_ADMIN_EMAIL and _PASSWORD.
@@ -336,6 +337,7 @@ def run_browser(browser, base, store, people, owner, staff, admin_login):
     print("  the store's minimum order and opening hours saved from its settings")
     browser.shot("people")
     browser.accessibility("people")
+    repair_workflow(browser, base, store, admin)
     if os.environ.get("CONSOLE_WEBHOOKS_LOCAL"):
         webhooks(browser, base, store, admin)
     browser.click("#nav-platform")
@@ -478,6 +480,51 @@ def platform_from_empty(browser, base, admin_login):
                                          "role": role, "store_id": store["id"] if role == "manager" else None}, admin)
     browser.sign_out()
     return store, people
+
+
+def repair_workflow(browser, base, store, admin):
+    """The store made a repair shop from its settings: an order made on the board is booked in,
+    repaired, made ready and collected with its buttons, into the done column; then the store is
+    made standard again from its settings. Starts and ends on the store's people and settings."""
+    def set_workflow(workflow):
+        form = browser.one("#settings-form")
+        browser.select("#settings-form-workflow", workflow)
+        browser.click("#save-settings")
+        # Drawn again from the server's answer, which the console now looks at.
+        browser.wait(f"the settings drawn again, {workflow}", lambda: browser.one("#settings-form") != form)
+        browser.wait(f"the store's workflow {workflow}", lambda: call(
+            base, "GET", f"/v1/stores/{store['id']}", token=admin)["workflow"] == workflow)
+
+    set_workflow("repair")
+    browser.click("#nav-board")
+    browser.one("#column-booked_in")
+    browser.click("#new-order")
+    if browser.one("#new-order-form #field-workflow").get_attribute("value") != "repair":
+        raise AssertionError("a new order of a repair shop is not a repair by default")
+    browser.select("#new-order-form #field-fulfillment", "pickup")
+    browser.type("#new-order-form #field-recipient_first_name", "Dana")
+    browser.type("#new-order-form #field-phone", "050-2345678")
+    browser.type("#new-order-form #field-notes", "Cracked screen")
+    browser.click("#create-order")
+    card = browser.one("#column-booked_in .card")
+    order = call(base, "GET", f"/v1/orders/{card.get_attribute('id').removeprefix('order-')}", token=admin)
+    if (order["workflow"], order["status"]) != ("repair", "booked_in"):
+        raise AssertionError(f"the order made in a repair shop is {order['workflow']}, {order['status']}")
+    print(f"  order #{order['number']} made on the board of a repair shop, booked in")
+    browser.click(f"#order-{order['id']}")
+    browser.one("dialog .timeline li")
+    for action, column in (("start_repair", "in_repair"), ("mark_ready", "ready"), ("mark_collected", "done")):
+        browser.click(f"#action-{action}")
+        browser.one(f"#column-{column} #order-{order['id']}")
+    browser.wait("the repair in the timeline", lambda: any(
+        item.text.endswith("in repair") for item in browser.css("dialog .timeline li")))
+    browser.shot("repair-order")
+    browser.click("dialog .dialog-head button")
+    if call(base, "GET", f"/v1/orders/{order['id']}", token=admin)["status"] != "collected":
+        raise AssertionError("the repair was not collected")
+    print("  repaired, made ready and collected from its buttons, into the done column")
+    browser.click("#nav-people")
+    set_workflow("standard")
 
 
 def webhooks(browser, base, store, admin):

@@ -1,13 +1,20 @@
 // The orders board: a store's orders in columns by status, kept up to date from the caller's
 // notifications stream; an order opened with its lines, totals, timeline and the actions the
-// server allows the caller; a new order; search and filters.
+// server allows the caller; a new order; search and filters. A store's orders follow its
+// workflow (`standard`, or `repair` for a repair shop), and the board its columns.
 import { all, call, followNotifications, query } from "./api.js";
 import { t } from "./i18n.js";
+import { WORKFLOWS } from "./stores.js";
 import { busy, dialog, field, figure, fill, h, money, progress, showError, submits, table, time, toast, values } from "./ui.js";
 
+// Each column: its name, its statuses, and the one workflow whose orders pass through it (none:
+// both). A column of the other workflow than the store's is shown only while it holds an order.
 const COLUMNS = [
-  ["pending", ["pending"]], ["accepted", ["accepted"]], ["preparing", ["preparing"]], ["ready", ["ready"]],
-  ["out_for_delivery", ["out_for_delivery"]], ["done", ["delivered", "collected"]], ["cancelled", ["cancelled"]],
+  ["pending", ["pending"], "standard"], ["booked_in", ["booked_in"], "repair"],
+  ["accepted", ["accepted"], "standard"], ["awaiting_parts", ["awaiting_parts"], "repair"],
+  ["preparing", ["preparing"], "standard"], ["in_repair", ["in_repair"], "repair"], ["ready", ["ready"]],
+  ["out_for_delivery", ["out_for_delivery"], "standard"], ["done", ["delivered", "collected", "despatched"]],
+  ["cancelled", ["cancelled"]],
 ];
 const CREATORS = ["admin", "owner", "manager", "staff"];
 /** How many orders a page of the board reads. */
@@ -36,9 +43,11 @@ export async function show(main, context) {
 
   function render() {
     count.textContent = t("orders_shown", [orders.size]);
-    fill(board, COLUMNS.map(([name, statuses]) => {
+    const workflow = store?.workflow ?? "standard";
+    fill(board, COLUMNS.map(([name, statuses, only]) => {
       const cards = [...orders.values()].filter((order) => statuses.includes(order.status))
         .sort((a, b) => b.created_at.localeCompare(a.created_at));
+      if (only && only !== workflow && !cards.length) return null;
       return h("section", { class: "column", id: `column-${name}`, "aria-label": t(`status_${name}`) },
         h("h2", {}, h("span", {}, t(`status_${name}`)), h("span", { class: "muted" }, String(cards.length))),
         cards.map((order) => card(order)));
@@ -200,7 +209,9 @@ function newOrder(context, upsert) {
   const { box, body } = dialog(t("new_order"));
   const place = h("div");
   const save = h("button", { type: "submit", class: "primary", id: "create-order" }, t("create"));
+  const storeWorkflow = context.store.workflow ?? "standard";
   const form = h("form", { class: "fields", id: "new-order-form" },
+    field("workflow", t("workflow"), { options: WORKFLOWS.map((flow) => [flow, t(`workflow_${flow}`)]), value: storeWorkflow }),
     field("fulfillment", t("fulfillment"), { options: [["delivery", t("delivery")], ["pickup", t("pickup")]] }),
     field("recipient_first_name", t("first_name")), field("recipient_last_name", t("last_name")),
     field("phone", t("phone"), { type: "tel" }), field("street", t("street")), field("building_no", t("building")),
@@ -212,6 +223,8 @@ function newOrder(context, upsert) {
   submits(form, save, place, (draft, key) => {
     if (draft.due_at) draft.due_at = new Date(draft.due_at).toISOString().replace(/\.\d+Z$/, "Z");
     if (context.user.role === "admin") draft.store_id = context.store.id;
+    // The store's workflow is the order's unless another is chosen.
+    if (draft.workflow === storeWorkflow) delete draft.workflow;
     return call("POST", "/v1/orders", { body: draft, idempotencyKey: key(draft) });
   }, (order) => {
     upsert(order, true);

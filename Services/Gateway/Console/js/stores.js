@@ -8,6 +8,8 @@ import { changedFrom, field, h, majorUnits, minorUnits, rowsEditor, submits, yes
 const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 const TIERS = ["free", "starter", "pro", "enterprise"];
 const DISPATCH = ["when_ready", "on_create"];
+/** The workflows a store's orders may follow (`workflow`), its own the default of its staff's new orders. */
+export const WORKFLOWS = ["standard", "repair"];
 const VAT_KINDS = ["product", "repair", "device_sale", "accessory", "device_purchase"];
 const SWITCHES = ["accepting_orders", "auto_accept", "require_clock_in"];
 const AMOUNTS = ["minimum_order", "staff_refund_limit"];
@@ -44,6 +46,7 @@ export function storeForm(store, user, { id, button, saved }) {
     text("currency", { maxlength: 3, value: currency, readonly: Boolean(store) }),
     text("timezone", { value: store?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone }),
     field("dispatch", t("dispatch"), { id: `${id}-dispatch`, options: DISPATCH.map((when) => [when, t(`dispatch_${when}`)]), value: store?.dispatch ?? "when_ready" }),
+    field("workflow", t("workflow"), { id: `${id}-workflow`, options: WORKFLOWS.map((flow) => [flow, t(`workflow_${flow}`)]), value: store?.workflow ?? "standard" }),
     SWITCHES.map((name) => field(name, t(name), {
       id: `${id}-${name}`, options: yesNo(), value: String(store?.[name] ?? name === "accepting_orders"),
     })),
