@@ -22,8 +22,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from model_api import Actor, Api, paged, provider_secret
 from suite import mailed_link
-from model_marketplace import (IN_FLIGHT, OPEN_STATUSES, Marketplace, Order, Outcome, Payment, Product,
-                               Shift, commission)
+from model_marketplace import (FIRST_STATUS, IN_FLIGHT, OPEN_STATUSES, Marketplace, Order, Outcome, Payment,
+                               Product, Shift, commission)
 
 PASSWORD = "Model-Pass-12345"
 ALL_WEEK = [{"day": day, "open": "00:00", "close": "24:00"}
@@ -212,6 +212,8 @@ class MarketplaceMachine(RuleBasedStateMachine):
         self.cards = []
         # How many times each person's password was checked in this example (login attempts).
         self.password_checks = {}
+        # The repair orders, with their status, a courier on duty was refused (404) a claim of.
+        self.repair_claims_tried = set()
 
     @property
     def store_id(self):
@@ -263,16 +265,20 @@ class MarketplaceMachine(RuleBasedStateMachine):
     # The store's terms.
 
     @initialize(commission_bp=st.sampled_from([0, 1000, 1250]), staff_refund_limit=st.sampled_from([0, 2000, 100000]),
-                require_clock_in=st.booleans(), dispatch=st.sampled_from(["when_ready", "on_create"]))
+                require_clock_in=st.booleans(), dispatch=st.sampled_from(["when_ready", "on_create"]),
+                workflow=st.sampled_from(["standard", "standard", "standard", "repair"]))
     @step
-    def set_terms(self, commission_bp, staff_refund_limit, require_clock_in, dispatch="when_ready"):
+    def set_terms(self, commission_bp, staff_refund_limit, require_clock_in, dispatch="when_ready",
+                  workflow="standard"):
         """The admin sets the store's commission, what staff may refund at once, whether they
-        must be clocked in and when its own delivery orders reach the couriers (before any order,
-        so the orders service reads it with the store's first)."""
+        must be clocked in, when its own delivery orders reach the couriers and the workflow its
+        own orders follow unless they name one (before any order, so the orders service reads it
+        with the store's first)."""
         self.send(self.platform.admin, "PATCH", f"/v1/stores/{self.store_id}", {
             "commission_bp": commission_bp, "staff_refund_limit": staff_refund_limit,
-            "require_clock_in": require_clock_in, "dispatch": dispatch}, [Outcome(200)])
+            "require_clock_in": require_clock_in, "dispatch": dispatch, "workflow": workflow}, [Outcome(200)])
         self.model.dispatch = dispatch
+        self.model.workflow = workflow
         self.model.commission_bp = commission_bp
         self.model.staff_refund_limit = staff_refund_limit
         self.model.require_clock_in = require_clock_in
@@ -358,7 +364,8 @@ class MarketplaceMachine(RuleBasedStateMachine):
         for name, actual, expected in (("items_gross", reply["items_gross"], gross),
                                        ("delivery_fee", reply["delivery_fee"], order.delivery_fee),
                                        ("total", reply["total"], order.total),
-                                       ("tip", reply.get("tip") or 0, order.tip)):
+                                       ("tip", reply.get("tip") or 0, order.tip),
+                                       ("workflow", reply.get("workflow"), order.workflow)):
             self.agree(f"the new order's {name}", actual, expected)
         model.hold(lines)
         model.orders.append(order)
@@ -366,14 +373,18 @@ class MarketplaceMachine(RuleBasedStateMachine):
     STORE_USERS = ["staff_a", "staff_b", "manager", "owner"]
     STORE_USERS_AND_STRAYS = STORE_USERS * 3 + ["courier_a", "customer", "admin", "accountant"]
 
-    @rule(hand=st.sampled_from(STORE_USERS_AND_STRAYS), fulfillment=st.sampled_from(["delivery", "delivery", "pickup"]))
+    @rule(hand=st.sampled_from(STORE_USERS_AND_STRAYS), fulfillment=st.sampled_from(["delivery", "delivery", "pickup"]),
+          workflow=st.sampled_from([None, None, None, None, "standard", "repair"]))
     @step
-    def store_creates_order(self, hand, fulfillment):
-        """A store user enters an order of one box (a delivery or a pickup, no lines): `pending`,
-        or, for a delivery of a store that dispatches on creation, `ready` and in the couriers'
-        pool at once; anyone else is refused."""
+    def store_creates_order(self, hand, fulfillment, workflow=None):
+        """A store user enters an order of one box (a delivery or a pickup, no lines) of the
+        `workflow` it names, or else the store's: a standard one `pending`, or, for a delivery of a
+        store that dispatches on creation, `ready` and in the couriers' pool at once; a repair
+        `booked_in`, whatever the store's dispatch; anyone else is refused."""
         actor = self.actor(hand)
         body = {"fulfillment": fulfillment, "customer_name": "Dana Levi", "boxes_count": 1}
+        if workflow is not None:
+            body["workflow"] = workflow
         if fulfillment == "delivery":
             body.update({"recipient_first_name": "Dana", "recipient_last_name": "Levi", "phone": "050-1234567",
                          "street": "Herzl", "building_no": "12"})
@@ -388,8 +399,11 @@ class MarketplaceMachine(RuleBasedStateMachine):
         reply = self.send(actor, "POST", "/v1/orders", body, outcomes)
         if reply.status != 201:
             return
-        order = Order(reply["id"], None, "store", fulfillment, 0, 0, {})
-        order.status = "ready" if fulfillment == "delivery" and self.model.dispatch == "on_create" else "pending"
+        order = Order(reply["id"], None, "store", fulfillment, 0, 0, {}, workflow=workflow or self.model.workflow)
+        order.status = FIRST_STATUS[order.workflow]
+        if not order.repair and fulfillment == "delivery" and self.model.dispatch == "on_create":
+            order.status = "ready"
+        self.agree("the store's new order's workflow", reply.get("workflow"), order.workflow)
         self.agree("the store's new order's status", reply["status"], order.status)
         self.agree("the store's new order's total", reply["total"], order.total)
         self.model.orders.append(order)
@@ -485,25 +499,34 @@ class MarketplaceMachine(RuleBasedStateMachine):
     @precondition(lambda self: any(o.status in OPEN_STATUSES for o in self.model.orders))
     @rule(pick=st.integers(0, 31), hand=st.sampled_from(STORE_USERS),
           courier=st.sampled_from(["courier_a", "courier_b"]),
-          steps=st.sampled_from([1, 1, 1, 2, 2, 3, 5, 8]))
+          steps=st.sampled_from([1, 1, 1, 2, 2, 3, 5, 8]), parts=st.sampled_from([False, False, True]))
     @step
-    def advance_order(self, pick, hand, courier, steps):
+    def advance_order(self, pick, hand, courier, steps, parts=False):
         """An open order takes up to `steps` steps on its usual way (what must hold is checked
         between them): a card order is paid (its customer's payment, then the provider's report),
         the store accepts, prepares and readies it, and its customer collects it, or a courier on
-        duty claims it, picks it up and delivers it, collecting what is owed."""
+        duty claims it, picks it up and delivers it, collecting what is owed; a repair is
+        repaired (first waiting for `parts`), readied, and collected or despatched by the store."""
         order = self.pick([o for o in self.model.orders if o.status in OPEN_STATUSES], pick)
         for taken in range(steps):
             if order.status not in OPEN_STATUSES:
                 return
             if taken:
                 self.the_books_hold()
-            self.next_step(order, self.actors[hand], order.courier or self.actors[courier])
+            self.next_step(order, self.actors[hand], order.courier or self.actors[courier], parts)
 
-    def next_step(self, order, store_user, carrier):
+    REPAIR_STEPS = {"booked_in": "start_repair", "awaiting_parts": "start_repair", "in_repair": "mark_ready"}
+
+    def next_step(self, order, store_user, carrier, parts=False):
         """The next step of `order` on its usual way."""
         model = self.model
-        if order.status == "pending" and order.awaits_payment:
+        if order.repair:
+            if order.status == "ready":
+                action = "despatch" if order.fulfillment == "delivery" else "mark_collected"
+            else:
+                action = "await_parts" if parts and order.status == "booked_in" else self.REPAIR_STEPS[order.status]
+            self.perform(store_user, order, action)
+        elif order.status == "pending" and order.awaits_payment:
             paying = [p for p in order.payments if p.status in IN_FLIGHT and p.method != "cash" and p.id]
             if paying:
                 self.report(paying[0], self.provider_event(paying[0], "completed", paying[0].amount))
@@ -528,12 +551,14 @@ class MarketplaceMachine(RuleBasedStateMachine):
                   "supervisor", "admin"]
 
     @precondition(lambda self: self.model.orders)
-    @rule(action=st.sampled_from(["accept", "accept", "start_preparing", "mark_ready", "mark_collected"]),
+    @rule(action=st.sampled_from(["accept", "accept", "start_preparing", "mark_ready", "mark_collected", "start_repair",
+                                  "await_parts", "despatch"]),
           pick=st.integers(0, 31), hand=st.sampled_from(STORE_USERS), stray=st.sampled_from([None] * 12 + ACTORS))
     @step
     def store_acts(self, action, pick, hand, stray):
-        """A store user accepts, prepares, marks ready or marks collected an order where the step
-        fits (a card order once paid); with `stray`, that actor on any order."""
+        """A store user accepts, prepares, marks ready or marks collected an order, or starts a
+        repair, sets it waiting for parts or despatches it, where the step fits (a card order once
+        paid); with `stray`, that actor on any order."""
         order = self.pick(self.model.orders, pick, None if stray else lambda o: o.fits(action))
         self.perform(self.actor(stray or hand, order), order, action)
 
@@ -601,6 +626,9 @@ class MarketplaceMachine(RuleBasedStateMachine):
             body["cash_collected"] = collected
         reply = self.send(actor, "POST", f"/v1/orders/{order.id}/actions/{action}", body,
                           self.model.expect_action(actor, order, action, collected))
+        if reply.status == 422 and reply.reason == "illegal_transition":
+            self.agree(f"the actions open to {actor.name} on the {order.status} order {order.id} ({order.workflow})",
+                       reply.details.get("allowed_actions"), self.model.allowed_actions(actor, order))
         if reply.status == 200:
             if action == "cancel" and actor.role in ("support", "supervisor"):
                 order.refunds_by = (actor, body["reason"])
@@ -662,6 +690,50 @@ class MarketplaceMachine(RuleBasedStateMachine):
         order = self.pick(self.model.orders, pick)
         self.send(self.actors[editor], "POST", f"/v1/orders/{order.id}/items",
                   {"type": "product", "description": "Extra falafel", "unit_price_gross": 500}, [Outcome(403)])
+
+    EDITORS = STORE_USERS * 2 + ["admin", "supervisor", "support", "courier_a", "customer", "accountant"]
+
+    @precondition(lambda self: any(o.customer is None for o in self.model.orders))
+    @rule(pick=st.integers(0, 31), editor=st.sampled_from(EDITORS),
+          change=st.sampled_from(["notes", "notes", "same_workflow", "other_workflow", "part"]),
+          locked=st.sampled_from([False, False, True]))
+    @step
+    def store_edits_order(self, pick, editor, change, locked):
+        """Someone edits one of the store's own orders, a `locked` one (out for delivery,
+        delivered, collected, despatched or cancelled) when there is one: its notes, perhaps
+        naming its workflow again or another (which cannot change: 400 naming `workflow`), or a
+        falafel added as a line (a part, for a repair), which holds its stock until the order is
+        collected, delivered or despatched (committed) or cancelled (given back). Only while the
+        order still changes (else 422 `order_locked`); by the store's people, admins and
+        supervisors, who change no line."""
+        model = self.model
+        own = [o for o in model.orders if o.customer is None]
+        # A line changes the total, and the payment status is the payments' to set: an order with none.
+        usable = (lambda o: not o.editable) if locked else \
+            (lambda o: o.editable and not o.payments) if change == "part" else (lambda o: o.editable)
+        order = self.pick(own, pick, usable)
+        actor = self.actor(editor, order)
+        if change == "part" and order.payments:
+            change = "notes"
+        if change == "part":
+            falafel = model.products["falafel"]
+            lines = {"falafel": 1}
+            reply = self.send(actor, "POST", f"/v1/orders/{order.id}/items", {"product_id": falafel.id, "quantity": 1},
+                              model.expect_edit(actor, order, lines=lines))
+            if reply.status == 201:
+                model.add_lines(order, lines, falafel.price)
+                self.agree("the order's items_gross after a line was added", reply["items_gross"], order.items_gross)
+                self.agree("the order's total after a line was added", reply["total"], order.total)
+            return
+        body = {"notes": f"edited by {actor.name}"}
+        if change != "notes":
+            body["workflow"] = order.workflow if change == "same_workflow" else \
+                {"standard": "repair", "repair": "standard"}[order.workflow]
+        reply = self.send(actor, "PATCH", f"/v1/orders/{order.id}", body,
+                          model.expect_edit(actor, order, workflow=body.get("workflow")))
+        if reply.status == 200:
+            self.agree("the edited order's workflow", reply.get("workflow"), order.workflow)
+            self.agree("the edited order's status", reply["status"], order.status)
 
     # Refunds.
 
@@ -923,6 +995,7 @@ class MarketplaceMachine(RuleBasedStateMachine):
         """Someone reads an order, a payment or a balance, of this store or another: exactly what
         the access table lets them read; anything else is 404."""
         model = self.model
+        order = None
         if thing == "order" and model.orders:
             order = self.pick(model.orders, pick)
             actor = self.actor(reader, order)
@@ -951,7 +1024,10 @@ class MarketplaceMachine(RuleBasedStateMachine):
             # The store's balance; also what is read while there is no order or payment to read.
             actor = self.actor(reader)
             path, visible = f"/v1/stores/{self.store_id}/balance", model.can_see_store_balance(actor)
-        self.send(actor, "GET", path, None, [Outcome(200)] if visible else [Outcome(404)])
+        reply = self.send(actor, "GET", path, None, [Outcome(200)] if visible else [Outcome(404)])
+        if order is not None and reply.status == 200:
+            self.agree(f"the actions open to {actor.name} on the {order.status} order {order.id} ({order.workflow})",
+                       reply.get("allowed_actions"), model.allowed_actions(actor, order))
 
     @rule(courier=st.sampled_from(["courier_a", "courier_b"]))
     @step
@@ -1057,6 +1133,34 @@ class MarketplaceMachine(RuleBasedStateMachine):
                 raise ModelMismatch("after the step, the suite and the model differ:\n  "
                                     + "\n  ".join(list(violations) + differences))
             time.sleep(0.1)
+
+    @precondition(lambda self: self.model.orders)
+    @invariant()
+    def the_pool_holds(self):
+        """The store's orders in the couriers' pool (`GET /v1/orders?available=true`, read as a
+        courier on duty, or a supervisor when none is) are the model's: unclaimed standard
+        deliveries accepted, preparing or ready, and never a repair; and a courier on duty who
+        claims a repair order is answered 404, as for any order they cannot see (once for each
+        repair order in each status it reaches)."""
+        model = self.model
+        on_duty = [self.actors[n] for n in ("courier_a", "courier_b") if self.actors[n].id in model.on_duty]
+        reader = on_duty[0] if on_duty else self.platform.staff["supervisor"]
+        _, pool = self.listed(reader, f"/v1/orders?available=true&store_id={self.store_id}")
+        Tally.checks += 1
+        found = {o["id"] for o in pool}
+        repairs = sorted(o.id for o in model.orders if o.repair and o.id in found)
+        if repairs:
+            raise ModelMismatch(f"repair orders {repairs} are in the couriers' pool, as {reader.name} reads it")
+        expected = {o.id for o in model.orders if o.in_pool}
+        if found != expected:
+            raise ModelMismatch(f"the couriers' pool, as {reader.name} reads it, has orders {sorted(found - expected)} "
+                                f"the model's has not, and lacks {sorted(expected - found)}")
+        if not on_duty:
+            return
+        for order in model.orders:
+            if order.repair and (order.id, order.status) not in self.repair_claims_tried:
+                self.send(on_duty[0], "POST", f"/v1/orders/{order.id}/actions/claim", {}, [Outcome(404)])
+                self.repair_claims_tried.add((order.id, order.status))
 
     def differences(self, violations):
         """What the suite shows that the model does not hold now, and (into `violations`) what can
@@ -1180,7 +1284,7 @@ class MarketplaceMachine(RuleBasedStateMachine):
                 differences.append(f"order {order.id} is {'not ' if order.archived else ''}listed as archived")
             found = by_id.get(order.id, {})
             courier = order.courier.id if order.courier else None
-            for name, expected in (("status", order.status), ("courier_id", courier),
+            for name, expected in (("status", order.status), ("workflow", order.workflow), ("courier_id", courier),
                                    ("paid_amount", order.paid_amount), ("payment_status", order.payment_status)):
                 if found.get(name) != expected:
                     differences.append(f"order {order.id}'s {name} is {found.get(name)!r}, the model's {expected!r}")

@@ -9,25 +9,45 @@ request, and tells it what happened."""
 from dataclasses import dataclass, field
 
 POOL_STATUSES = {"accepted", "preparing", "ready"}
-OPEN_STATUSES = {"pending", "accepted", "preparing", "ready", "out_for_delivery"}
+OPEN_STATUSES = {"pending", "accepted", "preparing", "ready", "out_for_delivery", "booked_in", "awaiting_parts",
+                 "in_repair"}
+# The statuses in which an order's fields and lines still change (later: 422 order_locked).
+EDITABLE_STATUSES = {"pending", "accepted", "preparing", "ready", "booked_in", "awaiting_parts", "in_repair"}
 COMPLETED = {"completed", "partially_refunded", "refunded"}
 IN_FLIGHT = {"pending", "confirmed", "processing"}
 TERMINAL = {"completed", "failed", "cancelled", "expired", "partially_refunded", "refunded"}
 PROGRESS = {"pending": 0, "confirmed": 1, "processing": 2, "completed": 3, "failed": 3}
 STORE_ROLES = {"owner", "manager", "staff"}
-STORE_ACTIONS = {"accept", "start_preparing", "mark_ready", "mark_collected", "cancel"}
-# Where each order action starts from, and where it leads (None: the status stays).
+STORE_ACTIONS = {"accept", "start_preparing", "start_repair", "await_parts", "mark_ready", "mark_collected",
+                 "despatch", "cancel"}
+# Every order action, in the order the server lists those open to the caller (`allowed_actions`).
+ACTIONS = ["accept", "start_preparing", "start_repair", "await_parts", "mark_ready", "mark_collected", "despatch",
+           "cancel", "claim", "release", "pick_up", "deliver"]
+# Where each order action starts from, and where it leads (None: the status stays), by the order's workflow: an
+# action its workflow lacks never fits the order.
 PATHS = {
-    "accept": ({"pending"}, "accepted"),
-    "start_preparing": ({"accepted"}, "preparing"),
-    "mark_ready": ({"preparing"}, "ready"),
-    "mark_collected": ({"ready"}, "collected"),
-    "cancel": ({"pending", "accepted", "preparing", "ready"}, "cancelled"),
-    "claim": (POOL_STATUSES, None),
-    "release": (POOL_STATUSES, None),
-    "pick_up": ({"ready"}, "out_for_delivery"),
-    "deliver": ({"out_for_delivery"}, "delivered"),
+    "standard": {
+        "accept": ({"pending"}, "accepted"),
+        "start_preparing": ({"accepted"}, "preparing"),
+        "mark_ready": ({"preparing"}, "ready"),
+        "mark_collected": ({"ready"}, "collected"),
+        "cancel": ({"pending", "accepted", "preparing", "ready"}, "cancelled"),
+        "claim": (POOL_STATUSES, None),
+        "release": (POOL_STATUSES, None),
+        "pick_up": ({"ready"}, "out_for_delivery"),
+        "deliver": ({"out_for_delivery"}, "delivered"),
+    },
+    "repair": {
+        "start_repair": ({"booked_in", "awaiting_parts"}, "in_repair"),
+        "await_parts": ({"booked_in", "in_repair"}, "awaiting_parts"),
+        "mark_ready": ({"in_repair"}, "ready"),
+        "mark_collected": ({"ready"}, "collected"),
+        "despatch": ({"ready"}, "despatched"),
+        "cancel": ({"booked_in", "awaiting_parts", "in_repair", "ready"}, "cancelled"),
+    },
 }
+# Where a store's order of each workflow starts (a standard delivery of a store that dispatches on creation: `ready`).
+FIRST_STATUS = {"standard": "pending", "repair": "booked_in"}
 MAXIMUM_CARRIED = 3
 MAXIMUM_RELEASES = 5
 MAXIMUM_UNPAID_CARD_ORDERS = 3
@@ -156,7 +176,8 @@ class Payment:
 
 @dataclass
 class Order:
-    """A customer's order of the store, or the store's own (no customer, `method` "store")."""
+    """A customer's order of the store, or the store's own (no customer, `method` "store"), of the
+    standard workflow or (only the store's own) the repair one, which it keeps."""
     id: str
     customer: object
     method: str
@@ -169,6 +190,7 @@ class Order:
     payments: list = field(default_factory=list)
     refunds_by: object = None
     archived: bool = False
+    workflow: str = "standard"
 
     @property
     def delivery_fee(self):
@@ -221,16 +243,31 @@ class Order:
         return self.method == "card" and self.payment_status != "paid"
 
     @property
+    def repair(self):
+        """Whether it follows the repair workflow."""
+        return self.workflow == "repair"
+
+    @property
     def in_pool(self):
-        """Whether couriers on duty see it and may claim it."""
-        return self.fulfillment == "delivery" and self.courier is None and self.status in POOL_STATUSES
+        """Whether couriers on duty see it and may claim it: never a repair, which the store despatches itself."""
+        return not self.repair and self.fulfillment == "delivery" and self.courier is None \
+            and self.status in POOL_STATUSES
+
+    @property
+    def editable(self):
+        """Whether its fields and lines still change."""
+        return self.status in EDITABLE_STATUSES
 
     def fits(self, action):
         """Whether `action` fits the order as it is now, whoever asks."""
-        if self.status not in PATHS[action][0]:
+        path = PATHS[self.workflow].get(action)
+        if path is None or self.status not in path[0]:
             return False
         if action == "mark_collected":
-            return self.fulfillment == "pickup"
+            # A repair is collected however it was to go back; a standard order only when a pickup.
+            return self.repair or self.fulfillment == "pickup"
+        if action == "despatch":
+            return self.fulfillment == "delivery"
         if action == "claim":
             return self.fulfillment == "delivery" and self.courier is None
         if action == "release":
@@ -268,6 +305,7 @@ class Marketplace:
         self.staff_refund_limit = 0
         self.require_clock_in = False
         self.dispatch = "when_ready"
+        self.workflow = "standard"
         self.store = Books()
         self.couriers = {}
         self.on_duty = set()
@@ -354,6 +392,10 @@ class Marketplace:
             return False
         return not (action == "accept" and order.awaits_payment)
 
+    def allowed_actions(self, actor, order):
+        """The actions open to the actor on `order` now (`allowed_actions`), in the server's order."""
+        return [a for a in ACTIONS if self.permits(actor, a, order) and self.status_allows(actor, a, order)]
+
     def carried(self, courier):
         """How many orders the courier carries: claimed, neither delivered nor cancelled."""
         return sum(1 for o in self.orders if o.courier is courier and o.status not in ("delivered", "cancelled"))
@@ -434,6 +476,32 @@ class Marketplace:
             self.cancel(actor, order)
         order.archived = True
 
+    def expect_edit(self, actor, order, workflow=None, lines=None):
+        """The answers a change of `order`'s own fields (PATCH, perhaps naming a `workflow`) or, with `lines`, a line
+        of a catalog product added (product key: units) may get: the store's people, admins and supervisors edit, but
+        supervisors change no line; nobody once the order is out for delivery, delivered, collected, despatched or
+        cancelled (422 order_locked); the workflow never changes (400 naming it); a line holds its stock."""
+        if not self.can_see_order(actor, order):
+            return [Outcome(404)]
+        if not (actor.role in ("admin", "supervisor") or self.works_in(actor)):
+            return [Outcome(403)]
+        if lines is not None and actor.role == "supervisor":
+            return [Outcome(403)]
+        if not order.editable:
+            return [Outcome(422, "order_locked")]
+        if lines is not None:
+            return [Outcome(409, "insufficient_stock")] if self.short_products(lines) else [Outcome(201)]
+        if workflow is not None and workflow != order.workflow:
+            return [Outcome(400, None, "workflow")]
+        return [Outcome(200)]
+
+    def add_lines(self, order, lines, gross):
+        """Catalog lines added to `order` (product key: units, `gross` in all): their stock held by it."""
+        for key, quantity in lines.items():
+            order.lines[key] = order.lines.get(key, 0) + quantity
+        order.items_gross += gross
+        self.hold(lines)
+
     def expect_transition(self, actor, order, action, cash):
         """The answers an action the actor sees may get: who may, whether the state allows it, and what cancelling and
         delivering ask."""
@@ -488,10 +556,10 @@ class Marketplace:
             counted[order.courier.id] = counted.get(order.courier.id, 0) + 1
             order.courier = None
         else:
-            order.status = PATHS[action][1]
+            order.status = PATHS[order.workflow][action][1]
         if action == "cancel":
             self.cancel(actor, order)
-        elif action == "mark_collected":
+        elif action in ("mark_collected", "despatch"):
             self.sell(order.lines)
         elif action == "deliver":
             self.deliver(order)

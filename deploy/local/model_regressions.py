@@ -270,6 +270,69 @@ def regression_leaving_waits_for_orders_and_cash():
     state.the_books_hold()
 
 
+def regression_repair_is_booked_in_and_despatched_by_the_store():
+    """A store whose own orders follow the repair workflow, and which dispatches its deliveries on
+    creation: a delivery it enters is `booked_in`, never in the couriers' pool (a courier's claim
+    is 404); its workflow cannot change (400), a part added holds its stock; it waits for parts,
+    is repaired, readied and despatched by the store, which commits the part's stock, and then
+    takes no edit (422 order_locked). A standard order it names is `ready` and in the pool."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, staff_refund_limit=0, require_clock_in=False, dispatch='on_create',
+                    workflow='repair')
+    state.the_books_hold()
+    state.store_creates_order(hand='staff_a', fulfillment='delivery', workflow=None)
+    state.the_books_hold()
+    state.store_creates_order(hand='owner', fulfillment='delivery', workflow='standard')
+    state.the_books_hold()
+    state.the_pool_holds()
+    assert [o.status for o in state.model.orders] == ['booked_in', 'ready'], state.model.orders
+    state.courier_acts(action='claim', pick=0, hand='courier_a', stray='courier_b', cash='none')
+    state.the_books_hold()
+    state.read_as(reader='owner', thing='order', pick=0)
+    state.store_edits_order(pick=0, editor='staff_a', change='other_workflow', locked=False)
+    state.the_books_hold()
+    state.store_edits_order(pick=0, editor='owner', change='part', locked=False)
+    state.the_books_hold()
+    assert state.model.orders[0].lines == {'falafel': 1}, state.model.orders[0].lines
+    state.advance_order(pick=0, hand='manager', courier='courier_a', steps=8, parts=True)
+    state.the_books_hold()
+    state.the_pool_holds()
+    assert state.model.orders[0].status == 'despatched', state.model.orders[0].status
+    state.store_edits_order(pick=0, editor='staff_b', change='notes', locked=True)
+    state.the_books_hold()
+
+
+def regression_repair_is_collected_or_cancelled_by_the_store():
+    """Repairs a standard store's staff name, booked in whatever the store's dispatch: one to be
+    delivered is repaired, readied and collected all the same; another is cancelled by the
+    support desk while waiting for parts. A standard action on a repair is 422 with the actions
+    open to the caller; neither takes an edit once done with (422 order_locked)."""
+    state = MarketplaceMachine()
+    state.set_terms(commission_bp=0, staff_refund_limit=0, require_clock_in=False, dispatch='on_create')
+    state.the_books_hold()
+    state.store_creates_order(hand='manager', fulfillment='delivery', workflow='repair')
+    state.the_books_hold()
+    state.store_creates_order(hand='staff_b', fulfillment='pickup', workflow='repair')
+    state.the_books_hold()
+    state.the_pool_holds()
+    state.store_acts(action='start_preparing', pick=0, hand='staff_a', stray='admin')
+    state.the_books_hold()
+    state.store_acts(action='start_repair', pick=0, hand='staff_a', stray=None)
+    state.the_books_hold()
+    state.store_acts(action='mark_ready', pick=0, hand='owner', stray=None)
+    state.the_books_hold()
+    state.store_acts(action='mark_collected', pick=0, hand='staff_b', stray=None)
+    state.the_books_hold()
+    state.store_acts(action='await_parts', pick=0, hand='staff_a', stray=None)
+    state.the_books_hold()
+    assert [o.status for o in state.model.orders] == ['collected', 'awaiting_parts'], state.model.orders
+    state.cancel_order(pick=0, canceller='support', paid=False, stray=None)
+    state.the_books_hold()
+    state.the_pool_holds()
+    state.store_edits_order(pick=0, editor='manager', change='same_workflow', locked=True)
+    state.the_books_hold()
+
+
 ALL = [
     regression_sign_up_refuses_bidi_controls_in_names,
     regression_checkout_refuses_bidi_controls_in_the_address,
@@ -289,4 +352,6 @@ ALL = [
     regression_cancelling_an_order_on_its_way_is_an_illegal_transition,
     regression_paying_again_after_a_refund_pays_the_tip_it_gave_back,
     regression_leaving_waits_for_orders_and_cash,
+    regression_repair_is_booked_in_and_despatched_by_the_store,
+    regression_repair_is_collected_or_cancelled_by_the_store,
 ]
