@@ -142,20 +142,10 @@ final class APNsClient: Sendable {
             (alert.titleLocKey, alert.titleLocArgs, alert.locKey, alert.locArgs) = (nil, nil, nil, nil)
             bytes = encoded()
         }
-        // Each character is a byte or more: drop as many as are over (and the cut's mark), the
-        // body's first, until it fits.
-        let (title, body) = (alert.title, alert.body)
-        var (titleKept, bodyKept) = (title.count, body.count)
-        func shortened(_ text: String, to count: Int) -> String {
-            count < text.count ? String(text.prefix(count)) + "…" : text
+        return PushTextFit.fitted(bytes, title: alert.title, body: alert.body, within: maximumPayloadBytes) {
+            (alert.title, alert.body) = ($0, $1)
+            return encoded()
         }
-        while bytes.count > maximumPayloadBytes, titleKept + bodyKept > 0 {
-            let over = bytes.count - maximumPayloadBytes + "…".utf8.count
-            if bodyKept > 0 { bodyKept = max(0, bodyKept - over) } else { titleKept = max(0, titleKept - over) }
-            (alert.title, alert.body) = (shortened(title, to: titleKept), shortened(body, to: bodyKept))
-            bytes = encoded()
-        }
-        return bytes
     }
 }
 

@@ -30,7 +30,7 @@ struct DevicesHandlers: Sendable {
     func register(_ draft: DeviceDraft, by principal: Principal) async throws -> Device {
         let valid = try draft.validated(bundleIDs: bundleIDs, pushedTo: pushedTo)
         // A subscription's key must be a point of the curve, or no push could be encrypted for it.
-        if let key = valid.webPush?.p256dh.flatMap(WebPushKeys.bytes),
+        if let key = valid.webPush?.p256dh.flatMap(Base64URL.decoded),
             (try? P256.KeyAgreement.PublicKey(x963Representation: key)) == nil
         {
             throw OrderlyError.invalidFields(["keys.p256dh": "is not a point of the P-256 curve"])

@@ -132,21 +132,14 @@ final class FCMClient: Sendable {
                     priority: message.type.hasPrefix("order.") ? "high" : "normal",
                     ttl: "\(expiry.components.seconds)s",
                     collapseKey: collapse)))
-        var bytes = Array((try? JSONEncoder().encode(body)) ?? Data())
-        while bytes.count > maximumPayloadBytes,
-            !body.message.notification.body.isEmpty || !body.message.notification.title.isEmpty
-        {
-            let over = bytes.count - maximumPayloadBytes + "…".utf8.count
-            if !body.message.notification.body.isEmpty {
-                let text = body.message.notification.body
-                body.message.notification.body = String(text.dropLast(over)) + (text.count > over ? "…" : "")
-            } else {
-                let text = body.message.notification.title
-                body.message.notification.title = String(text.dropLast(over)) + (text.count > over ? "…" : "")
-            }
-            bytes = Array((try? JSONEncoder().encode(body)) ?? Data())
+        let notification = body.message.notification
+        return PushTextFit.fitted(
+            Array((try? JSONEncoder().encode(body)) ?? Data()), title: notification.title, body: notification.body,
+            within: maximumPayloadBytes
+        ) {
+            (body.message.notification.title, body.message.notification.body) = ($0, $1)
+            return Array((try? JSONEncoder().encode(body)) ?? Data())
         }
-        return bytes
     }
 }
 

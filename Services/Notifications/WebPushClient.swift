@@ -22,7 +22,7 @@ final class WebPushClient: Sendable {
 
     init(settings: WebPushSettings) throws {
         self.settings = settings
-        publicKey = Self.base64URL(
+        publicKey = Base64URL.encoded(
             Array(
                 try P256.Signing.PublicKey(pemRepresentation: settings.key.publicKey.pemRepresentation)
                     .x963Representation))
@@ -37,9 +37,9 @@ final class WebPushClient: Sendable {
 
     func send(_ push: StoredNotification, to device: Device) async -> PushOutcome {
         guard
-            let subscriber = device.keys?.p256dh.flatMap(WebPushKeys.bytes)
+            let subscriber = device.keys?.p256dh.flatMap(Base64URL.decoded)
                 .flatMap({ try? P256.KeyAgreement.PublicKey(x963Representation: $0) }),
-            let auth = device.keys?.auth.flatMap(WebPushKeys.bytes),
+            let auth = device.keys?.auth.flatMap(Base64URL.decoded),
             let url = URLComponents(string: device.token), url.scheme?.lowercased() == "https",
             var host = url.host, !host.isEmpty
         else { return .tokenInvalid(since: Date(), reason: "not a subscription a push can be encrypted for") }
@@ -137,23 +137,15 @@ final class WebPushClient: Sendable {
         var payload = WebPushPayload(
             title: text(message.titleKey, message.title), body: text(message.bodyKey, message.body), seq: push.seq,
             id: push.id, type: message.type, data: message.data)
-        var bytes = Array((try? JSONEncoder().encode(payload)) ?? Data())
-        while bytes.count > WebPushEncryption.maximumPlaintextBytes, !payload.body.isEmpty || !payload.title.isEmpty {
-            let over = bytes.count - WebPushEncryption.maximumPlaintextBytes + "…".utf8.count
-            if !payload.body.isEmpty {
-                payload.body = String(payload.body.dropLast(over)) + (payload.body.count > over ? "…" : "")
-            } else {
-                payload.title = String(payload.title.dropLast(over)) + (payload.title.count > over ? "…" : "")
-            }
-            bytes = Array((try? JSONEncoder().encode(payload)) ?? Data())
+        return PushTextFit.fitted(
+            Array((try? JSONEncoder().encode(payload)) ?? Data()), title: payload.title, body: payload.body,
+            within: WebPushEncryption.maximumPlaintextBytes
+        ) {
+            (payload.title, payload.body) = ($0, $1)
+            return Array((try? JSONEncoder().encode(payload)) ?? Data())
         }
-        return bytes
     }
 
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
 }
 
 /// The claims of a VAPID token (RFC 8292 §2).

@@ -63,11 +63,11 @@ public struct DeviceDraft: Codable, Sendable, Hashable {
                 problems.add("endpoint", "must be an https URL with a host, at most 2048 characters")
             }
             let p256dh = problems.required(keys?.p256dh, "keys.p256dh")
-            if let p256dh, WebPushKeys.bytes(p256dh).map({ $0.count != 65 || $0.first != 4 }) ?? true {
+            if let p256dh, Base64URL.decoded(p256dh).map({ $0.count != 65 || $0.first != 4 }) ?? true {
                 problems.add("keys.p256dh", "must be an uncompressed P-256 public key (65 bytes), base64url")
             }
             let auth = problems.required(keys?.auth, "keys.auth")
-            if let auth, WebPushKeys.bytes(auth)?.count != 16 {
+            if let auth, Base64URL.decoded(auth)?.count != 16 {
                 problems.add("keys.auth", "must be 16 bytes, base64url")
             }
             guard let platform, let endpoint, let p256dh, let auth, problems.isEmpty else { throw problems.failure }
@@ -165,13 +165,5 @@ public struct WebPushKeys: Codable, Sendable, Hashable {
     public init(p256dh: String?, auth: String?) {
         self.p256dh = p256dh
         self.auth = auth
-    }
-
-    /// The bytes of base64url `text`, padded or not; nil when it is not base64url.
-    public static func bytes(_ text: String) -> [UInt8]? {
-        guard text.utf8.allSatisfy({ $0 < 128 }), !text.contains("+"), !text.contains("/") else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64).map(Array.init)
     }
 }

@@ -242,6 +242,24 @@ struct PushTests {
         #expect((cut["body"] as? String)?.hasSuffix("…") == true && cut["title"] as? String == long.message.title)
     }
 
+    @Test("a push's texts are cut from what they were, the body first, each with one mark, until the payload fits")
+    func textsCutOnce() throws {
+        func encode(_ title: String, _ body: String) -> [UInt8] {
+            Array((try? JSONSerialization.data(withJSONObject: ["title": title, "body": body])) ?? Data())
+        }
+        let (title, body) = (String(repeating: "b", count: 2000), String(repeating: "🍕", count: 1000))
+        let bytes = PushTextFit.fitted(encode(title, body), title: title, body: body, within: 1000, encode: encode)
+        let cut = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: String])
+        #expect(bytes.count <= 1000 && bytes.count > 900, "\(bytes.count)")
+        #expect(cut["body"] == "…")
+        let shortTitle = try #require(cut["title"])
+        #expect(shortTitle.hasPrefix("bbb") && shortTitle.hasSuffix("b…") && !shortTitle.contains("……"))
+        // What fits is left alone.
+        #expect(
+            PushTextFit.fitted(encode("a", "b"), title: "a", body: "b", within: 1000, encode: encode)
+                == encode("a", "b"))
+    }
+
     @Test(
         "a token registered by several users at once is stored once, as one device",
         arguments: TestDatabase.kinds)

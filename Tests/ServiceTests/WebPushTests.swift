@@ -18,7 +18,7 @@ struct WebPushTests {
 
     init() throws { api = try API() }
 
-    static func bytes(_ base64URL: String) -> [UInt8] { WebPushKeys.bytes(base64URL) ?? [] }
+    static func bytes(_ base64URL: String) -> [UInt8] { Base64URL.decoded(base64URL) ?? [] }
 
     @Test("a message is encrypted byte for byte as RFC 8291's example, and decrypts with the subscriber's keys")
     func rfcExample() throws {
@@ -26,7 +26,7 @@ struct WebPushTests {
         let subscriber = try P256.KeyAgreement.PrivateKey(
             rawRepresentation: Self.bytes("q1dXpw3UpT5VOmu_cf_v6ih07Aems3njxI-JWgLcM94"))
         #expect(
-            WebPushClient.base64URL(Array(subscriber.publicKey.x963Representation))
+            Base64URL.encoded(Array(subscriber.publicKey.x963Representation))
                 == "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4")
         let sender = try P256.KeyAgreement.PrivateKey(
             rawRepresentation: Self.bytes("yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw"))
@@ -36,7 +36,7 @@ struct WebPushTests {
             salt: Self.bytes("DGv6ra1nlYgDCS1FRnbzlw"),
             sender: sender)
         #expect(
-            WebPushClient.base64URL(body)
+            Base64URL.encoded(body)
                 == "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A_yl95bQpu6cVPTpK4Mqgkf1CXztLVBSt2Ks3oZwbuwXPXLWyouBWLVWGNWQexSgSxsj_Qulcy4a-fN"
         )
         #expect(try Self.decrypt(body, subscriber: subscriber, auth: auth) == plaintext)
@@ -81,8 +81,8 @@ struct WebPushTests {
                     json: [
                         "platform": "web", "endpoint": endpoint + path,
                         "keys": [
-                            "p256dh": WebPushClient.base64URL(p256dh ?? Array(subscriber.publicKey.x963Representation)),
-                            "auth": WebPushClient.base64URL(auth),
+                            "p256dh": Base64URL.encoded(p256dh ?? Array(subscriber.publicKey.x963Representation)),
+                            "auth": Base64URL.encoded(auth),
                         ],
                     ])
             }
@@ -172,8 +172,8 @@ struct WebPushTests {
         let client = try WebPushClient(settings: settings)
         let subscriber = P256.KeyAgreement.PrivateKey()
         let keys = WebPushKeys(
-            p256dh: WebPushClient.base64URL(Array(subscriber.publicKey.x963Representation)),
-            auth: WebPushClient.base64URL(WebPushEncryption.randomBytes(16)))
+            p256dh: Base64URL.encoded(Array(subscriber.publicKey.x963Representation)),
+            auth: Base64URL.encoded(WebPushEncryption.randomBytes(16)))
         let push = StoredNotification(
             userID: UserID(), seq: 1, id: UUID(),
             message: NotificationMessage(

@@ -70,9 +70,7 @@ struct TokenIssuer: Sendable {
 
     /// 32 random bytes, base64url.
     static func randomToken() -> String {
-        let bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
-        return bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        Base64URL.encoded(SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) })
     }
 
     /// How a token is stored: its SHA-256, hex.
