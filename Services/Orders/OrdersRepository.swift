@@ -19,8 +19,8 @@ package struct OrdersRepository: Sendable {
         try await transaction.sql.raw(
             """
             INSERT INTO orders (id, store_id, number, fulfillment, workflow, status, courier_id, created_by,
-                created_at, updated_at, due_key, delivered_at, delivery_fee, tip, cash_collected, pay_by, currency, search,
-                search_phone, change_seq, version, doc)
+                created_at, updated_at, due_key, delivered_at, delivery_fee, tip, cash_collected, pay_by, currency,
+                search, search_phone, change_seq, version, doc)
             VALUES (\(bind: order.id.description), \(bind: order.storeID.description), \(bind: order.number),
                 \(bind: order.fulfillment.rawValue), \(bind: (order.workflow ?? .standard).rawValue),
                 \(bind: order.status.rawValue), \(bind: order.courierID?.description),

@@ -1,6 +1,7 @@
 /// The pool: the orders every courier on duty can see and claim, which are unclaimed delivery
-/// orders of the standard workflow in a claimable status (a store despatches its repairs itself). One rule, read by `Order.isInPool`, by the notifications
-/// service (from an event's facts of an order) and, as SQL, by the orders service's lists.
+/// orders of the standard workflow in a claimable status (a store despatches its repairs
+/// itself). One rule, read by `Order.isInPool`, by the notifications service (from an event's
+/// facts of an order) and, as SQL, by the orders service's lists.
 public enum OrderPool {
     /// The fulfilment of every order in the pool.
     public static let fulfillment = Fulfillment.delivery
