@@ -4,9 +4,7 @@ extension Order {
 
     /// Whether the order's items and own fields may still change: not once it is out for
     /// delivery, delivered, collected, despatched or cancelled.
-    public var isEditable: Bool {
-        [.pending, .accepted, .preparing, .ready, .bookedIn, .awaitingParts, .inRepair].contains(status)
-    }
+    public var isEditable: Bool { status.isInStore }
 
     /// Refuses a change to a locked order with 422 and the reason.
     public func requireEditable() throws(OrderlyError) {

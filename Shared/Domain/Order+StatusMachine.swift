@@ -12,6 +12,9 @@
 /// `AccessPolicy`'s to say.
 extension Order {
 
+    /// An order is cancelled while it is still the store's.
+    static let cancellable = Set(OrderStatus.allCases.filter(\.isInStore))
+
     /// The statuses each action starts from, and where it leads (nil: the status stays).
     static func path(of action: OrderAction) -> (from: Set<OrderStatus>, to: OrderStatus?) {
         switch action {
@@ -22,8 +25,7 @@ extension Order {
         case .markReady: return ([.preparing, .inRepair], .ready)
         case .markCollected: return ([.ready], .collected)
         case .despatch: return ([.ready], .despatched)
-        case .cancel:
-            return ([.pending, .accepted, .preparing, .ready, .bookedIn, .awaitingParts, .inRepair], .cancelled)
+        case .cancel: return (cancellable, .cancelled)
         case .claim, .release: return (OrderPool.statuses, nil)
         case .pickUp: return ([.ready], .outForDelivery)
         case .deliver: return ([.outForDelivery], .delivered)

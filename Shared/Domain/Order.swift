@@ -22,6 +22,10 @@ public enum OrderStatus: String, Hashable, Sendable, Codable, CaseIterable {
 
     /// Whether the order is done with: delivered, collected, despatched or cancelled.
     public var isFinal: Bool { [.delivered, .collected, .despatched, .cancelled].contains(self) }
+
+    /// Whether the order is still the store's: not yet out for delivery or done with. Its
+    /// fields and lines change (`Order.isEditable`) and it can be cancelled only then.
+    public var isInStore: Bool { !isFinal && self != .outForDelivery }
 }
 
 /// Which status machine an order follows. `standard`: a kitchen's or a shop's order, prepared

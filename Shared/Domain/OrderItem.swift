@@ -109,10 +109,13 @@ public struct OrderItemDraft: Hashable, Sendable, Codable {
     /// What a line's `device_id` must be.
     public static let deviceRule = "must be the id of a device of the order's store's customers"
 
+    /// The customer's device the draft names, trimmed; nil when it names none or clears it.
+    public var namedDeviceID: String? { deviceID.map { $0.trimmingWhitespace() }.flatMap { $0.isEmpty ? nil : $0 } }
+
     /// Refuses a draft naming a customer's device unless `deviceStore`, the store the device was
     /// found in, is `store`, the order's (400 naming `device_id`). A blank id clears the line's.
     public func checkDevice(named deviceStore: StoreID?, in store: StoreID) throws(OrderlyError) {
-        guard let named = deviceID?.trimmingWhitespace(), !named.isEmpty else { return }
+        guard namedDeviceID != nil else { return }
         guard deviceStore == store else { throw OrderlyError.invalidFields(["device_id": Self.deviceRule]) }
     }
 

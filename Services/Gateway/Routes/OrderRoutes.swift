@@ -205,7 +205,7 @@ struct OrderRoutes: Sendable {
     /// caller; one they cannot see, or no id at all, is a 400 naming `device_id`. Nil when the
     /// line names none (or clears it with a blank).
     private func deviceStore(of item: OrderItemDraft?, _ request: SignedInRequest) async throws -> StoreID? {
-        guard let text = item?.deviceID?.trimmingWhitespace(), !text.isEmpty else { return nil }
+        guard let text = item?.namedDeviceID else { return nil }
         let unknown = OrderlyError.invalidFields(["device_id": OrderItemDraft.deviceRule])
         guard let id = CustomerDeviceID(text) else { throw unknown }
         do {
