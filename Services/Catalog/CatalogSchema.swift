@@ -126,5 +126,38 @@ enum CatalogSchema {
                 "CREATE INDEX stock_ledger_by_store ON stock_ledger (store_id, seq)"
             ).run()
         },
+        // What finds a store near a place and by its words, with each engine's own index
+        // (`StoreSearch`): the rectangle around each delivery area, and the folded words of each
+        // store's name and cuisine and of its dishes' names, written apart so that a store's
+        // change and a product's never overwrite each other's. SQLite's R*Tree and FTS5 key
+        // their rows by integers: `store_keys` gives each store one that VACUUM never renumbers.
+        Migration(7, "stores found near a place and by their words", readers: .earlierBuilds) { transaction in
+            let statements =
+                transaction.kind == .sqlite
+                ? [
+                    "CREATE TABLE store_keys (key INTEGER PRIMARY KEY, store_id TEXT NOT NULL UNIQUE)",
+                    "CREATE VIRTUAL TABLE store_areas USING rtree(key, min_lat, max_lat, min_lng, max_lng)",
+                    """
+                    CREATE VIRTUAL TABLE store_text USING fts5(
+                        own_words, dish_words, tokenize = 'unicode61 remove_diacritics 0')
+                    """,
+                ]
+                : [
+                    "CREATE TABLE store_areas (store_id TEXT PRIMARY KEY, area box NOT NULL)",
+                    "CREATE INDEX store_areas_by_area ON store_areas USING gist (area)",
+                    """
+                    CREATE TABLE store_text (
+                        store_id TEXT PRIMARY KEY, own_words tsvector NOT NULL, dish_words tsvector NOT NULL)
+                    """,
+                    "CREATE INDEX store_text_by_word ON store_text USING gin ((own_words || dish_words))",
+                ]
+            for statement in statements { try await transaction.sql.raw(SQLQueryString(statement)).run() }
+            let stores = try await transaction.sql.raw("SELECT doc FROM stores").all()
+                .map { try StoredDocument.decode(Store.self, from: $0) }
+            for store in stores {
+                try await StoreSearch.index(store, in: transaction)
+                try await StoreSearch.indexDishes(of: store.id, in: transaction)
+            }
+        },
     ]
 }

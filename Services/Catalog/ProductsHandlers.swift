@@ -18,7 +18,7 @@ struct ProductsHandlers: Sendable {
 
     func register(in router: inout WireRouter) {
         router.register(CatalogAPI.menu) { ref, context in
-            try await menu(of: ref.id, principal: context.requirePrincipal())
+            try await menu(of: ref.id, principal: context.principalOrVisitor(gateway: GatewayAPI.service))
         }
         router.register(CatalogAPI.createProduct) { request, context in
             try await createProduct(
@@ -79,13 +79,15 @@ struct ProductsHandlers: Sendable {
         }
     }
 
-    func menu(of id: StoreID, principal: Principal) async throws -> Menu {
-        guard AccessPolicy(principal).canSeeMenu(of: id),
+    /// A store's menu; a visitor (nil) sees every store's, with its public profile.
+    func menu(of id: StoreID, principal: Principal?) async throws -> Menu {
+        guard principal.map({ AccessPolicy($0).canSeeMenu(of: id) }) ?? true,
             let store = try await database.read({ try await stores.find(id, in: $0) })
         else { throw OrderlyError(.notFound, "no store \(id)") }
         let active = try await products.activeProducts(
             of: id, limit: Menu.maximumItems, maximumBytes: Menu.maximumBytes)
-        return Menu(store: AccessPolicy(principal).present(store), products: active.products, truncated: active.more)
+        let presented = principal.map { AccessPolicy($0).present(store) } ?? AccessPolicy.presentToVisitor(store)
+        return Menu(store: presented, products: active.products, truncated: active.more)
     }
 
     /// A new product of a store, with the store's currency, product VAT rate and low-stock
@@ -119,6 +121,7 @@ struct ProductsHandlers: Sendable {
             }
             try await Self.checkCodes(of: created, products, in: transaction)
             try await book.create(created, by: principal.userID, in: transaction)
+            if created.active { try await StoreSearch.indexDishes(of: created.storeID, in: transaction) }
             return created
         }
     }
@@ -193,6 +196,9 @@ struct ProductsHandlers: Sendable {
             }
             try await Self.checkCodes(of: product, products, in: transaction)
             try await book.save(&product, in: transaction)
+            if product.name != before.name || product.active != before.active {
+                try await StoreSearch.indexDishes(of: product.storeID, in: transaction)
+            }
             return product
         }
     }

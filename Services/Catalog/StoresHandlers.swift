@@ -2,6 +2,7 @@ import Contracts
 import Domain
 import Foundation
 import Runtime
+import SQLKit
 import Storage
 import Wire
 
@@ -18,11 +19,11 @@ struct StoresHandlers: Sendable {
             try await createStore(draft, principal: context.requirePrincipal(), idempotencyKey: context.idempotencyKey)
         }
         router.register(CatalogAPI.getStore) { ref, context in
-            let principal = try context.requirePrincipal()
+            let principal = try context.principalOrVisitor(gateway: GatewayAPI.service)
             return Self.presented(try await store(ref.id, principal: principal), to: principal, context)
         }
         router.register(CatalogAPI.listStores) { request, context in
-            let principal = try context.requirePrincipal()
+            let principal = try context.principalOrVisitor(gateway: GatewayAPI.service)
             var page = try await listStores(request, principal: principal)
             page.data = page.data.map { Self.presented($0, to: principal, context) }
             return page
@@ -34,10 +35,12 @@ struct StoresHandlers: Sendable {
         }
     }
 
-    /// `store` as the gateway's caller receives it (`AccessPolicy.present`); whole to the other
-    /// services, which read its terms (the payments service, its commission).
-    static func presented(_ store: Store, to principal: Principal, _ context: WireRequestContext) -> Store {
-        context.callerService == GatewayAPI.service ? AccessPolicy(principal).present(store) : store
+    /// `store` as the gateway's caller receives it (`AccessPolicy.present`, a visitor its public
+    /// profile); whole to the other services, which read its terms (the payments service, its
+    /// commission).
+    static func presented(_ store: Store, to principal: Principal?, _ context: WireRequestContext) -> Store {
+        guard context.callerService == GatewayAPI.service else { return store }
+        return principal.map { AccessPolicy($0).present(store) } ?? AccessPolicy.presentToVisitor(store)
     }
 
     func createStore(_ draft: StoreDraft, principal: Principal, idempotencyKey: String?) async throws -> Store {
@@ -70,62 +73,108 @@ struct StoresHandlers: Sendable {
         }
     }
 
-    func store(_ id: StoreID, principal: Principal) async throws -> Store {
-        guard AccessPolicy(principal).canSee(store: id),
+    /// A store the caller sees; a visitor (nil) sees every one.
+    func store(_ id: StoreID, principal: Principal?) async throws -> Store {
+        guard principal.map({ AccessPolicy($0).canSee(store: id) }) ?? true,
             let store = try await database.read({ try await stores.find(id, in: $0) })
         else { throw OrderlyError(.notFound, "no store \(id)") }
         return store
     }
 
-    /// The most stores one `open_now` page reads through: a page may hold fewer open stores
-    /// than asked for, even none, and still a cursor to read on from.
-    static let openNowScanLimit = 1000
+    /// The most stores one filtered page reads through (`open_now`, `cuisine`): a page may hold
+    /// fewer stores than asked for, even none, and still a cursor to read on from.
+    static let filterScanLimit = 1000
 
-    /// The stores the caller sees, in creation order; with `open_now`, those open now, read
-    /// through the stores after the cursor until a page is full or `openNowScanLimit` stores
-    /// were read.
-    func listStores(_ request: StoreListRequest, principal: Principal) async throws -> Page<Store> {
+    /// The stores the caller sees (a visitor without an account, every one), filtered by
+    /// `request`. Near a place, those that deliver there, nearest first, each with its distance
+    /// and delivery fee; otherwise in creation order, the stores after the cursor read through
+    /// until a page is full or `filterScanLimit` were read.
+    func listStores(_ request: StoreListRequest, principal: Principal?) async throws -> Page<Store> {
         let limit = try KeysetCursor.limit(request.limit)
         var cursor = try request.cursor.map { cursor throws(OrderlyError) in try KeysetCursor(token: cursor) }
-        let scope = AccessPolicy(principal).visibleStores
-        let counting = request.count == true
-        guard request.openNow == true else {
-            return try await stores.list(scope, after: cursor, limit: limit, counting: counting)
+        let scope = principal.map { AccessPolicy($0).visibleStores } ?? .every
+        var problems = FieldProblems()
+        request.near?.validate(into: &problems, field: "near")
+        if request.sort == .distance, request.near == nil { problems.add("sort", "needs near") }
+        try problems.check()
+        let words = request.query.map(SearchWords.query) ?? []
+        let filter = StoreFilter(openNow: request.openNow == true, cuisine: request.cuisine, at: Date())
+        if let near = request.near {
+            return try await storesNear(
+                near, words: words, filter: filter, scope: scope, after: cursor, limit: limit,
+                counting: request.count == true)
         }
-        let now = Date()
-        let total = counting ? try await openStores(scope, at: now) : nil
-        var open: [Store] = []
+        var source: SQLQueryString = "stores WHERE " + scope.condition(on: "id")
+        if !words.isEmpty { source = source + " AND " + StoreSearch.matching(words, column: "id", kind: database.kind) }
+        let counting = request.count == true
+        guard !filter.isEmpty else {
+            return try await stores.list(source, after: cursor, limit: limit, counting: counting)
+        }
+        let total = counting ? try await matching(source, filter) : nil
+        var found: [Store] = []
         var scanned = 0
         while true {
-            if scanned >= Self.openNowScanLimit { return Page(data: open, nextCursor: cursor?.token, total: total) }
-            let page = try await stores.list(scope, after: cursor, limit: PageRequest.maximumLimit)
+            if scanned >= Self.filterScanLimit { return Page(data: found, nextCursor: cursor?.token, total: total) }
+            let page = try await stores.list(source, after: cursor, limit: PageRequest.maximumLimit)
             scanned += page.data.count
-            for store in page.data where store.isOpen(at: now) {
-                if open.count == limit {
-                    let last = open[open.count - 1]
+            for store in page.data where filter.admits(store) {
+                if found.count == limit {
+                    let last = found[found.count - 1]
                     let next = KeysetCursor(key: last.createdAt.millisecondsSince1970, id: last.id.description)
-                    return Page(data: open, nextCursor: next.token, total: total)
+                    return Page(data: found, nextCursor: next.token, total: total)
                 }
-                open.append(store)
+                found.append(store)
             }
-            guard let next = page.nextCursor else { return Page(data: open, nextCursor: nil, total: total) }
+            guard let next = page.nextCursor else { return Page(data: found, nextCursor: nil, total: total) }
             cursor = try KeysetCursor(token: next)
         }
     }
 
-    /// How many of the stores in `scope` are open at `now`: they are read through, up to
-    /// `ListTotal.bound` of them; past that, those found open so far, marked estimated.
-    private func openStores(_ scope: StoreScope, at now: Date) async throws -> ListTotal {
+    /// How many of the stores of `source` `filter` admits: they are read through, up to
+    /// `ListTotal.bound` of them; past that, those admitted so far, marked estimated.
+    private func matching(_ source: SQLQueryString, _ filter: StoreFilter) async throws -> ListTotal {
         var cursor: KeysetCursor?
-        var (open, scanned) = (0, 0)
+        var (admitted, scanned) = (0, 0)
         while scanned < ListTotal.bound {
-            let page = try await stores.list(scope, after: cursor, limit: PageRequest.maximumLimit)
+            let page = try await stores.list(source, after: cursor, limit: PageRequest.maximumLimit)
             scanned += page.data.count
-            open += page.data.count { $0.isOpen(at: now) }
-            guard let next = page.nextCursor else { return ListTotal(count: open, estimated: false) }
+            admitted += page.data.count { filter.admits($0) }
+            guard let next = page.nextCursor else { return ListTotal(count: admitted, estimated: false) }
             cursor = try KeysetCursor(token: next)
         }
-        return ListTotal(count: open, estimated: true)
+        return ListTotal(count: admitted, estimated: true)
+    }
+
+    /// The stores that deliver to `place`, nearest first (then by id), after the cursor (its key
+    /// a distance in metres), each with its distance and the fee of a one-box delivery there.
+    private func storesNear(
+        _ place: GeoPoint, words: [String], filter: StoreFilter, scope: StoreScope, after cursor: KeysetCursor?,
+        limit: Int, counting: Bool
+    ) async throws -> Page<Store> {
+        let kind = database.kind
+        let candidates = try await database.read { sql in
+            try await StoreSearch.candidates(near: place, words: words, scope: scope, in: sql, kind: kind)
+        }
+        var found: [Store] = []
+        for var store in candidates where store.delivers(to: place) && filter.admits(store) {
+            guard let location = store.location else { continue }
+            let metres = Int(location.distance(to: place).rounded())
+            store.distanceMetres = metres
+            store.deliveryFee = store.deliveryPricing.quote(forBoxes: 1).map {
+                $0.fee + store.deliveryPricing.surcharge(forMetres: metres)
+            }
+            found.append(store)
+        }
+        func key(_ store: Store) -> (Int, String) { (store.distanceMetres ?? 0, store.id.description) }
+        found.sort { key($0) < key($1) }
+        let total =
+            counting
+            ? ListTotal(count: found.count, estimated: candidates.count >= StoreSearch.maximumCandidates) : nil
+        if let cursor { found.removeAll { key($0) <= (Int(cursor.key), cursor.id) } }
+        guard found.count > limit else { return Page(data: found, nextCursor: nil, total: total) }
+        let last = found[limit - 1]
+        let next = KeysetCursor(key: Int64(last.distanceMetres ?? 0), id: last.id.description)
+        return Page(data: Array(found.prefix(limit)), nextCursor: next.token, total: total)
     }
 
     func updateStore(_ patch: StorePatch, principal: Principal, idempotencyKey: String?) async throws -> Store {

@@ -4,7 +4,7 @@ import Foundation
 import SQLKit
 import Storage
 
-/// The catalog's SQL of stores.
+/// The catalog's SQL of stores, with their search index (`StoreSearch`) kept in step.
 struct StoresRepository: Sendable {
     let database: Database
 
@@ -17,6 +17,7 @@ struct StoresRepository: Sendable {
                 \(bind: try StoredDocument.text(store)))
             """
         ).run()
+        try await StoreSearch.index(store, in: transaction)
     }
 
     /// Replaces a store, provided nobody changed it since it was read at `previousVersion`.
@@ -29,7 +30,9 @@ struct StoresRepository: Sendable {
             RETURNING id
             """
         ).first()
-        return row != nil
+        guard row != nil else { return false }
+        try await StoreSearch.index(store, in: transaction)
+        return true
     }
 
     func find(_ id: StoreID, in sql: any SQLDatabase) async throws -> Store? {
@@ -37,14 +40,13 @@ struct StoresRepository: Sendable {
             .map { try StoredDocument.decode(Store.self, from: $0) }
     }
 
-    /// The stores in `scope`, in creation order.
-    func list(_ scope: StoreScope, after cursor: KeysetCursor?, limit: Int, counting: Bool = false) async throws
+    /// The stores of `source` (`stores WHERE …`), in creation order.
+    func list(_ source: SQLQueryString, after cursor: KeysetCursor?, limit: Int, counting: Bool = false) async throws
         -> Page<Store>
     {
         try await database.read { sql in
             let page = try await KeysetCursor.list(
-                Store.self, from: "stores WHERE " + scope.condition(on: "id"), after: cursor, limit: limit,
-                counting: counting, in: sql)
+                Store.self, from: source, after: cursor, limit: limit, counting: counting, in: sql)
             return Page(data: page.items, nextCursor: page.next, total: page.total)
         }
     }

@@ -29,6 +29,10 @@ public struct StoreDraft: Codable, Sendable, Hashable {
     /// Admins only.
     public var commissionBP: Int?
     public var openingHours: [OpeningPeriod]?
+    public var location: GeoPoint?
+    /// Needs the store's location, in the draft or already set.
+    public var deliveryArea: DeliveryArea?
+    public var preparationMinutes: Int?
 
     public init(
         id: StoreID? = nil, name: String? = nil, tier: StoreTier? = nil, address: String? = nil, phone: String? = nil,
@@ -37,8 +41,12 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         staffRefundLimit: Int64? = nil, imageURL: String? = nil, cuisine: String? = nil,
         openingHours: [OpeningPeriod]? = nil, acceptingOrders: Bool? = nil, autoAccept: Bool? = nil,
         minimumOrder: Int64? = nil, description: String? = nil, commissionBP: Int? = nil, dispatch: Dispatch? = nil,
-        workflow: OrderWorkflow? = nil
+        workflow: OrderWorkflow? = nil, location: GeoPoint? = nil, deliveryArea: DeliveryArea? = nil,
+        preparationMinutes: Int? = nil
     ) {
+        self.location = location
+        self.deliveryArea = deliveryArea
+        self.preparationMinutes = preparationMinutes
         self.dispatch = dispatch
         self.workflow = workflow
         self.id = id
@@ -77,6 +85,9 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         case autoAccept = "auto_accept"
         case dispatch, workflow
         case minimumOrder = "minimum_order"
+        case location
+        case deliveryArea = "delivery_area"
+        case preparationMinutes = "preparation_minutes"
     }
 
     /// The new store the draft makes of `skeleton` (a blank store carrying the defaults):
@@ -151,6 +162,19 @@ public struct StoreDraft: Codable, Sendable, Hashable {
         if let hours = self.openingHours {
             hours.validate(into: &problems, field: "opening_hours")
             store.openingHours = hours.isEmpty ? nil : hours
+        }
+        if let location = self.location {
+            location.validate(into: &problems, field: "location")
+            store.location = location
+        }
+        if let area = self.deliveryArea {
+            area.validate(into: &problems, field: "delivery_area")
+            store.deliveryArea = area
+            if store.location == nil { problems.add("location", "is required with delivery_area") }
+        }
+        if let minutes = problems.integer(self.preparationMinutes, "preparation_minutes", in: 1...1440, required: false)
+        {
+            store.preparationMinutes = minutes
         }
         try problems.check()
         return store

@@ -71,14 +71,23 @@ public struct AccessPolicy: Sendable {
     /// the store's owner and managers.
     public func canSeeTerms(of store: StoreID) -> Bool { isAdmin || role == .accountant || runs(store) }
 
-    /// The store as the caller receives it: without its commercial terms for one who may not
-    /// read them.
+    /// A store's internals (all but its public profile, `Store.publicProfile`): its own users and
+    /// the platform's staff. Customers and couriers read the public profile, as visitors do.
+    public func canSeeInternals(of store: StoreID) -> Bool { isAdmin || role.isPlatformStaff || worksIn(store) }
+
+    /// The store as the caller receives it: its public profile alone for one who may not see its
+    /// internals, and without its commercial terms for one who may not read them.
     public func present(_ store: Store) -> Store {
+        guard canSeeInternals(of: store.id) else { return store.publicProfile }
         guard !canSeeTerms(of: store.id) else { return store }
         var presented = store
         presented.commissionBP = nil
         return presented
     }
+
+    /// What a visitor without an account may read: every store's public profile and menu, and
+    /// nothing else (the gateway sends no principal for them).
+    public static func presentToVisitor(_ store: Store) -> Store { store.publicProfile }
 
     /// The stores the caller's lists show: the same as `canSee(store:)`.
     public var visibleStores: StoreScope {

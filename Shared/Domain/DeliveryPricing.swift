@@ -31,11 +31,46 @@ public struct DeliveryQuote: Hashable, Sendable {
     }
 }
 
-/// A store's delivery prices by box count: tiers in increasing `maxBoxes`, the last one open.
+/// What a delivery adds for its distance from the store: up to `maxMetres` (no limit when nil),
+/// `fee` more than its boxes' tier.
+public struct DistanceTier: Hashable, Sendable, Codable {
+    public var maxMetres: Int?
+    /// In the store's currency's minor units.
+    public var fee: Int64
+
+    public init(maxMetres: Int?, fee: Int64) {
+        self.maxMetres = maxMetres
+        self.fee = fee
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case maxMetres = "max_m"
+        case fee
+    }
+}
+
+/// A store's delivery prices by box count: tiers in increasing `maxBoxes`, the last one open;
+/// and, beside them, what the distance adds (`byDistance`, tiers in increasing `maxMetres`, the
+/// last one open; nothing when absent).
 public struct DeliveryPricing: Hashable, Sendable, Codable {
     public var tiers: [DeliveryTier]
+    public var byDistance: [DistanceTier]?
 
-    public init(tiers: [DeliveryTier]) { self.tiers = tiers }
+    public init(tiers: [DeliveryTier], byDistance: [DistanceTier]? = nil) {
+        self.tiers = tiers
+        self.byDistance = byDistance
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case tiers
+        case byDistance = "by_distance"
+    }
+
+    /// What a delivery `metres` from the store adds to its boxes' fee.
+    public func surcharge(forMetres metres: Int) -> Int64 {
+        guard let byDistance else { return 0 }
+        return byDistance.first { $0.maxMetres.map { metres <= $0 } ?? true }?.fee ?? 0
+    }
 
     /// Up to 8 boxes 35.00 (×1), 9–16 boxes 70.00 (×2), 17 and more 105.00 (×3).
     public static let standard = DeliveryPricing(tiers: [
@@ -77,6 +112,26 @@ public struct DeliveryPricing: Hashable, Sendable, Codable {
             }
             if !(0...100_000_000).contains(tier.fee) { problems.add("\(name).fee", "must be from 0 to 100000000") }
             if !(1...100).contains(tier.multiplier) { problems.add("\(name).multiplier", "must be from 1 to 100") }
+        }
+        guard let byDistance else { return }
+        guard !byDistance.isEmpty, byDistance.count <= 20 else {
+            problems.add(
+                "\(field).by_distance",
+                byDistance.isEmpty ? "must list at least one tier" : "must list at most 20 tiers")
+            return
+        }
+        var farthest = 0
+        for (index, tier) in byDistance.enumerated() {
+            let name = "\(field).by_distance[\(index)]"
+            if index == byDistance.count - 1 {
+                if tier.maxMetres != nil { problems.add("\(name).max_m", "must be null on the last tier") }
+            } else if let metres = tier.maxMetres {
+                if metres <= farthest { problems.add("\(name).max_m", "must be greater than \(farthest)") }
+                farthest = metres
+            } else {
+                problems.add("\(name).max_m", "is required on every tier but the last")
+            }
+            if !(0...100_000_000).contains(tier.fee) { problems.add("\(name).fee", "must be from 0 to 100000000") }
         }
     }
 }

@@ -371,6 +371,19 @@ public enum FieldReasonTexts {
             "must list at least one tier", he: "חייב לכלול לפחות מדרגה אחת", ar: "يجب أن يذكر شريحة واحدة على الأقل"),
         Template("must list at most 20 tiers", he: "יכול לכלול עד 20 מדרגות", ar: "يجب ألا يذكر أكثر من 20 شريحة"),
         Template(
+            "must have from {0} to {1} corners", he: "חייב לכלול בין {0} ל-{1} פינות",
+            ar: "يجب أن يحتوي من {0} إلى {1} زوايا"),
+        Template(
+            "must not span 180 degrees of longitude or more", he: "אסור שיתפרש על 180 מעלות אורך או יותר",
+            ar: "يجب ألا يمتد على 180 درجة طول أو أكثر"),
+        Template(
+            "is required with delivery_area", he: "נדרש כאשר יש delivery_area", ar: "مطلوب مع delivery_area"),
+        Template(
+            "must be two numbers, latitude and longitude, as lat,lng",
+            he: "חייב להיות שני מספרים, קו רוחב וקו אורך, כ-lat,lng",
+            ar: "يجب أن يكون رقمين، خط العرض وخط الطول، بصيغة lat,lng"),
+        Template("needs near", he: "דורש near", ar: "يتطلب near"),
+        Template(
             "must be from 0 to 10000 basis points", he: "חייב להיות בין 0 ל-10000 נקודות בסיס",
             ar: "يجب أن يكون من 0 إلى 10000 نقطة أساس"),
         Template(

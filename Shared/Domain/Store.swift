@@ -67,6 +67,20 @@ public struct Store: Hashable, Sendable, Codable {
     public var commissionBP: Int?
     /// In the store's time zone; a store without any is never open now.
     public var openingHours: [OpeningPeriod]?
+    /// Where the store is: where its couriers collect, and what distances are measured from.
+    public var location: GeoPoint?
+    /// Where it delivers customers' orders; a store without one (or without a location) is not
+    /// found by a search near a place, and takes customers' deliveries anywhere.
+    public var deliveryArea: DeliveryArea?
+    /// How long an order usually takes to prepare, as customers are told; nil when not said.
+    public var preparationMinutes: Int?
+    /// Whether this is the public profile alone (`publicProfile`): decoded from one, or to be
+    /// encoded as one.
+    public private(set) var isPublicProfile = false
+    /// How far the place a list was asked `near` is, in metres, and what a delivery there costs
+    /// (one box); set on the stores of such a list, never stored.
+    public var distanceMetres: Int?
+    public var deliveryFee: Int64?
     public var version: Int64
     public var createdAt: Date
     public var updatedAt: Date
@@ -98,6 +112,9 @@ public struct Store: Hashable, Sendable, Codable {
         self.description = nil
         self.commissionBP = 0
         self.openingHours = nil
+        self.location = nil
+        self.deliveryArea = nil
+        self.preparationMinutes = nil
         self.version = version
         self.createdAt = createdAt
         self.updatedAt = updatedAt
@@ -119,8 +136,31 @@ public struct Store: Hashable, Sendable, Codable {
         case commissionBP = "commission_bp"
         case openingHours = "opening_hours"
         case isOpenNow = "is_open_now"
+        case location
+        case deliveryArea = "delivery_area"
+        case preparationMinutes = "preparation_minutes"
+        case distanceMetres = "distance_m"
+        case deliveryFee = "delivery_fee"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
+    }
+
+    /// The store as customers, couriers and visitors without an account read it: without what
+    /// is the store's and the platform's business alone (its tier, VAT rates, stock threshold,
+    /// clock-in rule, refund limit, how it accepts and dispatches orders, its workflow and
+    /// commission), which are left out when it is encoded.
+    public var publicProfile: Store {
+        var profile = self
+        profile.isPublicProfile = true
+        profile.commissionBP = nil
+        return profile
+    }
+
+    /// Whether a delivery to `place` is within the store's area: anywhere for a store that
+    /// has not drawn one.
+    public func delivers(to place: GeoPoint) -> Bool {
+        guard let deliveryArea, let location else { return true }
+        return deliveryArea.contains(place, centre: location)
     }
 
     /// Whether the store is open at `date` by its opening hours, in its time zone.
@@ -133,14 +173,17 @@ public struct Store: Hashable, Sendable, Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(StoreID.self, forKey: .id)
         name = try container.decode(String.self, forKey: .name)
-        tier = try container.decode(StoreTier.self, forKey: .tier)
+        // A public profile leaves out the internals, which take their defaults.
+        let tier = try container.decodeIfPresent(StoreTier.self, forKey: .tier)
+        isPublicProfile = tier == nil
+        self.tier = tier ?? .free
         address = try container.decodeIfPresent(String.self, forKey: .address)
         phone = try container.decodeIfPresent(String.self, forKey: .phone)
         currency = try container.decode(CurrencyCode.self, forKey: .currency)
         timezone = try container.decode(String.self, forKey: .timezone)
-        vatRates = try container.decode(VATRates.self, forKey: .vatRates)
+        vatRates = try container.decodeIfPresent(VATRates.self, forKey: .vatRates) ?? .standard
         deliveryPricing = try container.decode(DeliveryPricing.self, forKey: .deliveryPricing)
-        lowStockDefault = try container.decode(Int.self, forKey: .lowStockDefault)
+        lowStockDefault = try container.decodeIfPresent(Int.self, forKey: .lowStockDefault) ?? 5
         requireClockIn = try container.decodeIfPresent(Bool.self, forKey: .requireClockIn) ?? false
         staffRefundLimit = try container.decodeIfPresent(Int64.self, forKey: .staffRefundLimit) ?? 0
         acceptingOrders = try container.decodeIfPresent(Bool.self, forKey: .acceptingOrders) ?? true
@@ -153,37 +196,49 @@ public struct Store: Hashable, Sendable, Codable {
         description = try container.decodeIfPresent(String.self, forKey: .description)
         commissionBP = try container.decodeIfPresent(Int.self, forKey: .commissionBP)
         openingHours = try container.decodeIfPresent([OpeningPeriod].self, forKey: .openingHours)
+        location = try container.decodeIfPresent(GeoPoint.self, forKey: .location)
+        deliveryArea = try container.decodeIfPresent(DeliveryArea.self, forKey: .deliveryArea)
+        preparationMinutes = try container.decodeIfPresent(Int.self, forKey: .preparationMinutes)
+        distanceMetres = try container.decodeIfPresent(Int.self, forKey: .distanceMetres)
+        deliveryFee = try container.decodeIfPresent(Int64.self, forKey: .deliveryFee)
         version = try container.decode(Int64.self, forKey: .version)
         createdAt = try container.decode(Date.self, forKey: .createdAt)
         updatedAt = try container.decode(Date.self, forKey: .updatedAt)
     }
 
-    /// Writes the stored fields and `is_open_now` as of the moment of writing, which decoding
-    /// ignores.
+    /// Writes the stored fields (a public profile's alone) and `is_open_now` as of the moment of
+    /// writing, which decoding ignores.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(name, forKey: .name)
-        try container.encode(tier, forKey: .tier)
         try container.encodeIfPresent(address, forKey: .address)
         try container.encodeIfPresent(phone, forKey: .phone)
         try container.encode(currency, forKey: .currency)
         try container.encode(timezone, forKey: .timezone)
-        try container.encode(vatRates, forKey: .vatRates)
         try container.encode(deliveryPricing, forKey: .deliveryPricing)
-        try container.encode(lowStockDefault, forKey: .lowStockDefault)
-        try container.encode(requireClockIn, forKey: .requireClockIn)
-        try container.encode(staffRefundLimit, forKey: .staffRefundLimit)
+        if !isPublicProfile {
+            try container.encode(tier, forKey: .tier)
+            try container.encode(vatRates, forKey: .vatRates)
+            try container.encode(lowStockDefault, forKey: .lowStockDefault)
+            try container.encode(requireClockIn, forKey: .requireClockIn)
+            try container.encode(staffRefundLimit, forKey: .staffRefundLimit)
+            try container.encode(autoAccept, forKey: .autoAccept)
+            try container.encode(dispatch, forKey: .dispatch)
+            try container.encode(workflow, forKey: .workflow)
+            try container.encodeIfPresent(commissionBP, forKey: .commissionBP)
+        }
         try container.encode(acceptingOrders, forKey: .acceptingOrders)
-        try container.encode(autoAccept, forKey: .autoAccept)
-        try container.encode(dispatch, forKey: .dispatch)
-        try container.encode(workflow, forKey: .workflow)
         try container.encode(minimumOrder, forKey: .minimumOrder)
         try container.encodeIfPresent(imageURL, forKey: .imageURL)
         try container.encodeIfPresent(cuisine, forKey: .cuisine)
         try container.encodeIfPresent(description, forKey: .description)
-        try container.encodeIfPresent(commissionBP, forKey: .commissionBP)
         try container.encodeIfPresent(openingHours, forKey: .openingHours)
+        try container.encodeIfPresent(location, forKey: .location)
+        try container.encodeIfPresent(deliveryArea, forKey: .deliveryArea)
+        try container.encodeIfPresent(preparationMinutes, forKey: .preparationMinutes)
+        try container.encodeIfPresent(distanceMetres, forKey: .distanceMetres)
+        try container.encodeIfPresent(deliveryFee, forKey: .deliveryFee)
         try container.encode(isOpen(at: Date()), forKey: .isOpenNow)
         try container.encode(version, forKey: .version)
         try container.encode(createdAt, forKey: .createdAt)

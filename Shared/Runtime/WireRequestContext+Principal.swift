@@ -8,6 +8,14 @@ extension WireRequestContext {
         return principal
     }
 
+    /// The caller, or nil for a visitor without an account (stores and menus are read by
+    /// visitors too): a call without a principal is a visitor's only when `gateway` sends it,
+    /// as every other service names its caller.
+    public func principalOrVisitor(gateway: String) throws(OrderlyError) -> Principal? {
+        guard principal == nil, callerService == gateway else { return try requirePrincipal() }
+        return nil
+    }
+
     /// The idempotency key a write must carry; its absence is a 400 naming the
     /// `Idempotency-Key` header.
     public func requireIdempotencyKey(for action: String) throws(OrderlyError) -> String {

@@ -26,6 +26,7 @@ struct AccessPolicyTests {
         ("store.change", /*                     */ "YYY   Y..   Y..   ...   ...   ...   ...   ...   ...   ..."),
         ("store.edit public profile", /*        */ "YYY   Y..   Y..   ...   ...   ...   ...   ...   ...   YYY"),
         ("store.list shows it", /*              */ "YYY   Y..   Y..   Y..   YYY   YYY   YYY   YYY   YYY   YYY"),
+        ("store.see internals", /*              */ "YYY   Y..   Y..   Y..   ...   ...   YYY   YYY   YYY   YYY"),
         ("user.see another of the store", /*    */ "YYY   Y..   Y..   ...   ...   ...   ...   ...   ...   ..."),
         ("user.see a courier", /*               */ "YYY   ...   ...   ...   ...   ...   YYY   ...   ...   ..."),
         ("user.see a customer", /*              */ "YYY   ...   ...   ...   ...   ...   ...   YYY   ...   ..."),
@@ -163,6 +164,7 @@ struct AccessPolicyTests {
         case "store.set terms": return policy.canSetStoreTerms
         case "store.change": return policy.canChange(store: store)
         case "store.list shows it": return policy.visibleStores.contains(store)
+        case "store.see internals": return policy.canSeeInternals(of: store)
         case "user.see another of the store": return policy.canSee(user: user(.staff))
         case "user.see oneself": return policy.canSee(user: user(principal.role, id: me, store: principal.storeID))
         case "user.create owner": return policy.canCreate(.owner, in: store)

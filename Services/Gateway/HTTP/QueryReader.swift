@@ -82,6 +82,30 @@ struct QueryReader {
         return values
     }
 
+    /// A place written `lat,lng` in degrees (`32.0853,34.7818`); its ranges are the service's to
+    /// check.
+    mutating func place(_ name: String) -> GeoPoint? {
+        guard let text = parameters[name] else { return nil }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2, let lat = Double(String(parts[0]).trimmingWhitespace()),
+            let lng = Double(String(parts[1]).trimmingWhitespace())
+        else {
+            problems.add(name, "must be two numbers, latitude and longitude, as lat,lng")
+            return nil
+        }
+        return GeoPoint(lat: lat, lng: lng)
+    }
+
+    /// A text of at most `maximumLength` characters.
+    mutating func text(_ name: String, maximumLength: Int) -> String? {
+        guard let text = parameters[name] else { return nil }
+        guard text.count <= maximumLength else {
+            problems.add(name, "must be at most \(maximumLength) characters")
+            return nil
+        }
+        return text
+    }
+
     func check() throws(OrderlyError) { try problems.check() }
 }
 

@@ -61,3 +61,34 @@ func signedIn(_ endpoint: @escaping SignedInEndpoint) -> @Sendable (Request, Gat
         try await endpoint(SignedInRequest(request: request, context: context, principal: context.principal()))
     }
 }
+
+/// A request of a route open to visitors without an account too (stores and menus): the caller
+/// when a valid access token names one, nil without a token. An invalid or expired token is
+/// refused (401) rather than read as a visitor, so that a client whose session lapsed learns to
+/// refresh it.
+struct BrowsingRequest: Sendable {
+    let request: Request
+    let context: GatewayContext
+    var principal: Principal?
+
+    /// The options of the call forwarded to a service: the caller when signed in, and the trace.
+    var options: WireCallOptions { WireCallOptions(principal: principal, trace: context.forwardedTrace) }
+
+    /// The id in the path parameter `name`; a malformed one is a 404.
+    func id<Tag>(_ name: String = "id", as type: Identifier<Tag>.Type) throws(OrderlyError) -> Identifier<Tag> {
+        try request.pathID(name, context, as: type)
+    }
+
+    var query: QueryReader { QueryReader(request) }
+}
+
+/// The route handler of an endpoint open to visitors: a request with a token is the signed-in
+/// caller's (refused with an invalid one), one without is a visitor's.
+func browsing(_ endpoint: @escaping @Sendable (BrowsingRequest) async throws -> Response)
+    -> @Sendable (Request, GatewayContext) async throws -> Response
+{
+    { request, context in
+        let principal = try context.caller.map { result throws(OrderlyError) in try result.get() }
+        return try await endpoint(BrowsingRequest(request: request, context: context, principal: principal))
+    }
+}

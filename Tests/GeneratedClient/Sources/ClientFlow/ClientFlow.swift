@@ -42,7 +42,7 @@ struct ClientFlow {
             headers: .init(idempotencyKey: UUID().uuidString),
             body: .json(.init(name: "Generated Client Café"))
         ).created.body.json
-        print("store \(store.id): \(store.name), dispatch \(store.dispatch.rawValue)")
+        print("store \(store.id): \(store.name), dispatch \(store.dispatch?.rawValue ?? "-")")
 
         let email = "barista-\(UUID().uuidString.prefix(8).lowercased())@client.test"
         let password = "Client-Flow-Pass-1"
