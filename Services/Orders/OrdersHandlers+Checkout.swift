@@ -35,6 +35,7 @@ extension OrdersHandlers {
                 .storeClosed,
                 store.acceptingOrders ? "\(store.name) is closed now" : "\(store.name) is not taking orders now")
         }
+        if valid.order.fulfillment == .delivery { try store.checkDelivery(to: valid.place) }
         var (order, tracked) = try await price(valid, in: store, principal: principal)
         let holds = try await hold(order, tracked: tracked, principal: principal)
         for (index, hold) in holds { order.items[index].reservationIDs = [hold.id] }
@@ -96,9 +97,11 @@ extension OrdersHandlers {
             }
         }
         try problems.check()
+        var quote = try Self.quote(valid.order, in: store)
+        if valid.order.fulfillment == .delivery { quote.fee += store.distanceSurcharge(to: valid.place) }
         var order = Order(
             id: valid.order.id ?? OrderID(), number: 0, storeID: store.id, status: .pending, version: 1,
-            draft: valid.order, pickupAddress: store.address, quote: try Self.quote(valid.order, in: store),
+            draft: valid.order, pickupAddress: store.address, quote: quote,
             currency: store.currency, createdBy: principal.userID, createdAt: Date.currentMillisecond)
         order.items = items
         try order.recomputeTotals()

@@ -11,13 +11,15 @@ public struct AddressFields: Codable, Sendable, Hashable {
     public var city: String?
     public var deliveryNotes: String?
     public var phone: String?
+    public var location: GeoPoint?
     public var isDefault: Bool?
 
     public init(
         label: String? = nil, street: String? = nil, buildingNo: String? = nil, floor: String? = nil,
         apartment: String? = nil, city: String? = nil, deliveryNotes: String? = nil, phone: String? = nil,
-        isDefault: Bool? = nil
+        isDefault: Bool? = nil, location: GeoPoint? = nil
     ) {
+        self.location = location
         self.label = label
         self.street = street
         self.buildingNo = buildingNo
@@ -34,11 +36,11 @@ public struct AddressFields: Codable, Sendable, Hashable {
         self.init(
             label: address.label, street: address.street, buildingNo: address.buildingNo, floor: address.floor,
             apartment: address.apartment, city: address.city, deliveryNotes: address.deliveryNotes,
-            phone: address.phone)
+            phone: address.phone, location: address.location)
     }
 
     enum CodingKeys: String, CodingKey {
-        case label, street, floor, apartment, city, phone
+        case label, street, floor, apartment, city, phone, location
         case buildingNo = "building_no"
         case deliveryNotes = "delivery_notes"
         case isDefault = "is_default"
@@ -96,5 +98,9 @@ public struct AddressFields: Codable, Sendable, Hashable {
             address.deliveryNotes = problems.optionalText(deliveryNotes, "delivery_notes", maximumLength: 1000)
         }
         if creating || phone != nil { address.phone = problems.phone(phone, "phone") }
+        if let location {
+            location.validate(into: &problems, field: "location")
+            address.location = location
+        }
     }
 }

@@ -142,6 +142,7 @@ extension CheckoutDraft {
             city: place?.city, deliveryNotes: place?.deliveryNotes, boxesCount: place == nil ? 0 : 1,
             customerName: customer.name, dueAt: nil, notes: nil)
         return ValidCheckout(
-            storeID: storeID, order: order, lines: lines, tip: tip, customerNotes: notes, paymentMethod: method)
+            storeID: storeID, order: order, lines: lines, tip: tip, customerNotes: notes, paymentMethod: method,
+            place: place?.location)
     }
 }

@@ -15,6 +15,9 @@ public struct DeliveryAddress: Hashable, Sendable, Codable {
     public var deliveryNotes: String?
     /// Who couriers call there; the customer's own phone when nil.
     public var phone: String?
+    /// Where it is, as the customer's phone put it on the map: what a store's delivery area is
+    /// checked against, and distances measured to.
+    public var location: GeoPoint?
     public var isDefault: Bool
     public var version: Int64
     public var createdAt: Date
@@ -44,7 +47,7 @@ public struct DeliveryAddress: Hashable, Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, label, street, floor, apartment, city, phone, version
+        case id, label, street, floor, apartment, city, phone, version, location
         case buildingNo = "building_no"
         case deliveryNotes = "delivery_notes"
         case isDefault = "is_default"

@@ -104,6 +104,8 @@ extension ErrorReason {
     public static let emailUnverified = ErrorReason("email_unverified", .failedPrecondition)
     /// The order is below the store's minimum.
     public static let belowMinimum = ErrorReason("below_minimum", .failedPrecondition)
+    /// The delivery's place is outside the store's delivery area.
+    public static let outsideDeliveryArea = ErrorReason("outside_delivery_area", .failedPrecondition)
     /// The card tapped is not active.
     public static let cardBlocked = ErrorReason("card_blocked", .failedPrecondition)
     /// A cash payment is confirmed by the cashier, not by a provider.
@@ -196,7 +198,7 @@ extension ErrorReason {
         .alreadyExists, .alreadyVerified, .emailTaken, .insufficientStock, .otherReference, .requestInProgress,
         .reservationClosed,
         .reservationExpired, .versionConflict, .amountMismatch, .applicationDecided, .cashOutstanding,
-        .ordersInProgress, .emailUnverified, .belowMinimum,
+        .ordersInProgress, .emailUnverified, .belowMinimum, .outsideDeliveryArea,
         .cardBlocked,
         .cashPayment, .cashRequired, .catalogLine, .currencyMismatch, .heldForOrder, .heldForPayment,
         .idempotencyKeyReused, .illegalTransition, .insufficientBalance, .notCardCustomer, .notCardOrder,

@@ -165,6 +165,10 @@ public enum ErrorTexts {
             "en": "The order is below the store's minimum.", "he": "ההזמנה נמוכה מהמינימום של החנות.",
             "ar": "الطلب أقل من الحد الأدنى للمتجر.",
         ],
+        "outside_delivery_area": [
+            "en": "The store does not deliver to this address.", "he": "החנות אינה מבצעת משלוחים לכתובת הזו.",
+            "ar": "المتجر لا يوصل إلى هذا العنوان.",
+        ],
         "card_blocked": [
             "en": "This card is not active.", "he": "הכרטיס הזה אינו פעיל.", "ar": "هذه البطاقة غير مفعّلة.",
         ],

@@ -384,6 +384,9 @@ public enum FieldReasonTexts {
             ar: "يجب أن يكون رقمين، خط العرض وخط الطول، بصيغة lat,lng"),
         Template("needs near", he: "דורש near", ar: "يتطلب near"),
         Template(
+            "is required: the store delivers within an area", he: "נדרש: החנות מבצעת משלוחים בתוך אזור מוגדר",
+            ar: "مطلوب: المتجر يوصل داخل منطقة محددة"),
+        Template(
             "must be from 0 to 10000 basis points", he: "חייב להיות בין 0 ל-10000 נקודות בסיס",
             ar: "يجب أن يكون من 0 إلى 10000 نقطة أساس"),
         Template(

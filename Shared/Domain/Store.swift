@@ -163,6 +163,26 @@ public struct Store: Hashable, Sendable, Codable {
         return deliveryArea.contains(place, centre: location)
     }
 
+    /// Refuses a customer's delivery to `place` that the store's area does not hold: 422
+    /// `outside_delivery_area`, or 400 naming `address.location` when the address does not say
+    /// where it is and the store delivers within an area.
+    public func checkDelivery(to place: GeoPoint?) throws(OrderlyError) {
+        guard let deliveryArea, let location else { return }
+        guard let place else {
+            throw OrderlyError.invalidFields(["address.location": "is required: the store delivers within an area"])
+        }
+        guard deliveryArea.contains(place, centre: location) else {
+            throw OrderlyError(.outsideDeliveryArea, "\(name) does not deliver to this address")
+        }
+    }
+
+    /// What the distance to `place` adds to a delivery's fee (`DeliveryPricing.byDistance`):
+    /// nothing when either end is not on the map.
+    public func distanceSurcharge(to place: GeoPoint?) -> Int64 {
+        guard let place, let location else { return 0 }
+        return deliveryPricing.surcharge(forMetres: Int(location.distance(to: place).rounded()))
+    }
+
     /// Whether the store is open at `date` by its opening hours, in its time zone.
     public func isOpen(at date: Date) -> Bool {
         guard let openingHours, let zone = TimeZone(identifier: timezone) else { return false }

@@ -9,6 +9,8 @@ public struct ValidCheckout: Hashable, Sendable {
     public var tip: Int64
     public var customerNotes: String?
     public var paymentMethod: OrderPaymentMethod
+    /// Where a delivery goes on the map, when its address says.
+    public var place: GeoPoint?
 
     public struct Line: Hashable, Sendable {
         public var productID: ProductID

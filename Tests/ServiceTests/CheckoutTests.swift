@@ -36,7 +36,9 @@ struct CheckoutTests {
         var extras: [String]
     }
 
-    func market(_ suite: any Suite, autoAccept: Bool = false, locale: String = "en") async throws -> Market {
+    func market(
+        _ suite: any Suite, autoAccept: Bool = false, locale: String = "en", store fields: [String: Any] = [:]
+    ) async throws -> Market {
         let admin = try await api.admin(suite)
         let allWeek = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map {
             ["day": $0, "open": "00:00", "close": "24:00"]
@@ -46,7 +48,7 @@ struct CheckoutTests {
             [
                 "name": "Falafel Dana", "address": "1 Herzl St", "phone": "03-5551234", "opening_hours": allWeek,
                 "auto_accept": autoAccept, "minimum_order": 2000,
-            ])
+            ].merging(fields) { $1 })
         _ = try await api.createUser(suite, admin: admin, ["email": "owner@f.com", "role": "owner", "store_id": store])
         _ = try await api.createUser(
             suite, admin: admin, ["email": "courier@f.com", "role": "courier", "name": "Avi Cohen"])
