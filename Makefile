@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps deps-test build run demo check test deploy-test bench-wire bench-storage bench-orders bench-catalog bench-payments bench-notifications bench-marketplace profile-orders scaling-costs scaling-model backup-drill chaos fuzz-wire fuzz-api model-test client-test format clean
+.PHONY: help deps deps-test build run demo check test deploy-test bench-wire bench-storage bench-orders bench-catalog bench-payments bench-notifications bench-marketplace bench-search profile-orders scaling-costs scaling-model backup-drill chaos fuzz-wire fuzz-api model-test client-test format clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -50,6 +50,9 @@ bench-payments: deps-test ## Payments completed per second (cash, card, refunds)
 
 bench-marketplace: deps-test ## Customers check out and pay (card, cash on delivery), stores and couriers serve them; checkouts/s, p99, CPU per checkout; invariants (release)
 	@deploy/local/bench-marketplace.sh
+
+bench-search: deps-test ## Stores found near a place and by a dish's name over 10,000 stores, SQLite and PostgreSQL: p50/p99 beside reading one store (release)
+	@deploy/local/bench-search.sh
 
 bench-notifications: deps-test ## A new order's way to 1,000 users' streams and long-polls: p50/p99 per channel, nothing lost (release)
 	@deploy/local/bench-notifications.sh

@@ -210,7 +210,9 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "Catalog", dependencies: serviceDependencies, path: "Services/Catalog", swiftSettings: strict),
+            name: "Catalog",
+            dependencies: serviceDependencies + [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/Catalog", swiftSettings: strict),
         .target(
             name: "Orders",
             dependencies: serviceDependencies + [.product(name: "ArgumentParser", package: "swift-argument-parser")],

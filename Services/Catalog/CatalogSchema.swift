@@ -127,7 +127,9 @@ enum CatalogSchema {
             ).run()
         },
         // What finds a store near a place and by its words, with each engine's own index
-        // (`StoreSearch`): the rectangle around each delivery area, and the folded words of each
+        // (`StoreSearch`): the rectangle around each delivery area, beside the store's place and
+        // its area (a radius, or a polygon's corners as JSON) for the exact test without reading
+        // the stores' documents; and the folded words of each
         // store's name and cuisine and of its dishes' names, written apart so that a store's
         // change and a product's never overwrite each other's. SQLite's R*Tree and FTS5 key
         // their rows by integers: `store_keys` gives each store one that VACUUM never renumbers.
@@ -136,14 +138,22 @@ enum CatalogSchema {
                 transaction.kind == .sqlite
                 ? [
                     "CREATE TABLE store_keys (key INTEGER PRIMARY KEY, store_id TEXT NOT NULL UNIQUE)",
-                    "CREATE VIRTUAL TABLE store_areas USING rtree(key, min_lat, max_lat, min_lng, max_lng)",
+                    """
+                    CREATE VIRTUAL TABLE store_areas USING rtree(
+                        key, min_lat, max_lat, min_lng, max_lng, +store_id TEXT, +lat REAL, +lng REAL,
+                        +radius_m INTEGER, +polygon TEXT)
+                    """,
                     """
                     CREATE VIRTUAL TABLE store_text USING fts5(
                         own_words, dish_words, tokenize = 'unicode61 remove_diacritics 0')
                     """,
                 ]
                 : [
-                    "CREATE TABLE store_areas (store_id TEXT PRIMARY KEY, area box NOT NULL)",
+                    """
+                    CREATE TABLE store_areas (
+                        store_id TEXT PRIMARY KEY, area box NOT NULL, lat DOUBLE PRECISION NOT NULL,
+                        lng DOUBLE PRECISION NOT NULL, radius_m INTEGER, polygon TEXT)
+                    """,
                     "CREATE INDEX store_areas_by_area ON store_areas USING gist (area)",
                     """
                     CREATE TABLE store_text (

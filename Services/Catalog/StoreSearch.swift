@@ -7,7 +7,7 @@ import Storage
 /// own index (catalog migration 7): on SQLite an R*Tree of the rectangles around delivery areas
 /// and an FTS5 table of words; on PostgreSQL a `box` column under GiST and `tsvector`s under GIN.
 /// The words are folded by `SearchWords` before either engine sees them, and matched as
-/// prefixes. The indexes narrow; the exact test (`Store.delivers(to:)`) decides.
+/// prefixes. The indexes narrow; the exact test (`DeliveryArea.contains`) decides.
 enum StoreSearch {
     /// The most stores whose rectangles hold a place that one search reads: more than a city's
     /// densest square holds.
@@ -19,6 +19,13 @@ enum StoreSearch {
         let sql = transaction.sql
         let words = SearchWords.indexed([store.name, store.cuisine])
         let box = store.location.flatMap { location in store.deliveryArea?.box(around: location) }
+        let (lat, lng) = (store.location?.lat ?? 0, store.location?.lng ?? 0)
+        var (radius, polygon): (Int?, String?) = (nil, nil)
+        switch store.deliveryArea {
+        case .radius(let metres): radius = metres
+        case .polygon(let corners): polygon = String(decoding: try JSONEncoder().encode(corners), as: UTF8.self)
+        case nil: break
+        }
         switch transaction.kind {
         case .sqlite:
             let key = try await key(of: store.id, in: transaction)
@@ -26,8 +33,9 @@ enum StoreSearch {
             if let box {
                 try await sql.raw(
                     """
-                    INSERT INTO store_areas (key, min_lat, max_lat, min_lng, max_lng)
-                    VALUES (\(bind: key), \(bind: box.minLat), \(bind: box.maxLat), \(bind: box.minLng), \(bind: box.maxLng))
+                    INSERT INTO store_areas (key, min_lat, max_lat, min_lng, max_lng, store_id, lat, lng, radius_m, polygon)
+                    VALUES (\(bind: key), \(bind: box.minLat), \(bind: box.maxLat), \(bind: box.minLng), \(bind: box.maxLng),
+                        \(bind: store.id.description), \(bind: lat), \(bind: lng), \(bind: radius), \(bind: polygon))
                     """
                 ).run()
             }
@@ -42,10 +50,12 @@ enum StoreSearch {
             if let box {
                 try await sql.raw(
                     """
-                    INSERT INTO store_areas (store_id, area)
+                    INSERT INTO store_areas (store_id, area, lat, lng, radius_m, polygon)
                     VALUES (\(bind: store.id.description),
-                        box(point(\(bind: box.minLng), \(bind: box.minLat)), point(\(bind: box.maxLng), \(bind: box.maxLat))))
-                    ON CONFLICT (store_id) DO UPDATE SET area = EXCLUDED.area
+                        box(point(\(bind: box.minLng), \(bind: box.minLat)), point(\(bind: box.maxLng), \(bind: box.maxLat))),
+                        \(bind: lat), \(bind: lng), \(bind: radius), \(bind: polygon))
+                    ON CONFLICT (store_id) DO UPDATE SET area = EXCLUDED.area, lat = EXCLUDED.lat, lng = EXCLUDED.lng,
+                        radius_m = EXCLUDED.radius_m, polygon = EXCLUDED.polygon
                     """
                 ).run()
             } else {
@@ -121,29 +131,65 @@ enum StoreSearch {
         }
     }
 
+    /// A store whose delivery rectangle holds a place: its id, place and area, read from the
+    /// index alone.
+    struct Candidate {
+        var id: StoreID
+        var location: GeoPoint
+        var area: DeliveryArea
+    }
+
     /// The stores whose delivery rectangles hold `place`, of `scope`, matching `words` when
     /// any: at most `maximumCandidates`, in no order, and not yet tested exactly.
     static func candidates(
         near place: GeoPoint, words: [String], scope: StoreScope, in sql: any SQLDatabase, kind: Database.Kind
-    ) async throws -> [Store] {
+    ) async throws -> [Candidate] {
         var query: SQLQueryString
         switch kind {
         case .sqlite:
             query = """
-                SELECT s.doc FROM store_areas a JOIN store_keys k ON k.key = a.key JOIN stores s ON s.id = k.store_id
-                WHERE a.min_lat <= \(bind: place.lat) AND a.max_lat >= \(bind: place.lat)
-                    AND a.min_lng <= \(bind: place.lng) AND a.max_lng >= \(bind: place.lng)
+                SELECT store_id, lat, lng, radius_m, polygon FROM store_areas
+                WHERE min_lat <= \(bind: place.lat) AND max_lat >= \(bind: place.lat)
+                    AND min_lng <= \(bind: place.lng) AND max_lng >= \(bind: place.lng)
                 """
         case .postgres:
             query = """
-                SELECT s.doc FROM store_areas a JOIN stores s ON s.id = a.store_id
-                WHERE a.area @> box(point(\(bind: place.lng), \(bind: place.lat)), point(\(bind: place.lng), \(bind: place.lat)))
+                SELECT store_id, lat, lng, radius_m, polygon FROM store_areas
+                WHERE area @> box(point(\(bind: place.lng), \(bind: place.lat)), point(\(bind: place.lng), \(bind: place.lat)))
                 """
         }
-        query = query + " AND " + scope.condition(on: "s.id")
-        if !words.isEmpty { query = query + " AND " + matching(words, column: "s.id", kind: kind) }
-        return try await sql.raw(query + " LIMIT \(bind: maximumCandidates)").all()
-            .map { try StoredDocument.decode(Store.self, from: $0) }
+        query = query + " AND " + scope.condition(on: "store_id")
+        if !words.isEmpty { query = query + " AND " + matching(words, column: "store_id", kind: kind) }
+        let decoder = JSONDecoder()
+        return try await sql.raw(query + " LIMIT \(bind: maximumCandidates)").all().map { row in
+            let location = GeoPoint(
+                lat: try row.decode(column: "lat", as: Double.self), lng: try row.decode(column: "lng", as: Double.self)
+            )
+            let area: DeliveryArea
+            if let metres = try row.decode(column: "radius_m", as: Int?.self) {
+                area = .radius(metres: metres)
+            } else {
+                let corners = try row.decode(column: "polygon", as: String?.self) ?? "[]"
+                area = .polygon(try decoder.decode([GeoPoint].self, from: Data(corners.utf8)))
+            }
+            let id = try row.decode(column: "store_id", as: String.self)
+            guard let store = StoreID(id) else { throw OrderlyError(.internal, "the search index names store \(id)") }
+            return Candidate(id: store, location: location, area: area)
+        }
+    }
+
+    /// The stores of `ids`, by id.
+    static func stores(_ ids: [StoreID], in sql: any SQLDatabase) async throws -> [StoreID: Store] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await sql.raw(
+            "SELECT doc FROM stores WHERE id IN (" + .boundList(ids.map(\.description)) + ")"
+        ).all()
+        var stores: [StoreID: Store] = [:]
+        for row in rows {
+            let store = try StoredDocument.decode(Store.self, from: row)
+            stores[store.id] = store
+        }
+        return stores
     }
 }
 

@@ -147,6 +147,8 @@ struct StoresHandlers: Sendable {
 
     /// The stores that deliver to `place`, nearest first (then by id), after the cursor (its key
     /// a distance in metres), each with its distance and the fee of a one-box delivery there.
+    /// The index's rows alone decide which deliver there and in what order; only the documents
+    /// of the page (and those the filter passes over) are read.
     private func storesNear(
         _ place: GeoPoint, words: [String], filter: StoreFilter, scope: StoreScope, after cursor: KeysetCursor?,
         limit: Int, counting: Bool
@@ -155,26 +157,39 @@ struct StoresHandlers: Sendable {
         let candidates = try await database.read { sql in
             try await StoreSearch.candidates(near: place, words: words, scope: scope, in: sql, kind: kind)
         }
-        var found: [Store] = []
-        for var store in candidates where store.delivers(to: place) && filter.admits(store) {
-            guard let location = store.location else { continue }
-            let metres = Int(location.distance(to: place).rounded())
-            store.distanceMetres = metres
-            store.deliveryFee = store.deliveryPricing.quote(forBoxes: 1).map {
-                $0.fee + store.deliveryPricing.surcharge(forMetres: metres)
-            }
-            found.append(store)
+        var inside: [(metres: Int, id: StoreID)] = candidates.compactMap { candidate in
+            guard candidate.area.contains(place, centre: candidate.location) else { return nil }
+            return (Int(candidate.location.distance(to: place).rounded()), candidate.id)
         }
-        func key(_ store: Store) -> (Int, String) { (store.distanceMetres ?? 0, store.id.description) }
-        found.sort { key($0) < key($1) }
-        let total =
-            counting
-            ? ListTotal(count: found.count, estimated: candidates.count >= StoreSearch.maximumCandidates) : nil
-        if let cursor { found.removeAll { key($0) <= (Int(cursor.key), cursor.id) } }
+        inside.sort { ($0.metres, $0.id.description) < ($1.metres, $1.id.description) }
+        let estimated = candidates.count >= StoreSearch.maximumCandidates
+        var total = counting && filter.isEmpty ? ListTotal(count: inside.count, estimated: estimated) : nil
+        if counting, !filter.isEmpty {
+            let all = try await database.read { try await StoreSearch.stores(inside.map(\.id), in: $0) }
+            total = ListTotal(count: all.values.count { filter.admits($0) }, estimated: estimated)
+        }
+        if let cursor { inside.removeAll { ($0.metres, $0.id.description) <= (Int(cursor.key), cursor.id) } }
+        // Read in the order found, a chunk at a time, until the page and one more are found.
+        var found: [Store] = []
+        var next = inside[...]
+        while found.count <= limit, !next.isEmpty {
+            let chunk = next.prefix(max(limit + 1, 50))
+            next = next.dropFirst(chunk.count)
+            let stores = try await database.read { try await StoreSearch.stores(chunk.map(\.id), in: $0) }
+            for (metres, id) in chunk {
+                guard var store = stores[id], filter.admits(store) else { continue }
+                store.distanceMetres = metres
+                store.deliveryFee = store.deliveryPricing.quote(forBoxes: 1).map {
+                    $0.fee + store.deliveryPricing.surcharge(forMetres: metres)
+                }
+                found.append(store)
+                if found.count > limit { break }
+            }
+        }
         guard found.count > limit else { return Page(data: found, nextCursor: nil, total: total) }
         let last = found[limit - 1]
-        let next = KeysetCursor(key: Int64(last.distanceMetres ?? 0), id: last.id.description)
-        return Page(data: Array(found.prefix(limit)), nextCursor: next.token, total: total)
+        let cursorAfter = KeysetCursor(key: Int64(last.distanceMetres ?? 0), id: last.id.description)
+        return Page(data: Array(found.prefix(limit)), nextCursor: cursorAfter.token, total: total)
     }
 
     func updateStore(_ patch: StorePatch, principal: Principal, idempotencyKey: String?) async throws -> Store {

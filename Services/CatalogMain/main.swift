@@ -1,5 +1,4 @@
 import Catalog
-import Runtime
 
-// orderly-catalog: reads its configuration and runs the catalog service until SIGTERM.
-await ServiceMain.run(CatalogService.self)
+// orderly-catalog: the catalog service, or `bench-store-search` to time the search of stores.
+await CatalogService.main()

@@ -156,13 +156,6 @@ public struct Store: Hashable, Sendable, Codable {
         return profile
     }
 
-    /// Whether a delivery to `place` is within the store's area: anywhere for a store that
-    /// has not drawn one.
-    public func delivers(to place: GeoPoint) -> Bool {
-        guard let deliveryArea, let location else { return true }
-        return deliveryArea.contains(place, centre: location)
-    }
-
     /// Refuses a customer's delivery to `place` that the store's area does not hold: 422
     /// `outside_delivery_area`, or 400 naming `address.location` when the address does not say
     /// where it is and the store delivers within an area.

@@ -20,6 +20,17 @@ final class Marketplace: Sendable {
     struct Customer: Sendable {
         var token: String
         var address: AddressID
+        /// Where the address is, what the customer's app searches near.
+        var place: GeoPoint
+    }
+
+    /// Where the stores and the customers are: spread over 10 km around Tel Aviv, each store
+    /// delivering 25 km around itself, so that every customer is in every store's area and each
+    /// checkout passes through the area's test.
+    static let centre = GeoPoint(lat: 32.0853, lng: 34.7818)
+
+    static func nearCentre(_ index: Int) -> GeoPoint {
+        GeoPoint(lat: centre.lat + Double(index % 9 - 4) * 0.01, lng: centre.lng + Double(index % 7 - 3) * 0.01)
     }
 
     /// An order as its checkout was acknowledged.
@@ -121,7 +132,9 @@ final class Marketplace: Sendable {
         for (index, store) in cast.stores.enumerated() {
             _ = try await api.require(
                 [200], .PATCH, "/v1/stores/\(store)", token: cast.admin,
-                body: StoreSwitches(openingHours: allWeek, autoAccept: index % 2 == 1, commissionBP: 500 * (index % 3)))
+                body: StoreSwitches(
+                    openingHours: allWeek, autoAccept: index % 2 == 1, commissionBP: 500 * (index % 3),
+                    location: nearCentre(index), deliveryArea: .radius(metres: 25_000)))
             var menu: [Item] = []
             for number in 0..<5 {
                 let product = try await api.require(
@@ -160,9 +173,12 @@ final class Marketplace: Sendable {
             ).decode(Cast.Tokens.self)
             let address = try await api.require(
                 [201], .POST, "/v1/me/addresses", token: signedUp.accessToken,
-                body: AddressFields(street: "Loadgen Street", buildingNo: "\(index + 1)", city: "Tel Aviv")
+                body: AddressFields(
+                    street: "Loadgen Street", buildingNo: "\(index + 1)", city: "Tel Aviv",
+                    location: nearCentre(index * 5 + 2))
             ).decode(DeliveryAddress.self)
-            people.append(Customer(token: signedUp.accessToken, address: address.id))
+            people.append(
+                Customer(token: signedUp.accessToken, address: address.id, place: address.location ?? centre))
         }
         return Marketplace(
             stores: cast.stores, menus: menus, customers: people, openingStock: openingStock, provider: provider,
@@ -171,16 +187,24 @@ final class Marketplace: Sendable {
 
     // MARK: Customers
 
-    /// One customer's visit: the open stores now and then, a store's menu, and a checkout of one
-    /// to three lines with options, paid by card (the payment and the provider's report) or
-    /// cash on delivery.
+    /// One customer's visit: now and then the open stores, or those delivering to their address
+    /// by a dish's name; a store's menu; and a checkout of one to three lines with options, paid
+    /// by card (the payment and the provider's report) or cash on delivery.
     func checkout(_ api: API, customer index: Int, stats: inout Stats) async throws {
         let customer = customers[index % customers.count]
         let store = Int.random(in: 0..<stores.count)
-        if Int.random(in: 0..<10) == 0 {
+        switch Int.random(in: 0..<10) {
+        case 0:
             try await stats.time("GET /v1/stores?open_now=true") {
                 try await api.send(.GET, "/v1/stores?open_now=true", token: customer.token)
             }
+        case 1:
+            let near = "\(customer.place.lat),\(customer.place.lng)"
+            try await stats.time("GET /v1/stores?near=…&q=…") {
+                try await api.send(
+                    .GET, "/v1/stores?near=\(near)&q=dish+\(Int.random(in: 0..<5))", token: customer.token)
+            }
+        default: break
         }
         try await stats.time("GET /v1/stores/{id}/menu") {
             try await api.send(.GET, "/v1/stores/\(stores[store])/menu", token: customer.token)
@@ -502,11 +526,15 @@ struct StoreSwitches: Encodable, Sendable {
     var autoAccept: Bool
     /// 0%, 5% or 10%, store by store, so that the ledger's invariants meet a commission.
     var commissionBP: Int
+    var location: GeoPoint
+    var deliveryArea: DeliveryArea
 
     enum CodingKeys: String, CodingKey {
         case openingHours = "opening_hours"
         case autoAccept = "auto_accept"
         case commissionBP = "commission_bp"
+        case location
+        case deliveryArea = "delivery_area"
     }
 }
 

@@ -22,8 +22,9 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from model_api import Actor, Api, paged, provider_secret
 from suite import mailed_link
-from model_marketplace import (FIRST_STATUS, IN_FLIGHT, OPEN_STATUSES, Marketplace, Order, Outcome, Payment,
-                               Product, Shift, commission)
+from model_marketplace import (BY_DISTANCE, DELIVERY_AREA, DELIVERY_FEE, FIRST_STATUS, IN_FLIGHT, OPEN_STATUSES,
+                               PLACES, STORE_PLACE, Marketplace, Order, Outcome, Payment, Product, Shift,
+                               commission)
 
 PASSWORD = "Model-Pass-12345"
 ALL_WEEK = [{"day": day, "open": "00:00", "close": "24:00"}
@@ -266,17 +267,23 @@ class MarketplaceMachine(RuleBasedStateMachine):
 
     @initialize(commission_bp=st.sampled_from([0, 1000, 1250]), staff_refund_limit=st.sampled_from([0, 2000, 100000]),
                 require_clock_in=st.booleans(), dispatch=st.sampled_from(["when_ready", "on_create"]),
-                workflow=st.sampled_from(["standard", "standard", "standard", "repair"]))
+                workflow=st.sampled_from(["standard", "standard", "standard", "repair"]),
+                area=st.sampled_from([False, False, True]))
     @step
     def set_terms(self, commission_bp, staff_refund_limit, require_clock_in, dispatch="when_ready",
-                  workflow="standard"):
+                  workflow="standard", area=False):
         """The admin sets the store's commission, what staff may refund at once, whether they
-        must be clocked in, when its own delivery orders reach the couriers and the workflow its
-        own orders follow unless they name one (before any order, so the orders service reads it
-        with the store's first)."""
-        self.send(self.platform.admin, "PATCH", f"/v1/stores/{self.store_id}", {
-            "commission_bp": commission_bp, "staff_refund_limit": staff_refund_limit,
-            "require_clock_in": require_clock_in, "dispatch": dispatch, "workflow": workflow}, [Outcome(200)])
+        must be clocked in, when its own delivery orders reach the couriers, the workflow its
+        own orders follow unless they name one, and whether it delivers only within an area,
+        charging by distance (before any order, so the orders service reads it with the store's
+        first)."""
+        terms = {"commission_bp": commission_bp, "staff_refund_limit": staff_refund_limit,
+                 "require_clock_in": require_clock_in, "dispatch": dispatch, "workflow": workflow}
+        if area:
+            terms.update({"location": STORE_PLACE, "delivery_area": DELIVERY_AREA, "delivery_pricing": {
+                "tiers": [{"max_boxes": None, "fee": DELIVERY_FEE, "multiplier": 1}], "by_distance": BY_DISTANCE}})
+        self.send(self.platform.admin, "PATCH", f"/v1/stores/{self.store_id}", terms, [Outcome(200)])
+        self.model.area = area
         self.model.dispatch = dispatch
         self.model.workflow = workflow
         self.model.commission_bp = commission_bp
@@ -323,13 +330,15 @@ class MarketplaceMachine(RuleBasedStateMachine):
           items=st.lists(st.tuples(st.sampled_from(sorted(MENU)), st.integers(1, 3),
                                    st.sampled_from(sorted(SIZE_OPTIONS))),
                          min_size=1, max_size=2, unique_by=lambda line: line[0]),
-          tip=st.sampled_from([0, 500, 1200]), text=st.sampled_from(["plain", "plain", "plain", "bidi", "zero_width"]))
+          tip=st.sampled_from([0, 500, 1200]), text=st.sampled_from(["plain", "plain", "plain", "bidi", "zero_width"]),
+          place=st.sampled_from([None, "near", "near", "farther", "outside"]))
     @step
-    def checkout(self, customer, method, fulfillment, items, tip, text):
-        """A customer checks out their cart: priced from the menu with the delivery fee, holding
-        the stock of tracked products; refused when stock is short (naming the products, no
-        counts), for a fourth unpaid card order, or for bidi or zero-width characters in the
-        address or the notes (naming the field)."""
+    def checkout(self, customer, method, fulfillment, items, tip, text, place=None):
+        """A customer checks out their cart: priced from the menu with the delivery fee (and the
+        distance's tier, for a store with an area), holding the stock of tracked products;
+        refused when stock is short (naming the products, no counts), for a fourth unpaid card
+        order, for a delivery outside the store's area or to an address without its place, or for
+        bidi or zero-width characters in the address or the notes (naming the field)."""
         buyer = self.customers[customer % len(self.customers)]
         model = self.model
         body = {"store_id": self.store_id, "payment_method": method, "fulfillment": fulfillment, "items": []}
@@ -348,6 +357,8 @@ class MarketplaceMachine(RuleBasedStateMachine):
             body["items"].append(line)
         if fulfillment == "delivery":
             body["address"] = {"street": f"Allen{BIDI}by" if text == "bidi" else "Allenby", "building_no": "3"}
+            if place is not None:
+                body["address"]["location"] = PLACES[place][0]
             body["tip"] = tip
         if text == "zero_width" or (text == "bidi" and fulfillment == "pickup"):
             body["notes"] = f"no{ZERO_WIDTH}onions"
@@ -355,12 +366,17 @@ class MarketplaceMachine(RuleBasedStateMachine):
             outcomes = [Outcome(400, None, "street" if "address" in body and text == "bidi" else "notes")]
         else:
             outcomes = model.expect_checkout(buyer, method, lines)
+            # Where it goes is checked after the unpaid card orders and before the stock.
+            refusal = model.delivery_refusal(fulfillment, place)
+            if refusal is not None:
+                outcomes = [o for o in outcomes if o.reason == "too_many_unpaid"] + [refusal]
         reply = self.send(buyer, "POST", "/v1/orders", body, outcomes)
         if reply.status == 409:
             self.check_shortage_answer(reply, [model.products[key].id for key in model.short_products(lines)])
         if reply.status != 201:
             return
-        order = Order(reply["id"], buyer, method, fulfillment, gross, body.get("tip", 0), lines)
+        order = Order(reply["id"], buyer, method, fulfillment, gross, body.get("tip", 0), lines,
+                      surcharge=model.surcharge(fulfillment, place))
         for name, actual, expected in (("items_gross", reply["items_gross"], gross),
                                        ("delivery_fee", reply["delivery_fee"], order.delivery_fee),
                                        ("total", reply["total"], order.total),

@@ -52,6 +52,17 @@ MAXIMUM_CARRIED = 3
 MAXIMUM_RELEASES = 5
 MAXIMUM_UNPAID_CARD_ORDERS = 3
 DELIVERY_FEE = 3500
+# Where a store with an area is, the area and what distance adds (a kilometre free, then 7.00).
+STORE_PLACE = {"lat": 32.08, "lng": 34.78}
+DELIVERY_AREA = {"radius_m": 2000}
+BY_DISTANCE = [{"max_m": 1000, "fee": 0}, {"fee": 700}]
+# Where a customer's address may be: its location and its distance's surcharge from the store
+# (None: outside the area): 613 m, 1.7 km, and Haifa.
+PLACES = {
+    "near": ({"lat": 32.0853, "lng": 34.7818}, 0),
+    "farther": ({"lat": 32.0953, "lng": 34.78}, 700),
+    "outside": ({"lat": 32.794, "lng": 34.9896}, None),
+}
 
 
 @dataclass(frozen=True)
@@ -191,11 +202,14 @@ class Order:
     refunds_by: object = None
     archived: bool = False
     workflow: str = "standard"
+    # What the distance from the store adds to a delivery's fee (its `by_distance` tier).
+    surcharge: int = 0
 
     @property
     def delivery_fee(self):
-        """One box's fee for a delivery (the default tiers), none for a pickup."""
-        return DELIVERY_FEE if self.fulfillment == "delivery" else 0
+        """One box's fee for a delivery (the default tiers) and its distance's tier, none for a
+        pickup."""
+        return DELIVERY_FEE + self.surcharge if self.fulfillment == "delivery" else 0
 
     @property
     def total(self):
@@ -306,6 +320,8 @@ class Marketplace:
         self.require_clock_in = False
         self.dispatch = "when_ready"
         self.workflow = "standard"
+        # Whether the store delivers only within its area (`STORE_PLACE`, `DELIVERY_AREA`).
+        self.area = False
         self.store = Books()
         self.couriers = {}
         self.on_duty = set()
@@ -768,6 +784,23 @@ class Marketplace:
         return sorted(key for key, quantity in lines.items()
                       if self.products[key].track_stock and not self.products[key].allow_negative
                       and quantity > self.products[key].available)
+
+    def delivery_refusal(self, fulfillment, place):
+        """The refusal a customer's checkout gets for where it goes, if any: a store with an area
+        refuses a delivery outside it (422 outside_delivery_area) or to an address that does not
+        say where it is (400 naming address.location)."""
+        if fulfillment != "delivery" or not self.area:
+            return None
+        if place is None:
+            return Outcome(400, None, "address.location")
+        return Outcome(422, "outside_delivery_area") if PLACES[place][1] is None else None
+
+    def surcharge(self, fulfillment, place):
+        """What the distance adds to a delivery's fee: the store's `by_distance` tier, for a store
+        that has a place and an area; nothing otherwise."""
+        if fulfillment != "delivery" or not self.area or place is None:
+            return 0
+        return PLACES[place][1] or 0
 
     def expect_checkout(self, customer, method, lines):
         """The answers a customer's checkout may get: 201, 409 insufficient_stock, 422
