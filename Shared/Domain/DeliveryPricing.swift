@@ -89,47 +89,40 @@ public struct DeliveryPricing: Hashable, Sendable, Codable {
     }
 
     /// Records what makes these tiers unusable: none, limits not increasing, a last tier with a
-    /// limit (some box counts would have no price), negative fees, multipliers below 1.
+    /// limit (some box counts or distances would have no price), negative fees, multipliers
+    /// below 1.
     public func validate(into problems: inout FieldProblems, field: String) {
-        guard !tiers.isEmpty else {
-            problems.add("\(field).tiers", "must list at least one tier")
-            return
+        Self.validate(
+            tiers.map { ($0.maxBoxes, $0.fee) }, field: "\(field).tiers", limit: "max_boxes", into: &problems)
+        for (index, tier) in tiers.enumerated() where !(1...100).contains(tier.multiplier) {
+            problems.add("\(field).tiers[\(index)].multiplier", "must be from 1 to 100")
         }
-        guard tiers.count <= 20 else {
-            problems.add("\(field).tiers", "must list at most 20 tiers")
+        if let byDistance {
+            Self.validate(
+                byDistance.map { ($0.maxMetres, $0.fee) }, field: "\(field).by_distance", limit: "max_m",
+                into: &problems)
+        }
+    }
+
+    /// The rules both kinds of tiers share: 1 to 20 of them, each limit (named `limit`) greater
+    /// than the one before, the last one open, fees from 0 to 100000000.
+    private static func validate(
+        _ tiers: [(limit: Int?, fee: Int64)], field: String, limit: String, into problems: inout FieldProblems
+    ) {
+        guard !tiers.isEmpty, tiers.count <= 20 else {
+            problems.add(field, tiers.isEmpty ? "must list at least one tier" : "must list at most 20 tiers")
             return
         }
         var previous = 0
         for (index, tier) in tiers.enumerated() {
-            let name = "\(field).tiers[\(index)]"
+            let name = "\(field)[\(index)]"
             if index == tiers.count - 1 {
-                if tier.maxBoxes != nil { problems.add("\(name).max_boxes", "must be null on the last tier") }
-            } else if let maxBoxes = tier.maxBoxes {
-                if maxBoxes <= previous { problems.add("\(name).max_boxes", "must be greater than \(previous)") }
-                previous = maxBoxes
+                if tier.limit != nil { problems.add("\(name).\(limit)", "must be null on the last tier") }
+            } else if let bound = tier.limit {
+                if bound <= previous { problems.add("\(name).\(limit)", "must be greater than \(previous)") }
+                previous = bound
             } else {
-                problems.add("\(name).max_boxes", "is required on every tier but the last")
-            }
-            if !(0...100_000_000).contains(tier.fee) { problems.add("\(name).fee", "must be from 0 to 100000000") }
-            if !(1...100).contains(tier.multiplier) { problems.add("\(name).multiplier", "must be from 1 to 100") }
-        }
-        guard let byDistance else { return }
-        guard !byDistance.isEmpty, byDistance.count <= 20 else {
-            problems.add(
-                "\(field).by_distance",
-                byDistance.isEmpty ? "must list at least one tier" : "must list at most 20 tiers")
-            return
-        }
-        var farthest = 0
-        for (index, tier) in byDistance.enumerated() {
-            let name = "\(field).by_distance[\(index)]"
-            if index == byDistance.count - 1 {
-                if tier.maxMetres != nil { problems.add("\(name).max_m", "must be null on the last tier") }
-            } else if let metres = tier.maxMetres {
-                if metres <= farthest { problems.add("\(name).max_m", "must be greater than \(farthest)") }
-                farthest = metres
-            } else {
-                problems.add("\(name).max_m", "is required on every tier but the last")
+                problems.add("\(name).\(limit)", "is required on every tier but the last")
             }
             if !(0...100_000_000).contains(tier.fee) { problems.add("\(name).fee", "must be from 0 to 100000000") }
         }
